@@ -1,0 +1,15 @@
+"""fsbench: storage benchmark campaigns from one YAML file to tidy results and reports."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+SCHEMA_VERSION = 1
+
+__all__ = ["SCHEMA_VERSION", "__version__", "load_results"]
+
+
+def load_results(path):  # noqa: ANN001, ANN201 - signature documented in fsbench.store
+    """Load a run directory's results merged with its cases as a pandas DataFrame."""
+    from fsbench.store import load_results as _load
+
+    return _load(path)

@@ -1,0 +1,74 @@
+"""The library entry points the CLI wraps: plan, run, resume, report."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from fsbench.errors import RunDirError, ScenarioError, Issue
+from fsbench.events import Listener, ignore
+from fsbench.runner import RunOutcome, Runner
+from fsbench.scenario import Scenario, load_scenario, plan_cases
+from fsbench.store import RunDir, scenario_hash
+
+
+def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root: str | Path | None = None,
+                 resume: str | Path | None = None, listener: Listener = ignore,
+                 cancel: threading.Event | None = None, report: bool = True) -> RunOutcome:
+    """Validate, plan and run a scenario (or resume an earlier run of it); writes the report."""
+    sc = load_scenario(path, sets)
+    cases = plan_cases(sc)
+    if resume:
+        rd = RunDir.open(Path(resume))
+        if rd.manifest.get("scenario_hash") != scenario_hash(sc.resolved):
+            raise ScenarioError([Issue(str(path), None, "", f"this scenario (with these --set values) differs "
+                                       f"from the one that made {resume}",
+                                       "resume with the same file and --set values, or start a new run")])
+        rd.manifest["attempts"] = rd.manifest.get("attempts", 1) + 1
+        _set_aside_unfinished(rd, cases)
+    else:
+        root = Path(output_root) if output_root else _default_root(sc)
+        rd = RunDir.create(root, sc.name, sc.resolved)
+    outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel).run()
+    if report:
+        from fsbench.report import write_report
+
+        try:
+            write_report(rd.path)
+        except Exception as exc:  # noqa: BLE001 - a report bug must not hide a finished run
+            (rd.path / "report-error.txt").write_text(f"{type(exc).__name__}: {exc}\n")
+            raise
+    return outcome
+
+
+def _default_root(sc: Scenario) -> Path:
+    root = Path(sc.settings.output_root)
+    return root if root.is_absolute() else Path.cwd() / root
+
+
+def _set_aside_unfinished(rd: RunDir, cases: list) -> None:
+    """Keep the raw output of failed attempts under raw/_attempts/ instead of overwriting it."""
+    done = rd.manifest.get("cases", {})
+    attempt = rd.manifest["attempts"] - 1
+    for c in cases:
+        if done.get(c.case_id) == "ok":
+            continue
+        src = rd.path / "raw" / c.case_id
+        if src.exists():
+            dst = rd.path / "raw" / "_attempts" / f"{c.case_id}.attempt-{attempt}"
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            src.rename(dst)
+
+
+def describe_plan(path: str | Path, sets: list[str] | None = None) -> tuple[Scenario, list]:
+    """The scenario and its cases, for `fsbench plan`."""
+    sc = load_scenario(path, sets)
+    return sc, plan_cases(sc)
+
+
+def open_run(path: str | Path) -> RunDir:
+    """An existing run directory (raises RunDirError with what to do)."""
+    p = Path(path)
+    if not p.is_dir():
+        raise RunDirError(f"{p}: no such run directory")
+    return RunDir.open(p)

@@ -1,0 +1,138 @@
+"""The command line: a thin shell over the library; maps errors to exit codes."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+
+import click
+
+from fsbench import __version__
+from fsbench.errors import FsbenchError, ScenarioError
+
+_set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+                           help="Override a scenario variable (repeatable), e.g. --set scale=full.")
+
+
+def _fail(exc: FsbenchError) -> None:
+    click.echo(f"error: {exc}" if not isinstance(exc, ScenarioError) else
+               f"invalid scenario ({len(exc.issues)} problem{'s' if len(exc.issues) != 1 else ''}):\n{exc}",
+               err=True)
+    sys.exit(exc.exit_code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fsbench")
+def main() -> None:
+    """fsbench: storage benchmark campaigns (fio, mdtest, vdbench) from one YAML scenario."""
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@_set_option
+def validate(scenario: str, sets: tuple[str, ...]) -> None:
+    """Check a scenario file fully (exit 3 when invalid)."""
+    from fsbench.scenario.load import load_scenario
+
+    try:
+        sc = load_scenario(scenario, list(sets))
+    except FsbenchError as exc:
+        _fail(exc)
+    click.echo(f"{scenario}: ok ({len(sc.targets)} targets, {len(sc.workloads)} workloads)")
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@_set_option
+def plan(scenario: str, sets: tuple[str, ...]) -> None:
+    """Print every case, the hosts it runs on and an estimated duration."""
+    from fsbench.campaign import describe_plan
+
+    try:
+        sc, cases = describe_plan(scenario, list(sets))
+    except FsbenchError as exc:
+        _fail(exc)
+    width = max((len(c.case_id) for c in cases), default=10)
+    click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<10} {'estimate':>9}")
+    for c in cases:
+        click.echo(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<10} {c.estimate_s:>8.0f}s")
+    total = sum(c.estimate_s for c in cases)
+    click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
+               f"(baseline: {sc.baseline})")
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False), help="Root folder for run directories.")
+@click.option("--resume", type=click.Path(file_okay=False), help="Rerun only failed or missing cases of RUN_DIR.")
+@click.option("--progress", type=click.Choice(["auto", "plain", "none"]), default="auto")
+@click.option("--no-report", is_flag=True, help="Skip report.html (build it later with `fsbench report`).")
+@_set_option
+def run(scenario: str, output: str | None, resume: str | None, progress: str, no_report: bool,
+        sets: tuple[str, ...]) -> None:
+    """Run a scenario; prints the run directory (exit 1 if a case failed, 130 if interrupted)."""
+    from fsbench.campaign import run_scenario
+    from fsbench.progress import Progress
+
+    cancel = threading.Event()
+
+    def stop(signum, frame):  # noqa: ANN001
+        if cancel.is_set():  # a second Ctrl-C: the user really wants out
+            raise KeyboardInterrupt
+        click.echo("\nstopping: the running tool is being stopped; finished cases are kept "
+                   "(Ctrl-C again to abort at once)", err=True)
+        cancel.set()
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        outcome = run_scenario(scenario, sets=list(sets), output_root=output, resume=resume,
+                               listener=Progress(mode=progress), cancel=cancel, report=not no_report)
+    except FsbenchError as exc:
+        _fail(exc)
+    click.echo(str(outcome.run_dir))
+    if not no_report:
+        click.echo(str(outcome.run_dir / "report.html"))
+    if outcome.interrupted:
+        click.echo(f"interrupted: resume with  fsbench run {scenario} --resume {outcome.run_dir}", err=True)
+    sys.exit(outcome.exit_code)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write the HTML.")
+@click.option("--baseline", help="Target to compare against (default: the scenario's baseline).")
+def report(run_dir: str, output: str | None, baseline: str | None) -> None:
+    """(Re)build report.html from a run directory."""
+    from fsbench.campaign import open_run
+    from fsbench.report import write_report
+
+    try:
+        open_run(run_dir)
+        path = write_report(run_dir, output=output, baseline=baseline)
+    except FsbenchError as exc:
+        _fail(exc)
+    click.echo(str(path))
+
+
+@main.command()
+@click.argument("tool")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="OUT.csv or OUT.parquet.")
+def ingest(tool: str, files: tuple[str, ...], output: str | None) -> None:
+    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result)."""
+    from fsbench.ingest import ingest_files, write_rows
+
+    try:
+        rows, errors = ingest_files(tool, list(files))
+        write_rows(rows, output, sys.stdout)
+    except FsbenchError as exc:
+        _fail(exc)
+    for err in errors:
+        click.echo(f"error: {err}", err=True)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

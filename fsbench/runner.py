@@ -1,0 +1,199 @@
+"""Run the cases of a scenario: targets set up once, raw output saved before parsing, failures as data."""
+
+from __future__ import annotations
+
+import shlex
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fsbench import facts
+from fsbench.errors import CommandResult, FsbenchError
+from fsbench.events import Event, Listener, ignore
+from fsbench.scenario.model import Scenario, Target
+from fsbench.scenario.plan import Case
+from fsbench.shell import render, sh
+from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, STATUS_PENDING, RunDir, utc_now
+from fsbench.targets.lifecycle import TargetSession
+from fsbench.tools import get_tool
+from fsbench.transport.base import Transport
+from fsbench.transport.local import LocalTransport
+
+
+@dataclass
+class RunOutcome:
+    """How a run ended: its directory and the count of cases per status."""
+
+    run_dir: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    interrupted: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return 130
+        return 0 if self.counts.get(STATUS_OK, 0) == sum(self.counts.values()) else 1
+
+
+class Runner:
+    """Executes planned cases into a run directory."""
+
+    def __init__(self, scenario: Scenario, cases: list[Case], run_dir: RunDir, *,
+                 listener: Listener = ignore, cancel: threading.Event | None = None,
+                 transports: dict[str, Transport] | None = None):
+        self.sc, self.cases, self.rd = scenario, cases, run_dir
+        self.emit = listener
+        self.cancel = cancel or threading.Event()
+        self.transports = transports or {h: LocalTransport(h) for h in scenario.hosts}
+        self.records: dict[str, dict] = {}
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def _init_records(self) -> None:
+        previous = self.rd.manifest.get("cases", {})
+        for c in self.cases:
+            self.records[c.case_id] = {
+                "case_id": c.case_id, "index": c.index, "target": c.target, "workload": c.workload,
+                "tool": c.tool, "repetition": c.repetition, "status": previous.get(c.case_id, STATUS_PENDING),
+                "reason": "", "exit_status": "", "started": "", "ended": "", "duration_s": "",
+                "estimate_s": c.estimate_s, "hosts": " ".join(c.hosts), "warnings": "", "params": c.params,
+            }
+        old = self.rd.path / "cases.csv"
+        if old.exists():  # keep what earlier attempts recorded about cases that will not rerun
+            import csv
+
+            with old.open(newline="") as fh:
+                for row in csv.DictReader(fh):
+                    rec = self.records.get(row["case_id"])
+                    if rec and rec["status"] == STATUS_OK:
+                        rec.update({k: row.get(k, "") for k in ("reason", "exit_status", "started", "ended",
+                                                               "duration_s", "warnings")})
+
+    def _finish_case(self, case: Case, status: str, reason: str = "", **extra: object) -> None:
+        rec = self.records[case.case_id]
+        rec.update(status=status, reason=reason, ended=utc_now(), **extra)
+        self.rd.manifest["cases"][case.case_id] = status
+        self.rd.save_manifest()
+        self.rd.write_cases(list(self.records.values()))
+
+    # -- the run -------------------------------------------------------------------------------
+    def run(self) -> RunOutcome:
+        """Run every case that is not already ok; always tear targets down; write tables."""
+        self._init_records()
+        todo = [c for c in self.cases if self.records[c.case_id]["status"] != STATUS_OK]
+        self.rd.manifest["status"] = "running"
+        self.rd.manifest["cases"] = {cid: r["status"] for cid, r in self.records.items()}
+        self.rd.save_manifest()
+        self.rd.write_cases(list(self.records.values()))
+        self.emit(Event("run_start", total=len(todo),
+                        data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
+        hosts = self._host_facts()
+        done = 0
+        for target in self.sc.targets.values():
+            tcases = [c for c in todo if c.target == target.name]
+            if not tcases or self.cancel.is_set():
+                continue
+            session = TargetSession(target, self._target_transports(target), self.rd.run_id, self.emit)
+            try:
+                ready = session.setup(self.cancel)
+                for h in hosts:
+                    if h["host"] in session.transports:
+                        m = facts.mount_of(session.transports[h["host"]], target.path)
+                        h[f"mount_{target.name}"] = " ".join(v for v in m.values() if v)
+                for case in tcases:
+                    if self.cancel.is_set():
+                        break
+                    done += 1
+                    self.emit(Event("case_start", case=case, index=done, total=len(todo)))
+                    if ready is not None:
+                        self.records[case.case_id]["started"] = utc_now()
+                        self._finish_case(case, STATUS_FAILED, ready)
+                    else:
+                        self._run_case(case, session)
+                    rec = self.records[case.case_id]
+                    self.emit(Event("case_end", case=case, index=done, total=len(todo), status=rec["status"],
+                                    duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
+                    if self.sc.settings.cooldown_s and not self.cancel.is_set():
+                        self.cancel.wait(self.sc.settings.cooldown_s)
+            finally:
+                session.teardown()
+        self.rd.write_hosts(hosts)
+        return self._close()
+
+    def _close(self) -> RunOutcome:
+        rows = []
+        for c in self.cases:
+            if self.records[c.case_id]["status"] == STATUS_OK:
+                rows.extend(self.rd.case_rows(c.case_id))
+        self.rd.write_results(rows)
+        counts: dict[str, int] = {}
+        for r in self.records.values():
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        interrupted = self.cancel.is_set()
+        status = ("interrupted" if interrupted else
+                  "complete" if counts.get(STATUS_OK, 0) == len(self.records) else "failed")
+        self.rd.manifest.update(status=status, ended=utc_now())
+        self.rd.save_manifest()
+        self.rd.write_cases(list(self.records.values()))
+        self.emit(Event("run_end", status=status, data={"counts": counts, "run_dir": str(self.rd.path)}))
+        return RunOutcome(self.rd.path, counts, interrupted)
+
+    def _host_facts(self) -> list[dict]:
+        tools = {}
+        for w in self.sc.workloads.values():
+            tools[w.tool] = get_tool(w.tool).version_argv()
+        return [facts.gather(t, tools) for t in self.transports.values()]
+
+    def _target_transports(self, target: Target) -> dict[str, Transport]:
+        names = target.hosts or tuple(self.transports)[:1]
+        return {n: self.transports[n] for n in names}
+
+    def _run_case(self, case: Case, session: TargetSession) -> None:
+        rec = self.records[case.case_id]
+        rec["started"] = utc_now()
+        tool = get_tool(case.tool)
+        host = case.hosts[0]
+        transport = session.transports.get(host) or next(iter(session.transports.values()))
+        raw = self.rd.raw_dir(case.case_id, host)
+        test_dir = session.case_dir(case.case_id)
+        start = time.monotonic()
+        try:
+            transport.makedirs(test_dir)
+            inv = tool.build(case, test_dir)
+            work = transport.workdir(raw)
+            for name, text in inv.files.items():
+                (raw / name).write_text(text)
+                transport.put_text(f"{work}/{name}", text)
+            (raw / "command").write_text(shlex.join(inv.argv) + "\n")
+            result = transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
+                                   stderr_path=raw / "stderr", cancel=self.cancel)
+            for name in inv.outputs:
+                transport.fetch(f"{work}/{name}", raw / name)
+            (raw / "exit_status").write_text(f"{result.exit_status}\n")
+        except FsbenchError as exc:
+            self._finish_case(case, STATUS_FAILED, str(exc), duration_s=round(time.monotonic() - start, 3))
+            return
+        finally:
+            transport.remove_tree(test_dir)
+        duration = round(time.monotonic() - start, 3)
+        self._record_result(case, tool, raw, result, duration)
+
+    def _record_result(self, case: Case, tool, raw: Path, result: CommandResult, duration: float) -> None:
+        common = {"duration_s": duration, "exit_status": result.exit_status}
+        if result.interrupted:
+            self._finish_case(case, STATUS_INTERRUPTED, "stopped by the user (Ctrl-C)", **common)
+            return
+        if not result.ok:
+            what = f"timed out after {case.timeout_s:.0f}s" if result.timed_out else "failed"
+            self._finish_case(case, STATUS_FAILED, f"{case.tool} {what} {result.describe()}", **common)
+            return
+        try:
+            parsed = tool.parse_outputs(raw)
+        except FsbenchError as exc:
+            self._finish_case(case, STATUS_FAILED, f"unusable output: {exc}", **common)
+            return
+        context = {"run_id": self.rd.run_id, "case_id": case.case_id, "scenario": self.sc.name,
+                   "target": case.target, "workload": case.workload, "repetition": case.repetition}
+        rows = [{**context, **r, "host": r.get("host") or case.hosts[0]} for r in parsed.rows]
+        self.rd.set_case_rows(case.case_id, rows)
+        self._finish_case(case, STATUS_OK, "", warnings="; ".join(parsed.warnings), **common)

@@ -1,0 +1,80 @@
+"""Checks across the scenario: baseline, references between sections, safety, tool options."""
+
+from __future__ import annotations
+
+from fsbench.errors import Issue
+from fsbench.scenario.model import Scenario
+from fsbench.scenario.variables import RUNTIME
+from fsbench.scenario.yamllines import LineMap
+from fsbench.targets.safety import unsafe_path_reason
+
+
+def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
+    """Every cross-section problem, each located at its key."""
+    issues: list[Issue] = []
+    if not sc.targets:
+        issues.append(lm.issue(("targets",), "no targets: name at least one system under test"))
+    if not sc.workloads:
+        issues.append(lm.issue(("workloads",), "no workloads: name at least one tool run"))
+    baselines = [t.name for t in sc.targets.values() if t.baseline]
+    if len(baselines) > 1:
+        for name in baselines[1:]:
+            issues.append(lm.issue(("targets", name, "baseline"), f"a second baseline ({baselines[0]!r} is one)",
+                                   "mark exactly one target `baseline: true`"))
+    for t in sc.targets.values():
+        path = ("targets", t.name)
+        if RUNTIME.search(t.path):
+            issues.append(lm.issue(path + ("path",), "a target path cannot use run-time placeholders"))
+        reason = unsafe_path_reason(t.path)
+        if reason and not t.destructive:
+            issues.append(lm.issue(path + ("path",), f"{t.path!r} {reason}; fsbench will not write there",
+                                   "point at a dedicated directory or mount, or set `destructive: true` "
+                                   "on this target if you really mean it"))
+        for h in t.hosts:
+            if h not in sc.hosts:
+                issues.append(lm.issue(path + ("hosts",), f"unknown host {h!r}",
+                                       f"hosts: {', '.join(sc.hosts)}"))
+    for w in sc.workloads.values():
+        path = ("workloads", w.name)
+        for t in w.targets:
+            if t not in sc.targets:
+                issues.append(lm.issue(path + ("targets",), f"unknown target {t!r}",
+                                       f"targets: {', '.join(sc.targets)}"))
+        lengths = {k: len(v) for k, v in w.sweep.zip.items()}
+        if len(set(lengths.values())) > 1:
+            issues.append(lm.issue(path + ("sweep", "zip"), f"zipped lists differ in length: {lengths}",
+                                   "zip pairs the n-th values of each list: give them the same length"))
+        for axis in ("product", "zip"):
+            for k, values in getattr(w.sweep, axis).items():
+                if not values:
+                    issues.append(lm.issue(path + ("sweep", axis, k), "an empty list sweeps nothing"))
+                if k in w.options:
+                    issues.append(lm.issue(path + ("sweep", axis, k), f"{k!r} is both an option and swept",
+                                           "remove it from options"))
+        both = set(w.sweep.product) & set(w.sweep.zip)
+        for k in both:
+            issues.append(lm.issue(path + ("sweep", "zip", k), f"{k!r} is in both product and zip"))
+        issues.extend(_tool_issues(sc, w, lm))
+    return issues
+
+
+def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
+    from fsbench.tools import get_tool
+
+    try:
+        tool = get_tool(w.tool)
+    except KeyError as exc:
+        return [lm.issue(("workloads", w.name, "tool"), str(exc.args[0]),
+                         "this fsbench version cannot run it yet")]
+    swept = {**{k: v[0] for k, v in w.sweep.product.items() if v}, **{k: v[0] for k, v in w.sweep.zip.items() if v}}
+    out = []
+    targets = [sc.targets[t] for t in (w.targets or sc.targets) if t in sc.targets]
+    ctx = {"destructive": all(t.destructive for t in targets) if targets else False}
+    for oi in tool.check_options({**w.options, **swept}, w.job_file_text, w.jobs, ctx):
+        key = oi.path.split(".")[0]
+        where = ("sweep", "product" if key in w.sweep.product else "zip") if key in swept else ("options",)
+        if key in w.jobs:
+            where = ("jobs",)
+        full = ("workloads", w.name) + where + tuple(p for p in oi.path.split(".") if p)
+        out.append(lm.issue(full, oi.message, oi.hint))
+    return out

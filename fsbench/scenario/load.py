@@ -1,0 +1,137 @@
+"""Read a scenario file: YAML with lines -> variables -> schema -> cross-checks -> Scenario."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from fsbench.errors import Issue, ScenarioError
+from fsbench.scenario import schema as s
+from fsbench.scenario.model import USE_CASE_KEYS, Host, Scenario, Settings, Sweep, Target, Workload
+from fsbench.scenario.variables import parse_set, resolve_variables, substitute
+from fsbench.scenario.yamllines import LineMap, load_yaml
+
+TOOLS = ("fio", "mdtest", "vdbench", "juicefs-bench")
+
+_commands = s.list_of(s.string, allow_single=True)
+HOST = s.Struct({
+    "transport": s.Key(s.one_of("local"), default="local", doc="how to reach it (ssh arrives with inventories)"),
+    "address": s.Key(s.string, default=""),
+    "groups": s.Key(s.list_of(s.string), default=list),
+}, what="host")
+TARGET = s.Struct({
+    "path": s.Key(s.string, required=True, doc="the directory or mount point under test"),
+    "description": s.Key(s.string, default=""),
+    "baseline": s.Key(s.boolean, default=False),
+    "setup": s.Key(_commands, default=list),
+    "teardown": s.Key(_commands, default=list),
+    "destructive": s.Key(s.boolean, default=False),
+    "setup_timeout": s.Key(s.duration, default=300.0),
+    "hosts": s.Key(s.list_of(s.string), default=list),
+}, what="target")
+SWEEP = s.Struct({
+    "product": s.Key(s.mapping_of(s.list_of(s.scalar), name_rule=False), default=dict),
+    "zip": s.Key(s.mapping_of(s.list_of(s.scalar), name_rule=False), default=dict),
+}, what="sweep")
+WORKLOAD = s.Struct({
+    "tool": s.Key(s.one_of(*TOOLS), required=True, doc=f"one of {', '.join(TOOLS)}"),
+    "description": s.Key(s.string, default=""),
+    "options": s.Key(s.mapping_of(s.scalar, name_rule=False), default=dict),
+    "jobs": s.Key(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), default=dict),
+    "job_file": s.Key(s.string),
+    "sweep": s.Key(SWEEP, default=dict),
+    "repetitions": s.Key(s.integer(1)),
+    "timeout": s.Key(s.duration),
+    "targets": s.Key(s.list_of(s.string), default=list),
+}, what="workload")
+SETTINGS = s.Struct({
+    "repetitions": s.Key(s.integer(1), default=1),
+    "case_timeout": s.Key(s.duration),
+    "cooldown": s.Key(s.duration, default=0.0),
+    "output_root": s.Key(s.string, default="reports"),
+    "progress": s.Key(s.one_of("auto", "plain", "none"), default="auto"),
+}, what="settings")
+SCENARIO = s.Struct({
+    "name": s.Key(s.string, required=True, doc="a short name, used in the run directory's name"),
+    "description": s.Key(s.string, default=""),
+    "use_case": s.Key(s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case"),
+                      default=dict),
+    "variables": s.Key(s.anything, default=dict),
+    "hosts": s.Key(s.mapping_of(HOST, what="host"), default=dict),
+    "settings": s.Key(SETTINGS, default=dict),
+    "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
+    "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
+}, what="scenario")
+
+
+def load_scenario(path: str | Path, overrides: list[str] | dict | None = None) -> Scenario:
+    """Load and fully validate a scenario file; raises ScenarioError listing every issue."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ScenarioError([Issue(str(path), None, "", f"cannot read the scenario: {exc.strerror}",
+                                   "check the path")]) from None
+    return load_scenario_text(text, str(path), base_dir=path.parent, overrides=overrides)
+
+
+def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
+                       overrides: list[str] | dict | None = None) -> Scenario:
+    """Validate scenario text; `file` is only used in messages."""
+    raw, lm = load_yaml(text, file)
+    if not isinstance(raw, dict):
+        raise ScenarioError([Issue(file, 1, "", "a scenario is a mapping with name, targets and workloads")])
+    sets = overrides if isinstance(overrides, dict) else parse_set(list(overrides or []))
+    values = resolve_variables(raw, lm, sets)
+    data = substitute(raw, values, lm)
+    issues: list[Issue] = []
+    checked = SCENARIO(data, (), lm, issues)
+    if issues or checked is None:
+        raise ScenarioError(issues)
+    scenario = _build(checked, values, lm, base_dir, issues)
+    _cross_check(scenario, lm, issues)
+    if issues:
+        raise ScenarioError(issues)
+    resolved = copy.deepcopy(data)
+    resolved["variables"] = dict(values)
+    scenario.resolved = resolved
+    return scenario
+
+
+def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issue]) -> Scenario:
+    hosts = {n: Host(n, h["transport"], h["address"], tuple(h["groups"])) for n, h in d["hosts"].items() if h}
+    if not hosts:
+        hosts = {"local": Host("local")}
+    targets = {
+        n: Target(n, t["path"], t["description"], t["baseline"], tuple(t["setup"]), tuple(t["teardown"]),
+                  t["destructive"], t["setup_timeout"], tuple(t["hosts"]))
+        for n, t in d["targets"].items() if t
+    }
+    workloads = {}
+    for n, w in d["workloads"].items():
+        if not w:
+            continue
+        text = None
+        if w["job_file"]:
+            jf = (base_dir / w["job_file"]) if not Path(w["job_file"]).is_absolute() else Path(w["job_file"])
+            try:
+                text = jf.read_text()
+            except OSError as exc:
+                issues.append(lm.issue(("workloads", n, "job_file"), f"cannot read job file {jf}: {exc.strerror}",
+                                       "paths are relative to the scenario file's folder"))
+        sw = w["sweep"] or {}
+        workloads[n] = Workload(
+            n, w["tool"], dict(w["options"]), w["description"], dict(w["jobs"]), w["job_file"], text,
+            Sweep(dict(sw.get("product") or {}), dict(sw.get("zip") or {})),
+            w["repetitions"], w["timeout"], tuple(w["targets"]),
+        )
+    st = d["settings"]
+    settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"])
+    return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
+                    values, hosts, targets, workloads, settings, {}, base_dir)
+
+
+def _cross_check(sc: Scenario, lm: LineMap, issues: list[Issue]) -> None:
+    from fsbench.scenario.checks import check_scenario
+
+    issues.extend(check_scenario(sc, lm))

@@ -1,0 +1,106 @@
+"""The validated scenario: plain typed data, nothing touched yet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+USE_CASE_KEYS = (
+    "application", "resources", "data_scale", "file_sizes", "access_pattern", "required_performance", "notes",
+)
+
+
+@dataclass(frozen=True)
+class Host:
+    """A machine that runs tools; only `local` transport exists in this version."""
+
+    name: str
+    transport: str = "local"
+    address: str = ""
+    groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Target:
+    """A system under test: a directory or mount path, with optional setup/teardown commands."""
+
+    name: str
+    path: str
+    description: str = ""
+    baseline: bool = False
+    setup: tuple[str, ...] = ()
+    teardown: tuple[str, ...] = ()
+    destructive: bool = False
+    setup_timeout_s: float = 300.0
+    hosts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Parameters swept explicitly: the product of `product` axes times the zipped `zip` axes."""
+
+    product: dict[str, list] = field(default_factory=dict)
+    zip: dict[str, list] = field(default_factory=dict)
+
+    def points(self) -> list[dict]:
+        """Every combination, in declaration order."""
+        import itertools
+
+        prod_names = list(self.product)
+        prod = [dict(zip(prod_names, combo)) for combo in itertools.product(*self.product.values())]
+        zip_names = list(self.zip)
+        zipped = [dict(zip(zip_names, combo)) for combo in zip(*self.zip.values())] if zip_names else [{}]
+        return [{**p, **z} for p in prod for z in zipped]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A tool with its options, an optional job file, explicit sweeps and repetitions."""
+
+    name: str
+    tool: str
+    options: dict
+    description: str = ""
+    jobs: dict = field(default_factory=dict)
+    job_file: str | None = None
+    job_file_text: str | None = None
+    sweep: Sweep = field(default_factory=Sweep)
+    repetitions: int | None = None
+    timeout_s: float | None = None
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Run-wide settings."""
+
+    repetitions: int = 1
+    case_timeout_s: float | None = None
+    cooldown_s: float = 0.0
+    output_root: str = "reports"
+    progress: str = "auto"
+
+
+@dataclass
+class Scenario:
+    """A fully validated scenario with variables resolved."""
+
+    name: str
+    file: str
+    description: str
+    use_case: dict[str, str]
+    variables: dict[str, object]
+    hosts: dict[str, Host]
+    targets: dict[str, Target]
+    workloads: dict[str, Workload]
+    settings: Settings
+    resolved: dict  # the resolved data, as written to the run directory's scenario.yaml
+    base_dir: Path = field(default_factory=Path)
+
+    @property
+    def baseline(self) -> str:
+        """The baseline target's name (the first target when none is marked)."""
+        for t in self.targets.values():
+            if t.baseline:
+                return t.name
+        return next(iter(self.targets))

@@ -1,0 +1,195 @@
+"""A small declarative checker for scenario data: types, allowed values, unknown keys, with line numbers."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from fsbench.errors import Issue
+from fsbench.scenario.yamllines import LineMap
+from fsbench.units import parse_duration, parse_size
+
+Check = Callable[[object, tuple, LineMap, list], object]
+
+
+@dataclass
+class Key:
+    """One key of a mapping: its checker, whether it is required, its default."""
+
+    check: "Check"
+    required: bool = False
+    default: object = None
+    doc: str = ""
+
+
+@dataclass
+class Struct:
+    """A mapping with a fixed set of keys; unknown keys are errors that list the allowed ones."""
+
+    keys: dict[str, Key]
+    what: str = "mapping"
+    extra: Callable[[dict, tuple, LineMap, list], None] | None = field(default=None)
+
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            issues.append(lm.issue(path, f"expected a {self.what} (key: value lines), got {_kind(value)}"))
+            return None
+        out: dict = {}
+        for key, item in value.items():
+            if key not in self.keys:
+                close = difflib.get_close_matches(key, list(self.keys), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                issues.append(lm.issue(path + (key,), f"unknown key {key!r}",
+                                       f"{hint}allowed here: {', '.join(self.keys)}"))
+                continue
+            out[key] = self.keys[key].check(item, path + (key,), lm, issues)
+        for key, spec in self.keys.items():
+            if key not in value:
+                if spec.required:
+                    issues.append(lm.issue(path, f"missing required key {key!r}", spec.doc))
+                # a missing section still gets its own defaults filled in
+                out[key] = spec.check(spec.default(), path + (key,), lm, issues) if callable(spec.default) \
+                    else spec.default
+        if self.extra:
+            self.extra(out, path, lm, issues)
+        return out
+
+
+def mapping_of(check: Check, *, name_rule: bool = True, what: str = "entry") -> Check:
+    """A mapping of user-chosen names (targets, workloads, hosts) to values checked by check."""
+
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            issues.append(lm.issue(path, f"expected a mapping of {what} names to settings, got {_kind(value)}"))
+            return {}
+        out = {}
+        for name, item in value.items():
+            if name_rule and not _good_name(name):
+                issues.append(lm.issue(path + (name,), f"bad {what} name {name!r}",
+                                       "use letters, digits, '-', '_' and '.', starting with a letter or digit"))
+                continue
+            out[name] = check(item, path + (name,), lm, issues)
+        return out
+
+    return run
+
+
+def list_of(check: Check, *, allow_single: bool = False) -> Check:
+    """A list whose items are checked by check (a single item is accepted if allow_single)."""
+
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            if allow_single:
+                return [check(value, path, lm, issues)]
+            issues.append(lm.issue(path, f"expected a list, got {_kind(value)}"))
+            return []
+        return [check(v, path + (i,), lm, issues) for i, v in enumerate(value)]
+
+    return run
+
+
+def string(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """Any scalar, kept as text (YAML turns `1m` into a string but `64` into an int)."""
+    if isinstance(value, (dict, list)) or value is None:
+        issues.append(lm.issue(path, f"expected text, got {_kind(value)}"))
+        return None
+    return str(value)
+
+
+def scalar(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """A plain value: text, number or boolean."""
+    if isinstance(value, (dict, list)) or value is None:
+        issues.append(lm.issue(path, f"expected a plain value (text, number, true/false), got {_kind(value)}"))
+        return None
+    return value
+
+
+def boolean(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """true or false."""
+    if not isinstance(value, bool):
+        issues.append(lm.issue(path, f"expected true or false, got {value!r}"))
+        return None
+    return value
+
+
+def integer(minimum: int | None = None) -> Check:
+    """A whole number, at least minimum."""
+
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        if isinstance(value, bool) or not isinstance(value, int):
+            issues.append(lm.issue(path, f"expected a whole number, got {value!r}"))
+            return None
+        if minimum is not None and value < minimum:
+            issues.append(lm.issue(path, f"must be at least {minimum}, got {value}"))
+            return None
+        return value
+
+    return run
+
+
+def duration(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """A duration such as 30s, 5m, 1h (a bare number is seconds) -> seconds."""
+    try:
+        seconds = parse_duration(value)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        issues.append(lm.issue(path, f"expected a duration such as 30s, 5m or 1h, got {value!r}"))
+        return None
+    if seconds <= 0:
+        issues.append(lm.issue(path, f"must be longer than zero, got {value!r}"))
+        return None
+    return seconds
+
+
+def size(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """A size such as 4k, 1MiB, 10g -> bytes."""
+    try:
+        return parse_size(value)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        issues.append(lm.issue(path, f"expected a size such as 4k, 1MiB or 10g, got {value!r}"))
+        return None
+
+
+def one_of(*choices: str) -> Check:
+    """One of a fixed set of words."""
+
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        if value not in choices:
+            issues.append(lm.issue(path, f"expected one of {', '.join(choices)}; got {value!r}"))
+            return None
+        return value
+
+    return run
+
+
+def anything(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """Left to a later, more specific check (tool options)."""
+    return value
+
+
+def _good_name(name: object) -> bool:
+    return isinstance(name, str) and bool(name) and name[0].isalnum() and all(
+        c.isalnum() or c in "-_." for c in name
+    )
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value!r}"
+
+
+__all__ = [
+    "Issue", "Key", "Struct", "anything", "boolean", "duration", "integer", "list_of",
+    "mapping_of", "one_of", "scalar", "size", "string",
+]

@@ -1,0 +1,89 @@
+"""Load YAML into plain Python data while remembering the line of every key and item."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import yaml
+
+from fsbench.errors import Issue, ScenarioError
+
+try:  # the C loader is several times faster when libyaml is present
+    _Loader = yaml.CSafeLoader  # type: ignore[attr-defined]
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+Path_ = tuple  # a key path: ("workloads", "big-write", "options", "bs") or with list indexes
+
+
+@dataclass
+class LineMap:
+    """Line numbers (1-based) by key path, for error messages."""
+
+    file: str
+    lines: dict[tuple, int] = field(default_factory=dict)
+
+    def line(self, path: tuple) -> int | None:
+        """The line of path, or of its nearest ancestor that has one."""
+        p = tuple(path)
+        while p:
+            if p in self.lines:
+                return self.lines[p]
+            p = p[:-1]
+        return self.lines.get((), None)
+
+    def issue(self, path: tuple, message: str, hint: str = "") -> Issue:
+        """An Issue located at path."""
+        return Issue(self.file, self.line(path), dotted(path), message, hint)
+
+
+def dotted(path: tuple) -> str:
+    """('workloads', 'w', 'sweep', 'product', 'numjobs', 2) -> 'workloads.w.sweep.product.numjobs[2]'."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def load_yaml(text: str, file: str) -> tuple[object, LineMap]:
+    """Parse text; YAML syntax errors and duplicate keys become a ScenarioError with the line."""
+    lm = LineMap(file)
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError([Issue(file, line, "", f"YAML syntax error: {problem}",
+                                   "check indentation and quoting around this line")]) from None
+    if node is None:
+        return {}, lm
+    loader = _Loader("")
+    issues: list[Issue] = []
+    data = _build(node, (), lm, loader, issues)
+    if issues:
+        raise ScenarioError(issues)
+    return data, lm
+
+
+def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue]) -> object:
+    lm.lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        out: dict = {}
+        for knode, vnode in node.value:
+            key = loader.construct_object(knode, deep=True) if isinstance(knode, yaml.ScalarNode) else None
+            if key is None or isinstance(key, (dict, list)):
+                issues.append(Issue(lm.file, knode.start_mark.line + 1, dotted(path), "a key must be a plain value"))
+                continue
+            key = str(key) if not isinstance(key, str) else key
+            if key in out:
+                issues.append(Issue(lm.file, knode.start_mark.line + 1, dotted(path + (key,)),
+                                    f"duplicate key {key!r} (first on line {lm.lines[path + (key,)]})",
+                                    "remove one of them"))
+                continue
+            lm.lines[path + (key,)] = knode.start_mark.line + 1
+            out[key] = _build(vnode, path + (key,), lm, loader, issues)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_build(item, path + (i,), lm, loader, issues) for i, item in enumerate(node.value)]
+    return loader.construct_object(node, deep=True)

@@ -1,0 +1,170 @@
+"""The run directory (design.md section 3): manifest, scenario, cases, hosts, raw outputs, results."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from fsbench import SCHEMA_VERSION, __version__
+from fsbench.errors import RunDirError
+from fsbench.tidy import COLUMNS
+
+CASE_COLUMNS = ["case_id", "index", "target", "workload", "tool", "repetition", "status", "reason",
+                "exit_status", "started", "ended", "duration_s", "estimate_s", "hosts", "warnings"]
+STATUS_OK, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_PENDING = "ok", "failed", "interrupted", "pending"
+
+
+def utc_now() -> str:
+    """ISO time in UTC, seconds precision."""
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def scenario_hash(resolved: dict) -> str:
+    """A hash of what ran: the resolved scenario, keys sorted."""
+    blob = json.dumps(resolved, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+@dataclass
+class RunDir:
+    """A run directory on disk, written incrementally so an interrupted run can be resumed."""
+
+    path: Path
+    manifest: dict = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, root: Path, scenario_name: str, resolved: dict) -> "RunDir":
+        """A new, unique run directory under root."""
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+        base = root / f"{scenario_name}-{stamp}"
+        path, n = base, 1
+        while path.exists():
+            n += 1
+            path = base.with_name(f"{base.name}-{n}")
+        (path / "raw").mkdir(parents=True)
+        rd = cls(path, {
+            "schema_version": SCHEMA_VERSION,
+            "fsbench_version": __version__,
+            "run_id": path.name,
+            "scenario": scenario_name,
+            "scenario_hash": scenario_hash(resolved),
+            "started": utc_now(),
+            "ended": None,
+            "status": "running",
+            "cases": {},
+            "attempts": 1,
+        })
+        (path / "scenario.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True))
+        rd.save_manifest()
+        return rd
+
+    @classmethod
+    def open(cls, path: Path) -> "RunDir":
+        """An existing run directory; checks its schema version."""
+        mf = path / "manifest.json"
+        if not mf.exists():
+            raise RunDirError(f"{path}: not a run directory (no manifest.json); "
+                              "give the folder `fsbench run` printed")
+        try:
+            manifest = json.loads(mf.read_text())
+        except json.JSONDecodeError as exc:
+            raise RunDirError(f"{mf}: damaged manifest ({exc})") from None
+        version = manifest.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise RunDirError(f"{mf}: schema_version {version!r}; this fsbench reads {SCHEMA_VERSION}")
+        return cls(path, manifest)
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest["run_id"]
+
+    def save_manifest(self) -> None:
+        """Write manifest.json atomically."""
+        _atomic_write(self.path / "manifest.json", json.dumps(self.manifest, indent=2) + "\n")
+
+    def raw_dir(self, case_id: str, host: str) -> Path:
+        """raw/<case_id>/<host>/, created."""
+        d = self.path / "raw" / case_id / host
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def set_case_rows(self, case_id: str, rows: list[dict]) -> None:
+        """The parsed rows of one case (rebuilt into results.csv at the end)."""
+        d = self.path / "raw" / case_id
+        d.mkdir(parents=True, exist_ok=True)
+        _atomic_write(d / "rows.json", json.dumps(rows))
+
+    def case_rows(self, case_id: str) -> list[dict]:
+        """The parsed rows of one case, or [] when it has none."""
+        f = self.path / "raw" / case_id / "rows.json"
+        return json.loads(f.read_text()) if f.exists() else []
+
+    def write_cases(self, records: list[dict]) -> None:
+        """cases.csv: one row per case with its status and parameters (param_<name>)."""
+        params = []
+        for r in records:
+            for k in r.get("params", {}):
+                if k not in params:
+                    params.append(k)
+        cols = CASE_COLUMNS + [f"param_{p}" for p in params]
+        tmp = self.path / "cases.csv.tmp"
+        with tmp.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, cols, extrasaction="ignore")
+            w.writeheader()
+            for r in records:
+                w.writerow({**r, **{f"param_{k}": v for k, v in r.get("params", {}).items()}})
+        os.replace(tmp, self.path / "cases.csv")
+
+    def write_hosts(self, hosts: list[dict]) -> None:
+        """hosts.csv: one row per host with its facts."""
+        cols: list[str] = []
+        for h in hosts:
+            cols += [k for k in h if k not in cols]
+        with (self.path / "hosts.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, cols)
+            w.writeheader()
+            w.writerows(hosts)
+
+    def write_results(self, rows: list[dict]) -> None:
+        """results.csv and results.parquet from all rows."""
+        import pandas as pd
+
+        df = pd.DataFrame(rows)
+        extra = [c for c in df.columns if c not in COLUMNS]
+        df = df.reindex(columns=COLUMNS + extra)
+        df.to_csv(self.path / "results.csv", index=False)
+        try:
+            df.to_parquet(self.path / "results.parquet", index=False)
+        except ImportError:  # pyarrow is a dependency; a broken install must not lose results.csv
+            pass
+
+
+def load_results(path: str | os.PathLike) -> "pandas.DataFrame":  # noqa: F821
+    """Results of a run directory merged with its cases (status and param_* columns)."""
+    import pandas as pd
+
+    p = Path(path)
+    rd = RunDir.open(p)
+    pq, csvf = rd.path / "results.parquet", rd.path / "results.csv"
+    if pq.exists():
+        results = pd.read_parquet(pq)
+    elif csvf.exists():
+        results = pd.read_csv(csvf, keep_default_na=False, na_values=[""])
+    else:
+        raise RunDirError(f"{p}: no results.csv yet (the run may still be going or was interrupted early)")
+    cases = pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""])
+    keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
+    return results.merge(cases[keep], on="case_id", how="left")

@@ -1,0 +1,1 @@
+"""Systems under test: path safety, setup / teardown, test directories."""

@@ -1,0 +1,106 @@
+"""The tool adapter interface and its registry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from fsbench.tidy import ParseResult
+
+if TYPE_CHECKING:
+    from fsbench.scenario.plan import Case
+
+
+@dataclass
+class Invocation:
+    """How to run a tool for one case on one host.
+
+    `argv` runs with the case's work directory as current directory; `files` are written
+    there first (job files, parameter files); `outputs` are files the tool writes there
+    that must be collected into the raw directory before anything parses them.
+    """
+
+    argv: list[str]
+    files: dict[str, str] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class OptionIssue:
+    """A problem with a workload's options: key path below the workload, message, hint."""
+
+    path: str
+    message: str
+    hint: str = ""
+
+
+@runtime_checkable
+class ToolAdapter(Protocol):
+    """What the runner, planner and `fsbench ingest` need from a benchmark tool."""
+
+    name: str
+
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+        """Validate a workload's options before anything runs."""
+        ...
+
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+        """A rough duration of one case, for plans and ETAs."""
+        ...
+
+    def build(self, case: "Case", test_dir: str) -> Invocation:
+        """Build the command and input files of one case, writing its data under test_dir."""
+        ...
+
+    def parse_outputs(self, raw_dir: Path) -> ParseResult:
+        """Parse what a case left in its raw directory (raises ParseError)."""
+        ...
+
+    def parse_file(self, path: Path) -> ParseResult:
+        """Parse one existing output file or directory (for `fsbench ingest`)."""
+        ...
+
+    def version_argv(self) -> list[str]:
+        """The command that prints the tool's version."""
+        ...
+
+
+_REGISTRY: dict[str, ToolAdapter] = {}
+
+
+def register(adapter: ToolAdapter) -> ToolAdapter:
+    """Add an adapter; a second adapter with the same name is a programming error."""
+    if adapter.name in _REGISTRY:
+        raise ValueError(f"tool adapter {adapter.name!r} registered twice")
+    _REGISTRY[adapter.name] = adapter
+    return adapter
+
+
+def _load_builtin() -> None:
+    if _REGISTRY:
+        return
+    from fsbench.tools import fio  # noqa: F401  (registers itself)
+    import importlib
+
+    for mod in ("mdtest", "vdbench", "juicefs_bench"):
+        try:
+            importlib.import_module(f"fsbench.tools.{mod}")
+        except ModuleNotFoundError as exc:  # adapter not written yet
+            if exc.name != f"fsbench.tools.{mod}":
+                raise
+
+
+def get_tool(name: str) -> ToolAdapter:
+    """The adapter of a tool name, or KeyError naming the known ones."""
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown tool {name!r}; known tools: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def tool_names() -> list[str]:
+    """Names of every registered tool."""
+    _load_builtin()
+    return sorted(_REGISTRY)

@@ -1,0 +1,224 @@
+"""The fio adapter: job files from the scenario, JSON to its own file, every output format parsed."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from pathlib import Path
+
+from fsbench.errors import ParseError
+from fsbench.tidy import ParseResult
+from fsbench.tools.base import Invocation, OptionIssue, register
+from fsbench.tools.fio import parse_json
+from fsbench.tools.fio.jobfile import JobFile, parse_jobfile, set_option
+from fsbench.units import parse_duration, parse_size
+
+OUTPUT = "fio.json"
+JOBFILE = "job.fio"
+#: options fsbench owns: it points every job at the case's own test directory and collects JSON
+RESERVED = {"directory": "fsbench sets directory to a unique subdirectory of the target",
+            "output": "fsbench writes fio's JSON to the case's raw directory",
+            "output-format": "fsbench reads fio's JSON output"}
+RW = {"read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
+      "trimwrite", "randtrimwrite"}
+#: rough throughput used to estimate runs that have no runtime (a plan needs a number, not a promise)
+ASSUMED_BW = 400 * 2**20
+
+
+@functools.cache
+def known_options() -> frozenset[str]:
+    """fio 3.33's option names and aliases."""
+    text = (Path(__file__).parent / "options.txt").read_text()
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+class FioAdapter:
+    """fio on one host (client/server across hosts arrives with the SSH transport)."""
+
+    name = "fio"
+
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+        """Unknown names (with a suggestion), options fsbench owns, and values fio would misread."""
+        issues = self._check(options, "", ctx)
+        for job, opts in jobs.items():
+            issues += self._check(opts, f"{job}.", ctx)
+        if job_file_text is not None:
+            jf = parse_jobfile(job_file_text)
+            if not jf.job_names():
+                issues.append(OptionIssue("", "the job file has no job section", "add a [jobname] section"))
+        return issues
+
+    def _check(self, options: dict, prefix: str, ctx: dict) -> list[OptionIssue]:
+        out = []
+        for key, value in options.items():
+            path = prefix + key
+            if key in RESERVED:
+                out.append(OptionIssue(path, f"{key!r} cannot be set here: {RESERVED[key]}"))
+            elif key == "filename" and not ctx.get("destructive"):
+                out.append(OptionIssue(path, "filename points fio at a fixed file or device",
+                                       "only for targets with `destructive: true`; otherwise leave it out and "
+                                       "fio creates files in the case's test directory"))
+            elif key not in known_options():
+                close = difflib.get_close_matches(key, known_options(), n=1)
+                out.append(OptionIssue(path, f"unknown fio option {key!r}",
+                                       (f"did you mean {close[0]!r}? " if close else "")
+                                       + "(checked against fio 3.33; options of newer fio go in a job_file)"))
+            elif key in ("rw", "readwrite") and str(value) not in RW:
+                out.append(OptionIssue(path, f"rw={value!r} is not an I/O pattern fio knows",
+                                       f"one of {', '.join(sorted(RW))}"))
+            elif key in ("numjobs", "iodepth") and not (isinstance(value, int) and not isinstance(value, bool)
+                                                          and value >= 1):
+                out.append(OptionIssue(path, f"{key} must be a whole number >= 1, got {value!r}"))
+            elif key in ("bs", "blocksize", "size", "filesize", "io_size") and not _size_ok(value):
+                out.append(OptionIssue(path, f"{key}={value!r} is not a size",
+                                       "for example 4k, 1m, 128KiB, 10g (or a range such as 4k-64k)"))
+            elif key in ("runtime", "ramp_time") and not _duration_ok(value):
+                out.append(OptionIssue(path, f"{key}={value!r} is not a duration", "for example 30, 30s, 2m"))
+        return out
+
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+        """Sum over stonewalled groups of the longest job, from runtime or size; plus start-up."""
+        jf = self._jobfile(options, job_file_text, jobs, "job")
+        glob = dict(jf.section("global"))
+        groups: list[float] = []
+        for name, opts in jf.sections:
+            if name == "global":
+                continue
+            merged = {**glob, **opts}
+            seconds = _job_seconds(merged)
+            if not groups or "stonewall" in opts or "new_group" in opts or "wait_for_previous" in opts:
+                groups.append(seconds)
+            else:
+                groups[-1] = max(groups[-1], seconds)
+        return round(sum(groups) + 1.0, 1)
+
+    def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str) -> JobFile:
+        jf = parse_jobfile(job_file_text) if job_file_text is not None else JobFile()
+        glob = jf.section("global")
+        if job_file_text is None:
+            for k, v in options.items():
+                set_option(glob, k, v)
+        else:
+            jf.override(options)
+        for job, opts in jobs.items():
+            section = jf.section(job)
+            for k, v in opts.items():
+                set_option(section, k, v)
+        if not jf.job_names():
+            jf.section(default_job)
+        return jf
+
+    def render_jobfile(self, case, test_dir: str) -> str:
+        """The job file of a case: scenario options in [global], fsbench's directory and reporting."""
+        jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload)
+        glob = jf.section("global")
+        glob.setdefault("group_reporting", None)  # one entry per job section, not per clone
+        if glob.get("group_reporting", None) is None and case.options.get("group_reporting") is False:
+            glob.pop("group_reporting")
+        for _, opts in jf.sections:
+            opts.pop("directory", None)
+        if "filename" not in glob:
+            glob["directory"] = test_dir
+        return f"# generated by fsbench for case {case.case_id}\n" + jf.render()
+
+    def build(self, case, test_dir: str) -> Invocation:
+        """fio with its JSON going to its own file; stdout and stderr are kept apart by the runner."""
+        return Invocation(
+            argv=["fio", "--output-format=json", f"--output={OUTPUT}", JOBFILE],
+            files={JOBFILE: self.render_jobfile(case, test_dir)},
+            outputs=[OUTPUT],
+        )
+
+    def parse_outputs(self, raw_dir: Path) -> ParseResult:
+        """fio.json, or fio's stdout when the output file is missing."""
+        out = raw_dir / OUTPUT
+        if not out.exists() or out.stat().st_size == 0:
+            stdout = raw_dir / "stdout"
+            if stdout.exists() and stdout.stat().st_size:
+                return self.parse_file(stdout)
+            raise ParseError("fio", str(out), "fio wrote no output file: it failed before any job ran "
+                                              "(see stderr in the same folder)")
+        return parse_json.parse_text(out.read_text(errors="replace"), str(out))
+
+    def parse_file(self, path: Path) -> ParseResult:
+        """Any fio output: JSON (also mixed with text), normal text or terse."""
+        try:
+            text = path.read_text(errors="replace")
+        except OSError as exc:
+            raise ParseError("fio", str(path), f"cannot read: {exc.strerror}") from None
+        return parse_any(text, str(path))
+
+    def version_argv(self) -> list[str]:
+        """`fio --version` prints e.g. fio-3.33."""
+        return ["fio", "--version"]
+
+
+_TERSE = re.compile(r"^(?:[23]|4|5);fio-", re.MULTILINE)
+_JSON = re.compile(r"^\{\s*$", re.MULTILINE)
+
+
+def parse_any(text: str, source: str) -> ParseResult:
+    """Pick the parser by what the text holds: a JSON object line, terse lines, or the normal layout."""
+    if _JSON.search(text):
+        return parse_json.parse_text(text, source)
+    if _TERSE.search(text):
+        from fsbench.tools.fio import parse_terse
+
+        return parse_terse.parse_text(text, source)
+    from fsbench.tools.fio import parse_normal
+
+    return parse_normal.parse_text(text, source)
+
+
+def _size_ok(value: object) -> bool:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value > 0
+    text = str(value)
+    try:
+        for part in re.split(r"[-:,/]", text):
+            if part and not part.endswith("%"):
+                parse_size(part)
+        return True
+    except ValueError:
+        return False
+
+
+def _duration_ok(value: object) -> bool:
+    try:
+        parse_duration(value)  # type: ignore[arg-type]
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def _job_seconds(opts: dict) -> float:
+    runtime = opts.get("runtime")
+    ramp = _seconds(opts.get("ramp_time"))
+    if runtime is not None and ("time_based" in opts or _seconds(runtime) > 0):
+        limit = _seconds(runtime)
+        if "time_based" in opts:
+            return limit + ramp
+        return min(limit, _size_seconds(opts)) + ramp
+    return _size_seconds(opts) + ramp
+
+
+def _size_seconds(opts: dict) -> float:
+    try:
+        size = parse_size(opts.get("io_size") or opts.get("size") or "1g")
+    except ValueError:
+        size = 2**30
+    loops = int(opts.get("loops") or 1) if str(opts.get("loops") or "1").isdigit() else 1
+    return size * loops / ASSUMED_BW
+
+
+def _seconds(value: object) -> float:
+    if value is None:
+        return 0.0
+    try:
+        return parse_duration(value)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return 0.0
+
+
+register(FioAdapter())

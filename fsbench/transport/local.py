@@ -1,0 +1,146 @@
+"""The local host: subprocesses in their own process group, so a timeout or Ctrl-C stops the whole tool."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from fsbench.errors import CommandResult
+from fsbench.transport.base import TAIL_BYTES, tail
+
+GRACE_S = 5.0
+
+
+class LocalTransport:
+    """Runs commands on this machine."""
+
+    def __init__(self, host: str = "local"):
+        self.host = host
+
+    def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+            env: dict[str, str] | None = None, stdout_path: Path | None = None,
+            stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
+        """Run argv to completion, timeout or cancellation; never raises for a failing command."""
+        full_env = {**os.environ, **env} if env else None
+        out = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
+        err = open(stderr_path, "wb") if stderr_path else subprocess.PIPE
+        start = time.monotonic()
+        try:
+            try:
+                proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdout=out, stderr=err,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+            except OSError as exc:
+                return CommandResult(self.host, list(argv), 127, "", f"cannot start {argv[0]}: {exc.strerror}",
+                                     time.monotonic() - start)
+            timed_out = interrupted = False
+            pipes = _PipeReader(proc) if out is subprocess.PIPE or err is subprocess.PIPE else None
+            while True:
+                try:
+                    proc.wait(timeout=0.2)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if cancel is not None and cancel.is_set():
+                    interrupted = True
+                elif timeout is not None and time.monotonic() - start > timeout:
+                    timed_out = True
+                if timed_out or interrupted:
+                    _stop_group(proc)
+                    break
+            so, se = pipes.result() if pipes else (b"", b"")
+        finally:
+            for fh in (out, err):
+                if fh is not subprocess.PIPE:
+                    fh.close()
+        duration = time.monotonic() - start
+        if stdout_path:
+            so = _read_tail(stdout_path)
+        if stderr_path:
+            se = _read_tail(stderr_path)
+        result = CommandResult(self.host, list(argv), proc.returncode, tail(so), tail(se), duration,
+                               timed_out, interrupted)
+        if not stdout_path:
+            result.extra["stdout"] = so.decode(errors="replace")
+        return result
+
+    def workdir(self, raw_dir: Path) -> str:
+        """Locally the tool runs in the raw directory itself, so its output lands there first."""
+        raw_dir.mkdir(parents=True, exist_ok=True)
+        return str(raw_dir)
+
+    def put_text(self, path: str, text: str) -> None:
+        """Write a text file."""
+        Path(path).write_text(text)
+
+    def fetch(self, path: str, local: Path) -> bool:
+        """Copy path to local unless it is already there."""
+        src = Path(path)
+        if not src.exists():
+            return False
+        if src.resolve() != local.resolve():
+            shutil.copyfile(src, local)
+        return True
+
+    def makedirs(self, path: str) -> None:
+        """mkdir -p."""
+        Path(path).mkdir(parents=True, exist_ok=True)
+
+    def remove_tree(self, path: str) -> None:
+        """rm -rf, without following symlinks out of the tree."""
+        shutil.rmtree(path, ignore_errors=True)
+
+    def is_dir(self, path: str) -> bool:
+        """An existing directory?"""
+        return Path(path).is_dir()
+
+    def close(self) -> None:
+        """Nothing to release locally."""
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the process group (fio prints its partial results then), SIGKILL after a grace period."""
+    for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, GRACE_S)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _read_tail(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - TAIL_BYTES))
+        return fh.read()
+
+
+class _PipeReader:
+    """Drain captured pipes in threads so a chatty command cannot block on a full pipe."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self._data = {"out": b"", "err": b""}
+        self._threads = []
+        for key, pipe in (("out", proc.stdout), ("err", proc.stderr)):
+            if pipe is not None:
+                t = threading.Thread(target=self._drain, args=(key, pipe), daemon=True)
+                t.start()
+                self._threads.append(t)
+
+    def _drain(self, key: str, pipe) -> None:
+        self._data[key] = pipe.read()
+        pipe.close()
+
+    def result(self) -> tuple[bytes, bytes]:
+        for t in self._threads:
+            t.join(timeout=10)
+        return self._data["out"], self._data["err"]
