@@ -1,0 +1,70 @@
+"""From tidy rows to one value per case and metric, then mean / stddev / CV over repetitions."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+#: how rows of one case combine when a tool reports several jobs or hosts
+ADDITIVE = {"bandwidth", "iops", "rate", "io_bytes", "ops"}
+MAXIMAL = {"runtime", "time", "clat_max", "memory_peak"}
+MINIMAL = {"clat_min"}
+
+KEYS = ["target", "workload", "operation", "metric", "unit"]
+
+
+def _combine(metric: str) -> str:
+    if metric in ADDITIVE:
+        return "sum"
+    if metric in MAXIMAL:
+        return "max"
+    if metric in MINIMAL:
+        return "min"
+    return "mean"
+
+
+def case_values(results: pd.DataFrame) -> pd.DataFrame:
+    """One value per case, operation and metric.
+
+    Where a tool gave an aggregate over hosts (host `all`) only that is used; otherwise jobs
+    and hosts are added up for throughputs and averaged for latencies. Tool-side summaries
+    (stat mean/max/min/stddev of mdtest and vdbench) keep their `stat` and are not combined.
+    """
+    if results.empty:
+        return pd.DataFrame(columns=["case_id", "repetition", "stat", "value", *KEYS])
+    df = results.copy()
+    df["host"] = df["host"].fillna("").astype(str)
+    df["stat"] = df["stat"].fillna("value")
+    has_all = df.groupby(["case_id", "operation", "metric"])["host"].transform(lambda h: (h == "all").any())
+    df = df[~has_all | (df["host"] == "all")]
+    params = [c for c in df.columns if c.startswith("param_")]
+    group = ["case_id", "repetition", *KEYS, "stat", *params]
+    for c in params:
+        df[c] = df[c].astype("string").fillna("")
+    parts = []
+    for metric, sub in df.groupby("metric", sort=False):
+        parts.append(sub.groupby(group, sort=False, dropna=False)["value"].agg(_combine(str(metric))).reset_index())
+    return pd.concat(parts, ignore_index=True)
+
+
+def summarise(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean, standard deviation, coefficient of variation and count over repetitions."""
+    per_case = case_values(results)
+    params = [c for c in per_case.columns if c.startswith("param_")]
+    group = [*KEYS, "stat", *params]
+    if per_case.empty:
+        return pd.DataFrame(columns=[*group, "mean", "std", "cv", "n"])
+    out = per_case.groupby(group, sort=False, dropna=False)["value"].agg(["mean", "std", "count"]).reset_index()
+    out = out.rename(columns={"count": "n"})
+    out["std"] = out["std"].fillna(0.0)
+    out["cv"] = (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0)
+    return out
+
+
+def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Add `ratio`: each mean divided by the baseline target's mean for the same workload point."""
+    params = [c for c in summary.columns if c.startswith("param_")]
+    key = ["workload", "operation", "metric", "unit", "stat", *params]
+    base = summary[summary["target"] == baseline][key + ["mean"]].rename(columns={"mean": "baseline_mean"})
+    out = summary.merge(base, on=key, how="left")
+    out["ratio"] = out["mean"] / out["baseline_mean"].where(out["baseline_mean"] != 0)
+    return out.drop(columns=["baseline_mean"])

@@ -1,0 +1,87 @@
+"""Charts as inline SVG (no network, no external fonts: glyphs are drawn as paths)."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from fsbench.units import format_value  # noqa: E402
+
+plt.rcParams.update({"svg.fonttype": "path", "font.size": 9, "axes.spines.top": False,
+                     "axes.spines.right": False, "svg.hashsalt": "fsbench"})
+#: colour-blind-safe palette (Okabe-Ito), then matplotlib's tab20 for many series
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+
+
+def _scale(unit: str, values: pd.Series) -> tuple[float, str]:
+    """A divisor and axis label so the axis reads in friendly units."""
+    top = float(values.abs().max() or 0)
+    if unit == "B/s":
+        for div, lab in ((2**30, "GiB/s"), (2**20, "MiB/s"), (2**10, "KiB/s")):
+            if top >= div:
+                return div, lab
+        return 1, "B/s"
+    if unit == "s":
+        for div, lab in ((1, "s"), (1e-3, "ms"), (1e-6, "µs")):
+            if top >= div:
+                return div, lab
+        return 1e-9, "ns"
+    if unit in ("op/s", "count") and top >= 1e3:
+        return (1e6, f"M{unit}") if top >= 1e6 else (1e3, f"k{unit}")
+    return 1, unit
+
+
+def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -> str:
+    """Grouped bars: one group per x value, one bar per series, error bars from `std`."""
+    pivot = data.pivot_table(index=x, columns=series, values="mean", aggfunc="first", sort=False)
+    err = data.pivot_table(index=x, columns=series, values="std", aggfunc="first", sort=False)
+    div, label = _scale(unit, data["mean"])
+    n = max(1, len(pivot.columns))
+    colors = PALETTE if n <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(n)]
+    fig, ax = plt.subplots(figsize=(min(10, 2.2 + 0.5 * n * max(1, len(pivot))), 3.2))
+    width = 0.8 / n
+    for i, col in enumerate(pivot.columns):
+        xs = [j + (i - (n - 1) / 2) * width for j in range(len(pivot))]
+        ax.bar(xs, pivot[col] / div, width, yerr=err[col].fillna(0) / div if col in err else None,
+               label=str(col), color=colors[i % len(colors)], capsize=2)
+    ax.set_xticks(range(len(pivot)), [str(v) for v in pivot.index])
+    ax.set_ylabel(label)
+    ax.set_title(title, loc="left")
+    if len(pivot.index) == 1 and str(pivot.index[0]) == "":
+        ax.set_xticks([])
+    ax.legend(frameon=False, fontsize=8, ncol=min(n, 4), loc="upper left", bbox_to_anchor=(0, -0.12))
+    return _svg(fig)
+
+
+def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -> str:
+    """One line per series against a numeric swept parameter."""
+    div, label = _scale(unit, data["mean"])
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    groups = list(data.groupby(series, sort=False))
+    colors = PALETTE if len(groups) <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(len(groups))]
+    for i, (name, sub) in enumerate(groups):
+        sub = sub.assign(_x=pd.to_numeric(sub[x])).sort_values("_x")
+        ax.errorbar(sub["_x"], sub["mean"] / div, yerr=sub["std"] / div, label=str(name), marker="o",
+                    color=colors[i % len(colors)], capsize=2)
+    values = sorted(pd.to_numeric(data[x]).unique())
+    if len(values) > 2 and values[0] > 0 and values[-1] / values[0] >= 16:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(values, [format_value(v, "") if v >= 1000 else f"{v:g}" for v in values])
+    ax.set_xlabel(x.removeprefix("param_"))
+    ax.set_ylabel(label)
+    ax.set_title(title, loc="left")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _svg(fig)
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
