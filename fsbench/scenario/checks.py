@@ -61,11 +61,14 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
 def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
     from fsbench.tools import get_tool
 
+    if w.tool is None:  # already reported by the schema check
+        return []
     try:
         tool = get_tool(w.tool)
     except KeyError as exc:
-        return [lm.issue(("workloads", w.name, "tool"), str(exc.args[0]),
-                         "this fsbench version cannot run it yet")]
+        return [lm.issue(("workloads", w.name, "tool"), f"fsbench cannot run {w.tool} yet",
+                         f"runnable now: {exc.args[0].split('known tools: ')[-1]}; "
+                         f"its outputs can be read with `fsbench ingest {w.tool} FILE...`")]
     swept = {**{k: v[0] for k, v in w.sweep.product.items() if v}, **{k: v[0] for k, v in w.sweep.zip.items() if v}}
     out = []
     targets = [sc.targets[t] for t in (w.targets or sc.targets) if t in sc.targets]

@@ -86,12 +86,17 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     data = substitute(raw, values, lm)
     issues: list[Issue] = []
     checked = SCENARIO(data, (), lm, issues)
-    if issues or checked is None:
+    if checked is None:
         raise ScenarioError(issues)
-    scenario = _build(checked, values, lm, base_dir, issues)
-    _cross_check(scenario, lm, issues)
+    shape_ok = not issues
+    try:
+        scenario = _build(checked, values, lm, base_dir, issues)
+        _cross_check(scenario, lm, issues)
+    except (TypeError, AttributeError, KeyError, ValueError):
+        if shape_ok:  # only a half-valid scenario may trip the cross-checks
+            raise
     if issues:
-        raise ScenarioError(issues)
+        raise ScenarioError(sorted(issues, key=lambda i: (i.line or 0, i.path)))
     resolved = copy.deepcopy(data)
     resolved["variables"] = dict(values)
     scenario.resolved = resolved

@@ -70,8 +70,23 @@ def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue
     lm.lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
+        merged: dict = {}
         for knode, vnode in node.value:
-            key = loader.construct_object(knode, deep=True) if isinstance(knode, yaml.ScalarNode) else None
+            if knode.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: defaults that explicit keys override
+                sources = vnode.value if isinstance(vnode, yaml.SequenceNode) else [vnode]
+                for src in sources:
+                    value = _build(src, path, lm, loader, issues)
+                    if isinstance(value, dict):
+                        merged.update({k: v for k, v in value.items() if k not in merged})
+                    else:
+                        issues.append(Issue(lm.file, vnode.start_mark.line + 1, dotted(path),
+                                            "`<<` must merge a mapping"))
+                continue
+            try:
+                key = loader.construct_object(knode, deep=True) if isinstance(knode, yaml.ScalarNode) else None
+            except yaml.YAMLError as exc:
+                issues.append(Issue(lm.file, knode.start_mark.line + 1, dotted(path), f"bad key: {exc}"))
+                continue
             if key is None or isinstance(key, (dict, list)):
                 issues.append(Issue(lm.file, knode.start_mark.line + 1, dotted(path), "a key must be a plain value"))
                 continue
@@ -83,7 +98,11 @@ def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue
                 continue
             lm.lines[path + (key,)] = knode.start_mark.line + 1
             out[key] = _build(vnode, path + (key,), lm, loader, issues)
-        return out
+        return {**{k: v for k, v in merged.items() if k not in out}, **out}
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, path + (i,), lm, loader, issues) for i, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.YAMLError as exc:
+        issues.append(Issue(lm.file, node.start_mark.line + 1, dotted(path), f"cannot read this value: {exc}"))
+        return None

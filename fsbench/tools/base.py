@@ -67,6 +67,8 @@ class ToolAdapter(Protocol):
 
 
 _REGISTRY: dict[str, ToolAdapter] = {}
+#: modules whose import registers a runnable adapter (parsers of other tools serve `fsbench ingest`)
+ADAPTER_MODULES = ("fsbench.tools.fio",)
 
 
 def register(adapter: ToolAdapter) -> ToolAdapter:
@@ -80,15 +82,10 @@ def register(adapter: ToolAdapter) -> ToolAdapter:
 def _load_builtin() -> None:
     if _REGISTRY:
         return
-    from fsbench.tools import fio  # noqa: F401  (registers itself)
     import importlib
 
-    for mod in ("mdtest", "vdbench", "juicefs_bench"):
-        try:
-            importlib.import_module(f"fsbench.tools.{mod}")
-        except ModuleNotFoundError as exc:  # adapter not written yet
-            if exc.name != f"fsbench.tools.{mod}":
-                raise
+    for mod in ADAPTER_MODULES:
+        importlib.import_module(mod)  # each registers itself
 
 
 def get_tool(name: str) -> ToolAdapter:

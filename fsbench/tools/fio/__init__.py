@@ -60,9 +60,9 @@ class FioAdapter:
                                        "only for targets with `destructive: true`; otherwise leave it out and "
                                        "fio creates files in the case's test directory"))
             elif key not in known_options():
-                close = difflib.get_close_matches(key, known_options(), n=1)
+                close = difflib.get_close_matches(key, known_options(), n=3)
                 out.append(OptionIssue(path, f"unknown fio option {key!r}",
-                                       (f"did you mean {close[0]!r}? " if close else "")
+                                       (f"did you mean {' or '.join(map(repr, close))}? " if close else "")
                                        + "(checked against fio 3.33; options of newer fio go in a job_file)"))
             elif key in ("rw", "readwrite") and str(value) not in RW:
                 out.append(OptionIssue(path, f"rw={value!r} is not an I/O pattern fio knows",

@@ -72,8 +72,10 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
         _rows_of(final, out)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
         raise ParseError("fio", source, f"unexpected structure in fio's JSON: {exc}") from None
-    if not out.rows and not out.warnings:
-        out.warnings.append("fio moved no data in any job")
+    if not out.rows:
+        errors = [w for w in out.warnings if "error=" in w]
+        reason = "; ".join(errors) + " before moving any data" if errors else "fio moved no data in any job"
+        raise ParseError("fio", source, reason)
     return out
 
 

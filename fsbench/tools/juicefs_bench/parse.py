@@ -1,0 +1,183 @@
+"""Parse `juicefs bench` output, old free text (<= 0.15) and the >= 1.0 table, into tidy rows.
+
+Rows (tool "juicefs-bench", host "", job ""): operation = snake_case item label (`write_big_file`,
+`stat_file`, `fuse_operation`, ...; the old `Get object first byte` keeps its own name, it is not the
+same measurement as the table's `Get object`); MiB/s -> "bandwidth" B/s, files/s -> "rate" op/s,
+N operations -> "ops" count, cost per file / per op -> "latency_mean" s; the Time used / Used line ->
+operation "total" with "runtime" s, "cpu_usage" % and "memory_peak" B. The parameter line (or the
+sizes in old result lines) goes to meta as BlockSize / BigFileSize / SmallFileSize (bytes),
+SmallFileCount and NumThreads (counts). ANSI colours, `\\r` progress bars, indentation and log lines
+are tolerated; negative counts are kept as printed, with a warning; a table cut off keeps its
+complete rows. No result at all raises ParseError; no other exception escapes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+from fsbench.errors import ParseError
+from fsbench.tidy import ParseResult, measurement, snake
+from fsbench.units import parse_size
+
+TOOL = "juicefs-bench"
+_N = r"-?\d+(?:\.\d+)?"
+_SIZE = r"\d+(?:\.\d+)?\s*[KMGTP]?i?B"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_PARAM = re.compile(rf"\b(BlockSize|BigFileSize|SmallFileSize|SmallFileCount|NumThreads):\s*({_SIZE}|\d+)\b")
+_TOTAL = re.compile(
+    rf"^(?:Time used|Used):\s*({_N})\s*s,\s*CPU:\s*({_N})\s*%,\s*(?:Memory|MEM):\s*({_N})\s*([KMGTP]?i?B)\b"
+)
+_VALUE = re.compile(rf"^({_N})\s*(?:([KMGTP]i?B)/s|(files/s)|(operations))$")
+_COST = re.compile(rf"^({_N})\s*(s|ms|us|µs)/(?:file|op)$")
+_EXP = {"s": 0, "ms": -3, "us": -6, "µs": -6}  # power of ten of each unit in seconds
+_BORDER = re.compile(r"^\+[-+]+$")
+_OLD_BIG = re.compile(rf"^(Written|Read) a big file \(({_SIZE})\):\s*\(({_N})\s*MiB/s\)")
+_OLD_SMALL = re.compile(
+    rf"^(Written|Read) (\d+) small files \(({_SIZE})\):\s*({_N})\s*files/s,\s*({_N})\s*ms for each file"
+)
+_OLD_STAT = re.compile(rf"^Stated (\d+) files:\s*({_N})\s*files/s,\s*({_N})\s*ms for each file")
+_OLD_METRIC = re.compile(rf"^([A-Za-z][A-Za-z ]*?):\s*({_N}),\s*avg:\s*({_N})\s*ms$")
+_LOG = re.compile(r"<(WARNING|ERROR|FATAL)>:\s*(.*?)\s*(?:\[[^\]]*\])?$")
+_PROGRESS = re.compile(r"\b(?:blocks|files)(?: count)?:\s*\d+\s*/\s*\d+")
+_OLD_NAMES = {"Written": "write", "Read": "read"}
+
+
+def parse_path(path: str | Path) -> ParseResult:
+    """Read a file and parse it; ParseError when it cannot be read or holds no result."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError as exc:
+        raise ParseError(TOOL, str(path), f"cannot read: {exc.strerror}") from None
+    return parse_text(text, str(path))
+
+
+def parse_text(text: str, source: str = "<string>") -> ParseResult:
+    """Parse one `juicefs bench` output, either generation."""
+    state = _State()
+    for raw in text.splitlines():
+        line = _ANSI.sub("", raw).strip()
+        if line:
+            try:
+                state.feed(line)
+            except (ValueError, OverflowError) as exc:
+                state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
+    out = state.finish()
+    if not out.rows:
+        raise ParseError(TOOL, source, _no_result_reason(text, state.progress))
+    return out
+
+
+def _scaled(number: str, exp10: int) -> float:
+    """'38.80' ms -> 0.0388 s: scaling in the exponent gives the float nearest the printed decimal."""
+    return float(f"{number}e{exp10}")
+
+
+def _no_result_reason(text: str, progress: bool) -> str:
+    if not text.strip():
+        return "the output is empty: juicefs bench printed no result"
+    if progress:
+        return ("the output ends inside the progress bars, before any result "
+                "(benchmark interrupted, or the output cut off?)")
+    first = _ANSI.sub("", text).strip().splitlines()[0][:200]
+    return f"no juicefs bench result (table or 'Written a big file' lines) found; the output starts with: {first!r}"
+
+
+class _State:
+    """What has been read so far: rows, warnings, and where the result table stands."""
+
+    def __init__(self) -> None:
+        self.out = ParseResult(meta={"format": ""})
+        self.logs: Counter = Counter()
+        self.table_rows = 0
+        self.table_open = False  # a row was read and no closing border yet
+        self.progress = False
+
+    def add(self, operation: str, metric: str, value: float) -> None:
+        if math.isfinite(value):
+            self.out.rows.append(measurement(TOOL, operation, metric, value))
+
+    def feed(self, line: str) -> None:
+        if m := _LOG.search(line):
+            self.logs[f"<{m.group(1)}>: {m.group(2)}"] += 1
+        elif line.startswith("|"):
+            self._table_row(line)
+        elif _BORDER.match(line):
+            self.table_open = False
+        elif m := _TOTAL.match(line):
+            self.add("total", "runtime", float(m.group(1)))
+            self.add("total", "cpu_usage", float(m.group(2)))
+            self.add("total", "memory_peak", parse_size(m.group(3) + m.group(4)))
+        elif line.startswith("BlockSize:"):
+            for key, value in _PARAM.findall(line):
+                self.out.meta[key] = parse_size(value)
+        elif _PROGRESS.search(line):
+            self.progress = True
+        else:
+            self._old_line(line)
+
+    def _table_row(self, line: str) -> None:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells and cells[0].upper() == "ITEM":
+            return
+        if not line.endswith("|") or len(cells) != 3:
+            self.out.warnings.append(f"table row cut off or malformed, left out: {line[:80]!r}")
+            return
+        self.out.meta["format"] = "table"
+        self.table_rows += 1
+        self.table_open = True
+        label, value, cost = cells
+        operation = snake(label)
+        if not (v := _VALUE.match(value)):
+            self.out.warnings.append(f"{operation}: value {value!r} not understood, row left out")
+            return
+        number = float(v.group(1))
+        if v.group(2):
+            self.add(operation, "bandwidth", number * parse_size("1" + v.group(2)))
+        elif v.group(3):
+            self.add(operation, "rate", number)
+        else:
+            self._count(operation, number)
+        if c := _COST.match(cost):
+            self.add(operation, "latency_mean", _scaled(c.group(1), _EXP[c.group(2)]))
+        else:
+            self.out.warnings.append(f"{operation}: cost {cost!r} not understood")
+
+    def _count(self, operation: str, number: float) -> None:
+        if number < 0:
+            self.out.warnings.append(f"{operation}: negative count {number:g} kept as printed (juicefs reports "
+                                     "the difference of the client's counters, which went backwards)")
+        self.add(operation, "ops", number)
+
+    def _old_line(self, line: str) -> None:
+        """The free-text results of juicefs <= 0.15."""
+        if m := _OLD_BIG.match(line):
+            operation = f"{_OLD_NAMES[m.group(1)]}_big_file"
+            self.out.meta["BigFileSize"] = parse_size(m.group(2))
+            self.add(operation, "bandwidth", float(m.group(3)) * 2**20)
+        elif m := _OLD_SMALL.match(line):
+            operation = f"{_OLD_NAMES[m.group(1)]}_small_file"
+            self.out.meta["SmallFileCount"] = float(m.group(2))
+            self.out.meta["SmallFileSize"] = parse_size(m.group(3))
+            self.add(operation, "rate", float(m.group(4)))
+            self.add(operation, "latency_mean", _scaled(m.group(5), -3))
+        elif m := _OLD_STAT.match(line):
+            self.add("stat_file", "rate", float(m.group(2)))
+            self.add("stat_file", "latency_mean", _scaled(m.group(3), -3))
+        elif m := _OLD_METRIC.match(line):
+            operation = snake(m.group(1))
+            self._count(operation, float(m.group(2)))
+            self.add(operation, "latency_mean", _scaled(m.group(3), -3))
+        else:
+            return
+        self.out.meta["format"] = self.out.meta["format"] or "text"
+
+    def finish(self) -> ParseResult:
+        """Warnings about what is missing or was logged; the result."""
+        if self.table_open:
+            self.out.warnings.append(f"the result table is cut off after {self.table_rows} rows")
+        for message, count in self.logs.items():
+            self.out.warnings.append(f"juicefs logged {message}" + (f" ({count} times)" if count > 1 else ""))
+        return self.out

@@ -1,0 +1,77 @@
+"""Read vdbench's flatfile.html: '*' comments, one header of column names, whitespace-separated rows."""
+
+from __future__ import annotations
+
+from fsbench.tools.vdbench.model import FLATFILE_KEYS, RdBlock, Record, is_avg_label, number_occurrences
+from fsbench.tools.vdbench.text import complete_lines, number, strip_tags
+
+
+def _header(tokens: list[str]) -> dict[str, int] | None:
+    """Column positions by lower-cased name when the tokens are a flatfile header line."""
+    names = [t.lower() for t in tokens]
+    if "run" not in names or "interval" not in names:
+        return None
+    if any(number(t) is not None for t in tokens):
+        return None
+    cols: dict[str, int] = {}
+    for i, name in enumerate(names):
+        cols.setdefault(name, i)  # first wins: a duplicated name must not shift the mapping
+    return cols
+
+
+def _starts_new_block(cur: RdBlock | None, name: str, rec: Record) -> bool:
+    """A row belongs to a new RD when the name changes, after an average row, or when the
+    interval number goes back (for-loop RDs repeat the same name back to back)."""
+    if cur is None or cur.name != name or cur.avg is not None:
+        return True
+    n = rec.number
+    if n is not None and cur.intervals:
+        last = cur.intervals[-1].number
+        return last is not None and n <= last
+    return False
+
+
+def parse_flatfile(text: str, warnings: list[str], source: str = "flatfile.html") -> list[RdBlock]:
+    """Run definitions (in file order) with their interval and average records."""
+    cols: dict[str, int] | None = None
+    ncols = 0
+    keys: list[tuple[int, str]] = []
+    blocks: list[RdBlock] = []
+    cur: RdBlock | None = None
+    bad = 0
+    for raw in complete_lines(text, warnings, source):
+        line = strip_tags(raw).strip()
+        if not line or line.startswith("*"):
+            continue
+        tokens = line.split()
+        head = _header(tokens)
+        if head is not None:
+            # a (repeated) header: later rows follow its columns
+            cols, ncols = head, len(tokens)
+            keys = [(i, FLATFILE_KEYS[n]) for n, i in head.items() if n in FLATFILE_KEYS]
+            continue
+        if cols is None:
+            continue  # text before the header (title line leftovers)
+        if len(tokens) != ncols:
+            bad += 1
+            continue
+        name, label = tokens[cols["run"]], tokens[cols["interval"]]
+        if not (label.isdigit() or is_avg_label(label)):
+            bad += 1
+            continue
+        rec = Record(label, {})
+        for i, key in keys:
+            v = number(tokens[i])
+            if v is not None:
+                rec.values[key] = v
+        if _starts_new_block(cur, name, rec):
+            cur = RdBlock(name)
+            blocks.append(cur)
+        if rec.number is None:
+            cur.avg = rec
+        else:
+            cur.intervals.append(rec)
+    if bad:
+        warnings.append(f"{source}: {bad} malformed row(s) skipped (wrong column count or interval)")
+    number_occurrences(blocks)
+    return blocks

@@ -1,0 +1,71 @@
+"""Sweeps expand exactly as declared; case ids are stable; estimates follow fio's semantics."""
+
+from fsbench.scenario.load import load_scenario_text
+from fsbench.scenario.model import Sweep
+from fsbench.scenario.plan import case_id_for, plan_cases
+
+BASE = """\
+name: sweeps
+settings: {repetitions: 2}
+targets:
+  a: {path: /srv/a, baseline: true}
+  b: {path: /srv/b}
+workloads:
+  w:
+    tool: fio
+    options: {rw: randread, size: 8m, runtime: 3, time_based: true}
+    sweep:
+      product: {numjobs: [1, 4, 16, 64]}
+  z:
+    tool: fio
+    targets: [b]
+    repetitions: 1
+    options: {rw: read, runtime: 2}
+    sweep:
+      product: {numjobs: [1, 2]}
+      zip: {bs: [4k, 1m], iodepth: [1, 8]}
+"""
+
+
+def test_product_times_zip():
+    sweep = Sweep(product={"numjobs": [1, 2]}, zip={"bs": ["4k", "1m"], "iodepth": [1, 8]})
+    assert sweep.points() == [
+        {"numjobs": 1, "bs": "4k", "iodepth": 1}, {"numjobs": 1, "bs": "1m", "iodepth": 8},
+        {"numjobs": 2, "bs": "4k", "iodepth": 1}, {"numjobs": 2, "bs": "1m", "iodepth": 8},
+    ]
+    assert Sweep().points() == [{}]
+
+
+def test_lists_in_options_are_never_sweeps():
+    sc = load_scenario_text(BASE.replace("size: 8m", "size: 8m, percentile_list: '50:99'"), "s.yaml")
+    cases = [c for c in plan_cases(sc) if c.workload == "w"]
+    assert len(cases) == 2 * 4 * 2  # targets x numjobs x repetitions, nothing else
+
+
+def test_plan_order_ids_and_counts():
+    sc = load_scenario_text(BASE, "s.yaml")
+    cases = plan_cases(sc)
+    assert len(cases) == 2 * 4 * 2 + 1 * 4 * 1
+    assert [c.index for c in cases] == list(range(1, len(cases) + 1))
+    assert cases[0].case_id == "a__w__numjobs=1__r1" and cases[1].case_id == "a__w__numjobs=1__r2"
+    assert [c.target for c in cases[:8]] == ["a"] * 8  # grouped by target so each is set up once
+    z = [c for c in cases if c.workload == "z"]
+    assert [(c.params["numjobs"], c.params["bs"], c.params["iodepth"]) for c in z] == [
+        (1, "4k", 1), (1, "1m", 8), (2, "4k", 1), (2, "1m", 8)]
+    assert z[1].options == {"rw": "read", "runtime": 2, "numjobs": 1, "bs": "1m", "iodepth": 8}
+    assert len({c.case_id for c in cases}) == len(cases)
+    assert [c.case_id for c in plan_cases(load_scenario_text(BASE, "s.yaml"))] == [c.case_id for c in cases]
+
+
+def test_estimates_use_runtime_and_timeouts_leave_room():
+    sc = load_scenario_text(BASE, "s.yaml")
+    w = [c for c in plan_cases(sc) if c.workload == "w"][0]
+    assert w.estimate_s == 3 + 1  # time_based runtime + start-up
+    assert w.timeout_s >= 120
+
+
+def test_long_ids_are_shortened_but_unique():
+    a = case_id_for("t", "w", {"filename_format": "x" * 200}, 1)
+    b = case_id_for("t", "w", {"filename_format": "x" * 199 + "y"}, 1)
+    assert len(a) <= 120 and a != b
+    assert "/" not in case_id_for("t", "w", {"bs": "4k/8k"}, 1)
