@@ -81,7 +81,7 @@ def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -
 
 def _svg(fig) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]

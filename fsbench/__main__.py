@@ -1,0 +1,5 @@
+"""python -m fsbench."""
+
+from fsbench.cli import main
+
+main()

@@ -1,0 +1,44 @@
+"""Shared fixtures: real tools are required, never skipped (CI counts a skip as a failure)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+
+
+def require(binary: str) -> str:
+    """The path of a real tool the test needs; fails (not skips) when it is missing."""
+    path = shutil.which(binary)
+    assert path, f"{binary} is not installed: run .ci/install (or the README's install command) first"
+    return path
+
+
+@pytest.fixture
+def fio() -> str:
+    return require("fio")
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300,
+            check: bool = False) -> subprocess.CompletedProcess:
+    """Run `fsbench ARGS` in a subprocess, as a user would."""
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    proc = subprocess.run([sys.executable, "-m", "fsbench", *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+    if check:
+        assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc
+
+
+def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path:
+    """Write a dedented scenario file."""
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
