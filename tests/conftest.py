@@ -42,3 +42,13 @@ def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path
     path = folder / name
     path.write_text(textwrap.dedent(text))
     return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI a skipped test is a failure: a test that needs a tool must find it installed."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("CI") and report.skipped:
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, which counts as a failure: {report.longrepr}"

@@ -1,0 +1,62 @@
+"""The report in a real headless Chromium: renders, no console error, no request leaves the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require, run_cli, write_scenario
+from tests.paths import REPO
+
+ARTIFACTS = REPO / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    require("fio")
+    tmp = tmp_path_factory.mktemp("browser")
+    scenario = write_scenario(tmp, f"""\
+        name: browser
+        description: a report for the browser test
+        use_case: {{application: checking the report, data_scale: a few MiB}}
+        targets:
+          a: {{path: {tmp}, baseline: true}}
+          b: {{path: {tmp}}}
+        workloads:
+          w:
+            tool: fio
+            options: {{rw: randrw, bs: 4k, size: 2m}}
+            sweep: {{product: {{numjobs: [1, 2, 4]}}}}
+        """)
+    run = Path(run_cli("run", str(scenario), "-o", str(tmp / "out"), check=True).stdout.splitlines()[0])
+    return run / "report.html"
+
+
+def test_report_in_headless_chromium(report):
+    from playwright.sync_api import sync_playwright
+
+    chromium = require("chromium")
+    requests, errors = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(report.as_uri(), wait_until="load")
+            assert page.title() == "browser · fsbench report"
+            assert page.locator("section.workload table.results").count() == 3  # one per numjobs
+            assert page.locator("section.workload figure svg").count() >= 3
+            cells = page.locator("table.results td.num")
+            assert cells.count() > 0 and "(1.00)" in cells.first.inner_text()
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert errors == []
+    assert requests == [report.as_uri()], f"the report fetched something: {requests}"
+    assert (ARTIFACTS / "report.png").stat().st_size > 10_000
