@@ -56,7 +56,8 @@ class Runner:
                 "case_id": c.case_id, "index": c.index, "target": c.target, "workload": c.workload,
                 "tool": c.tool, "repetition": c.repetition, "status": previous.get(c.case_id, STATUS_PENDING),
                 "reason": "", "exit_status": "", "started": "", "ended": "", "duration_s": "",
-                "estimate_s": c.estimate_s, "hosts": " ".join(c.hosts), "warnings": "", "params": c.params,
+                "estimate_s": c.estimate_s, "tool_wall_s": "", "hosts": " ".join(c.hosts), "warnings": "",
+                "params": c.params,
             }
         old = self.rd.path / "cases.csv"
         if old.exists():  # keep what earlier attempts recorded about cases that will not rerun
@@ -67,7 +68,7 @@ class Runner:
                     rec = self.records.get(row["case_id"])
                     if rec and rec["status"] == STATUS_OK:
                         rec.update({k: row.get(k, "") for k in ("reason", "exit_status", "started", "ended",
-                                                               "duration_s", "warnings")})
+                                                               "duration_s", "tool_wall_s", "warnings")})
 
     def _finish_case(self, case: Case, status: str, reason: str = "", **extra: object) -> None:
         rec = self.records[case.case_id]
@@ -179,7 +180,8 @@ class Runner:
         self._record_result(case, tool, raw, result, duration)
 
     def _record_result(self, case: Case, tool, raw: Path, result: CommandResult, duration: float) -> None:
-        common = {"duration_s": duration, "exit_status": result.exit_status}
+        common = {"duration_s": duration, "exit_status": result.exit_status,
+                  "tool_wall_s": round(result.duration_s, 3)}
         if result.interrupted:
             self._finish_case(case, STATUS_INTERRUPTED, "stopped by the user (Ctrl-C)", **common)
             return

@@ -17,7 +17,7 @@ from fsbench.errors import RunDirError
 from fsbench.tidy import COLUMNS
 
 CASE_COLUMNS = ["case_id", "index", "target", "workload", "tool", "repetition", "status", "reason",
-                "exit_status", "started", "ended", "duration_s", "estimate_s", "hosts", "warnings"]
+                "exit_status", "started", "ended", "duration_s", "tool_wall_s", "estimate_s", "hosts", "warnings"]
 STATUS_OK, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_PENDING = "ok", "failed", "interrupted", "pending"
 
 

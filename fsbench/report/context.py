@@ -75,8 +75,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "manifest": manifest,
         "counts": counts,
         "total_cases": len(cases),
-        "hosts": hosts,
-        "host_columns": list(hosts[0].keys()) if hosts else [],
+        "hosts": [h.get("host", "") for h in hosts],
+        "host_facts": _host_facts(hosts),
         "targets": [{"name": n, **{k: v for k, v in (t or {}).items() if k in ("path", "description")},
                      "baseline": n == baseline} for n, t in (scenario.get("targets") or {}).items()],
         "baseline": baseline,
@@ -84,6 +84,21 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "workloads": workloads,
         "variables": scenario.get("variables") or {},
     }
+
+
+def _host_facts(hosts: list[dict]) -> list[tuple[str, list[str]]]:
+    """Facts as rows and hosts as columns: easier to read than a wide table."""
+    keys: list[str] = []
+    for h in hosts:
+        keys += [k for k in h if k != "host" and k not in keys]
+    rows = []
+    for k in keys:
+        values = [h.get(k, "") for h in hosts]
+        if k == "memory_bytes":
+            values = [format_value(float(v), "B") if str(v).isdigit() else v for v in values]
+        label = k.replace("_bytes", "").replace("mount_", "mount: ").replace("_", " ")
+        rows.append((label, values))
+    return rows
 
 
 def _point_label(row: pd.Series, pcols: list[str]) -> str:

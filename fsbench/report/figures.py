@@ -47,7 +47,8 @@ def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) ->
     width = 0.8 / n
     for i, col in enumerate(pivot.columns):
         xs = [j + (i - (n - 1) / 2) * width for j in range(len(pivot))]
-        ax.bar(xs, pivot[col] / div, width, yerr=err[col].fillna(0) / div if col in err else None,
+        spread = err[col].fillna(0) / div if col in err and (err[col].fillna(0) > 0).any() else None
+        ax.bar(xs, pivot[col] / div, width, yerr=spread,
                label=str(col), color=colors[i % len(colors)], capsize=2)
     ax.set_xticks(range(len(pivot)), [str(v) for v in pivot.index])
     ax.set_ylabel(label)

@@ -1,9 +1,12 @@
 """fio normal (human) output, fio 2.x and 3.x, local and client/server -> tidy rows.
 
 Rows have the shape parse_json emits (same metrics, units, host/job/job_index/groupid), built by
-rows_from_jobs(), which parse_terse shares. Run status group lines are group summaries and Disk stats
-are not measurements: both are skipped. A direction whose block the output ends inside is left out
-with a warning (its percentiles may be cut); with --status-interval only the last report counts.
+rows_from_jobs(), which parse_terse shares. "ops" comes from the `issued rwts: total=r,w,t,s` line
+(the same counter as JSON's total_ios). Host is "" (per-server blocks do not name their server) and
+"all" for All clients. Run status group lines are group summaries and Disk stats are not
+measurements: both are skipped. A direction whose block the output ends inside is left out with a
+warning (its percentiles may be cut). With --status-interval (a job block repeated with the same pid)
+only the last report counts; not detected in client/server output, where servers may share pids.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _DIRECTIONS = ("read", "write", "trim")
 _N = r"\d+(?:\.\d+)?"
 _NK = _N + r"[kKMGT]?"  # fio's suffixed counts: 101k, 1632.2k
 _HOST_PREFIX = re.compile(r"^<[^<>\s]*> ?")  # client/server: `<hostname> ` before server log lines
-_VERSION = re.compile(r"(?:^|fio=)(fio-\d[\w.+-]*)")
+_VERSION = re.compile(r"^(fio-\d[\w.+-]*)\s*$|\bfio=(fio-\d[\w.+-]*)")
 _JOB = re.compile(r"^(?P<name>.*?): \(groupid=(?P<gid>\d+), jobs=\d+\): err=\s*(?P<err>-?\d+)(?P<rest>.*)$")
 _PID = re.compile(r"pid=(\d+)")
 _ERRTEXT = re.compile(r"error=([^)]*)\)")
@@ -118,15 +121,19 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
     """Parse fio's normal output; ParseError when it holds no complete result block."""
     parser = _Parser(client_server=bool(re.search(r"^(?:<[^<>\s]*>|All clients: |hostname=)", text, re.M)))
     lines = text.splitlines()
-    for no, line in enumerate(lines, 1):
+    cut = bool(text) and not text.endswith(("\n", "\r"))
+    for no, raw in enumerate(lines, 1):
+        line = _HOST_PREFIX.sub("", raw, count=1)
+        if cut and no == len(lines) and not (_JOB.match(line) or _DIR_LIKE.match(line)):
+            continue  # a line cut short cannot tell that the block before it is complete
         try:
-            parser.feed(_HOST_PREFIX.sub("", line, count=1))
+            parser.feed(line)
         except (ValueError, OverflowError) as exc:
             parser.out.warnings.append(f"line {no}: cannot read {line.strip()[:80]!r} ({exc})")
-    parser.close(cut=bool(text) and not text.endswith(("\n", "\r")))
+    parser.close(cut)
     out = parser.out
     if not parser.jobs:
-        raise ParseError(TOOL, source, _no_result_reason(text, parser.seen_header))
+        raise ParseError(TOOL, source, _no_result_reason(text))
     rows_from_jobs(parser.jobs, out)
     if not out.rows:
         if not any(d.complete for j in parser.jobs for d in j.directions) and parser.truncated:
@@ -137,9 +144,7 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
     return out
 
 
-def _no_result_reason(text: str, seen_header: bool) -> str:
-    if seen_header:
-        return "the output ends inside the first result block (cut off, or fio was killed?)"
+def _no_result_reason(text: str) -> str:
     if not text.strip():
         return "the output is empty: fio printed no result (option error or killed?)"
     first = text.strip().splitlines()[0][:200]
@@ -158,13 +163,12 @@ class _Parser:
         self.pct_exp: int | None = None  # set while inside a percentile block (None: not clat)
         self.in_pct = False
         self.identities: set[tuple[str, int, int]] = set()
-        self.seen_header = False
         self.truncated = False
         self.earlier_reports = 0
 
     def feed(self, line: str) -> None:
         if not self.out.meta["fio_version"] and (v := _VERSION.search(line)):
-            self.out.meta["fio_version"] = v.group(1)
+            self.out.meta["fio_version"] = v.group(1) or v.group(2)
         if m := _JOB.match(line):
             self._end_direction()
             self._start_job(m)
@@ -187,7 +191,6 @@ class _Parser:
                 self.job = None  # group summaries and disk stats follow the job blocks
 
     def _start_job(self, m: re.Match) -> None:
-        self.seen_header = True
         pid = _PID.search(m.group("rest"))
         err_text = _ERRTEXT.search(m.group("rest"))
         job = ParsedJob(m.group("name").strip(), int(m.group("gid")), int(m.group("err")),

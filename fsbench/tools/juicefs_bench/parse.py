@@ -76,12 +76,13 @@ def _scaled(number: str, exp10: int) -> float:
 
 
 def _no_result_reason(text: str, progress: bool) -> str:
-    if not text.strip():
+    plain = _ANSI.sub("", text).strip()
+    if not plain:
         return "the output is empty: juicefs bench printed no result"
     if progress:
         return ("the output ends inside the progress bars, before any result "
                 "(benchmark interrupted, or the output cut off?)")
-    first = _ANSI.sub("", text).strip().splitlines()[0][:200]
+    first = plain.splitlines()[0][:200]
     return f"no juicefs bench result (table or 'Written a big file' lines) found; the output starts with: {first!r}"
 
 

@@ -58,7 +58,6 @@ def parse_tables(text: str, warnings: list[str], source: str) -> list[RdBlock]:
     cur: RdBlock | None = None
     cols: list[str] | None = None
     keys: list[tuple[int, str]] = []
-    last_start: tuple[str, str] | None = None
     bad = orphan = 0
     skip = False
     for i, raw in enumerate(lines):
@@ -68,12 +67,12 @@ def parse_tables(text: str, warnings: list[str], source: str) -> list[RdBlock]:
         line = strip_tags(raw)
         start = start_line(line)
         if start:
-            time, name, loops = start
-            # logfile.html prints each start twice (plain and as an anchor): same time, same RD
-            if last_start != (time, name):
+            _, name, loops = start
+            # logfile.html prints each start twice (anchor, then plain, 0-1 ms apart): the same
+            # name and for-loop values again before any row is the same RD
+            if cur is None or (cur.name, cur.loops) != (name, loops) or cur.has_data:
                 cur = RdBlock(name, loops)
                 blocks.append(cur)
-            last_start = (time, name)
             continue
         if _INTERVAL.search(line) and i + 1 < len(lines):
             head = header_columns(line, strip_tags(lines[i + 1]))

@@ -1,0 +1,127 @@
+"""juicefs bench parser: golden files over every public output, and numbers checked by eye."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from fsbench.errors import ParseError
+from fsbench.tools.juicefs_bench import TOOL, parse_path, parse_text
+from tests.golden.golden import check_golden
+from tests.paths import FIXTURES, GOLDEN
+
+PUBLIC = FIXTURES / "public" / "juicefs-bench"
+GOLDEN_DIR = GOLDEN / "juicefs-bench"
+FILES = sorted(p for p in PUBLIC.iterdir() if p.is_file())
+#: outputs without a usable result: stem -> a substring of the ParseError reason
+EXPECTED_ERRORS = {
+    "issue-6211_windows_warnings_progress_TRUNCATED": "ends inside the progress bars",
+}
+MiB = 2**20
+
+
+def test_fixtures_found() -> None:
+    assert len(FILES) == 5
+    assert set(EXPECTED_ERRORS) <= {p.stem for p in FILES}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_fixture(path: Path) -> None:
+    if path.stem in EXPECTED_ERRORS:
+        with pytest.raises(ParseError) as info:
+            parse_path(path)
+        assert info.value.tool == TOOL and info.value.file == str(path)
+        assert EXPECTED_ERRORS[path.stem] in info.value.reason
+        return
+    result = parse_path(path)
+    assert result.rows
+    check_golden(result.rows, GOLDEN_DIR / f"{path.stem}.csv")
+
+
+def _values(name: str) -> dict[tuple[str, str], float]:
+    return {(r["operation"], r["metric"]): r["value"] for r in parse_path(PUBLIC / name).rows}
+
+
+def test_table_numbers() -> None:
+    got = _values("issue-4712_table_negative_update_meta.txt")
+    assert got[("write_big_file", "bandwidth")] == 612.69 * 1048576
+    assert got[("write_big_file", "latency_mean")] == 1.67
+    assert got[("read_big_file", "bandwidth")] == 390.55 * MiB
+    assert got[("write_small_file", "rate")] == 44.4
+    assert math.isclose(got[("write_small_file", "latency_mean")], 22.52e-3)
+    assert got[("stat_file", "rate")] == 2170.1
+    assert got[("fuse_operation", "ops")] == 17826 and math.isclose(got[("fuse_operation", "latency_mean")], 0.36e-3)
+    assert got[("update_meta", "ops")] == -9
+    assert got[("put_object", "ops")] == 356 and math.isclose(got[("put_object", "latency_mean")], 91.47e-3)
+    assert got[("delete_object", "ops")] == 0
+    assert math.isclose(got[("read_from_cache", "latency_mean")], 0.11e-3)
+    assert len(got) == 24  # 12 items x (value, cost)
+    warnings = parse_path(PUBLIC / "issue-4712_table_negative_update_meta.txt").warnings
+    assert len(warnings) == 1 and "update_meta: negative count -9" in warnings[0]
+
+
+def test_indented_truncated_table() -> None:
+    result = parse_path(PUBLIC / "issue-3681_indented_progress_and_table_TRUNCATED.txt")
+    got = {(r["operation"], r["metric"]): r["value"] for r in result.rows}
+    assert got[("total", "runtime")] == 33.3 and got[("total", "cpu_usage")] == 35.2
+    assert got[("total", "memory_peak")] == 458.0 * MiB
+    assert got[("write_big_file", "bandwidth")] == 60.53 * MiB and got[("write_big_file", "latency_mean")] == 16.92
+    assert got[("stat_file", "rate")] == 903.1
+    assert not any(op == "fuse_operation" for op, _ in got)  # its row is cut before the cost column
+    assert result.meta == {"format": "table", "BlockSize": MiB, "BigFileSize": 1024 * MiB,
+                           "SmallFileSize": 128 * 1024, "SmallFileCount": 100, "NumThreads": 1}
+    assert any("cut off after 5 rows" in w for w in result.warnings)
+
+
+def test_old_text_format() -> None:
+    got = _values("juicedata-juicefs_README_2021_old_text_format.txt")
+    assert got[("write_big_file", "bandwidth")] == 113.67 * MiB
+    assert got[("read_big_file", "bandwidth")] == 127.12 * MiB
+    assert got[("write_small_file", "rate")] == 151.7 and got[("write_small_file", "latency_mean")] == 0.0066
+    assert got[("stat_file", "rate")] == 584.2 and got[("stat_file", "latency_mean")] == 0.0017
+    assert got[("fuse_operation", "ops")] == 19333 and got[("fuse_operation", "latency_mean")] == 0.0003
+    assert got[("get_object_first_byte", "ops")] == 308
+    assert got[("total", "runtime")] == 23.4 and got[("total", "cpu_usage")] == 69.1
+    assert got[("total", "memory_peak")] == 147.0 * MiB
+    meta = parse_path(PUBLIC / "juicedata-juicefs_README_2021_old_text_format.txt").meta
+    assert meta["BigFileSize"] == 1024 * MiB and meta["SmallFileCount"] == 100
+
+
+def test_colours_progress_warnings_and_newer_parameter_line() -> None:
+    table = (PUBLIC / "issue-4712_table_negative_update_meta.txt").read_text()
+    coloured = table.replace("612.69 MiB/s", "\x1b[1;32m612.69 MiB/s\x1b[0m").replace(
+        "-9 operations", "\x1b[0;31m-9 operations\x1b[0m")
+    text = (
+        "Cleaning kernel cache, may ask for root privilege...\n"
+        "2025/06/26 16:30:42.830014 juicefs[1184] <WARNING>: Clear cache operation has been skipped [bench.go:355]\n"
+        "  Write big blocks count: 12 / 1024 [==>      ]\r  Write big blocks count: 1024 / 1024 [=====]  done\n"
+        "2025/06/26 16:31:09.244616 juicefs[1184] <WARNING>: Clear cache operation has been skipped [bench.go:355]\n"
+        "Benchmark finished!\n"
+        "BlockSize: 1.0 MiB, BigFileSize: 1.0 GiB, SmallFileSize: 128 KiB, SmallFileCount: 100, NumThreads: 4\n"
+        "Time used: 30.2 s, CPU: 103.5%, Memory: 1364.5 MiB\n" + coloured
+    )
+    result = parse_text(text, "coloured")
+    plain = parse_text(table, "plain")
+    assert [r for r in result.rows if r["operation"] != "total"] == plain.rows
+    assert result.meta["BigFileSize"] == 2**30 and result.meta["NumThreads"] == 4
+    assert ("Clear cache operation has been skipped (2 times)" in " ".join(result.warnings))
+    total = {r["metric"]: r["value"] for r in result.rows if r["operation"] == "total"}
+    assert total == {"runtime": 30.2, "cpu_usage": 103.5, "memory_peak": 1364.5 * MiB}
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "the output is empty"),
+    ("Usage: juicefs bench [options] PATH\n", "no juicefs bench result"),
+    ("|   Write big file |     612.69 MiB/s", "no juicefs bench result"),
+])
+def test_no_result(text: str, reason: str) -> None:
+    with pytest.raises(ParseError) as info:
+        parse_text(text, "x")
+    assert reason in info.value.reason and info.value.tool == "juicefs-bench"
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(ParseError, match="cannot read"):
+        parse_path(tmp_path / "missing.txt")
