@@ -120,13 +120,33 @@ def report(run_dir: str, output: str | None, baseline: str | None) -> None:
 @click.argument("tool")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="OUT.csv or OUT.parquet.")
-def ingest(tool: str, files: tuple[str, ...], output: str | None) -> None:
-    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result)."""
+@click.option("--run-dir", "run_dir", type=click.Path(file_okay=False),
+              help="Also write a run directory (each file a case) for `fsbench report`.")
+@click.option("--target", help="Target name of every file in --run-dir (default: the file's parent folder).")
+@click.option("--report/--no-report", "with_report", default=True, help="Render report.html in --run-dir.")
+def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str | None, target: str | None,
+           with_report: bool) -> None:
+    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result).
+
+    TOOL is fio, mdtest, vdbench (FILE may be an output directory) or juicefs-bench.
+    """
+    from pathlib import Path
+
     from fsbench.ingest import ingest_files, write_rows
 
     try:
-        rows, errors = ingest_files(tool, list(files))
-        write_rows(rows, output, sys.stdout)
+        if run_dir:
+            from fsbench.ingest_run import ingest_run_dir
+
+            out, errors = ingest_run_dir(tool, list(files), Path(run_dir), target)
+            if with_report:
+                from fsbench.report import write_report
+
+                write_report(out)
+            click.echo(str(out))
+        else:
+            rows, errors = ingest_files(tool, list(files))
+            write_rows(rows, output, sys.stdout)
     except FsbenchError as exc:
         _fail(exc)
     for err in errors:
