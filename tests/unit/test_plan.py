@@ -69,3 +69,15 @@ def test_long_ids_are_shortened_but_unique():
     b = case_id_for("t", "w", {"filename_format": "x" * 199 + "y"}, 1)
     assert len(a) <= 120 and a != b
     assert "/" not in case_id_for("t", "w", {"bs": "4k/8k"}, 1)
+
+
+def test_shipped_job_file_plans_as_two_stonewalled_sections(tmp_path):
+    from tests.paths import REPO
+
+    f = tmp_path / "s.yaml"
+    f.write_text(f"name: jf\ntargets: {{t: {{path: /srv/t}}}}\nworkloads:\n  w:\n    tool: fio\n"
+                 f"    job_file: {REPO / 'configs/fio/write-then-randread.fio'}\n    options: {{runtime: 4}}\n")
+    from fsbench.scenario.load import load_scenario
+
+    (case,) = plan_cases(load_scenario(f))
+    assert case.estimate_s == 4 + 4 + 1  # two groups of at most 4 s each, plus start-up
