@@ -76,7 +76,7 @@ def test_shipped_job_file_plans_as_two_stonewalled_sections(tmp_path):
 
     f = tmp_path / "s.yaml"
     f.write_text(f"name: jf\ntargets: {{t: {{path: /srv/t}}}}\nworkloads:\n  w:\n    tool: fio\n"
-                 f"    job_file: {REPO / 'configs/fio/write-then-randread.fio'}\n    options: {{runtime: 4}}\n")
+                 f"    job_file: {REPO / 'configs/fio/write-then-randread.fio'}\n    options: {{runtime: 4, time_based: true}}\n")
     from fsbench.scenario.load import load_scenario
 
     (case,) = plan_cases(load_scenario(f))
