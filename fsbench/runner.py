@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 import threading
 import time
@@ -13,9 +14,10 @@ from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener, ignore
 from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
-from fsbench.shell import render, sh
-from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, STATUS_PENDING, RunDir, utc_now
+from fsbench.store import (STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir,
+                           utc_now)
 from fsbench.targets.lifecycle import TargetSession
+from fsbench.targets.manager import ServiceManager, resolve_hosts
 from fsbench.tools import get_tool
 from fsbench.transport.base import Transport
 from fsbench.transport.local import LocalTransport
@@ -33,7 +35,8 @@ class RunOutcome:
     def exit_code(self) -> int:
         if self.interrupted:
             return 130
-        return 0 if self.counts.get(STATUS_OK, 0) == sum(self.counts.values()) else 1
+        good = self.counts.get(STATUS_OK, 0) + self.counts.get(STATUS_SKIPPED, 0)
+        return 0 if good == sum(self.counts.values()) else 1
 
 
 class Runner:
@@ -89,37 +92,64 @@ class Runner:
         self.emit(Event("run_start", total=len(todo),
                         data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
         hosts = self._host_facts()
+        missing = {(h["host"], tool) for h in hosts for tool in self._tools() if h.get(f"{tool}_version") == "not found"}
+        order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
+        scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
+        services = ServiceManager(self.sc, self.transports, self.rd.run_id, scratch, self.rd.path / "services",
+                                  self.emit, order)
         done = 0
-        for target in self.sc.targets.values():
-            tcases = [c for c in todo if c.target == target.name]
-            if not tcases or self.cancel.is_set():
-                continue
-            session = TargetSession(target, self._target_transports(target), self.rd.run_id, self.emit)
-            try:
-                ready = session.setup(self.cancel)
-                for h in hosts:
-                    if h["host"] in session.transports:
-                        m = facts.mount_of(session.transports[h["host"]], target.path)
-                        h[f"mount_{target.name}"] = " ".join(v for v in m.values() if v)
-                for case in tcases:
-                    if self.cancel.is_set():
-                        break
-                    done += 1
-                    self.emit(Event("case_start", case=case, index=done, total=len(todo)))
-                    if ready is not None:
-                        self.records[case.case_id]["started"] = utc_now()
-                        self._finish_case(case, STATUS_FAILED, ready)
-                    else:
-                        self._run_case(case, session)
-                    rec = self.records[case.case_id]
-                    self.emit(Event("case_end", case=case, index=done, total=len(todo), status=rec["status"],
-                                    duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
-                    if self.sc.settings.cooldown_s and not self.cancel.is_set():
-                        self.cancel.wait(self.sc.settings.cooldown_s)
-            finally:
-                session.teardown()
+        try:
+            for name in order:
+                if self.cancel.is_set():
+                    break
+                done = self._run_target(self.sc.targets[name], [c for c in todo if c.target == name], services,
+                                        scratch, hosts, missing, done, len(todo))
+        finally:
+            services.stop_all()
+            for tr in self.transports.values():
+                tr.remove_tree(scratch)
         self.rd.write_hosts(hosts)
         return self._close()
+
+    def _run_target(self, target: Target, tcases: list[Case], services: ServiceManager, scratch: str,
+                    hosts: list[dict], missing: set, done: int, total: int) -> int:
+        values, reason = services.ensure(target.services, self.cancel)
+        session = TargetSession(target, self._target_transports(target), self.rd.run_id, self.emit,
+                                scratch=scratch, service_values=values,
+                                log_dir=self.rd.path / "targets" / target.name)
+        try:
+            ready = reason or session.setup(self.cancel)
+            for h in hosts:
+                if h["host"] in session.transports:
+                    m = facts.mount_of(session.transports[h["host"]], target.path)
+                    h[f"mount_{target.name}"] = " ".join(v for v in m.values() if v)
+            for case in tcases:
+                if self.cancel.is_set():
+                    break
+                done += 1
+                self.emit(Event("case_start", case=case, index=done, total=total))
+                self.records[case.case_id]["started"] = utc_now()
+                absent = [h for h in case.hosts if (h, case.tool) in missing]
+                if absent:
+                    self._finish_case(case, STATUS_SKIPPED, f"{case.tool} is not installed on {', '.join(absent)} "
+                                      f"(`{shlex.join(get_tool(case.tool).version_argv())}` failed): install it "
+                                      "there, or remove the workload")
+                elif ready is not None:
+                    self._finish_case(case, STATUS_FAILED, ready)
+                else:
+                    self._run_case(case, session)
+                rec = self.records[case.case_id]
+                self.emit(Event("case_end", case=case, index=done, total=total, status=rec["status"],
+                                duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
+                if self.sc.settings.cooldown_s and not self.cancel.is_set():
+                    self.cancel.wait(self.sc.settings.cooldown_s)
+        finally:
+            session.teardown()
+            services.release(target.name)
+        return done
+
+    def _tools(self) -> set[str]:
+        return {w.tool for w in self.sc.workloads.values()}
 
     def _close(self) -> RunOutcome:
         rows = []
@@ -131,8 +161,8 @@ class Runner:
         for r in self.records.values():
             counts[r["status"]] = counts.get(r["status"], 0) + 1
         interrupted = self.cancel.is_set()
-        status = ("interrupted" if interrupted else
-                  "complete" if counts.get(STATUS_OK, 0) == len(self.records) else "failed")
+        good = counts.get(STATUS_OK, 0) + counts.get(STATUS_SKIPPED, 0)
+        status = "interrupted" if interrupted else "complete" if good == len(self.records) else "failed"
         self.rd.manifest.update(status=status, ended=utc_now())
         self.rd.save_manifest()
         self.rd.write_cases(list(self.records.values()))
@@ -140,14 +170,11 @@ class Runner:
         return RunOutcome(self.rd.path, counts, interrupted)
 
     def _host_facts(self) -> list[dict]:
-        tools = {}
-        for w in self.sc.workloads.values():
-            tools[w.tool] = get_tool(w.tool).version_argv()
+        tools = {name: get_tool(name).version_argv() for name in sorted(self._tools())}
         return [facts.gather(t, tools) for t in self.transports.values()]
 
     def _target_transports(self, target: Target) -> dict[str, Transport]:
-        names = target.hosts or tuple(self.transports)[:1]
-        return {n: self.transports[n] for n in names}
+        return {n: self.transports[n] for n in resolve_hosts(self.sc, target.hosts)}
 
     def _run_case(self, case: Case, session: TargetSession) -> None:
         rec = self.records[case.case_id]

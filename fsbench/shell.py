@@ -5,24 +5,29 @@ from __future__ import annotations
 import re
 import shlex
 
-_PLACEHOLDER = re.compile(r"\$\{((?:target|run|case|host)\.[a-z_]+)\}")
+#: run-time placeholders: ${target.path}, ${run.scratch}, ${service.port}, ${services.redis.port} ...
+PLACEHOLDER = re.compile(r"\$\{((?:target|run|case|host|service)\.[a-z_]+|services\.[A-Za-z0-9_-]+\.[a-z_]+)\}")
 
 
-def render(template: str, values: dict[str, str]) -> str:
-    """Fill `${target.path}`-style placeholders, each value shell-quoted; unknown ones raise KeyError."""
+def render(template: str, values: dict[str, str], *, quote: bool = True) -> str:
+    """Fill run-time placeholders; shell-quoted by default (plain for config files and argv items).
+
+    An unknown placeholder raises KeyError naming the known ones.
+    """
 
     def repl(m: re.Match) -> str:
         key = m.group(1)
         if key not in values:
-            raise KeyError(f"unknown placeholder ${{{key}}}; known: {', '.join('${' + k + '}' for k in values)}")
-        return shlex.quote(str(values[key]))
+            raise KeyError(f"unknown placeholder ${{{key}}}; known here: "
+                           f"{', '.join('${' + k + '}' for k in sorted(values))}")
+        return shlex.quote(str(values[key])) if quote else str(values[key])
 
-    return _PLACEHOLDER.sub(repl, template)
+    return PLACEHOLDER.sub(repl, template)
 
 
 def placeholders(template: str) -> list[str]:
-    """The run-time placeholders a command uses."""
-    return _PLACEHOLDER.findall(template)
+    """The run-time placeholders a text uses."""
+    return PLACEHOLDER.findall(template)
 
 
 def sh(script: str) -> list[str]:

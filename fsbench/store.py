@@ -19,6 +19,7 @@ from fsbench.tidy import COLUMNS
 CASE_COLUMNS = ["case_id", "index", "target", "workload", "tool", "repetition", "status", "reason",
                 "exit_status", "started", "ended", "duration_s", "tool_wall_s", "estimate_s", "hosts", "warnings"]
 STATUS_OK, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_PENDING = "ok", "failed", "interrupted", "pending"
+STATUS_SKIPPED = "skipped"  # the tool is not installed where the case would run: said plainly, not failed
 
 
 def utc_now() -> str:

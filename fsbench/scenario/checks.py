@@ -5,6 +5,7 @@ from __future__ import annotations
 from fsbench.errors import Issue
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.variables import RUNTIME
+from fsbench.shell import placeholders
 from fsbench.scenario.yamllines import LineMap
 from fsbench.targets.safety import unsafe_path_reason
 
@@ -31,9 +32,43 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
                                    "point at a dedicated directory or mount, or set `destructive: true` "
                                    "on this target if you really mean it"))
         for h in t.hosts:
-            if h not in sc.hosts:
-                issues.append(lm.issue(path + ("hosts",), f"unknown host {h!r}",
+            if h not in _host_names(sc):
+                issues.append(lm.issue(path + ("hosts",), f"unknown host or group {h!r}",
                                        f"hosts: {', '.join(sc.hosts)}"))
+        for s in t.services:
+            if s not in sc.services:
+                issues.append(lm.issue(path + ("services",), f"unknown service {s!r}",
+                                       f"services: {', '.join(sc.services) or '(none declared)'}"))
+        if t.kind == "juicefs" and t.juicefs is None:
+            issues.append(lm.issue(path + ("kind",), "a juicefs target needs a `juicefs:` section",
+                                   "at least `juicefs: {meta: URL}`"))
+        if t.kind != "juicefs" and t.juicefs is not None:
+            issues.append(lm.issue(path + ("juicefs",), "`juicefs:` settings need `kind: juicefs`"))
+        allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name"} | {
+            f"services.{s}.{k}" for s in t.services for k in ("port", "host", "dir")}
+        texts = [("setup", c) for c in t.setup] + [("teardown", c) for c in t.teardown]
+        texts += [("ready", t.ready)] if t.ready else []
+        if t.juicefs:
+            texts += [("juicefs", t.juicefs.meta), ("juicefs", t.juicefs.bucket)]
+        issues.extend(_placeholder_issues(lm, path, texts, allowed))
+    for svc in sc.services.values():
+        path = ("services", svc.name)
+        for h in svc.hosts:
+            if h not in _host_names(sc):
+                issues.append(lm.issue(path + ("hosts",), f"unknown host or group {h!r}",
+                                       f"hosts: {', '.join(sc.hosts)}"))
+        if svc.managed and not svc.start:
+            issues.append(lm.issue(path, "a managed service needs `start` commands",
+                                   "or set `managed: false` if it already runs"))
+        if not svc.ready:
+            issues.append(lm.issue(path, "a service needs a `ready` probe (a command that succeeds when it "
+                                         "answers)", "e.g. ready: redis-cli -p ${service.port} ping"))
+        allowed = {"service.name", "service.port", "service.host", "service.dir", "run.id", "run.scratch",
+                   "host.name"}
+        texts = [("start", c) for c in svc.start] + [("stop", c) for c in svc.stop]
+        texts += [("ready", svc.ready)] if svc.ready else []
+        texts += [(f"files.{n}", body) for n, body in svc.files.items()]
+        issues.extend(_placeholder_issues(lm, path, texts, allowed))
     for w in sc.workloads.values():
         path = ("workloads", w.name)
         for t in w.targets:
@@ -56,6 +91,20 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
             issues.append(lm.issue(path + ("sweep", "zip", k), f"{k!r} is in both product and zip"))
         issues.extend(_tool_issues(sc, w, lm))
     return issues
+
+
+def _host_names(sc: Scenario) -> set[str]:
+    return set(sc.hosts) | {g for h in sc.hosts.values() for g in h.groups}
+
+
+def _placeholder_issues(lm: LineMap, path: tuple, texts: list[tuple[str, str]], allowed: set[str]) -> list[Issue]:
+    out = []
+    for key, text in texts:
+        for name in placeholders(text or ""):
+            if name not in allowed:
+                out.append(lm.issue(path + tuple(key.split(".")), f"unknown placeholder ${{{name}}}",
+                                    "usable here: " + ", ".join("${" + a + "}" for a in sorted(allowed))))
+    return out
 
 
 def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario import schema as s
-from fsbench.scenario.model import USE_CASE_KEYS, Host, Scenario, Settings, Sweep, Target, Workload
+from fsbench.scenario.model import (USE_CASE_KEYS, Host, JuiceFS, Scenario, Service, Settings, Sweep, Target,
+                                    Workload)
+from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.scenario.yamllines import LineMap, load_yaml
 
@@ -19,6 +21,36 @@ HOST = s.Struct({
     "address": s.Key(s.string, default=""),
     "groups": s.Key(s.list_of(s.string), default=list),
 }, what="host")
+def _port(value: object, path: tuple, lm, issues: list) -> object:
+    """A TCP port number, or `auto` for a free one chosen at run time."""
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536):
+        return value
+    issues.append(lm.issue(path, f"expected a port number or auto, got {value!r}"))
+    return None
+
+
+SERVICE = s.Struct({
+    "description": s.Key(s.string, default=""),
+    "hosts": s.Key(s.list_of(s.string), default=list, doc="hosts or groups it runs on"),
+    "managed": s.Key(s.boolean, default=True, doc="false: already running; only the ready probe runs"),
+    "port": s.Key(_port),
+    "files": s.Key(s.mapping_of(s.string, name_rule=True, what="file"), default=dict),
+    "start": s.Key(_commands, default=list),
+    "ready": s.Key(s.string),
+    "ready_timeout": s.Key(s.duration, default=60.0),
+    "stop": s.Key(_commands, default=list),
+}, what="service")
+JUICEFS = s.Struct({
+    "meta": s.Key(s.string, required=True, doc="the metadata engine URL, e.g. redis://127.0.0.1:6379/1"),
+    "storage": s.Key(s.one_of("file", "s3", "minio"), default="file"),
+    "bucket": s.Key(s.string, default=""),
+    "volume": s.Key(s.string, default=""),
+    "binary": s.Key(s.string, default="juicefs"),
+    "format_options": s.Key(s.list_of(s.string), default=list),
+    "mount_options": s.Key(s.list_of(s.string), default=list),
+    "access_key_env": s.Key(s.string, default=""),
+    "secret_key_env": s.Key(s.string, default=""),
+}, what="juicefs settings")
 TARGET = s.Struct({
     "path": s.Key(s.string, required=True, doc="the directory or mount point under test"),
     "description": s.Key(s.string, default=""),
@@ -28,6 +60,12 @@ TARGET = s.Struct({
     "destructive": s.Key(s.boolean, default=False),
     "setup_timeout": s.Key(s.duration, default=300.0),
     "hosts": s.Key(s.list_of(s.string), default=list),
+    "kind": s.Key(s.one_of("directory", "juicefs"), default="directory"),
+    "services": s.Key(s.list_of(s.string), default=list),
+    "ready": s.Key(s.string),
+    "ready_timeout": s.Key(s.duration, default=60.0),
+    "juicefs": s.Key(JUICEFS),
+    "extends": s.Key(s.string),
 }, what="target")
 SWEEP = s.Struct({
     "product": s.Key(s.mapping_of(s.list_of(s.scalar), name_rule=False), default=dict),
@@ -50,6 +88,7 @@ SETTINGS = s.Struct({
     "cooldown": s.Key(s.duration, default=0.0),
     "output_root": s.Key(s.string, default="reports"),
     "progress": s.Key(s.one_of("auto", "plain", "none"), default="auto"),
+    "scratch": s.Key(s.string, default="/var/tmp/fsbench"),
 }, what="settings")
 SCENARIO = s.Struct({
     "name": s.Key(s.string, required=True, doc="a short name, used in the run directory's name"),
@@ -59,6 +98,7 @@ SCENARIO = s.Struct({
     "variables": s.Key(s.anything, default=dict),
     "hosts": s.Key(s.mapping_of(HOST, what="host"), default=dict),
     "settings": s.Key(SETTINGS, default=dict),
+    "services": s.Key(s.mapping_of(SERVICE, what="service"), default=dict),
     "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
     "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
 }, what="scenario")
@@ -84,6 +124,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     sets = overrides if isinstance(overrides, dict) else parse_set(list(overrides or []))
     values = resolve_variables(raw, lm, sets)
     data = substitute(raw, values, lm)
+    data = apply_extends(data, lm)
     issues: list[Issue] = []
     checked = SCENARIO(data, (), lm, issues)
     if checked is None:
@@ -109,8 +150,14 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
         hosts = {"local": Host("local")}
     targets = {
         n: Target(n, t["path"], t["description"], t["baseline"], tuple(t["setup"]), tuple(t["teardown"]),
-                  t["destructive"], t["setup_timeout"], tuple(t["hosts"]))
+                  t["destructive"], t["setup_timeout"], tuple(t["hosts"]), t["kind"], tuple(t["services"]),
+                  t["ready"], t["ready_timeout"], _juicefs(t["juicefs"]))
         for n, t in d["targets"].items() if t
+    }
+    services = {
+        n: Service(n, v["description"], tuple(v["hosts"]), v["managed"], v["port"], dict(v["files"]),
+                   tuple(v["start"]), v["ready"], v["ready_timeout"], tuple(v["stop"]))
+        for n, v in d["services"].items() if v
     }
     workloads = {}
     for n, w in d["workloads"].items():
@@ -131,9 +178,17 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
             w["repetitions"], w["timeout"], tuple(w["targets"]),
         )
     st = d["settings"]
-    settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"])
+    settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],
+                        st["scratch"])
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
-                    values, hosts, targets, workloads, settings, {}, base_dir)
+                    values, hosts, targets, workloads, settings, {}, base_dir, services)
+
+
+def _juicefs(j: dict | None) -> JuiceFS | None:
+    if not j:
+        return None
+    return JuiceFS(j["meta"], j["storage"], j["bucket"], j["volume"], j["binary"], tuple(j["format_options"]),
+                   tuple(j["mount_options"]), j["access_key_env"], j["secret_key_env"])
 
 
 def _cross_check(sc: Scenario, lm: LineMap, issues: list[Issue]) -> None:

@@ -21,6 +21,37 @@ class Host:
 
 
 @dataclass(frozen=True)
+class Service:
+    """A server the scenario owns (start, readiness probe, stop) or merely expects (probe only)."""
+
+    name: str
+    description: str = ""
+    hosts: tuple[str, ...] = ()
+    managed: bool = True
+    port: int | str | None = None  # a number, "auto" (a free port chosen at run time) or none
+    files: dict = field(default_factory=dict)
+    start: tuple[str, ...] = ()
+    ready: str | None = None
+    ready_timeout_s: float = 60.0
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JuiceFS:
+    """A JuiceFS volume fsbench formats and mounts at the target's path."""
+
+    meta: str
+    storage: str = "file"
+    bucket: str = ""
+    volume: str = ""
+    binary: str = "juicefs"
+    format_options: tuple[str, ...] = ()
+    mount_options: tuple[str, ...] = ()
+    access_key_env: str = ""
+    secret_key_env: str = ""
+
+
+@dataclass(frozen=True)
 class Target:
     """A system under test: a directory or mount path, with optional setup/teardown commands."""
 
@@ -33,6 +64,11 @@ class Target:
     destructive: bool = False
     setup_timeout_s: float = 300.0
     hosts: tuple[str, ...] = ()
+    kind: str = "directory"
+    services: tuple[str, ...] = ()
+    ready: str | None = None
+    ready_timeout_s: float = 60.0
+    juicefs: JuiceFS | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +115,7 @@ class Settings:
     cooldown_s: float = 0.0
     output_root: str = "reports"
     progress: str = "auto"
+    scratch: str = "/var/tmp/fsbench"
 
 
 @dataclass
@@ -96,6 +133,7 @@ class Scenario:
     settings: Settings
     resolved: dict  # the resolved data, as written to the run directory's scenario.yaml
     base_dir: Path = field(default_factory=Path)
+    services: dict[str, Service] = field(default_factory=dict)
 
     @property
     def baseline(self) -> str:

@@ -48,6 +48,7 @@ def case_id_for(target: str, workload: str, params: dict, repetition: int) -> st
 
 def plan_cases(sc: Scenario) -> list[Case]:
     """Every case in run order: by target (so each is set up once), then workload, sweep, repetition."""
+    from fsbench.targets.manager import resolve_hosts
     from fsbench.tools import get_tool
 
     cases: list[Case] = []
@@ -61,7 +62,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 options = {**w.options, **point}
                 estimate = tool.estimate_seconds(options, w.job_file_text, w.jobs)
                 timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, estimate * 3 + 60)
-                hosts = target.hosts or tuple(sc.hosts)[:1]
+                hosts = resolve_hosts(sc, target.hosts)
                 for rep in range(1, reps + 1):
                     cases.append(Case(
                         case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,

@@ -1,40 +1,72 @@
-"""A target's session: setup commands, a readiness check, a scratch folder per run, teardown."""
+"""A target's session: setup (user commands, then the kind's own), a readiness check, teardown."""
 
 from __future__ import annotations
 
 import posixpath
 import threading
+from pathlib import Path
 
+from fsbench.errors import CommandResult
 from fsbench.events import Event, Listener
 from fsbench.scenario.model import Target
 from fsbench.shell import render, sh
+from fsbench.targets.juicefs import JuiceFSPlan, plan_juicefs
+from fsbench.targets.services import wait_ready
 from fsbench.transport.base import Transport
 
 
 class TargetSession:
     """Setup once before the target's first case; teardown always, even after failures and Ctrl-C."""
 
-    def __init__(self, target: Target, transports: dict[str, Transport], run_id: str, emit: Listener):
+    def __init__(self, target: Target, transports: dict[str, Transport], run_id: str, emit: Listener, *,
+                 scratch: str = "/var/tmp/fsbench/run", service_values: dict[str, str] | None = None,
+                 log_dir: Path | None = None):
         self.target, self.transports, self.run_id, self.emit = target, transports, run_id, emit
+        self.run_scratch = scratch
+        self.service_values = service_values or {}
+        self.log_dir = log_dir
         self.scratch = posixpath.join(target.path, f"fsbench-{run_id}")
         self._setup_started = False
+        self._mounted: set[str] = set()
 
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""
         return {"target.path": self.target.path, "target.name": self.target.name, "run.id": self.run_id,
-                "host.name": host}
+                "run.scratch": self.run_scratch, "host.name": host, **self.service_values}
+
+    def _juicefs(self, host: str) -> JuiceFSPlan | None:
+        return plan_juicefs(self.target, self.values(host), self.run_scratch) if self.target.juicefs else None
+
+    def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
+             env: dict[str, str] | None = None) -> CommandResult:
+        self.emit(Event("target_setup", message=f"{self.target.name}: {what}"))
+        return tr.run(argv, timeout=self.target.setup_timeout_s, cancel=cancel, env=env)
 
     def setup(self, cancel: threading.Event) -> str | None:
         """Run setup on every host of the target; None when ready, else the reason it is not."""
         self._setup_started = True
+        t = self.target
         for host, tr in self.transports.items():
-            for cmd in self.target.setup:
-                self.emit(Event("target_setup", message=f"{self.target.name} on {host}: {cmd}"))
-                r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s, cancel=cancel)
+            for cmd in t.setup:
+                r = self._run(tr, sh(render(cmd, self.values(host))), f"{host}: {cmd}", cancel)
                 if not r.ok:
                     return f"target setup failed {r.describe()}"
-            if not tr.is_dir(self.target.path):
-                return (f"target path {self.target.path} is not an existing directory on {host} "
+            jfs = self._juicefs(host)
+            if jfs:
+                for argv in jfs.prepare + [jfs.format, jfs.mount]:
+                    r = self._run(tr, argv, f"{host}: {argv[1] if len(argv) > 1 else argv[0]} {t.path}", cancel,
+                                  env=jfs.env)
+                    if not r.ok:
+                        return f"juicefs {argv[1]} failed {r.describe()}"
+                    if argv is jfs.mount:
+                        self._mounted.add(host)
+            if t.ready:
+                r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel)
+                if not r.ok:
+                    return (f"target {t.name} never became ready on {host} within {t.ready_timeout_s:.0f}s: "
+                            f"the check `{t.ready}` {r.describe()}")
+            if not tr.is_dir(t.path):
+                return (f"target path {t.path} is not an existing directory on {host} "
                         "(create or mount it, or add a setup command that does)")
             tr.makedirs(self.scratch)
         return None
@@ -44,14 +76,31 @@ class TargetSession:
         return posixpath.join(self.scratch, case_id)
 
     def teardown(self) -> None:
-        """Remove the scratch folder, then run teardown commands on every host; report, never raise."""
+        """Remove the scratch folder, unmount what fsbench mounted, run teardown commands; never raise."""
         if not self._setup_started:
             return
         for host, tr in self.transports.items():
             if tr.is_dir(self.scratch):
                 tr.remove_tree(self.scratch)
+            jfs = self._juicefs(host)
+            if jfs and host in self._mounted:
+                self._unmount(host, tr, jfs)
             for cmd in self.target.teardown:
                 self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
                 r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s)
                 if not r.ok:
                     self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
+
+    def _unmount(self, host: str, tr: Transport, jfs: JuiceFSPlan) -> None:
+        self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: juicefs umount"))
+        r = tr.run(jfs.umount, timeout=60)
+        if not r.ok:
+            r = tr.run(jfs.umount_force, timeout=60)
+        if not r.ok:
+            self.emit(Event("warning", message=f"could not unmount {self.target.path} {r.describe()}"))
+        else:
+            self._mounted.discard(host)
+            tr.run(["rmdir", self.target.path], timeout=30)
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            tr.fetch(jfs.log, self.log_dir / f"juicefs-{host}.log")

@@ -1,0 +1,96 @@
+"""Services a scenario owns (start, readiness probe, stop) or merely expects (probe only)."""
+
+from __future__ import annotations
+
+import posixpath
+import socket
+import threading
+import time
+from pathlib import Path
+
+from fsbench.errors import CommandResult
+from fsbench.events import Event, Listener
+from fsbench.scenario.model import Service
+from fsbench.shell import render, sh
+from fsbench.transport.base import Transport
+
+PROBE_EVERY_S = 0.5
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((address, 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(tr: Transport, probe: list[str], timeout: float, cancel: threading.Event | None) -> CommandResult:
+    """Run probe until it succeeds or timeout passes; the last result either way."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = tr.run(probe, timeout=min(30.0, max(1.0, timeout)), cancel=cancel)
+        if r.ok or time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
+            return r
+        time.sleep(PROBE_EVERY_S)
+
+
+class ServiceSession:
+    """One service on its host: files rendered, started, probed until ready, stopped at the end."""
+
+    def __init__(self, svc: Service, host: str, transport: Transport, run_id: str, scratch: str,
+                 log_dir: Path, emit: Listener):
+        self.svc, self.host, self.tr, self.emit = svc, host, transport, emit
+        self.run_id, self.scratch, self.log_dir = run_id, scratch, log_dir
+        self.dir = posixpath.join(scratch, "services", svc.name)
+        self.port: int | str = ""
+        self.started = False
+
+    def values(self) -> dict[str, str]:
+        """Placeholders of the service's own commands and files."""
+        return {"service.name": self.svc.name, "service.port": str(self.port), "service.host": "127.0.0.1",
+                "service.dir": self.dir, "run.id": self.run_id, "run.scratch": self.scratch, "host.name": self.host}
+
+    def exported(self) -> dict[str, str]:
+        """Placeholders targets use: ${services.NAME.port|host|dir}."""
+        return {f"services.{self.svc.name}.port": str(self.port),
+                f"services.{self.svc.name}.host": "127.0.0.1",
+                f"services.{self.svc.name}.dir": self.dir}
+
+    def start(self, cancel: threading.Event | None = None) -> str | None:
+        """Start (when managed) and wait until ready; None when ready, else why not."""
+        svc = self.svc
+        self.port = free_port() if svc.port == "auto" else (svc.port or "")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        if svc.managed:
+            self.tr.makedirs(self.dir)
+            for name, body in svc.files.items():
+                self.tr.put_text(posixpath.join(self.dir, name), render(body, self.values(), quote=False))
+                (self.log_dir / name).write_text(render(body, self.values(), quote=False))
+            self.started = True
+            for i, cmd in enumerate(svc.start):
+                self.emit(Event("service", message=f"start {svc.name} on {self.host}: {cmd}"))
+                r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=svc.ready_timeout_s,
+                                stdout_path=self.log_dir / f"start-{i}.out", stderr_path=self.log_dir / f"start-{i}.err",
+                                cancel=cancel)
+                if not r.ok:
+                    return f"service {svc.name} did not start on {self.host}: {r.describe()}"
+        probe = sh(render(svc.ready or "true", self.values()))
+        r = wait_ready(self.tr, probe, svc.ready_timeout_s, cancel)
+        if not r.ok:
+            return (f"service {svc.name} on {self.host} never became ready within {svc.ready_timeout_s:.0f}s: "
+                    f"the probe `{svc.ready}` {r.describe()}")
+        self.emit(Event("service", message=f"{svc.name} ready on {self.host}"
+                                           f"{' port ' + str(self.port) if self.port else ''}"))
+        return None
+
+    def stop(self) -> None:
+        """Run the stop commands (managed services only); failures are warnings, never exceptions."""
+        if not self.started:
+            return
+        self.started = False
+        for i, cmd in enumerate(self.svc.stop):
+            self.emit(Event("service", message=f"stop {self.svc.name} on {self.host}: {cmd}"))
+            r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=max(30.0, self.svc.ready_timeout_s),
+                            stdout_path=self.log_dir / f"stop-{i}.out", stderr_path=self.log_dir / f"stop-{i}.err")
+            if not r.ok:
+                self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe()}"))
