@@ -34,6 +34,7 @@ SERVICE = s.Struct({
     "hosts": s.Key(s.list_of(s.string), default=list, doc="hosts or groups it runs on"),
     "managed": s.Key(s.boolean, default=True, doc="false: already running; only the ready probe runs"),
     "port": s.Key(_port),
+    "ports": s.Key(s.list_of(s.string), default=list, doc="names of more free ports: ${service.port_NAME}"),
     "files": s.Key(s.mapping_of(s.string, name_rule=True, what="file"), default=dict),
     "start": s.Key(_commands, default=list),
     "ready": s.Key(s.string),
@@ -74,7 +75,7 @@ SWEEP = s.Struct({
 WORKLOAD = s.Struct({
     "tool": s.Key(s.one_of(*TOOLS), required=True, doc=f"one of {', '.join(TOOLS)}"),
     "description": s.Key(s.string, default=""),
-    "options": s.Key(s.mapping_of(s.scalar, name_rule=False), default=dict),
+    "options": s.Key(s.mapping_of(s.scalar_or_list, name_rule=False), default=dict),
     "jobs": s.Key(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), default=dict),
     "job_file": s.Key(s.string),
     "sweep": s.Key(SWEEP, default=dict),
@@ -155,7 +156,7 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
         for n, t in d["targets"].items() if t
     }
     services = {
-        n: Service(n, v["description"], tuple(v["hosts"]), v["managed"], v["port"], dict(v["files"]),
+        n: Service(n, v["description"], tuple(v["hosts"]), v["managed"], v["port"], tuple(v["ports"]), dict(v["files"]),
                    tuple(v["start"]), v["ready"], v["ready_timeout"], tuple(v["stop"]))
         for n, v in d["services"].items() if v
     }

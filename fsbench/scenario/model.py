@@ -29,6 +29,7 @@ class Service:
     hosts: tuple[str, ...] = ()
     managed: bool = True
     port: int | str | None = None  # a number, "auto" (a free port chosen at run time) or none
+    ports: tuple[str, ...] = ()  # more named free ports: ${service.port_NAME}
     files: dict = field(default_factory=dict)
     start: tuple[str, ...] = ()
     ready: str | None = None

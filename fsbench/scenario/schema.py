@@ -111,6 +111,13 @@ def scalar(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     return value
 
 
+def scalar_or_list(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """A plain value or a list of them (each tool decides what a list means; fio refuses them)."""
+    if isinstance(value, list):
+        return [scalar(v, path + (i,), lm, issues) for i, v in enumerate(value)]
+    return scalar(value, path, lm, issues)
+
+
 def boolean(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     """true or false."""
     if not isinstance(value, bool):
@@ -191,5 +198,5 @@ def _kind(value: object) -> str:
 
 __all__ = [
     "Issue", "Key", "Struct", "anything", "boolean", "duration", "integer", "list_of",
-    "mapping_of", "one_of", "scalar", "size", "string",
+    "mapping_of", "one_of", "scalar", "scalar_or_list", "size", "string",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import shlex
 import threading
 from pathlib import Path
 
@@ -54,7 +55,7 @@ class TargetSession:
             jfs = self._juicefs(host)
             if jfs:
                 for argv in jfs.prepare + [jfs.format, jfs.mount]:
-                    r = self._run(tr, argv, f"{host}: {argv[1] if len(argv) > 1 else argv[0]} {t.path}", cancel,
+                    r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
                                   env=jfs.env)
                     if not r.ok:
                         return f"juicefs {argv[1]} failed {r.describe()}"

@@ -43,23 +43,26 @@ class ServiceSession:
         self.run_id, self.scratch, self.log_dir = run_id, scratch, log_dir
         self.dir = posixpath.join(scratch, "services", svc.name)
         self.port: int | str = ""
+        self.ports: dict[str, int] = {}
         self.started = False
 
     def values(self) -> dict[str, str]:
         """Placeholders of the service's own commands and files."""
         return {"service.name": self.svc.name, "service.port": str(self.port), "service.host": "127.0.0.1",
-                "service.dir": self.dir, "run.id": self.run_id, "run.scratch": self.scratch, "host.name": self.host}
+                "service.dir": self.dir, "run.id": self.run_id, "run.scratch": self.scratch, "host.name": self.host,
+                **{f"service.port_{k}": str(v) for k, v in self.ports.items()}}
 
     def exported(self) -> dict[str, str]:
         """Placeholders targets use: ${services.NAME.port|host|dir}."""
-        return {f"services.{self.svc.name}.port": str(self.port),
-                f"services.{self.svc.name}.host": "127.0.0.1",
-                f"services.{self.svc.name}.dir": self.dir}
+        name = self.svc.name
+        return {f"services.{name}.port": str(self.port), f"services.{name}.host": "127.0.0.1",
+                f"services.{name}.dir": self.dir, **{f"services.{name}.port_{k}": str(v) for k, v in self.ports.items()}}
 
     def start(self, cancel: threading.Event | None = None) -> str | None:
         """Start (when managed) and wait until ready; None when ready, else why not."""
         svc = self.svc
         self.port = free_port() if svc.port == "auto" else (svc.port or "")
+        self.ports = {name: free_port() for name in svc.ports}
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if svc.managed:
             self.tr.makedirs(self.dir)

@@ -68,7 +68,7 @@ class ToolAdapter(Protocol):
 
 _REGISTRY: dict[str, ToolAdapter] = {}
 #: modules whose import registers a runnable adapter (parsers of other tools serve `fsbench ingest`)
-ADAPTER_MODULES = ("fsbench.tools.fio",)
+ADAPTER_MODULES = ("fsbench.tools.fio", "fsbench.tools.mdtest.adapter", "fsbench.tools.juicefs_bench.adapter")
 
 
 def register(adapter: ToolAdapter) -> ToolAdapter:

@@ -36,6 +36,16 @@ def test_product_times_zip():
     assert Sweep().points() == [{}]
 
 
+def test_a_list_in_fio_options_is_an_error_pointing_at_sweep():
+    import pytest
+
+    from fsbench.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="a list in options is not a sweep") as err:
+        load_scenario_text(BASE.replace("size: 8m,", "size: 8m, bs: [4k, 8k],"), "s.yaml")
+    assert "sweep: {product: {bs: [...]}}" in err.value.issues[0].hint
+
+
 def test_lists_in_options_are_never_sweeps():
     sc = load_scenario_text(BASE.replace("size: 8m", "size: 8m, percentile_list: '50:99'"), "s.yaml")
     cases = [c for c in plan_cases(sc) if c.workload == "w"]

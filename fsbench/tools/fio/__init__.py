@@ -53,7 +53,11 @@ class FioAdapter:
         out = []
         for key, value in options.items():
             path = prefix + key
-            if key in RESERVED:
+            if isinstance(value, list):
+                out.append(OptionIssue(path, "a list in options is not a sweep",
+                                       f"to run each value, move it to `sweep: {{product: {{{key}: [...]}}}}`; "
+                                       "for one fio value with separators, write it as text, e.g. '4k/50:64k/50'"))
+            elif key in RESERVED:
                 out.append(OptionIssue(path, f"{key!r} cannot be set here: {RESERVED[key]}"))
             elif key == "filename" and not ctx.get("destructive"):
                 out.append(OptionIssue(path, "filename points fio at a fixed file or device",

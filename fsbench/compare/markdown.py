@@ -1,0 +1,69 @@
+"""A comparison as GitHub-flavoured Markdown: summary, what could not be compared, changes, all numbers."""
+
+from __future__ import annotations
+
+from fsbench.compare.model import Comparison
+from fsbench.compare.view import build_view
+from fsbench.report.markdown import code, escape, table
+
+
+def _value(text: str, spread: str) -> str:
+    return f"{text} ({spread})" if spread and text != "–" else text
+
+
+def _measure(r: dict) -> str:
+    return r["metric"] + (f" ({r['stat']})" if r["stat"] else "")
+
+
+def _verdict(r: dict) -> str:
+    return f"{r['mark']} {r['verdict']}"
+
+
+def render(c: Comparison) -> str:
+    """The whole comparison as Markdown."""
+    v = build_view(c)
+    ref = v["reference"]
+    out = [f"# {escape(v['title'])}", ""]
+    out.append(f"Reference: {code(ref.label)} (scenario {code(ref.scenario)}, started {ref.started}, "
+               f"status {ref.status}).")
+    bands = ", ".join(code(f"{k}:{t}") for k, t in v["tolerances"])
+    out.append(f"A change counts when it is outside its tolerance band ({bands}) and, where both runs have at "
+               f"least {v['min_repetitions']} repetitions, significant by Welch's t-test (α = {v['alpha']}). "
+               "Latencies and times are better smaller.")
+    if v["metrics"]:
+        out.append(f"Metrics compared: {escape(v['metrics'])}.")
+    out.append("")
+    head = ["run", *(f"{mark} {name}" for name, mark in v["verdicts"])]
+    out += table(head, [[code(r["info"].label), *(str(n) for _, _, n in r["counts"])] for r in v["runs"]])
+    for r in v["runs"]:
+        out += _run_section(r, ref.label)
+    out.append("Verdicts: " + "; ".join(f"{mark} {name}: {v['legend'][name]}" for name, mark in v["verdicts"]) + ".")
+    return "\n".join(out) + "\n"
+
+
+def _run_section(r: dict, ref: str) -> list[str]:
+    out = ["", f"## {code(r['info'].label)} vs {code(ref)}", ""]
+    if r["environment"]:
+        out += ["**Environment changes** (context for the numbers, not verdicts):", ""]
+        out += table(["what", "reference", "this run"], [[escape(w), escape(a), escape(b)] for w, a, b in r["environment"]])
+    if r["case_level"]:
+        out += ["**Cases that could not be compared:**", ""]
+        out += table(["verdict", "target", "workload", "parameters", "measurements", "why"],
+                     [[_verdict(x), escape(x["target"]), escape(x["workload"]), escape(x["point"]),
+                       str(x["measurements"]), escape(x["detail"])]
+                      for x in r["case_level"]])
+    if r["changes"]:
+        out += ["**Changes outside the tolerance band:**", ""]
+        out += table(["case", "operation", "metric", "reference", "this run", "change", "p", "verdict"],
+                     [[escape(" · ".join(s for s in (x["target"], x["workload"], x["point"]) if s)), x["operation"],
+                       _measure(x), x["a"], x["b"], x["change"], x["p"], _verdict(x)] for x in r["changes"]])
+    elif not r["case_level"]:
+        out += ["No change outside the tolerance bands.", ""]
+    out += [f"<details><summary>All {r['measurements']} measurements</summary>", ""]
+    for g in r["groups"]:
+        out += [f"### {escape(g['title'])} ({escape(g['tool'])})", ""]
+        out += table(["operation", "metric", "reference", "this run", "ratio", "change", "p", "verdict"],
+                     [[x["operation"], _measure(x), _value(x["a"], x["a_spread"]), _value(x["b"], x["b_spread"]),
+                       x["ratio"], x["change"], x["p"], _verdict(x)] for x in g["rows"]])
+    out += ["</details>", ""]
+    return out

@@ -1,0 +1,204 @@
+"""Match cases of two runs by what they ran, then give every measurement a verdict."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from fsbench.compare.judge import describe, direction, judge
+from fsbench.compare.model import (COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE, Comparison, RunInfo)
+from fsbench.compare.runs import Point, RunData, load_run
+from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
+from fsbench.tidy import METRIC_UNITS
+
+Measure = tuple[str, str, str, str]  # (operation, metric, stat, unit)
+_METRIC_ORDER = {m: i for i, m in enumerate(METRIC_UNITS)}
+_SKIPPED_STATS = {"stddev"}  # a tool's own spread is not a performance; the comparison has its own
+
+
+@dataclass
+class _PointData:
+    tool: str
+    cases: list[pd.Series] = field(default_factory=list)
+    measures: dict[Measure, list[float]] = field(default_factory=dict)
+
+
+def compare_runs(run_a: str | Path, run_b: str | Path, *more: str | Path,
+                 tolerances: Mapping[str, float] | Iterable[str] | str | None = None, alpha: float = 0.05,
+                 metrics: Iterable[str] | str | None = None) -> Comparison:
+    """Compare run_b (and more runs) with run_a, the reference; tolerances as {"bandwidth": 0.05} or specs."""
+    paths = [run_a, run_b, *more]
+    runs = [load_run(p) for p in paths]
+    seen: dict[str, int] = {}
+    for r in runs:  # the same run given twice still needs two names
+        seen[r.label] = seen.get(r.label, 0) + 1
+        if seen[r.label] > 1:
+            r.label = f"{r.label} ({seen[r.label]})"
+    return compare(runs[0], runs[1:], tolerances=tolerances, alpha=alpha, metrics=metrics)
+
+
+def compare(reference: RunData, others: list[RunData], *,
+            tolerances: Mapping[str, float] | Iterable[str] | str | None = None, alpha: float = 0.05,
+            metrics: Iterable[str] | str | None = None) -> Comparison:
+    """Compare runs already in memory with the reference."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
+    tol = parse_tolerances(tolerances)
+    selection = parse_metrics(metrics)
+    ref_points = _points(reference, selection)
+    rows: list[dict] = []
+    for other in others:
+        rows += _compare_pair(reference, ref_points, other, _points(other, selection), tol, alpha)
+    params = sorted({k for r in rows for k in r if k.startswith("param_")})
+    frame = pd.DataFrame(rows, columns=COLUMNS + params)
+    return Comparison(_info(reference), [_info(o) for o in others], frame, tol, alpha, selection,
+                      {o.label: environment_changes(reference, o) for o in others})
+
+
+def _points(run: RunData, selection: list[str] | None) -> dict[Point, _PointData]:
+    points: dict[Point, _PointData] = {}
+    where: dict[str, Point] = {}
+    for _, case in run.cases.iterrows():
+        key = run.point_of(case)
+        points.setdefault(key, _PointData(str(case["tool"]))).cases.append(case)
+        where[str(case["case_id"])] = key
+    values = run.values
+    if not values.empty:
+        values = values[~values["stat"].isin(_SKIPPED_STATS)].sort_values("repetition", kind="stable")
+    for row in values.itertuples(index=False):
+        key = where.get(str(row.case_id))
+        if key is None or not selected(str(row.metric), selection):
+            continue  # rows of a case that cases.csv does not know: what ran cannot be told
+        m = (str(row.operation), str(row.metric), str(row.stat), str(row.unit))
+        points[key].measures.setdefault(m, []).append(float(row.value))
+    return points
+
+
+def _compare_pair(a: RunData, pa: dict[Point, _PointData], b: RunData, pb: dict[Point, _PointData],
+                  tol: dict[str, float], alpha: float) -> list[dict]:
+    rows = []
+    for key in [*pa, *(k for k in pb if k not in pa)]:
+        target, workload, params = key
+        da, db = pa.get(key), pb.get(key)
+        base = {"run": b.label, "reference": a.label, "target": target, "workload": workload,
+                "tool": (db or da).tool if (db or da) else "",
+                "point": " ".join(f"{k}={v}" for k, v in params), **{f"param_{k}": v for k, v in params}}
+        measures = _union(da.measures if da else {}, db.measures if db else {})
+        if da is None or db is None:
+            verdict = NEW if da is None else MISSING
+            detail = "only in this run" if da is None else "not in this run"
+            failed = _failures(db, "this run") if db else []
+            # a new point that failed is a failure a CI gate must see, not just something new
+            rows += _plain(base, measures, da, db, FAILED if failed else verdict, "; ".join([detail, *failed]))
+            continue
+        failed = _failures(da, "the reference") + _failures(db, "this run")
+        if failed:
+            rows += _plain(base, measures, da, db, FAILED, "; ".join(failed))
+            continue
+        differs = differences(a, da, b, db, workload)
+        if differs:
+            rows += _plain(base, measures, da, db, NOT_COMPARABLE, "; ".join(differs))
+            continue
+        for m in measures:
+            if m not in db.measures or m not in da.measures:
+                rows += _plain(base, [m], da, db, MISSING if m not in db.measures else NEW,
+                               "measured only in the reference" if m not in db.measures else "measured only here")
+                continue
+            metric = m[1]
+            verdict = judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha)
+            rows.append({**base, **_measure(m), **verdict})
+    return rows
+
+
+def _union(ma: dict[Measure, list[float]], mb: dict[Measure, list[float]]) -> list[Measure]:
+    keys = list(ma) + [k for k in mb if k not in ma]
+    return sorted(keys, key=lambda m: (m[0], _METRIC_ORDER.get(m[1], len(_METRIC_ORDER)), m[1], m[2]))
+
+
+def _measure(m: Measure) -> dict:
+    return {"operation": m[0], "metric": m[1], "stat": m[2], "unit": m[3], "direction": direction(m[1])}
+
+
+def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _PointData | None,
+           verdict: str, detail: str) -> list[dict]:
+    """Rows without a verdict by numbers; a point without any measurement still gets one row."""
+    out = []
+    for m in measures or [None]:
+        sa = describe(da.measures.get(m, []) if da and m else [])
+        sb = describe(db.measures.get(m, []) if db and m else [])
+        ratio = sb["mean"] / sa["mean"] if sa["n"] and sb["n"] and sa["mean"] != 0 else math.nan
+        out.append({**base, **(_measure(m) if m else {}), "n_a": sa["n"], "mean_a": sa["mean"],
+                    "std_a": sa["std"], "n_b": sb["n"], "mean_b": sb["mean"], "std_b": sb["std"],
+                    "ratio": ratio, "change": ratio - 1, "p_value": math.nan, "confidence": "",
+                    "verdict": verdict, "detail": detail})
+    return out
+
+
+def _failures(p: _PointData, side: str) -> list[str]:
+    bad = [c for c in p.cases if str(c["status"]) != "ok"]
+    if not bad:
+        return []
+    statuses = ", ".join(sorted({str(c["status"]) for c in bad}))
+    reason = next((str(c["reason"]).strip().splitlines()[0] for c in bad if str(c["reason"]).strip()), "")
+    reason = reason if len(reason) <= 200 else reason[:199] + "…"
+    return [f"{len(bad)} of {len(p.cases)} repetitions {statuses} in {side}" + (f": {reason}" if reason else "")]
+
+
+def differences(a: RunData, da: _PointData, b: RunData, db: _PointData, workload: str) -> list[str]:
+    """Why two cases with the same target, workload and parameters did not run the same thing."""
+    out = []
+    if da.tool != db.tool:
+        out.append(f"tool: {da.tool} → {db.tool}")
+    fa, fb = _flatten(a.definition(workload)), _flatten(b.definition(workload))
+    fa.pop("tool", None), fb.pop("tool", None)
+    changed = [k for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+    if changed:
+        out.append("options differ: " + "; ".join(f"{k}: {_show(fa.get(k))} → {_show(fb.get(k))}" for k in changed))
+    va = set().union(*(a.tool_versions(da.tool, str(c["hosts"])) for c in da.cases))
+    vb = set().union(*(b.tool_versions(db.tool, str(c["hosts"])) for c in db.cases))
+    if va and vb and va != vb:  # unknown on a side (ingested runs) is not a difference
+        out.append(f"{db.tool} version: {', '.join(sorted(va))} → {', '.join(sorted(vb))}")
+    return out
+
+
+def _flatten(spec: object, prefix: str = "") -> dict[str, object]:
+    if isinstance(spec, dict):
+        out: dict[str, object] = {}
+        for k, v in spec.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix.rstrip("."): spec}
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "–"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def environment_changes(a: RunData, b: RunData) -> list[tuple[str, str, str]]:
+    """Host facts and versions that differ between two runs (context for a verdict, not a verdict)."""
+    out = []
+    va, vb = a.manifest.get("fsbench_version", ""), b.manifest.get("fsbench_version", "")
+    if va != vb:
+        out.append(("fsbench version", str(va), str(vb)))
+    fa, fb = a.host_facts(), b.host_facts()
+    for host in [*fa, *(h for h in fb if h not in fa)]:
+        if host not in fa or host not in fb:
+            out.append((f"host {host}", "present" if host in fa else "–", "present" if host in fb else "–"))
+            continue
+        for k in [*fa[host], *(k for k in fb[host] if k not in fa[host])]:
+            if k != "host" and str(fa[host].get(k, "")) != str(fb[host].get(k, "")):
+                out.append((f"{host}: {k}", str(fa[host].get(k, "")), str(fb[host].get(k, ""))))
+    return out
+
+
+def _info(run: RunData) -> RunInfo:
+    m = run.manifest
+    return RunInfo(run.label, str(run.path or ""), str(m.get("scenario", "")), str(m.get("started", "")),
+                   str(m.get("status", "")), str(m.get("fsbench_version", "")))

@@ -1,0 +1,89 @@
+"""One side of a comparison: a run's cases, per-case values, workload definitions and host facts."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from fsbench.analysis.summarise import case_values
+from fsbench.store import RunDir
+
+#: workload keys that do not change what one case ran (sweeps show up as the cases' parameters)
+NOT_WHAT_RAN = {"description", "repetitions", "timeout", "targets", "sweep"}
+
+Point = tuple[str, str, tuple[tuple[str, str], ...]]  # (target, workload, ((param, value), ...))
+
+
+@dataclass
+class RunData:
+    """What a comparison needs from one run directory, as plain tables (easy to build by hand in tests)."""
+
+    label: str
+    cases: pd.DataFrame  # cases.csv as strings: case_id, target, workload, tool, status, reason, hosts, param_*
+    values: pd.DataFrame  # analysis.summarise.case_values of the results: one value per case and measurement
+    workloads: dict[str, dict] = field(default_factory=dict)  # scenario.yaml `workloads`
+    hosts: list[dict] = field(default_factory=list)  # hosts.csv rows (host, kernel, ..., <tool>_version)
+    manifest: dict = field(default_factory=dict)
+    path: Path | None = None
+
+    @classmethod
+    def from_frames(cls, label: str, results: pd.DataFrame, cases: pd.DataFrame, **kw: object) -> "RunData":
+        """A run from a tidy results table and a cases table."""
+        cases = cases.astype(str).replace({"nan": "", "None": ""})
+        for col, default in (("status", "ok"), ("reason", ""), ("hosts", ""), ("tool", "")):
+            if col not in cases:
+                cases[col] = default
+        results = results.drop(columns=[c for c in results.columns if c.startswith("param_")])
+        return cls(label, cases.reset_index(drop=True), case_values(results), **kw)  # type: ignore[arg-type]
+
+    def point_of(self, case: pd.Series) -> Point:
+        """The comparison key of a case: what it ran, not its id."""
+        params = tuple(sorted((c.removeprefix("param_"), str(case[c])) for c in self.cases.columns
+                              if c.startswith("param_") and str(case[c]) != ""))
+        return str(case["target"]), str(case["workload"]), params
+
+    def definition(self, workload: str) -> dict:
+        """The parts of a workload's resolved definition that decide what a case ran."""
+        spec = self.workloads.get(workload) or {}
+        return {k: v for k, v in spec.items() if k not in NOT_WHAT_RAN}
+
+    def tool_versions(self, tool: str, hosts: str) -> set[str]:
+        """Versions of a tool on the hosts a case ran on (empty when unknown, e.g. ingested runs)."""
+        names = set(hosts.replace(",", " ").split())
+        column = f"{tool}_version"
+        return {str(h[column]) for h in self.hosts
+                if h.get(column) and (not names or h.get("host") in names)}
+
+    def host_facts(self) -> dict[str, dict]:
+        """Facts per host name."""
+        return {str(h.get("host", "")): h for h in self.hosts}
+
+
+def load_run(path: str | Path, label: str | None = None) -> RunData:
+    """Read a run directory (schema checked by RunDir.open)."""
+    rd = RunDir.open(Path(path))
+    run = rd.path
+    scenario = yaml.safe_load((run / "scenario.yaml").read_text()) if (run / "scenario.yaml").exists() else {}
+    cases = _read_strings(run / "cases.csv")
+    hosts = _read_strings(run / "hosts.csv").to_dict("records")
+    pq, csvf = run / "results.parquet", run / "results.csv"
+    if pq.exists():
+        results = pd.read_parquet(pq)
+    elif csvf.exists():
+        results = pd.read_csv(csvf, keep_default_na=False, na_values=[""])
+    else:
+        results = pd.DataFrame(columns=["case_id", "repetition", "target", "workload", "operation", "metric",
+                                        "unit", "stat", "host", "value"])
+    return RunData.from_frames(label or rd.run_id, results, cases, workloads=(scenario or {}).get("workloads") or {},
+                               hosts=hosts, manifest=json.loads((run / "manifest.json").read_text()), path=run)
+
+
+def _read_strings(path: Path) -> pd.DataFrame:
+    """A CSV as strings: parameters stay `1`, not `1.0` as they would in a float column with blanks."""
+    if not path.exists() or not path.read_text().strip():
+        return pd.DataFrame()
+    return pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -1,0 +1,124 @@
+"""A comparison as display data: formatted values, marks, groups (shared by the Markdown and HTML renderers)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from fsbench.compare.model import (BETTER, FAILED, MARKS, MIN_REPETITIONS, MISSING, NEW, NOT_COMPARABLE,
+                                   SAME, VERDICTS, WORSE, Comparison)
+from fsbench.compare.tolerance import DEFAULT_TOLERANCE, format_tolerance
+from fsbench.units import format_value
+
+#: verdicts that concern a whole case rather than one number; listed once per case and reason
+CASE_LEVEL = (FAILED, NOT_COMPARABLE, MISSING, NEW)
+
+
+def _num(value: float, unit: str) -> str:
+    return format_value(float(value), unit) if value == value else "–"
+
+
+def _spread(n: int, mean: float, std: float) -> str:
+    if n < 2 or not mean or mean != mean:
+        return f"n={n}" if n else ""
+    return f"±{abs(std / mean) * 100:.0f}% n={n}"
+
+
+def _change(change: float) -> str:
+    if change != change:
+        return "–"
+    if math.isinf(change):
+        return "+∞" if change > 0 else "−∞"
+    return f"{change * 100:+.1f}%"
+
+
+def _p(p: float) -> str:
+    if p != p:
+        return "–"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def row_view(r: pd.Series) -> dict:
+    """One measurement for people."""
+    unit = str(r["unit"]) if r["unit"] == r["unit"] else ""
+    verdict = str(r["verdict"])
+    return {
+        "target": r["target"], "workload": r["workload"], "point": r["point"],
+        "operation": r["operation"] if r["operation"] == r["operation"] else "",
+        "metric": r["metric"] if r["metric"] == r["metric"] else "",
+        "stat": "" if r["stat"] in ("value", None) or r["stat"] != r["stat"] else str(r["stat"]),
+        "a": _num(r["mean_a"], unit), "a_spread": _spread(int(r["n_a"]), r["mean_a"], r["std_a"]),
+        "b": _num(r["mean_b"], unit), "b_spread": _spread(int(r["n_b"]), r["mean_b"], r["std_b"]),
+        "value_a": r["mean_a"], "value_b": r["mean_b"],
+        "ratio": f"{r['ratio']:.3f}" if r["ratio"] == r["ratio"] else "–",
+        "change": _change(r["change"]), "p": _p(r["p_value"]), "confidence": r["confidence"] or "",
+        "verdict": verdict, "mark": MARKS.get(verdict, ""), "cls": verdict.replace(" ", "-"),
+        "detail": r["detail"] or "",
+    }
+
+
+def _case_level(sub: pd.DataFrame) -> list[dict]:
+    """Failed, not comparable, missing and new: one line per case point and reason, with a count."""
+    out = []
+    rows = sub[sub["verdict"].isin(CASE_LEVEL)]
+    for (target, workload, point, verdict, detail), g in rows.groupby(
+            ["target", "workload", "point", "verdict", "detail"], sort=False, dropna=False):
+        n = int(g["metric"].notna().sum())
+        out.append({"target": target, "workload": workload, "point": point, "verdict": verdict,
+                    "mark": MARKS[verdict], "cls": verdict.replace(" ", "-"), "detail": detail,
+                    "measurements": n})
+    order = {v: i for i, v in enumerate(VERDICTS)}
+    return sorted(out, key=lambda d: order[d["verdict"]])
+
+
+def build_view(c: Comparison) -> dict:
+    """Everything a renderer shows, already formatted."""
+    runs = []
+    summary = c.summary
+    for info in c.runs:
+        sub = c.frame[c.frame["run"] == info.label]
+        changes = sub[sub["verdict"].isin([WORSE, BETTER])]
+        groups = []
+        for (target, workload, point), g in sub.groupby(["target", "workload", "point"], sort=False, dropna=False):
+            title = " · ".join(str(x) for x in (target, workload, point) if x)
+            groups.append({"title": title, "tool": str(g["tool"].iloc[0]),
+                           "rows": [row_view(r) for _, r in g.iterrows()]})
+        runs.append({
+            "info": info,
+            "counts": [(v, MARKS[v], summary[info.label][v]) for v in VERDICTS],
+            "environment": [(what, _fact(what, a), _fact(what, b)) for what, a, b in c.environment.get(info.label, [])],
+            "changes": [row_view(r) for _, r in changes.sort_values(["verdict", "change"], ascending=[False, True]).iterrows()],
+            "case_level": _case_level(sub),
+            "groups": groups,
+            "measurements": len(sub),
+        })
+    tolerances = {"*": DEFAULT_TOLERANCE, **c.tolerances}
+    return {
+        "title": f"Comparison with {c.reference.label}",
+        "reference": c.reference,
+        "runs": runs,
+        "tolerances": [(k, format_tolerance(v)) for k, v in tolerances.items()],
+        "alpha": f"{c.alpha:g}",
+        "min_repetitions": MIN_REPETITIONS,
+        "metrics": ", ".join(c.metrics) if c.metrics else "",
+        "verdicts": [(v, MARKS[v]) for v in VERDICTS],
+        "legend": LEGEND,
+    }
+
+
+def _fact(what: str, value: str) -> str:
+    if what.endswith("memory_bytes") and value.isdigit():
+        return format_value(float(value), "B")
+    return value
+
+
+LEGEND = {
+    WORSE: "outside the tolerance band in the bad direction (and significant where tested)",
+    BETTER: "outside the tolerance band in the good direction (and significant where tested)",
+    SAME: "within the band, or outside it without significance",
+    NOT_COMPARABLE: "same target, workload and parameters, but different options, tool or tool version",
+    MISSING: "in the reference only",
+    NEW: "in this run only",
+    FAILED: "a repetition of this case did not succeed on one side",
+}

@@ -1,0 +1,253 @@
+"""Pure functions: sampler output -> a tidy time series and the case's summary rows (cpu_usage, memory_peak).
+
+CPU is in % of one core (a busy 2-core host reads 200). A process name's CPU is the sum over all its
+pids of utime+stime deltas; an interval counts for a name when one of its pids is there at the end of
+it, so its mean is "while it ran". A pid born during an interval counts from its start time; a pid
+seen before is matched by (pid, start time), so a reused pid is a new process. memory_peak of a
+process is the highest sum of VmRSS over its pids, or its VmHWM when that peak was reached while
+monitored (VmHWM counts since the process started, which may be long before this case).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from fsbench.errors import ParseError
+from fsbench.monitor.samples import Raw, Sample, read_raw
+from fsbench.tidy import ParseResult, measurement
+
+TOOL = "monitor"
+CLK_TCK = 100  # USER_HZ: the unit of /proc/PID/stat times on every mainstream Linux build
+SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
+SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
+# stacked or memory-backed devices: their IO is already counted on the disk underneath, or is no disk IO
+_NOT_A_DISK = re.compile(r"^(loop|ram|zram|sr|fd|dm-|md)\d")
+
+
+@dataclass
+class Monitored:
+    """Both tables from one raw file, plus what could not be used."""
+
+    series: list[dict] = field(default_factory=list)
+    summary: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    samples: int = 0
+
+
+@dataclass
+class _Scope:
+    """Running totals for one scope: time-weighted CPU and the memory peak."""
+
+    cpu_s: float = 0.0  # % x seconds
+    span_s: float = 0.0
+    cpu_max: float | None = None
+    mem_peak: float | None = None
+
+    def cpu(self, pct: float, span: float) -> None:
+        self.cpu_s += pct * span
+        self.span_s += span
+        self.cpu_max = pct if self.cpu_max is None else max(self.cpu_max, pct)
+
+    def mem(self, value: float) -> None:
+        self.mem_peak = value if self.mem_peak is None else max(self.mem_peak, value)
+
+
+def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "monitor output") -> Monitored:
+    """Raw sampler text -> time series and summary rows; ParseError only when no sample is complete."""
+    raw = read_raw(text)
+    if not raw.samples:
+        what = "no complete sample: the sampler stopped before its first sample ended" if raw.header \
+            else "not fsbench monitor output: no '#fsbench-monitor' header and no complete sample"
+        raise ParseError(TOOL, source, what)
+    out = Monitored(warnings=list(raw.warnings), samples=len(raw.samples))
+    scopes: dict[str, _Scope] = {"host": _Scope()}
+    t0 = raw.samples[0].t
+    ncpu = _int(raw.header.get("ncpu"))
+
+    def emit(s: Sample, scope: str, metric: str, value: float, unit: str) -> None:
+        out.series.append({"t": round(s.t - t0, 3), "host": host, "scope": scope, "metric": metric,
+                           "value": float(value), "unit": unit})
+
+    prev: Sample | None = None
+    for cur in raw.samples:
+        used = _mem_used(cur)
+        if used is not None:
+            emit(cur, "host", "memory_used", used, "B")
+            scopes["host"].mem(used)
+        for name, rss in _rss_by_name(cur).items():
+            emit(cur, name, "memory_rss", rss, "B")
+            scopes.setdefault(name, _Scope()).mem(rss)
+        if prev is not None and cur.t > prev.t:
+            dt = cur.t - prev.t
+            pct = _host_cpu(prev, cur, ncpu, clk_tck, dt)
+            if pct is not None:
+                emit(cur, "host", "cpu_usage", pct, "%")
+                scopes["host"].cpu(pct, dt)
+            for metric, value in _rates(prev, cur, dt).items():
+                emit(cur, "host", metric, value, "B/s")
+            for name, (pct, span) in _proc_cpu(prev, cur, clk_tck).items():
+                emit(cur, name, "cpu_usage", pct, "%")
+                scopes.setdefault(name, _Scope()).cpu(pct, span)
+        prev = cur
+    for name, peak in _hwm_peaks(raw, clk_tck).items():
+        scopes.setdefault(name, _Scope()).mem(peak)
+    out.summary = _summary(scopes, host)
+    out.warnings += _coverage_warnings(raw, scopes, host)
+    return out
+
+
+def parse_result(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "monitor output") -> ParseResult:
+    """Summary rows as a ParseResult; the time series is in meta['series']."""
+    m = analyse(text, host, clk_tck=clk_tck, source=source)
+    return ParseResult(rows=m.summary, warnings=m.warnings, meta={"series": m.series, "samples": m.samples})
+
+
+def timeseries(text: str, host: str, *, clk_tck: int = CLK_TCK) -> list[dict]:
+    """Raw sampler text -> rows of t, host, scope, metric, value, unit."""
+    return analyse(text, host, clk_tck=clk_tck).series
+
+
+def summary(text: str, host: str, *, clk_tck: int = CLK_TCK) -> list[dict]:
+    """Raw sampler text -> tidy rows: cpu_usage mean/max and memory_peak max per scope."""
+    return analyse(text, host, clk_tck=clk_tck).summary
+
+
+def delta(before: int, after: int) -> int | None:
+    """after - before for a counter; a 32-bit wrap is undone, a reset gives None."""
+    if after >= before:
+        return after - before
+    wrapped = after + 2**32 - before
+    return wrapped if before < 2**32 and wrapped < 2**31 else None
+
+
+def _host_cpu(prev: Sample, cur: Sample, ncpu: int, clk_tck: int, dt: float) -> float | None:
+    if not prev.cpu or not cur.cpu:
+        return None
+    n = min(len(prev.cpu), len(cur.cpu), 8)  # user..steal; guest time is already inside user
+    if n < 4:
+        return None
+    d = [delta(a, b) for a, b in zip(prev.cpu[:n], cur.cpu[:n])]
+    if any(x is None for x in d):
+        return None
+    total = sum(d)  # type: ignore[arg-type]
+    idle = d[3] + (d[4] if n > 4 else 0)  # type: ignore[operator]
+    if total <= 0:
+        return None
+    if ncpu > 0:  # ratio of the host's own ticks: immune to the jitter of when uptime was read
+        return 100.0 * ncpu * (total - idle) / total
+    return 100.0 * (total - idle) / (clk_tck * dt)
+
+
+def _rates(prev: Sample, cur: Sample, dt: float) -> dict[str, float]:
+    out: dict[str, float] = {}
+    disks = _whole_disks(cur.disks.keys() & prev.disks.keys())
+    for i, metric in ((0, "disk_read"), (1, "disk_write")):
+        ds = [delta(prev.disks[k][i], cur.disks[k][i]) for k in disks]
+        if disks and all(x is not None for x in ds):
+            out[metric] = sum(ds) * SECTOR_BYTES / dt  # type: ignore[arg-type]
+    nets = [k for k in cur.nets.keys() & prev.nets.keys() if k != "lo"]
+    for i, metric in ((0, "net_rx"), (1, "net_tx")):
+        ds = [delta(prev.nets[k][i], cur.nets[k][i]) for k in nets]
+        if nets and all(x is not None for x in ds):
+            out[metric] = sum(ds) / dt  # type: ignore[arg-type]
+    return out
+
+
+def _whole_disks(names: set[str]) -> list[str]:
+    """Devices to sum: not partitions of another listed device (sda1, nvme0n1p2), not stacked or virtual."""
+    real = {n for n in names if not _NOT_A_DISK.match(n)}
+    parts = {n for n in real for base in real
+             if n != base and n.startswith(base) and re.fullmatch(r"p?\d+", n[len(base):])}
+    return sorted(real - parts)
+
+
+def _mem_used(s: Sample) -> float | None:
+    m = s.mem
+    if "MemTotal" not in m:
+        return None
+    if "MemAvailable" in m:
+        return float(m["MemTotal"] - m["MemAvailable"])
+    if all(k in m for k in ("MemFree", "Buffers", "Cached")):  # kernels before 3.14
+        return float(m["MemTotal"] - m["MemFree"] - m["Buffers"] - m["Cached"])
+    return None
+
+
+def _rss_by_name(s: Sample) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for p in s.procs.values():
+        if p.rss is not None:
+            out[p.name] = out.get(p.name, 0.0) + p.rss
+    return out
+
+
+def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int) -> dict[str, tuple[float, float]]:
+    """name -> (CPU %, seconds it covers) for the interval prev..cur."""
+    continuing: set[str] = set()
+    ticks: dict[str, int] = {}
+    born: dict[str, float] = {}
+    for key, p in cur.procs.items():
+        q = prev.procs.get(key)
+        if p.ticks is None:
+            continue
+        if q is not None and q.ticks is not None:
+            if p.ticks < q.ticks:
+                continue
+            ticks[p.name] = ticks.get(p.name, 0) + p.ticks - q.ticks
+            continuing.add(p.name)
+        elif p.start / clk_tck >= prev.t - 1.0 / clk_tck:  # born in this interval: all its time is in it
+            ticks[p.name] = ticks.get(p.name, 0) + p.ticks
+            born[p.name] = min(born.get(p.name, cur.t), p.start / clk_tck)
+        # else: older than prev yet unseen then (it just took the name by exec): no baseline
+    out: dict[str, tuple[float, float]] = {}
+    full = cur.t - prev.t
+    for name, n in ticks.items():
+        # only new pids: the name ran from the first birth on (a pid that ended meanwhile is lost either way)
+        begin = prev.t if name in continuing or name not in born else min(max(prev.t, born[name]), cur.t)
+        span = cur.t - begin
+        if span >= full / 2:  # a few ticks over a sliver of an interval is noise, not a rate
+            out[name] = (100.0 * n / clk_tck / span, span)
+    return out
+
+
+def _hwm_peaks(raw: Raw, clk_tck: int) -> dict[str, float]:
+    """VmHWM of each pid whose peak was reached while monitored (born after the first sample, or grew)."""
+    first: dict[tuple[int, int], int] = {}
+    last: dict[tuple[int, int], tuple[str, int]] = {}
+    for s in raw.samples:
+        for key, p in s.procs.items():
+            if p.hwm is not None:
+                first.setdefault(key, p.hwm)
+                last[key] = (p.name, p.hwm)
+    t0 = raw.samples[0].t
+    out: dict[str, float] = {}
+    for key, (name, hwm) in last.items():
+        if key[1] / clk_tck > t0 or hwm > first[key]:
+            out[name] = max(out.get(name, 0.0), float(hwm))
+    return out
+
+
+def _summary(scopes: dict[str, _Scope], host: str) -> list[dict]:
+    rows = []
+    for scope, acc in scopes.items():
+        op = "host" if scope == "host" else "process"
+        if acc.span_s > 0 and acc.cpu_max is not None:
+            rows.append(measurement(TOOL, op, "cpu_usage", acc.cpu_s / acc.span_s, host=host, job=scope, stat="mean"))
+            rows.append(measurement(TOOL, op, "cpu_usage", acc.cpu_max, host=host, job=scope, stat="max"))
+        if acc.mem_peak is not None:
+            rows.append(measurement(TOOL, op, "memory_peak", acc.mem_peak, host=host, job=scope, stat="max"))
+    return rows
+
+
+def _coverage_warnings(raw: Raw, scopes: dict[str, _Scope], host: str) -> list[str]:
+    out = []
+    if len(raw.samples) < 2:
+        out.append("only one complete sample: no CPU usage or rates (the case was shorter than the interval)")
+    for name in raw.watched:
+        if name not in scopes:
+            out.append(f"process {name!r} was never seen on {host} (names match /proc/PID/comm, 15 characters)")
+    return out
+
+
+def _int(text: str | None) -> int:
+    return int(text) if text and text.isdigit() else 0

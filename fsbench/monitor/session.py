@@ -1,0 +1,116 @@
+"""Monitor one host during a case: the sampler runs through the host's transport, raw output first."""
+
+from __future__ import annotations
+
+import csv
+import threading
+import time
+from pathlib import Path
+
+from fsbench.errors import CommandResult, FsbenchError
+from fsbench.monitor.parse import SERIES_COLUMNS, analyse
+from fsbench.monitor.script import sampler_argv
+from fsbench.tidy import ParseResult
+from fsbench.transport.base import Transport
+
+#: how long start() waits for the baseline sample, and stop() for the transport to end the sampler
+FIRST_SAMPLE_S = 10.0
+STOP_S = 20.0
+
+
+class MonitorSession:
+    """Samples /proc on one host from start() to stop(); stop() returns the summary rows."""
+
+    def __init__(self, transport: Transport, host: str, interval_s: float, processes: list[str], raw_path: Path,
+                 *, max_s: float = 86400.0, clk_tck: int = 100):
+        self.transport, self.host = transport, host
+        self.interval_s, self.processes = interval_s, list(processes)
+        self.raw_path = Path(raw_path)
+        self.csv_path = self.raw_path.parent / f"monitor-{host}.csv"
+        self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
+        self.argv = sampler_argv(interval_s, self.processes, max_s)
+        self.max_s, self.clk_tck = max_s, clk_tck
+        self.result: CommandResult | None = None
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._summary: ParseResult | None = None
+
+    def start(self, wait_first_sample: bool = True) -> bool:
+        """Start the sampler in the background; True once its baseline sample is on disk."""
+        if self._thread is not None:
+            raise RuntimeError(f"monitor on {self.host} already started")
+        self.raw_path.parent.mkdir(parents=True, exist_ok=True)
+        self.raw_path.touch()
+        self._thread = threading.Thread(target=self._run, name=f"monitor-{self.host}", daemon=True)
+        self._thread.start()
+        # without a baseline taken before the case begins, its first interval would be lost
+        return self._wait_for_end_marker(0, FIRST_SAMPLE_S) if wait_first_sample else True
+
+    def stop(self, final_sample: bool = True) -> ParseResult:
+        """Stop the sampler (after one more sample, so the case's tail is measured) and summarise."""
+        if self._summary is not None:
+            return self._summary
+        if self._thread is None:
+            raise RuntimeError(f"monitor on {self.host} was never started")
+        if final_sample and self._thread.is_alive():
+            self._wait_for_end_marker(self.raw_path.stat().st_size, self.interval_s + 5.0)
+        self._cancel.set()
+        self._thread.join(timeout=STOP_S)
+        warnings = []
+        if self._thread.is_alive():
+            warnings.append(f"monitor on {self.host}: the sampler did not stop within {STOP_S:.0f}s")
+        self._summary = self._summarise(warnings)
+        return self._summary
+
+    def __enter__(self) -> MonitorSession:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.stop(final_sample=exc_type is None)
+
+    def _run(self) -> None:
+        # the timeout is only a backstop: the sampler ends itself after max_s, the cancel event ends it earlier
+        self.result = self.transport.run(self.argv, timeout=self.max_s + 60.0, stdout_path=self.raw_path,
+                                         stderr_path=self.stderr_path, cancel=self._cancel)
+
+    def _wait_for_end_marker(self, offset: int, limit_s: float) -> bool:
+        """Poll the raw file for a sample that starts after byte `offset` and is complete."""
+        deadline = time.monotonic() + limit_s
+        while True:
+            with open(self.raw_path, "rb") as fh:
+                fh.seek(offset)
+                tail = fh.read()
+            if _complete_sample_in(tail):
+                return True
+            if time.monotonic() > deadline or self._thread is None or not self._thread.is_alive():
+                return False
+            time.sleep(min(0.05, self.interval_s / 4))
+
+    def _summarise(self, warnings: list[str]) -> ParseResult:
+        res = self.result
+        if res is not None and not (res.interrupted or res.exit_status == 0):
+            warnings.append(f"monitor sampler ended badly {res.describe()}")
+        text = self.raw_path.read_text(errors="replace")
+        try:
+            m = analyse(text, self.host, clk_tck=self.clk_tck, source=str(self.raw_path))
+        except FsbenchError as exc:
+            # monitoring is a by-product of the case: without it the case's own results still stand
+            return ParseResult(warnings=warnings + [str(exc)], meta={"raw": str(self.raw_path)})
+        write_series(self.csv_path, m.series)
+        return ParseResult(rows=m.summary, warnings=warnings + m.warnings,
+                           meta={"raw": str(self.raw_path), "series": str(self.csv_path), "samples": m.samples})
+
+
+def _complete_sample_in(data: bytes) -> bool:
+    """Whether data holds a sample's start line and, after it, its end line."""
+    start = 0 if data.startswith(b"@ ") else data.find(b"\n@ ")
+    return start >= 0 and data.find(b"\n. ", start) >= 0
+
+
+def write_series(path: Path, rows: list[dict]) -> None:
+    """The time series as CSV (t, host, scope, metric, value, unit)."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=SERIES_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)

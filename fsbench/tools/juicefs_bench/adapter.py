@@ -1,0 +1,101 @@
+"""`juicefs bench` as a workload: threads and file sizes from the scenario, its table parsed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fsbench.errors import ParseError
+from fsbench.tidy import ParseResult
+from fsbench.tools.base import Invocation, OptionIssue, register
+from fsbench.tools.common import read_stream, unknown_options
+from fsbench.tools.juicefs_bench.parse import TOOL, parse_path, parse_text
+from fsbench.units import parse_size
+
+OPTIONS = {
+    "threads": "concurrent threads, -p",
+    "block_size": "I/O block size, e.g. 1m",
+    "big_file_size": "size of each big file, e.g. 1g; 0 skips big files",
+    "small_file_size": "size of each small file, e.g. 128k",
+    "small_file_count": "small files per thread",
+    "binary": "the juicefs command (default: juicefs on PATH or beside fsbench's Python)",
+}
+#: rough speeds for plans and ETAs
+BIG_BW, SMALL_RATE = 200 * 2**20, 300.0
+
+
+def _mib(value: object) -> str:
+    """juicefs takes MiB for block and big-file sizes."""
+    return f"{parse_size(value) / 2**20:g}"
+
+
+def _kib(value: object) -> str:
+    return f"{parse_size(value) / 2**10:g}"
+
+
+class JuiceFSBenchAdapter:
+    """`juicefs bench PATH` in the case's test directory."""
+
+    name = TOOL
+
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+        """Known option names; sizes and counts that parse."""
+        issues = unknown_options(options, OPTIONS, TOOL)
+        for key in ("block_size", "big_file_size", "small_file_size"):
+            if key in options:
+                try:
+                    parse_size(options[key])
+                except ValueError:
+                    issues.append(OptionIssue(key, f"{key}={options[key]!r} is not a size", "for example 1m, 128k"))
+        for key in ("threads", "small_file_count"):
+            v = options.get(key, 1)
+            if isinstance(v, bool) or not isinstance(v, int) or v < (1 if key == "threads" else 0):
+                issues.append(OptionIssue(key, f"{key} must be a whole number, got {v!r}"))
+        if jobs or job_file_text:
+            issues.append(OptionIssue("", "juicefs bench takes options only (no jobs or job_file)"))
+        return issues
+
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+        """Write and read every big file, then create, read and stat the small ones."""
+        threads = int(options.get("threads", 1))
+        big = parse_size(options.get("big_file_size", "1g")) * threads
+        small = int(options.get("small_file_count", 100)) * threads
+        return round(2 * big / BIG_BW + 3 * small / SMALL_RATE + 2, 1)
+
+    def build(self, case, test_dir: str) -> Invocation:
+        """`juicefs bench --threads N ... TEST_DIR`."""
+        from fsbench.targets.juicefs import juicefs_binary
+
+        o = case.options
+        argv = [juicefs_binary(str(o.get("binary", "juicefs"))), "bench"]
+        if "threads" in o:
+            argv += ["--threads", str(o["threads"])]
+        if "block_size" in o:
+            argv += ["--block-size", _mib(o["block_size"])]
+        if "big_file_size" in o:
+            argv += ["--big-file-size", _mib(o["big_file_size"])]
+        if "small_file_size" in o:
+            argv += ["--small-file-size", _kib(o["small_file_size"])]
+        if "small_file_count" in o:
+            argv += ["--small-file-count", str(o["small_file_count"])]
+        return Invocation(argv=argv + [test_dir])
+
+    def parse_outputs(self, raw_dir: Path) -> ParseResult:
+        """The table on stdout (some versions log it to stderr: then both are read)."""
+        out = read_stream(raw_dir, "stdout")
+        try:
+            return parse_text(out, str(raw_dir / "stdout"))
+        except ParseError:
+            return parse_text(out + "\n" + read_stream(raw_dir, "stderr"), str(raw_dir / "stdout"))
+
+    def parse_file(self, path: Path) -> ParseResult:
+        """An existing `juicefs bench` output."""
+        return parse_path(path)
+
+    def version_argv(self) -> list[str]:
+        """`juicefs version`."""
+        from fsbench.targets.juicefs import juicefs_binary
+
+        return [juicefs_binary(), "version"]
+
+
+register(JuiceFSBenchAdapter())

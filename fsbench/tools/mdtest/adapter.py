@@ -1,0 +1,96 @@
+"""mdtest as a workload: its flags from the scenario, launched with mpirun, SUMMARY blocks parsed.
+
+Flags are written as they are on mdtest's command line, without the dash: `{n: 5000, u: true,
+z: 2, i: 3}` is `-n 5000 -u -z 2 -i 3`; `tasks` is the number of MPI processes (mpirun -np).
+mdtest cannot be installed from this project's package sources: the command building and launch
+are tested with a stand-in program under real mpirun, the parser with genuine outputs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from fsbench.shell import sh
+from fsbench.tidy import ParseResult
+from fsbench.tools.base import Invocation, OptionIssue, register
+from fsbench.tools.common import read_stream
+from fsbench.tools.mdtest.parse import TOOL, parse_path, parse_text
+
+#: flags that take no value (the others do); `d` belongs to fsbench (the case's test directory)
+SWITCHES = set("CTErDFLRSXYZckPuvy") | {"B", "U", "K"}
+VALUED = set("abeifIlNnpstwWxzGMOV") | {"A", "f", "l", "s"}
+OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest command",
+       "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)"}
+ESTIMATE_RATE = 2000.0  # items per second per task: a plan needs a number
+
+
+class MdtestAdapter:
+    """mdtest through mpirun on the local host (several hosts arrive with the SSH transport)."""
+
+    name = TOOL
+
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+        """Flags mdtest knows; `d` is fsbench's; values where mdtest wants them."""
+        out = []
+        for key, value in options.items():
+            if key in OWN:
+                continue
+            if key == "d":
+                out.append(OptionIssue(key, "fsbench sets -d to the case's own test directory"))
+            elif key in SWITCHES:
+                if not isinstance(value, bool):
+                    out.append(OptionIssue(key, f"-{key} is a switch: write `{key}: true`"))
+            elif key not in VALUED and not re.fullmatch(r"-?-?[A-Za-z][A-Za-z-]+", key):
+                out.append(OptionIssue(key, f"unknown mdtest flag -{key}", "write flags without their dash: n, u, z, F"))
+        tasks = options.get("tasks", 1)
+        if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
+            out.append(OptionIssue("tasks", f"tasks must be a whole number >= 1, got {tasks!r}"))
+        if jobs or job_file_text:
+            out.append(OptionIssue("", "mdtest takes options only (no jobs or job_file)"))
+        return out
+
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+        """Items x phases x iterations over a guessed rate."""
+        n = float(options.get("n", 0) or options.get("I", 10) * max(1, int(options.get("b", 1) or 1)))
+        iterations = int(options.get("i", 1) or 1)
+        return round(n * 4 * iterations / ESTIMATE_RATE + 2, 1)
+
+    def argv(self, options: dict, test_dir: str) -> list[str]:
+        """The mdtest command line (without mpirun)."""
+        argv = [str(options.get("binary", "mdtest"))]
+        for key, value in options.items():
+            if key in OWN or value is False or value is None:
+                continue
+            flag = key if key.startswith("-") else (f"-{key}" if len(key) == 1 else f"--{key}")
+            argv += [flag] if value is True else [flag, str(value)]
+        return argv + ["-d", test_dir]
+
+    def build(self, case, test_dir: str) -> Invocation:
+        """`mpirun -np TASKS mdtest FLAGS -d TEST_DIR` (mdtest alone for one task)."""
+        o = case.options
+        tasks = int(o.get("tasks", 1))
+        cmd = self.argv(o, test_dir)
+        if tasks == 1 and "mpirun_args" not in o:
+            return Invocation(argv=cmd)
+        mpirun = [str(o.get("mpirun", "mpirun")), "-np", str(tasks), "--oversubscribe"]
+        if os.geteuid() == 0:
+            mpirun.append("--allow-run-as-root")
+        return Invocation(argv=mpirun + [str(a) for a in o.get("mpirun_args", [])] + cmd)
+
+    def parse_outputs(self, raw_dir: Path) -> ParseResult:
+        """SUMMARY blocks of stdout; stderr sharpens the reason when there are none."""
+        return parse_text(read_stream(raw_dir, "stdout"), str(raw_dir / "stdout"),
+                          stderr=read_stream(raw_dir, "stderr"))
+
+    def parse_file(self, path: Path) -> ParseResult:
+        """An existing mdtest output."""
+        return parse_path(path)
+
+    def version_argv(self) -> list[str]:
+        """mdtest has no --version: its presence is checked, the version comes with its output."""
+        return sh("command -v mdtest")
+
+
+register(MdtestAdapter())

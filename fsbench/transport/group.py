@@ -1,0 +1,87 @@
+"""Run one command (or one per host) on many hosts in parallel; every host's result is collected first."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from fsbench.errors import CommandResult, FsbenchError
+from fsbench.transport.base import Transport
+
+
+@dataclass
+class GroupResult:
+    """Per-host results of a fan-out, in the order the hosts were given."""
+
+    results: dict[str, CommandResult] = field(default_factory=dict)
+
+    def __getitem__(self, host: str) -> CommandResult:
+        return self.results[host]
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def failed(self) -> dict[str, CommandResult]:
+        """Hosts whose command failed, timed out, was interrupted or never ran."""
+        return {h: r for h, r in self.results.items() if not r.ok}
+
+    def succeeded(self) -> dict[str, CommandResult]:
+        """Hosts whose command exited 0."""
+        return {h: r for h, r in self.results.items() if r.ok}
+
+    @property
+    def ok(self) -> bool:
+        """True when every host succeeded."""
+        return all(r.ok for r in self.results.values())
+
+    def raise_if_failed(self, what: str = "command") -> None:
+        """Raise GroupFailed, carrying every host's result, when any host failed."""
+        if not self.ok:
+            raise GroupFailed(self, what)
+
+
+class GroupFailed(FsbenchError):
+    """Some hosts of a fan-out failed; `.group` holds every host's result, the good ones too."""
+
+    def __init__(self, group: GroupResult, what: str = "command"):
+        self.group = group
+        bad = group.failed()
+        lines = [f"{what} failed on {len(bad)} of {len(group)} hosts ({', '.join(bad)}):"]
+        lines += [f"  {r.describe()}".replace("\n", "\n  ") for r in bad.values()]
+        super().__init__("\n".join(lines))
+
+
+def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, list[str]], *,
+                 timeout: float | None = 60.0, max_workers: int | None = None, cwd: str | None = None,
+                 env: dict[str, str] | None = None, cancel: threading.Event | None = None) -> GroupResult:
+    """Run argv (or argv[host]) on every host at once; a host that cannot be reached is a failed result."""
+    per_host = argv if isinstance(argv, dict) else {h: argv for h in transports}
+    missing = [h for h in transports if h not in per_host]
+    if missing:
+        raise ValueError(f"no command given for {', '.join(missing)}")
+    if not transports:
+        return GroupResult()
+    workers = max(1, min(max_workers or 32, len(transports)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fsbench-group") as pool:
+        futures = {h: pool.submit(_run_one, h, t, per_host[h], timeout, cwd, env, cancel)
+                   for h, t in transports.items()}
+        return GroupResult({h: f.result() for h, f in futures.items()})
+
+
+def _run_one(host: str, transport: Transport, argv: list[str], timeout: float | None, cwd: str | None,
+             env: dict[str, str] | None, cancel: threading.Event | None) -> CommandResult:
+    start = time.monotonic()
+    try:
+        return transport.run(list(argv), cwd=cwd, timeout=timeout, env=env, cancel=cancel)
+    # any error on one host must become that host's result, or it would hide every other host's
+    except Exception as exc:  # noqa: BLE001
+        text = str(exc) or type(exc).__name__
+        result = CommandResult(host, list(argv), None, "", text, time.monotonic() - start)
+        result.extra["error"] = text
+        result.extra["error_type"] = type(exc).__name__
+        return result

@@ -1,0 +1,308 @@
+"""SSH transport: one paramiko connection per host, opened on first use and reused for the whole run.
+
+This is fsbench's only paramiko importer, and it imports paramiko lazily so `import fsbench.transport`
+stays cheap. Host keys are checked against known_hosts (never trusted on first use); commands run in
+their own remote process group so a timeout or cancel stops them (see fsbench.transport.remote).
+File operations (put_text, fetch) use SFTP as the login user; commands use `sudo -n` where the spec says.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+
+from fsbench.errors import CommandResult
+from fsbench.inventory import HostSpec
+from fsbench.transport import hostkeys, remote
+from fsbench.transport.base import tail
+from fsbench.transport.errors import AuthError, ConnectError, HostKeyError, TransportError
+from fsbench.transport.ssh_files import SSHFileOps
+from fsbench.transport.ssh_settings import DEFAULT_KNOWN_HOSTS, DEFAULT_SSH_CONFIG, Resolved, jump_spec, resolve
+
+log = logging.getLogger(__name__)
+GRACE_S = 5.0
+
+
+class _UnknownHostKey(Exception):
+    def __init__(self, key: object):
+        self.key = key
+
+
+def net_errors() -> tuple[type[BaseException], ...]:
+    """What paramiko and sockets raise when a connection or channel fails."""
+    import paramiko
+
+    return (paramiko.SSHException, OSError, EOFError)
+
+
+class SSHTransport(SSHFileOps):
+    """Runs commands and moves files on one host over SSH; thread-safe, one TCP connection."""
+
+    net_errors = staticmethod(net_errors)
+
+    def __init__(self, host: HostSpec, *, jump: SSHTransport | None = None,
+                 ssh_config: Path | str | None = DEFAULT_SSH_CONFIG,
+                 user_known_hosts: Path | str | None = DEFAULT_KNOWN_HOSTS, remote_base: str | None = None,
+                 connect_timeout: float = 30.0, op_timeout: float = 60.0, allow_agent: bool = True):
+        self.spec, self.host = host, host.name
+        self._jump, self._own_jump = jump, False
+        self._ssh_config = Path(ssh_config) if ssh_config else None
+        self._user_known_hosts = Path(user_known_hosts) if user_known_hosts else None
+        self._remote_base = remote_base or host.remote_base
+        self.connect_timeout, self.op_timeout, self.allow_agent = connect_timeout, op_timeout, allow_agent
+        self._lock = threading.RLock()
+        self._client = None
+        self._settings: Resolved | None = None
+        self.connects = 0  # TCP connections opened so far: 1 for a whole run unless the link dropped
+        super().__init__()
+
+    def __repr__(self) -> str:
+        state = "connected" if self._client is not None else "not connected"
+        return f"SSHTransport({self.host!r}, {self.spec.target!r}, {state})"
+
+    @property
+    def settings(self) -> Resolved:
+        """Address, port, user, keys and known_hosts after ~/.ssh/config is applied."""
+        if self._settings is None:
+            self._settings = resolve(self.spec, self._config_lookup(), self._user_known_hosts)
+        return self._settings
+
+    @property
+    def remote_base(self) -> str:
+        """The folder under which per-case work directories are made."""
+        return self._remote_base or f"/tmp/fsbench-{self.settings.user}"
+
+    def connection(self):
+        """The open paramiko Transport, connecting on first use (or after the link dropped)."""
+        with self._lock:
+            t = self._client.get_transport() if self._client is not None else None
+            if t is None or not t.is_active():
+                self._drop()
+                self._client = self._connect()
+                self.connects += 1
+                t = self._client.get_transport()
+            return t
+
+    def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+            env: dict[str, str] | None = None, stdout_path: Path | None = None,
+            stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
+        """Run argv to completion, timeout or cancel; a failing command is a result, a dead host raises."""
+        start = time.monotonic()
+        t = self.connection()
+        out = remote.Sink(stdout_path, keep=stdout_path is None)
+        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False))
+        status, outcome, note = None, "exit", ""
+        try:
+            chan = self.open_exec(t, remote.command_line(argv, cwd=cwd, env=env, sudo=self.spec.sudo))
+        except TransportError as exc:
+            chan, outcome, note = None, "lost", str(exc)
+        try:
+            if chan is not None:
+                outcome = remote.pump(chan, out, err, timeout=timeout, cancel=cancel, alive=t.is_active)
+                if outcome in ("timeout", "cancel"):
+                    self._stop(t, chan, out, err)
+                if chan.status_event.is_set() and chan.exit_status >= 0:
+                    status = chan.exit_status
+                elif outcome == "lost":
+                    note = (f"fsbench: the connection to {self.host} ({self.settings.where}) was lost while "
+                            "the command ran; its exit status is unknown")
+                elif outcome == "exit":
+                    note = "fsbench: the command ended without an exit status (killed by a signal?)"
+        finally:
+            if chan is not None:
+                chan.close()
+            out.close()
+            err.close()
+        err_tail = tail(err.sink.tail())
+        if note:
+            err_tail = f"{err_tail}{'' if not err_tail or err_tail.endswith(chr(10)) else chr(10)}{note}"
+        result = CommandResult(self.host, list(argv), status, tail(out.tail()), err_tail, time.monotonic() - start,
+                               outcome == "timeout", outcome == "cancel")
+        if stdout_path is None:
+            result.extra["stdout"] = out.data().decode(errors="replace")
+        if note:
+            result.extra["error"] = note
+        return result
+
+    def open_exec(self, t, line: str):
+        """A channel running line; exec itself has no timeout in paramiko, so a watchdog closes it."""
+        try:
+            chan = t.open_session(timeout=self.connect_timeout)
+        except net_errors() as exc:
+            raise ConnectError(self.host, self.settings.where, f"cannot open a session channel: {exc}",
+                               "the server's MaxSessions may be below the number of parallel commands") from None
+        watchdog = threading.Timer(self.connect_timeout, chan.close)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            chan.exec_command(line)
+            chan.shutdown_write()  # stdin at EOF, like the local transport's /dev/null
+        except net_errors() as exc:
+            chan.close()
+            raise ConnectError(self.host, self.settings.where, f"cannot start the command: {exc}") from None
+        finally:
+            watchdog.cancel()
+        return chan
+
+    def new_sftp(self, t):
+        """An SFTP session on the connection, every request bounded by op_timeout."""
+        import paramiko
+
+        try:
+            chan = t.open_session(timeout=self.connect_timeout)
+            watchdog = threading.Timer(self.connect_timeout, chan.close)  # invoke_subsystem has no timeout
+            watchdog.daemon = True
+            watchdog.start()
+            try:
+                chan.invoke_subsystem("sftp")
+            finally:
+                watchdog.cancel()
+            chan.settimeout(self.op_timeout)
+            return paramiko.SFTPClient(chan)
+        except net_errors() as exc:
+            raise ConnectError(self.host, self.settings.where, f"cannot start SFTP: {exc}",
+                               "the server needs `Subsystem sftp` in its sshd_config") from None
+
+    def _stop(self, t, chan, out: remote.Sink, err: remote.PgidFilter) -> None:
+        """TERM the remote process group (tools print partial results then), KILL after the grace period."""
+        for sig in ("TERM", "KILL"):
+            if err.pgid is None or not t.is_active():
+                return
+            try:
+                killer = self.open_exec(t, remote.kill_line(err.pgid, sig, sudo=self.spec.sudo))
+            except TransportError as exc:
+                log.warning("%s: cannot signal process group %s: %s", self.host, err.pgid, exc)
+                return
+            killer.status_event.wait(self.op_timeout)
+            killer.close()
+            if remote.pump(chan, out, err, timeout=GRACE_S, cancel=None, alive=t.is_active) != "timeout":
+                return
+
+    def close(self) -> None:
+        """Close SFTP and the connection (and a jump connection this transport opened itself)."""
+        with self._lock:
+            self._drop()
+            if self._own_jump and self._jump is not None:
+                self._jump.close()
+
+    def _drop(self) -> None:
+        self.drop_sftp()
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _config_lookup(self) -> dict:
+        if self._ssh_config is None or not self._ssh_config.expanduser().is_file():
+            return {}
+        import paramiko
+
+        path = self._ssh_config.expanduser()
+        try:
+            return dict(paramiko.SSHConfig.from_path(str(path)).lookup(self.spec.target))
+        except (OSError, ValueError, paramiko.SSHException) as exc:
+            raise ConnectError(self.host, self.spec.target, f"cannot read ssh config {path}: {exc}") from None
+
+    def _connect(self):
+        import paramiko
+
+        _quiet_paramiko()
+        r = self.settings
+        if self.spec.key_file and not Path(r.key_files[0]).is_file():
+            raise AuthError(self.host, r.where, f"key file {r.key_files[0]} does not exist", "check key_file")
+        client = paramiko.SSHClient()
+        for path in r.known_hosts:
+            if Path(path).is_file():
+                try:
+                    client.load_system_host_keys(path)
+                except (OSError, paramiko.SSHException) as exc:
+                    raise HostKeyError(self.host, r.where, f"cannot read known_hosts file {path}: {exc}",
+                                       "fix or remove the bad line") from None
+        client.set_missing_host_key_policy(_reject_unknown())
+        sock = self._jump_channel(r) if self._jump is not None or r.proxy_jump else None
+        how = f"keys {', '.join(r.key_files) or '(default files)'}, agent {'on' if self.allow_agent else 'off'}" \
+              + (f", password from ${self.spec.password_env}" if self.spec.password_env else "")
+        log.debug("connecting to %s (%s) as %s with %s", self.host, r.where, r.user, how)
+        password = os.environ.get(self.spec.password_env) if self.spec.password_env else None
+        ct = self.connect_timeout
+        try:
+            client.connect(r.address, r.port, username=r.user, key_filename=list(r.key_files) or None,
+                           password=password, timeout=ct, banner_timeout=ct, auth_timeout=ct, channel_timeout=ct,
+                           allow_agent=self.allow_agent, look_for_keys=not r.key_files, sock=sock)
+        except _UnknownHostKey as exc:
+            client.close()
+            raise hostkeys.unknown_key(self.host, r, exc.key) from None
+        except paramiko.BadHostKeyException as exc:
+            client.close()
+            raise hostkeys.changed_key(self.host, r, exc.key, exc.expected_key) from None
+        except paramiko.AuthenticationException as exc:
+            client.close()
+            raise AuthError(self.host, r.where, f"authentication as {r.user} failed ({exc}); tried {how}",
+                            f"put the public key of {r.key_files[0] if r.key_files else 'your key'} into "
+                            f"~{r.user}/.ssh/authorized_keys on {r.address}") from None
+        except net_errors() as exc:
+            client.close()
+            raise ConnectError(self.host, r.where, f"cannot connect: {exc or type(exc).__name__}",
+                               "is sshd running there, and are the address and port right?") from None
+        finally:
+            password = None
+        t = client.get_transport()
+        handler = getattr(t, "auth_handler", None)
+        if handler is not None and getattr(handler, "password", None):
+            handler.password = None  # paramiko keeps it after auth; it has no use once we are in
+        t.set_keepalive(30)
+        return client
+
+    def _jump_channel(self, r: Resolved):
+        if self._jump is None:
+            self._jump = SSHTransport(jump_spec(r.proxy_jump or "", self.spec), ssh_config=self._ssh_config,
+                                      user_known_hosts=self._user_known_hosts, connect_timeout=self.connect_timeout,
+                                      op_timeout=self.op_timeout, allow_agent=self.allow_agent)
+            self._own_jump = True
+        jt = self._jump.connection()
+        try:
+            return jt.open_channel("direct-tcpip", (r.address, r.port), ("127.0.0.1", 0),
+                                   timeout=self.connect_timeout)
+        except net_errors() as exc:
+            raise ConnectError(self.host, r.where, f"jump host {self._jump.host} cannot reach {r.where}: {exc}",
+                               "check the address as seen from the jump host") from None
+
+
+def transports_for(inventory: dict[str, HostSpec], names: list[str] | None = None,
+                   **options) -> dict[str, SSHTransport]:
+    """SSH transports for the named hosts (all by default), jump hosts wired to one shared connection each."""
+    made: dict[str, SSHTransport] = {}
+    wanted = list(names or inventory)
+
+    def make(name: str) -> SSHTransport:
+        if name not in made:
+            spec = inventory[name]
+            jump = make(spec.jump) if spec.jump in inventory else None
+            made[name] = SSHTransport(spec, jump=jump, **options)
+            # a jump host nobody asked for is closed with the hosts that use it
+            made[name]._own_jump = jump is not None and spec.jump not in wanted
+        return made[name]
+
+    return {name: make(name) for name in wanted}
+
+
+def _reject_unknown():
+    import paramiko
+
+    class RejectUnknown(paramiko.MissingHostKeyPolicy):
+        """Like paramiko's RejectPolicy, but hands the key on so the error can show its fingerprint."""
+
+        def missing_host_key(self, client, hostname, key):
+            raise _UnknownHostKey(key)
+
+    return RejectUnknown()
+
+
+def _quiet_paramiko() -> None:
+    # paramiko logs failed connects with tracebacks; without any handler Python would print them to
+    # stderr, so give it a NullHandler (records still reach handlers an application configures)
+    logger = logging.getLogger("paramiko")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())

@@ -1,0 +1,113 @@
+"""Files and folders on an SSH host: SFTP for content, argv commands (sudo-aware) for folders."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+from pathlib import Path
+
+from fsbench.errors import CommandFailed
+from fsbench.transport.errors import TransferError
+
+log = logging.getLogger("fsbench.transport.ssh")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
+# the base folder sits in a shared /tmp: create it private and refuse a symlink planted there
+_WORKDIR_SCRIPT = 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && rm -rf -- "$2" && mkdir -p -- "$2"'
+
+
+class SSHFileOps:
+    """The file half of SSHTransport; needs connection(), run(), new_sftp() and net_errors() from it."""
+
+    def __init__(self) -> None:
+        self._sftp = None
+        self._sftp_lock = threading.Lock()
+
+    def workdir(self, raw_dir: Path) -> str:
+        """A fresh, empty folder for one case under remote_base: <base>/<run>/<case>."""
+        raw_dir.mkdir(parents=True, exist_ok=True)  # like the local transport: the runner writes there next
+        path = f"{self.remote_base}/{work_name(raw_dir)}"
+        result = self.run(["sh", "-c", _WORKDIR_SCRIPT, "fsbench-workdir", self.remote_base, path],
+                          timeout=self.op_timeout)
+        if not result.ok:
+            raise CommandFailed(result, f"making the work directory {path}")
+        return path
+
+    def put_text(self, path: str, text: str) -> None:
+        """Write a text file over SFTP (as the login user)."""
+        data = text.encode()
+        with self._sftp_lock:
+            sftp = self._sftp_client()
+            try:
+                with sftp.open(path, "wb") as fh:
+                    fh.write(data)
+            except self.net_errors() as exc:
+                raise TransferError(self.host, self.settings.where, f"cannot write {path}: {exc}",
+                                    f"check that its folder exists and {self.settings.user} may write there") from None
+
+    def fetch(self, path: str, local: Path) -> bool:
+        """Copy a remote file to local in chunks; False when it does not exist."""
+        with self._sftp_lock:
+            sftp = self._sftp_client()
+            try:
+                sftp.stat(path)
+            except FileNotFoundError:
+                return False
+            except self.net_errors() as exc:
+                raise TransferError(self.host, self.settings.where, f"cannot read {path}: {exc}") from None
+            local.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                sftp.get(path, str(local))
+            except self.net_errors() as exc:
+                raise TransferError(self.host, self.settings.where, f"cannot fetch {path}: {exc}") from None
+        return True
+
+    def makedirs(self, path: str) -> None:
+        """mkdir -p on the host."""
+        result = self.run(["mkdir", "-p", "--", path], timeout=self.op_timeout)
+        if not result.ok:
+            raise CommandFailed(result, f"making {path}")
+
+    def remove_tree(self, path: str) -> None:
+        """rm -rf on the host; a failure is logged, not raised, as the local transport ignores it."""
+        if not path.strip("/"):
+            raise ValueError(f"refusing to remove {path!r} on {self.host}")
+        result = self.run(["rm", "-rf", "--", path], timeout=self.op_timeout)
+        if not result.ok:
+            log.warning("could not remove %s %s", path, result.describe())
+
+    def is_dir(self, path: str) -> bool:
+        """An existing directory on the host?"""
+        return self.run(["test", "-d", path], timeout=self.op_timeout).exit_status == 0
+
+    def _sftp_client(self):
+        t = self.connection()
+        if self._sftp is None or self._sftp.get_channel().get_transport() is not t:
+            self.drop_sftp()
+            self._sftp = self.new_sftp(t)
+        return self._sftp
+
+    def drop_sftp(self) -> None:
+        """Close the SFTP session, if any."""
+        sftp, self._sftp = self._sftp, None
+        if sftp is not None:
+            try:
+                sftp.close()
+            except self.net_errors():
+                pass  # the connection is going away anyway
+
+
+def work_name(raw_dir: Path) -> str:
+    """`<run>/<case>` from a raw folder `.../<run>/raw/<case>/<host>`; a hashed name for other folders."""
+    parts = raw_dir.parts
+    idx = max((i for i, p in enumerate(parts) if p == "raw"), default=-1)
+    if 0 < idx < len(parts) - 1:
+        return f"{_safe(parts[idx - 1])}/{_safe(parts[idx + 1])}"
+    digest = hashlib.sha1(str(raw_dir.resolve()).encode()).hexdigest()[:10]
+    return f"adhoc/{_safe(raw_dir.name)}-{digest}"
+
+
+def _safe(name: str) -> str:
+    name = _UNSAFE.sub("_", name)
+    return name if name.strip(".") else f"_{name}"

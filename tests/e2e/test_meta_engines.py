@@ -1,0 +1,60 @@
+"""The headline campaign for real: JuiceFS on six metadata engines with real servers and FUSE mounts."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from tests.conftest import require, run_cli
+from tests.paths import REPO
+
+SERVERS = ("redis-server", "mariadbd", "postgres", "etcd")
+
+
+def _juicefs_mounts() -> str:
+    return subprocess.run(["findmnt", "-n", "-t", "fuse.juicefs"], capture_output=True, text=True).stdout
+
+
+def test_meta_engines_end_to_end(tmp_path):
+    for tool in ("fio", "redis-server", "mariadbd", "etcd", "psql", "fusermount3"):
+        require(tool)
+    proc = run_cli("run", str(REPO / "scenarios" / "meta-engines.yaml"), "--set", "scale=smoke",
+                   "-o", str(tmp_path), "--progress", "plain", timeout=900)
+    run = Path(proc.stdout.splitlines()[0]) if proc.stdout else None
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert len(cases) == 24
+    assert set(cases.target) == {"redis-always", "redis-everysec", "sqlite", "mariadb", "postgres", "etcd"}
+    runnable = cases[cases.tool != "mdtest"]
+    assert (runnable.status == "ok").all(), runnable[["case_id", "reason"]].to_string()
+    mdtest = cases[cases.tool == "mdtest"]
+    has_mdtest = subprocess.run(["sh", "-c", "command -v mdtest"], capture_output=True).returncode == 0
+    if not has_mdtest:  # said plainly, in cases.csv and in the report
+        assert (mdtest.status == "skipped").all() and mdtest.reason.str.contains("mdtest is not installed").all()
+
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    bench = results[results.tool == "juicefs-bench"]
+    assert {"write_big_file", "read_small_file", "stat_file", "total"} <= set(bench.operation)
+    assert set(bench[bench.operation == "total"].metric) >= {"cpu_usage", "memory_peak"}
+    fio = results[(results.tool == "fio") & (results.metric == "bandwidth")]
+    assert len(fio) == 6 and (fio.value > 0).all()
+
+    hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
+    assert "fuse.juicefs" in hosts.loc[0, "mount_redis-always"]
+    assert hosts.loc[0, "juicefs-bench_version"].startswith("juicefs version")
+
+    html = (run / "report.html").read_text()
+    assert "redis-always <span class=\"baseline\">baseline</span>" in html
+    assert re.search(r"\((\d+\.\d\d)\)", html)  # values with their ratio to Redis-always
+    if not has_mdtest:
+        assert "mdtest is not installed on local" in html
+
+    # nothing left behind: no mount, no server of this run, no scratch space
+    assert _juicefs_mounts() == ""
+    left = subprocess.run(["pgrep", "-af", "|".join(SERVERS)], capture_output=True, text=True).stdout
+    assert run.name not in left, left
+    assert not list(Path("/var/tmp/fsbench").glob(f"{run.name}*"))
+    assert (run / "targets" / "redis-always" / "juicefs-local.log").exists()

@@ -1,0 +1,125 @@
+"""The monitor end to end: the real sampler through the real local transport, watching real processes."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fsbench.monitor import MonitorSession
+from fsbench.transport.local import LocalTransport
+
+MiB = 1024 * 1024
+BURN = "import time\nend = time.monotonic() + 3.0\nwhile time.monotonic() < end:\n    pass\n"
+HOG = """\
+import sys, time
+block = b"x" * (200 << 20)  # filled, so every page is touched and resident
+status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+print(int(status["VmHWM"].split()[0]) * 1024, flush=True)
+time.sleep(2.5)
+"""
+
+
+def named_python(folder: Path, name: str) -> str:
+    """A python the kernel calls `name` in /proc/PID/comm: comm is the basename of the exec'd path."""
+    path = folder / name
+    path.symlink_to(os.path.realpath(sys.executable))
+    return str(path)
+
+
+def sampler_pid(raw: Path) -> int:
+    match = re.search(r"^#fsbench-monitor 1 pid=(\d+) ", raw.read_text(), re.M)
+    assert match, raw.read_text()[:500]
+    return int(match.group(1))
+
+
+def assert_no_sampler_left(raw: Path, tag: str) -> None:
+    """Nothing of the sampler's process group (sh, cat, sleep) remains, nor any sampler for our names."""
+    pid = sampler_pid(raw)  # the transport starts it as a session leader: its pid is its group id
+    group = subprocess.run(["pgrep", "-g", str(pid)], capture_output=True, text=True)
+    assert group.returncode == 1 and not group.stdout, f"left behind in group {pid}: {group.stdout}"
+    ours = subprocess.run(["pgrep", "-f", f"fsbench-monitor .*{tag}"], capture_output=True, text=True)
+    assert ours.returncode == 1, f"sampler still running: {ours.stdout}"
+
+
+def by_key(rows: list[dict]) -> dict[tuple[str, str, str], float]:
+    return {(r["job"], r["metric"], r["stat"]): r["value"] for r in rows}
+
+
+def test_monitor_measures_a_busy_process_and_a_big_one(tmp_path):
+    tag = str(os.getpid() % 100000)
+    burn_name, hog_name = f"fsbm-burn{tag}", f"fsbm-hog{tag}"
+    burn_exe, hog_exe = named_python(tmp_path, burn_name), named_python(tmp_path, hog_name)
+    raw = tmp_path / "raw" / "monitor-local.txt"
+    mon = MonitorSession(LocalTransport(), "local", 0.25, [burn_name, hog_name], raw, max_s=120)
+    assert mon.start(), "no baseline sample within the start-up wait"
+    try:
+        started = time.monotonic()
+        burner = subprocess.Popen([burn_exe, "-c", BURN])
+        hog = subprocess.Popen([hog_exe, "-c", HOG], stdout=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(burner.pid, 0)
+        burner.returncode = os.waitstatus_to_exitcode(status)
+        # the truth: the CPU time the kernel charged the burner over its whole life, as a rate
+        truth = (usage.ru_utime + usage.ru_stime) / (time.monotonic() - started) * 100
+        hog_hwm = int(hog.stdout.readline())
+        assert hog.wait(timeout=30) == 0 and burner.returncode == 0
+    finally:
+        result = mon.stop()
+    assert_no_sampler_left(raw, tag)
+
+    got = by_key(result.rows)
+    cpu_mean, cpu_max = got[burn_name, "cpu_usage", "mean"], got[burn_name, "cpu_usage", "max"]
+    print(f"burner: monitor mean {cpu_mean:.1f} % max {cpu_max:.1f} %, truth {truth:.1f} %; hog: monitor "
+          f"{got[hog_name, 'memory_peak', 'max'] / MiB:.1f} MiB, truth {hog_hwm / MiB:.1f} MiB; {result.meta}")
+    assert truth > 40, f"the machine is too loaded for this test: the busy loop got {truth:.0f} % of a core"
+    # a loaded 2-core machine gives the burner less than a core: compare with what it really got
+    assert abs(cpu_mean - truth) < 12 and 50 < cpu_mean < 110
+    assert cpu_max < 130
+    assert got[hog_name, "memory_peak", "max"] == pytest.approx(200 * MiB, rel=0.10)
+    assert got[hog_name, "memory_peak", "max"] == pytest.approx(hog_hwm, rel=0.02)
+    assert got[hog_name, "cpu_usage", "mean"] < 50  # it fills memory once, then sleeps
+    assert 20 < got["host", "cpu_usage", "max"] <= os.cpu_count() * 100 * 1.05
+    assert got["host", "memory_peak", "max"] > 200 * MiB
+    assert not [w for w in result.warnings if "never seen" in w]
+
+    with open(mon.csv_path, newline="") as fh:
+        series = list(csv.DictReader(fh))
+    assert mon.csv_path == raw.parent / "monitor-local.csv"
+    metrics = {(r["scope"], r["metric"], r["unit"]) for r in series}
+    assert {("host", m, "B/s") for m in ("disk_read", "disk_write", "net_rx", "net_tx")} <= metrics
+    assert {(burn_name, "cpu_usage", "%"), (hog_name, "memory_rss", "B"), ("host", "memory_used", "B")} <= metrics
+    assert all(float(r["t"]) >= 0 for r in series)
+
+
+def test_stop_ends_a_sleeping_sampler_at_once_and_leaves_nothing(tmp_path):
+    raw = tmp_path / "monitor-local.txt"
+    tag = f"fsbm-idle{os.getpid() % 100000}"
+    mon = MonitorSession(LocalTransport(), "local", 30, [tag], raw, max_s=600)
+    assert mon.start()
+    time.sleep(0.3)  # the sampler now waits in `sleep 30`, a child in its process group
+    begin = time.monotonic()
+    result = mon.stop(final_sample=False)
+    assert time.monotonic() - begin < 8
+    assert mon.result is not None and mon.result.interrupted
+    assert_no_sampler_left(raw, tag)
+    assert result.meta["samples"] == 1 and any("never seen" in w for w in result.warnings)
+    assert {(r["job"], r["metric"]) for r in result.rows} == {("host", "memory_peak")}
+
+
+def test_sampler_ends_by_itself_after_its_maximum_duration(tmp_path):
+    raw = tmp_path / "monitor-local.txt"
+    tag = f"fsbm-max{os.getpid() % 100000}"
+    mon = MonitorSession(LocalTransport(), "local", 0.2, [tag], raw, max_s=1)
+    assert mon.start()
+    mon._thread.join(timeout=10)  # no stop(): the sampler must give up on its own
+    assert not mon._thread.is_alive() and mon.result is not None and mon.result.exit_status == 0
+    assert_no_sampler_left(raw, tag)
+    result = mon.stop()
+    assert result.meta["samples"] >= 4
+    assert ("host", "cpu_usage", "mean") in by_key(result.rows)

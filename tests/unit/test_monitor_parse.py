@@ -1,0 +1,301 @@
+"""The monitor parser on sampler output built from synthetic /proc snapshots: exact numbers, bad input."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsbench.errors import ParseError
+from fsbench.monitor.parse import analyse, delta, parse_result
+from fsbench.monitor.script import sampler_argv
+
+MiB = 1024 * 1024
+
+
+@dataclass
+class P:
+    """One process in a snapshot."""
+
+    pid: int
+    name: str
+    start: int  # clock ticks after boot
+    utime: int
+    stime: int = 0
+    rss_kb: int = 1024
+    hwm_kb: int | None = None
+    comm: str | None = None  # what the kernel shows, when it differs from the watched name
+
+
+@dataclass
+class Snap:
+    """One sample of a synthetic host."""
+
+    t: float
+    cpu: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    mem_total_kb: int = 8 * 1024 * 1024
+    mem_avail_kb: int = 6 * 1024 * 1024
+    disks: dict[str, tuple[int, int]] = field(default_factory=lambda: {"sda": (0, 0)})
+    nets: dict[str, tuple[int, int]] = field(default_factory=lambda: {"lo": (0, 0), "eth0": (0, 0)})
+    procs: list[P] = field(default_factory=list)
+
+
+def block(seq: int, s: Snap) -> str:
+    """Exactly what the sampler prints for one sample, /proc files in their kernel formats."""
+    out = [f"@ {s.t:.2f} {seq}", "cpu  " + " ".join(map(str, s.cpu))]
+    out += [f"p {p.pid} {p.name}" for p in s.procs]
+    out += [f"MemTotal:       {s.mem_total_kb} kB", f"MemFree:        {s.mem_avail_kb // 2} kB",
+            f"MemAvailable:   {s.mem_avail_kb} kB", "Buffers:           15548 kB", "HugePages_Total:       0"]
+    for i, (name, (rd, wr)) in enumerate(s.disks.items()):
+        out.append(f"   8       {i} {name} 10 0 {rd} 5 20 0 {wr} 7 0 12 12 0 0 0 0 0 0")
+    out += ["Inter-|   Receive                                                |  Transmit",
+            " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls"
+            " carrier compressed"]
+    out += [f"{n:>6}: {rx} 10 0 0 0 0 0 0 {tx} 10 0 0 0 0 0 0" for n, (rx, tx) in s.nets.items()]
+    for p in s.procs:
+        out.append(f"{p.pid} ({p.comm or p.name}) S 1 {p.pid} {p.pid} 0 -1 4194560 100 0 0 0 {p.utime} {p.stime} "
+                   f"0 0 20 0 3 0 {p.start} 123456789 {p.rss_kb // 4} 18446744073709551615 1 1 0 0 0 0 0")
+        out += [f"Name:\t{(p.comm or p.name)[:15]}", "Umask:\t0022", "State:\tS (sleeping)", f"Tgid:\t{p.pid}",
+                f"Pid:\t{p.pid}", "PPid:\t1", f"VmPeak:\t  {p.rss_kb * 2} kB",
+                f"VmHWM:\t  {p.hwm_kb if p.hwm_kb is not None else p.rss_kb} kB", f"VmRSS:\t  {p.rss_kb} kB",
+                "Threads:\t3", "Cpus_allowed_list:\t0-1", "nonvoluntary_ctxt_switches:\t2"]
+    out.append(f". {seq}")
+    return "\n".join(out) + "\n"
+
+
+def raw(*snaps: Snap, ncpu: int | None = 2, watch: tuple[str, ...] = ("ossfs",)) -> str:
+    head = "#fsbench-monitor 1 pid=42 interval=1" + (f" ncpu={ncpu}" if ncpu is not None else "") + "\n"
+    head += "".join(f"#watch {w}\n" for w in watch)
+    return head + "".join(block(i + 1, s) for i, s in enumerate(snaps))
+
+
+def rows(text: str, **kw) -> dict[tuple[str, str, str], float]:
+    """Summary rows keyed by (job, metric, stat)."""
+    return {(r["job"], r["metric"], r["stat"]): r["value"] for r in analyse(text, "h1", **kw).summary}
+
+
+def series(text: str, scope: str, metric: str) -> list[tuple[float, float]]:
+    return [(r["t"], r["value"]) for r in analyse(text, "h1").series if r["scope"] == scope and r["metric"] == metric]
+
+
+def cpu(user: int, system: int, idle: int, iowait: int = 0, steal: int = 0) -> tuple[int, ...]:
+    return (user, 0, system, idle, iowait, 0, 0, steal, 0, 0)
+
+
+def test_host_cpu_is_percent_of_one_core():
+    # 2 cores over 2 s = 400 ticks: 300 busy -> 1.5 cores -> 150 %
+    text = raw(Snap(100.0, cpu(1000, 500, 5000)), Snap(102.0, cpu(1200, 600, 5080, iowait=20)))
+    assert series(text, "host", "cpu_usage") == [(2.0, 150.0)]
+    got = rows(text)
+    assert got["host", "cpu_usage", "mean"] == 150.0 and got["host", "cpu_usage", "max"] == 150.0
+
+
+def test_host_cpu_mean_is_time_weighted_and_max_is_the_busiest_interval():
+    text = raw(Snap(10.0, cpu(0, 0, 0)), Snap(11.0, cpu(200, 0, 0)), Snap(14.0, cpu(200, 0, 600)))
+    assert series(text, "host", "cpu_usage") == [(1.0, 200.0), (4.0, 0.0)]
+    got = rows(text)
+    assert got["host", "cpu_usage", "mean"] == pytest.approx(50.0)  # 200 % for 1 s, 0 % for 3 s
+    assert got["host", "cpu_usage", "max"] == 200.0
+
+
+def test_host_cpu_without_cpu_count_uses_clock_ticks():
+    text = raw(Snap(10.0, cpu(0, 0, 0)), Snap(12.0, cpu(100, 50, 250)), ncpu=None)
+    assert series(text, "host", "cpu_usage") == [(2.0, 75.0)]  # 150 ticks / (100 Hz x 2 s)
+
+
+def test_memory_used_and_peak():
+    text = raw(Snap(1.0, mem_avail_kb=6 * 1024 * 1024), Snap(2.0, mem_avail_kb=5 * 1024 * 1024),
+               Snap(3.0, mem_avail_kb=7 * 1024 * 1024))
+    assert [v for _, v in series(text, "host", "memory_used")] == [2 * 1024 * MiB, 3 * 1024 * MiB, 1024 * MiB]
+    assert rows(text)["host", "memory_peak", "max"] == 3 * 1024 * MiB
+
+
+def test_process_cpu_sums_its_pids():
+    a0, b0 = P(100, "ossfs", start=50, utime=1000, stime=100), P(101, "ossfs", start=60, utime=10)
+    a1, b1 = P(100, "ossfs", start=50, utime=1080, stime=120), P(101, "ossfs", start=60, utime=60)
+    text = raw(Snap(1000.0, procs=[a0, b0]), Snap(1001.0, procs=[a1, b1]))
+    assert series(text, "ossfs", "cpu_usage") == [(1.0, 150.0)]  # (100 + 50) ticks in 1 s
+    got = rows(text)
+    assert got["ossfs", "cpu_usage", "mean"] == 150.0
+    assert [r["operation"] for r in analyse(text, "h1").summary if r["job"] == "ossfs"] == ["process"] * 3
+
+
+def test_custom_clock_ticks():
+    text = raw(Snap(10.0, procs=[P(7, "ossfs", start=1, utime=0)]), Snap(11.0, procs=[P(7, "ossfs", start=1, utime=250)]))
+    assert rows(text, clk_tck=250)["ossfs", "cpu_usage", "mean"] == 100.0
+
+
+def test_rss_is_summed_per_sample_and_peak_is_the_highest_sum():
+    s1 = [P(1, "ossfs", 5, 0, rss_kb=100 * 1024), P(2, "ossfs", 5, 0, rss_kb=50 * 1024)]
+    s2 = [P(1, "ossfs", 5, 0, rss_kb=300 * 1024), P(2, "ossfs", 5, 0, rss_kb=50 * 1024)]
+    s3 = [P(1, "ossfs", 5, 0, rss_kb=120 * 1024)]
+    text = raw(Snap(10.0, procs=s1), Snap(11.0, procs=s2), Snap(12.0, procs=s3))
+    assert [v / MiB for _, v in series(text, "ossfs", "memory_rss")] == [150, 350, 120]
+    assert rows(text)["ossfs", "memory_peak", "max"] == 350 * MiB
+
+
+def test_hwm_counts_only_when_reached_while_monitored():
+    # started before monitoring with an old 900 MiB peak: that peak belongs to an earlier case
+    old = [P(1, "ossfs", 5, 0, rss_kb=100 * 1024, hwm_kb=900 * 1024) for _ in range(2)]
+    assert rows(raw(Snap(10.0, procs=[old[0]]), Snap(11.0, procs=[old[1]])))["ossfs", "memory_peak", "max"] == 100 * MiB
+    # the peak grew between samples (a spike the samples missed): VmHWM tells
+    grew = [P(1, "ossfs", 5, 0, rss_kb=100 * 1024, hwm_kb=hwm * 1024) for hwm in (900, 950)]
+    assert rows(raw(Snap(10.0, procs=[grew[0]]), Snap(11.0, procs=[grew[1]])))["ossfs", "memory_peak", "max"] == 950 * MiB
+    # born after the first sample: its whole VmHWM is inside the window
+    new = P(1, "ossfs", 1050, 0, rss_kb=100 * 1024, hwm_kb=400 * 1024)
+    assert rows(raw(Snap(10.0), Snap(11.0, procs=[new])))["ossfs", "memory_peak", "max"] == 400 * MiB
+
+
+def test_process_born_during_an_interval_counts_from_its_start():
+    # born at 10.5 s (1050 ticks), 50 ticks of CPU by 11.0 s: one full core while it ran
+    text = raw(Snap(10.0), Snap(11.0, procs=[P(9, "ossfs", start=1050, utime=50)]),
+               Snap(12.0, procs=[P(9, "ossfs", start=1050, utime=150)]))
+    assert series(text, "ossfs", "cpu_usage") == [(1.0, 100.0), (2.0, 100.0)]
+    assert rows(text)["ossfs", "cpu_usage", "mean"] == 100.0
+
+
+def test_process_born_just_before_a_sample_is_not_a_rate():
+    text = raw(Snap(10.0), Snap(11.0, procs=[P(9, "ossfs", start=1098, utime=2)]))
+    assert series(text, "ossfs", "cpu_usage") == []
+    assert ("ossfs", "cpu_usage", "mean") not in rows(text)
+
+
+def test_disappearing_pids():
+    a = [P(1, "ossfs", 5, u) for u in (0, 100, 200)]
+    b = [P(2, "ossfs", 5, u) for u in (0, 50)]
+    text = raw(Snap(10.0, procs=[a[0], b[0]]), Snap(11.0, procs=[a[1], b[1]]), Snap(12.0, procs=[a[2]]),
+               Snap(13.0), Snap(14.0))
+    # pid 2 is gone at 12 s: only pid 1's 100 ticks; at 13 s nothing of that name: no value, not 0 %
+    assert series(text, "ossfs", "cpu_usage") == [(1.0, 150.0), (2.0, 100.0)]
+    assert rows(text)["ossfs", "cpu_usage", "mean"] == 125.0
+    assert series(text, "ossfs", "memory_rss")[-1][0] == 2.0
+
+
+def test_reused_pid_is_a_new_process():
+    first = P(7, "ossfs", start=100, utime=5000)
+    again = P(7, "ossfs", start=1050, utime=40)  # same pid, born at 10.5 s: fewer ticks is no negative delta
+    text = raw(Snap(10.0, procs=[first]), Snap(11.0, procs=[again]))
+    assert series(text, "ossfs", "cpu_usage") == [(1.0, 80.0)]
+
+
+def test_process_that_took_the_name_by_exec_waits_for_a_baseline():
+    late = [P(3, "ossfs", start=10, utime=u) for u in (7000, 7100)]
+    text = raw(Snap(10.0), Snap(11.0, procs=[late[0]]), Snap(12.0, procs=[late[1]]))
+    assert series(text, "ossfs", "cpu_usage") == [(2.0, 100.0)]
+
+
+def test_odd_comm_and_long_names():
+    name = "a-very-long-daemon-name"
+    p0 = P(5, name, 1, 0, comm=name[:15])
+    p1 = P(5, name, 1, 30, comm=name[:15])
+    odd0, odd1 = P(6, "x) y (z", 1, 0), P(6, "x) y (z", 1, 10)
+    text = raw(Snap(1.0, procs=[p0, odd0]), Snap(2.0, procs=[p1, odd1]), watch=(name, "x) y (z"))
+    got = rows(text)
+    assert got[name, "cpu_usage", "mean"] == 30.0 and got["x) y (z", "cpu_usage", "mean"] == 10.0
+
+
+def test_disk_rates_count_whole_disks_once():
+    disks0 = {"sda": (0, 0), "sda1": (0, 0), "dm-0": (0, 0), "loop0": (0, 0), "nvme0n1": (0, 0), "nvme0n1p1": (0, 0)}
+    disks1 = {"sda": (2048, 4096), "sda1": (2048, 4096), "dm-0": (2048, 4096), "loop0": (999, 999),
+              "nvme0n1": (1024, 0), "nvme0n1p1": (1024, 0)}
+    text = raw(Snap(1.0, disks=disks0), Snap(3.0, disks=disks1))
+    assert series(text, "host", "disk_read") == [(2.0, (2048 + 1024) * 512 / 2)]
+    assert series(text, "host", "disk_write") == [(2.0, 4096 * 512 / 2)]
+
+
+def test_network_rates_skip_loopback_and_undo_a_32bit_wrap():
+    n0 = {"lo": (0, 0), "eth0": (2**32 - 1000, 10), "eth1": (0, 0)}
+    n1 = {"lo": (10**9, 10**9), "eth0": (500, 4010), "eth1": (100, 0)}
+    text = raw(Snap(1.0, nets=n0), Snap(2.0, nets=n1))
+    assert series(text, "host", "net_rx") == [(1.0, 1600.0)]
+    assert series(text, "host", "net_tx") == [(1.0, 4000.0)]
+
+
+def test_counter_reset_gives_no_rate_instead_of_a_huge_one():
+    text = raw(Snap(1.0, nets={"eth0": (10**12, 0)}), Snap(2.0, nets={"eth0": (5, 0)}),
+               Snap(3.0, nets={"eth0": (1005, 0)}))
+    assert series(text, "host", "net_rx") == [(2.0, 1000.0)]
+    assert delta(2**32 - 1, 4) == 5 and delta(5, 3) is None and delta(3, 5) == 2
+
+
+def test_truncated_final_block_is_dropped():
+    full = raw(*[Snap(10.0 + i, cpu(100 * i, 0, 100 * i), procs=[P(1, "ossfs", 5, 50 * i)]) for i in range(4)])
+    for cut in (len(full) - 3, len(full) - 200, full.rindex("@ ") + 5):
+        m = analyse(full[:cut], "h1")
+        assert m.samples == 3 and not m.warnings
+        assert rows(full[:cut])["ossfs", "cpu_usage", "mean"] == 50.0
+
+
+def test_garbled_blocks_are_skipped_with_a_warning():
+    good = [block(i + 1, Snap(10.0 + i, cpu(10 * i, 0, 10 * i))) for i in range(4)]
+    half = good[1][: good[1].index("\n", len(good[1]) // 2) + 1]  # the sampler was cut after a line
+    text = good[0] + half + good[2] + "@ 13.00\n. 4\n" + good[3] + block(6, Snap(9.0))
+    res = parse_result(text, "h1")
+    assert res.meta["samples"] == 3
+    assert any("incomplete or garbled" in w for w in res.warnings)
+    assert any("backwards" in w for w in res.warnings)
+
+
+def test_one_sample_gives_memory_and_a_warning():
+    res = parse_result(raw(Snap(1.0, procs=[P(1, "ossfs", 5, 0, rss_kb=2048)])), "h1")
+    assert {(r["job"], r["metric"]) for r in res.rows} == {("host", "memory_peak"), ("ossfs", "memory_peak")}
+    assert any("only one complete sample" in w for w in res.warnings)
+
+
+def test_watched_name_never_seen_is_a_warning():
+    res = parse_result(raw(Snap(1.0), Snap(2.0), watch=("ossfs", "juicefs")), "h1")
+    assert sum("never seen" in w for w in res.warnings) == 2
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "not fsbench monitor output"),
+    ("random words\nand more\n", "not fsbench monitor output"),
+    ("#fsbench-monitor 1 pid=3 interval=1 ncpu=2\n#watch x\n@ 12.00 1\ncpu  1 2 3 4\n", "no complete sample"),
+])
+def test_nothing_usable_is_a_parse_error(text, reason):
+    with pytest.raises(ParseError, match=reason):
+        analyse(text, "h1", source="raw/monitor-h1.txt")
+
+
+def test_rows_follow_the_tidy_contract():
+    text = raw(Snap(1.0, procs=[P(1, "ossfs", 5, 0)]), Snap(2.0, cpu(10, 0, 10), procs=[P(1, "ossfs", 5, 10)]))
+    for r in analyse(text, "h1").summary:
+        assert r["tool"] == "monitor" and r["host"] == "h1"
+        assert (r["metric"], r["unit"]) in {("cpu_usage", "%"), ("memory_peak", "B")}
+        assert r["stat"] in ({"mean", "max"} if r["metric"] == "cpu_usage" else {"max"})
+        assert r["operation"] == ("host" if r["job"] == "host" else "process")
+
+
+def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
+    argv = sampler_argv(0.5, ["ossfs", "$(touch pwned) ;x", "*"], max_s=10.2)
+    assert argv[3:] == ["fsbench-monitor", "0.5", "11", "ossfs", "$(touch pwned) ;x", "*"]
+    assert subprocess.run(["/bin/sh", "-n", "-c", argv[2]]).returncode == 0
+    out = subprocess.run(sampler_argv(0.2, ["$(touch pwned) ;x", "*"], max_s=0.1), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=30).stdout
+    assert list(tmp_path.iterdir()) == [] and "#watch $(touch pwned) ;x\n#watch *\n" in out
+    assert analyse(out, "h1").samples >= 1
+    with pytest.raises(ValueError):
+        sampler_argv(0, ["ossfs"])
+    with pytest.raises(ValueError):
+        sampler_argv(1, ["a/b"])
+
+
+_SAMPLE_TEXT = raw(*[Snap(10.0 + i, cpu(70 * i, 9 * i, 100 * i), nets={"eth0": (1000 * i, 10 * i)},
+                          procs=[P(1, "ossfs", 5, 40 * i), P(2 + i, "ossfs", 1000 + 100 * i, i)]) for i in range(5)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(cut=st.integers(0, len(_SAMPLE_TEXT)), pos=st.integers(0, len(_SAMPLE_TEXT)),
+       junk=st.text(st.sampled_from(list("@.p 0123456789-:()\nabcx#")), max_size=40))
+def test_mutated_input_gives_finite_rows_or_a_parse_error(cut, pos, junk):
+    text = _SAMPLE_TEXT[:pos] + junk + _SAMPLE_TEXT[pos:cut]
+    try:
+        m = analyse(text, "h1")
+    except ParseError:
+        return
+    for r in m.summary + m.series:
+        assert math.isfinite(r["value"]) and r["value"] >= 0
