@@ -9,7 +9,7 @@ ADDITIVE = {"bandwidth", "iops", "rate", "io_bytes", "ops"}
 MAXIMAL = {"runtime", "time", "clat_max", "memory_peak"}
 MINIMAL = {"clat_min"}
 
-KEYS = ["target", "workload", "operation", "metric", "unit"]
+KEYS = ["target", "workload", "tool", "job", "operation", "metric", "unit"]
 
 
 def _combine(metric: str) -> str:
@@ -33,6 +33,8 @@ def case_values(results: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["case_id", "repetition", "stat", "value", *KEYS])
     df = results.copy()
     df["host"] = df["host"].fillna("").astype(str)
+    # jobs with the same name add up; for monitors the job is the watched process (or the host)
+    df["job"] = df["job"].fillna("").astype(str) if "job" in df else ""
     df["stat"] = df["stat"].fillna("value")
     has_all = df.groupby(["case_id", "operation", "metric"])["host"].transform(lambda h: (h == "all").any())
     df = df[~has_all | (df["host"] == "all")]
@@ -63,7 +65,7 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
 def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
     """Add `ratio`: each mean divided by the baseline target's mean for the same workload point."""
     params = [c for c in summary.columns if c.startswith("param_")]
-    key = ["workload", "operation", "metric", "unit", "stat", *params]
+    key = ["workload", "tool", "job", "operation", "metric", "unit", "stat", *params]
     base = summary[summary["target"] == baseline][key + ["mean"]].rename(columns={"mean": "baseline_mean"})
     out = summary.merge(base, on=key, how="left")
     out["ratio"] = out["mean"] / out["baseline_mean"].where(out["baseline_mean"] != 0)

@@ -91,6 +91,44 @@ SETTINGS = s.Struct({
     "progress": s.Key(s.one_of("auto", "plain", "none"), default="auto"),
     "scratch": s.Key(s.string, default="/var/tmp/fsbench"),
 }, what="settings")
+def _percent(value: object, path: tuple, lm, issues: list) -> object:
+    """'10%' or 0.1 -> 0.1."""
+    try:
+        return float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        issues.append(lm.issue(path, f"expected a percentage such as 10%, got {value!r}"))
+        return None
+
+
+def _threshold(value: object, path: tuple, lm, issues: list) -> object:
+    """{good: 150MiB/s, poor: 50MiB/s} under a `workload.operation.metric` key."""
+    from fsbench.report.thresholds import parse_threshold
+    from fsbench.tidy import METRIC_UNITS
+
+    key = str(path[-1])
+    if key.count(".") < 2 or key.rsplit(".", 1)[-1] not in METRIC_UNITS:
+        issues.append(lm.issue(path, f"a threshold key is WORKLOAD.OPERATION.METRIC (* allowed), got {key!r}",
+                               f"metrics: {', '.join(METRIC_UNITS)}"))
+        return None
+    checked = s.Struct({"good": s.Key(s.scalar, required=True), "poor": s.Key(s.scalar, required=True)},
+                       what="threshold")(value, path, lm, issues)
+    for k in ("good", "poor"):
+        if checked and checked.get(k) is not None:
+            try:
+                parse_threshold(checked[k])
+            except ValueError as exc:
+                issues.append(lm.issue(path + (k,), str(exc)))
+    return checked
+
+
+REPORT = s.Struct({
+    "cv_threshold": s.Key(_percent, default=0.10, doc="mark repetitions that spread more than this"),
+    "same_band": s.Key(_percent, default=0.05, doc="ratios within this band of the baseline are not coloured"),
+    "thresholds": s.Key(s.mapping_of(_threshold, name_rule=False), default=dict),
+    "metrics": s.Key(s.mapping_of(s.list_of(s.string), name_rule=False), default=dict,
+                     doc="metrics shown per tool, e.g. {fio: [bandwidth, iops]}"),
+}, what="report settings")
+
 SCENARIO = s.Struct({
     "name": s.Key(s.string, required=True, doc="a short name, used in the run directory's name"),
     "description": s.Key(s.string, default=""),
@@ -100,6 +138,7 @@ SCENARIO = s.Struct({
     "hosts": s.Key(s.mapping_of(HOST, what="host"), default=dict),
     "settings": s.Key(SETTINGS, default=dict),
     "services": s.Key(s.mapping_of(SERVICE, what="service"), default=dict),
+    "report": s.Key(REPORT, default=dict),
     "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
     "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
 }, what="scenario")

@@ -49,7 +49,9 @@ def test_report_in_headless_chromium(report):
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(report.as_uri(), wait_until="load")
             assert page.title() == "browser · fsbench report"
-            assert page.locator("section.workload table.results").count() == 3  # one per numjobs
+            # one swept parameter: per operation and metric a table by numjobs (seed 004's layout)
+            assert page.locator("section.workload table.results.pivot").count() == 2 * 4
+            assert page.locator("text=read · bandwidth by numjobs").count() == 1
             assert page.locator("section.workload figure svg").count() >= 3
             cells = page.locator("table.results td.num")
             assert cells.count() > 0 and "(1.00)" in cells.first.inner_text()

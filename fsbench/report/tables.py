@@ -1,0 +1,143 @@
+"""Report tables shaped like the seeds': targets side by side with ratios, per swept value, stats, % of best."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from fsbench.report.thresholds import Threshold, verdict_for
+from fsbench.tidy import HIGHER_IS_BETTER, METRIC_UNITS
+from fsbench.units import format_value
+
+METRIC_ORDER = list(METRIC_UNITS)
+
+
+@dataclass
+class Style:
+    """How cells are judged: the band around the baseline, the CV mark, thresholds."""
+
+    same_band: float = 0.05
+    cv_threshold: float = 0.10
+    thresholds: list[Threshold] = field(default_factory=list)
+
+
+def _finite(x: object) -> bool:
+    return x is not None and x == x
+
+
+def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload: str = "") -> dict:
+    """One value with its ratio to the baseline, its spread and its verdict."""
+    if r is None:
+        return {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
+    ratio = r.get("ratio")
+    cls = ""
+    if _finite(ratio) and not is_base:
+        up = metric in HIGHER_IS_BETTER
+        if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
+            cls = "better"
+        elif (ratio < 1 - style.same_band) if up else (ratio > 1 + style.same_band):
+            cls = "worse"
+    cv = float(r.get("cv", 0) or 0)
+    value = float(r["mean"])
+    return {
+        "text": format_value(value, str(r["unit"])),
+        "ratio": f"({ratio:.2f})" if _finite(ratio) else "",
+        "cls": cls,
+        "cv": f"±{cv * 100:.0f}%" if int(r.get("n", 1)) > 1 else "",
+        "unstable": cv > style.cv_threshold,
+        "value": value,
+        "verdict": verdict_for(style.thresholds, workload, str(r["operation"]), metric, value),
+    }
+
+
+def row_order(df: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(job, operation, metric) in a stable reading order."""
+    keys = {(str(j), str(o), str(m)) for j, o, m in zip(df["job"], df["operation"], df["metric"])}
+    return sorted(keys, key=lambda k: (k[1], k[0], METRIC_ORDER.index(k[2]) if k[2] in METRIC_ORDER else 99))
+
+
+def _label(job: str, op: str, show_job: bool) -> str:
+    return f"{op} ({job})" if show_job and job else op
+
+
+def compare_table(df: pd.DataFrame, targets: list[str], baseline: str, style: Style, workload: str,
+                  title: str = "") -> dict:
+    """Rows = operation x metric, columns = targets, each cell a value and its ratio (seed 000)."""
+    keyed = {(str(r.job), str(r.operation), str(r.metric), str(r.target)): r for r in df.itertuples(index=False)}
+    show_job = df["job"].nunique() > 1
+    rows = []
+    for job, op, metric in row_order(df):
+        cells = []
+        for t in targets:
+            r = keyed.get((job, op, metric, t))
+            cells.append(cell(pd.Series(r._asdict()) if r is not None else None, metric, t == baseline, style,
+                              workload))
+        rows.append({"labels": [_label(job, op, show_job), metric], "operation": _label(job, op, show_job),
+                     "metric": metric, "cells": cells})
+    return {"kind": "compare", "title": title, "point": title, "head": ["operation", "metric", *targets],
+            "targets": targets, "rows": rows}
+
+
+def pivot_tables(df: pd.DataFrame, param: str, targets: list[str], baseline: str, style: Style,
+                 workload: str, metrics: list[str]) -> list[dict]:
+    """Per operation and metric: rows = values of the swept parameter, columns = targets (seed 004)."""
+    out = []
+    name = param.removeprefix("param_")
+    values = sorted(df[param].astype(str).unique(), key=_numeric_key)
+    show_job = df["job"].nunique() > 1
+    for job, op, metric in row_order(df):
+        if metric not in metrics:
+            continue
+        sub = df[(df["job"].astype(str) == job) & (df["operation"] == op) & (df["metric"] == metric)]
+        keyed = {(str(r[param]), str(r["target"])): r for _, r in sub.iterrows()}
+        rows = [{"labels": [v], "cells": [cell(keyed.get((v, t)), metric, t == baseline, style, workload)
+                                          for t in targets]} for v in values]
+        out.append({"kind": "pivot", "title": f"{_label(job, op, show_job)} · {metric} by {name}",
+                    "head": [name, *targets], "targets": targets, "rows": rows})
+    return out
+
+
+def stats_table(df: pd.DataFrame, target: str) -> dict:
+    """Max / Min / Mean / StdDev per operation, as the tool itself reported them (seed 004, mdtest)."""
+    sub = df[df["target"] == target]
+    stats = ["max", "min", "mean", "stddev"]
+    rows = []
+    for (op, metric), g in sub.groupby(["operation", "metric"], sort=True):
+        by = dict(zip(g["stat"], zip(g["mean"], g["unit"])))
+        rows.append({"labels": [op, metric], "cells": [
+            {"text": format_value(by[s][0], by[s][1]) if s in by else "–", "ratio": "", "cls": "", "cv": "",
+             "unstable": False, "value": by[s][0] if s in by else "", "verdict": ""} for s in stats]})
+    return {"kind": "stats", "title": f"{target}: as reported by the tool", "head": ["operation", "metric",
+            "Max", "Min", "Mean", "StdDev"], "targets": [], "rows": rows}
+
+
+def best_table(df: pd.DataFrame, targets: list[str], title: str = "") -> dict:
+    """Each target as a percentage of the best one per operation (seed 004's comparison)."""
+    rows = []
+    for job, op, metric in row_order(df):
+        sub = df[(df["job"].astype(str) == job) & (df["operation"] == op) & (df["metric"] == metric)]
+        vals = {str(t): float(v) for t, v in zip(sub["target"], sub["mean"]) if float(v) > 0}
+        if len(vals) < 2:
+            continue
+        up = metric in HIGHER_IS_BETTER
+        best = max(vals.values()) if up else min(vals.values())
+        cells = []
+        for t in targets:
+            if t not in vals:
+                cells.append({"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "",
+                              "verdict": ""})
+                continue
+            pct = 100 * (vals[t] / best if up else best / vals[t])
+            cells.append({"text": f"{pct:.0f}%", "ratio": "", "cls": "better" if pct >= 99.95 else "",
+                          "cv": "", "unstable": False, "value": pct, "verdict": ""})
+        rows.append({"labels": [op, metric], "cells": cells})
+    return {"kind": "best", "title": title or "% of the best target", "head": ["operation", "metric", *targets],
+            "targets": targets, "rows": rows}
+
+
+def _numeric_key(v: str) -> tuple:
+    try:
+        return (0, float(v), v)
+    except ValueError:
+        return (1, 0.0, v)
