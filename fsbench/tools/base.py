@@ -68,7 +68,8 @@ class ToolAdapter(Protocol):
 
 _REGISTRY: dict[str, ToolAdapter] = {}
 #: modules whose import registers a runnable adapter (parsers of other tools serve `fsbench ingest`)
-ADAPTER_MODULES = ("fsbench.tools.fio", "fsbench.tools.mdtest.adapter", "fsbench.tools.juicefs_bench.adapter")
+ADAPTER_MODULES = ("fsbench.tools.fio", "fsbench.tools.mdtest.adapter", "fsbench.tools.juicefs_bench.adapter",
+                   "fsbench.tools.vdbench.adapter")
 
 
 def register(adapter: ToolAdapter) -> ToolAdapter:

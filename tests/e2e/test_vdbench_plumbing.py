@@ -1,0 +1,62 @@
+"""vdbench is not installable here: a stand-in proves the parameter file, the launch and the collection."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from tests.conftest import run_cli, write_scenario
+from tests.paths import FIXTURES
+
+OUTPUT = FIXTURES / "public" / "vdbench" / "masakioui-vdb_nvme" / "50407_fs_1host_read"
+
+
+def test_stand_in_vdbench_run(tmp_path, fio):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "vdbench").write_text(
+        "#!/bin/sh\n"
+        '[ "$1" = -f ] && [ "$3" = -o ] || { echo "usage: vdbench -f parmfile -o dir" >&2; exit 2; }\n'
+        f'cp "$2" {tmp_path}/seen-parmfile\n'
+        f'cp -r {OUTPUT} "$4"\n')
+    (bindir / "vdbench").chmod(0o755)
+    scenario = write_scenario(tmp_path, f"""\
+        name: vdbench-plumbing
+        targets:
+          t: {{path: {tmp_path}}}
+        workloads:
+          read-small:
+            tool: vdbench
+            jobs:
+              fsd1: {{depth: 2, width: 10, files: 100, size: 128k, shared: true}}
+              fwd1: {{fsd: fsd1, operation: read, xfersize: 128k, fileio: random, fileselect: random, threads: 8}}
+              rd1: {{fwd: fwd1, fwdrate: max, format: restart, elapsed: 60, interval: 1}}
+        """)
+    plan = run_cli("plan", str(scenario), check=True)
+    assert "65s" in plan.stdout  # elapsed plus start-up
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report",
+                   env={"PATH": f"{bindir}:{os.environ['PATH']}"}, check=True)
+    run = Path(proc.stdout.splitlines()[0])
+    parm = (tmp_path / "seen-parmfile").read_text().splitlines()
+    assert parm[1].startswith(f"fsd=fsd1,depth=2,width=10,files=100,size=128k,shared=yes,anchor={tmp_path}/")
+    assert parm[2] == "fwd=fwd1,fsd=fsd1,operation=read,xfersize=128k,fileio=random,fileselect=random,threads=8"
+    assert parm[3] == "rd=rd1,fwd=fwd1,fwdrate=max,format=restart,elapsed=60,interval=1"
+    raw = run / "raw" / "t__read-small__r1" / "local"
+    assert (raw / "output" / "flatfile.html").exists() and (raw / "parmfile").exists()
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    assert set(results.tool) == {"vdbench"} and "rate" in set(results.metric)
+    assert (results["stat"] == "mean").all()
+
+
+def test_vdbench_needs_a_run_definition(tmp_path):
+    scenario = write_scenario(tmp_path, f"""\
+        name: vdb
+        targets: {{t: {{path: {tmp_path}}}}}
+        workloads:
+          w: {{tool: vdbench, jobs: {{fsd1: {{files: 10}}, wrong: {{x: 1}}}}}}
+        """)
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 3
+    assert "needs a run definition" in proc.stderr and "'wrong' is not a vdbench definition name" in proc.stderr
