@@ -36,8 +36,12 @@ def case_values(results: pd.DataFrame) -> pd.DataFrame:
     # jobs with the same name add up; for monitors the job is the watched process (or the host)
     df["job"] = df["job"].fillna("").astype(str) if "job" in df else ""
     df["stat"] = df["stat"].fillna("value")
-    has_all = df.groupby(["case_id", "operation", "metric"])["host"].transform(lambda h: (h == "all").any())
-    df = df[~has_all | (df["host"] == "all")]
+    is_all = df["host"] == "all"
+    if is_all.any():  # keep only the aggregate where one exists for that case, operation and metric
+        key = ["case_id", "operation", "metric"]
+        agg = df.loc[is_all, key].drop_duplicates().assign(_has_all=True)
+        df = df.merge(agg, on=key, how="left")
+        df = df[df["_has_all"].isna() | (df["host"] == "all")].drop(columns="_has_all")
     params = [c for c in df.columns if c.startswith("param_")]
     group = ["case_id", "repetition", *KEYS, "stat", *params]
     for c in params:

@@ -149,7 +149,8 @@ def _workload(name: str, spec: dict, sub: pd.DataFrame, targets: list[str], base
         for point, psub in main.groupby("point", sort=False):
             out["tables"].append(compare_table(psub, present, baseline, style, name, str(point)))
     if len(present) > 1:
-        for point, psub in main[main["tool"] != "monitor"].groupby("point", sort=False):
+        primary = main[(main["tool"] != "monitor") & main["metric"].isin(summary_mod.PRIMARY)]
+        for point, psub in primary.groupby("point", sort=False):
             out["extra_tables"].append(best_table(psub, present, f"% of the best{' · ' + point if point else ''}"))
     if not tool_stats.empty:
         for t in present:
