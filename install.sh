@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
-          pdsh chromium python3-venv python3-pip ca-certificates util-linux procps)
+          pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps)
 if command -v apt-get >/dev/null; then
   missing=()
   for p in "${packages[@]}"; do

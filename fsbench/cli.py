@@ -103,17 +103,73 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write the HTML.")
 @click.option("--baseline", help="Target to compare against (default: the scenario's baseline).")
-def report(run_dir: str, output: str | None, baseline: str | None) -> None:
-    """(Re)build report.html from a run directory."""
+@click.option("--markdown", is_flag=True, help="Also write report.md next to the HTML (for wikis and pull requests).")
+def report(run_dir: str, output: str | None, baseline: str | None, markdown: bool) -> None:
+    """(Re)build report.html (and with --markdown report.md) from a run directory."""
     from fsbench.campaign import open_run
     from fsbench.report import write_report
 
     try:
         open_run(run_dir)
         path = write_report(run_dir, output=output, baseline=baseline)
+        if markdown:
+            from fsbench.report.markdown import write_markdown_report
+
+            md = write_markdown_report(run_dir, output=path.with_suffix(".md") if output else None,
+                                       baseline=baseline)
     except FsbenchError as exc:
         _fail(exc)
     click.echo(str(path))
+    if markdown:
+        click.echo(str(md))
+
+
+@main.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("-t", "--tolerance", "tolerances", multiple=True, metavar="METRIC:PCT",
+              help="Tolerance band, repeatable: bandwidth:5%, clat_*:10%, *:3% (default *:5%).")
+@click.option("--metric", "metrics", multiple=True, metavar="NAME",
+              help="Compare only these metrics, repeatable; patterns such as clat_* allowed.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Significance level of Welch's t-test (3+ repetitions on both sides).")
+@click.option("--format", "fmt", type=click.Choice(["md", "html"]),
+              help="Output format (default: html when -o ends in .html, else md).")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Write to FILE, not stdout.")
+@click.option("--fail-on", "fail_on", multiple=True, metavar="VERDICT",
+              help="Exit 1 when a measurement has this verdict, repeatable: worse, failed, not-comparable, "
+                   "missing, new, better, same.")
+def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[str, ...], alpha: float,
+            fmt: str | None, output: str | None, fail_on: tuple[str, ...]) -> None:
+    """Compare runs with the first (the reference), case by case: better, worse, same, not comparable...
+
+    Cases are matched by what they ran (target, workload, parameters, options), not by their ids.
+    Exit 1 when --fail-on names a verdict that some measurement has, 2 on bad input.
+    """
+    from pathlib import Path
+
+    from fsbench.compare import VERDICTS, compare_runs, exit_code, to_html, to_markdown
+
+    if len(runs) < 2:
+        raise click.UsageError("give at least two run directories: the reference first, then the runs to compare")
+    wanted = [v.replace("-", " ") for v in fail_on]
+    unknown = [v for v in wanted if v not in VERDICTS]
+    if unknown:
+        raise click.BadParameter(f"{', '.join(unknown)}; choose from "
+                                 f"{', '.join(v.replace(' ', '-') for v in VERDICTS)}", param_hint="--fail-on")
+    try:
+        result = compare_runs(*runs, tolerances=list(tolerances), alpha=alpha, metrics=list(metrics) or None)
+    except FsbenchError as exc:
+        _fail(exc)
+    html = (fmt or ("html" if output and output.lower().endswith((".html", ".htm")) else "md")) == "html"
+    text = to_html(result) if html else to_markdown(result)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(output)
+        for run_name, counts in result.summary.items():
+            click.echo(f"{run_name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n), err=True)
+    else:
+        click.echo(text, nl=False)
+    sys.exit(exit_code(result, wanted) if wanted else 0)
 
 
 @main.command()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario import schema as s
@@ -103,10 +104,12 @@ def load_inventory(path: str | Path) -> dict[str, HostSpec]:
     data, lm = load_yaml(text, str(path))
     issues: list[Issue] = []
     checked = INVENTORY(data, (), lm, issues)
-    if issues or not isinstance(checked, dict):
+    if not isinstance(checked, dict):
         raise ScenarioError(issues)
     defaults = checked["defaults"] or {}
-    hosts = {name: _spec(name, settings or {}, defaults, path.parent) for name, settings in checked["hosts"].items()}
+    # bad values are None by now; build what can be built so every problem is reported in one go
+    hosts = {name: _spec(name, settings or {}, defaults, path.parent)
+             for name, settings in (checked["hosts"] or {}).items()}
     _check_jumps(hosts, lm, issues)
     if issues:
         raise ScenarioError(issues)
@@ -114,7 +117,7 @@ def load_inventory(path: str | Path) -> dict[str, HostSpec]:
 
 
 def _spec(name: str, own: dict, defaults: dict, base: Path) -> HostSpec:
-    merged = {k: own.get(k) if own.get(k) is not None else defaults.get(k) for k in SETTINGS.keys}
+    merged: dict[str, Any] = {k: own.get(k) if own.get(k) is not None else defaults.get(k) for k in SETTINGS.keys}
     merged.pop("password")
     for key in ("key_file", "known_hosts"):
         value = merged[key]
@@ -137,7 +140,8 @@ def _check_jumps(hosts: dict[str, HostSpec], lm: LineMap, issues: list[Issue]) -
             issues.append(lm.issue(where, f"jump host {spec.jump!r} of {name} is not in this inventory",
                                    f"hosts here: {', '.join(hosts)}"))
             continue
-        seen, hop = [name], spec.jump
+        seen: list[str] = [name]
+        hop: str | None = spec.jump
         while hop is not None and hop in hosts:
             if hop in seen:
                 issues.append(lm.issue(where, f"jump hosts form a loop: {' -> '.join(seen + [hop])}",

@@ -185,6 +185,8 @@ class Runner:
         raw = self.rd.raw_dir(case.case_id, host)
         test_dir = session.case_dir(case.case_id)
         start = time.monotonic()
+        monitors = self._monitors(case, session)
+        monitored = []
         try:
             transport.makedirs(test_dir)
             inv = tool.build(case, test_dir)
@@ -193,8 +195,15 @@ class Runner:
                 (raw / name).write_text(text)
                 transport.put_text(f"{work}/{name}", text)
             (raw / "command").write_text(shlex.join(inv.argv) + "\n")
-            result = transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
-                                   stderr_path=raw / "stderr", cancel=self.cancel)
+            for m in monitors:
+                m.start()
+            try:
+                result = transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
+                                       stderr_path=raw / "stderr", cancel=self.cancel)
+            finally:
+                # a long case has its tail sampled already; a short one waits for one more sample
+                short = time.monotonic() - start < 3 * self.sc.monitor.interval_s
+                monitored = [m.stop(final_sample=short and not self.cancel.is_set()) for m in monitors]
             for name in inv.outputs:
                 transport.fetch(f"{work}/{name}", raw / name)
             (raw / "exit_status").write_text(f"{result.exit_status}\n")
@@ -204,9 +213,25 @@ class Runner:
         finally:
             transport.remove_tree(test_dir)
         duration = round(time.monotonic() - start, 3)
-        self._record_result(case, tool, raw, result, duration)
+        self._record_result(case, tool, raw, result, duration, monitored)
 
-    def _record_result(self, case: Case, tool, raw: Path, result: CommandResult, duration: float) -> None:
+    def _monitors(self, case: Case, session: TargetSession) -> list:
+        """One sampler per host the case involves: the target's hosts and its services' hosts."""
+        mon = self.sc.monitor
+        if not mon.enabled:
+            return []
+        from fsbench.monitor import MonitorSession
+
+        target = self.sc.targets[case.target]
+        hosts = list(session.transports)
+        for s in target.services:
+            hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
+        return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
+                               self.rd.raw_dir(case.case_id, h) / "monitor.txt", max_s=case.timeout_s + 120)
+                for h in hosts]
+
+    def _record_result(self, case: Case, tool, raw: Path, result: CommandResult, duration: float,
+                       monitored: list | None = None) -> None:
         common = {"duration_s": duration, "exit_status": result.exit_status,
                   "tool_wall_s": round(result.duration_s, 3)}
         if result.interrupted:
@@ -224,5 +249,9 @@ class Runner:
         context = {"run_id": self.rd.run_id, "case_id": case.case_id, "scenario": self.sc.name,
                    "target": case.target, "workload": case.workload, "repetition": case.repetition}
         rows = [{**context, **r, "host": r.get("host") or case.hosts[0]} for r in parsed.rows]
+        warnings = list(parsed.warnings)
+        for m in monitored or []:
+            rows += [{**context, **r} for r in m.rows]
+            warnings += m.warnings
         self.rd.set_case_rows(case.case_id, rows)
-        self._finish_case(case, STATUS_OK, "", warnings="; ".join(parsed.warnings), **common)
+        self._finish_case(case, STATUS_OK, "", warnings="; ".join(warnings), **common)

@@ -32,9 +32,9 @@ def case_values(results: pd.DataFrame) -> pd.DataFrame:
     if results.empty:
         return pd.DataFrame(columns=["case_id", "repetition", "stat", "value", *KEYS])
     df = results.copy()
-    df["host"] = df["host"].fillna("").astype(str)
+    df["host"] = df["host"].astype("string").fillna("").astype(str)
     # jobs with the same name add up; for monitors the job is the watched process (or the host)
-    df["job"] = df["job"].fillna("").astype(str) if "job" in df else ""
+    df["job"] = df["job"].astype("string").fillna("").astype(str) if "job" in df else ""
     df["stat"] = df["stat"].fillna("value")
     is_all = df["host"] == "all"
     if is_all.any():  # keep only the aggregate where one exists for that case, operation and metric

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.compare.model import Comparison
+from fsbench.compare.model import TEXT_MARKS, Comparison
 from fsbench.compare.view import build_view
 from fsbench.report.html import environment
 
@@ -13,4 +13,4 @@ def render(c: Comparison) -> str:
     """The comparison page; a top-level templates/compare.html.j2 overrides the packaged one."""
     env = environment()
     assert env.autoescape is not False  # names and failure reasons from run directories go in as text
-    return env.get_template(TEMPLATE).render(**build_view(c))
+    return env.get_template(TEMPLATE).render(**build_view(c, TEXT_MARKS))

@@ -6,6 +6,9 @@ from fsbench.compare.model import Comparison
 from fsbench.compare.view import build_view
 from fsbench.report.markdown import code, escape, table
 
+#: columns: case, operation, metric, reference, this run, change, p[, verdict]
+_CHANGE_ALIGN = ["l", "l", "l", "r", "r", "r", "r", "l"]
+
 
 def _value(text: str, spread: str) -> str:
     return f"{text} ({spread})" if spread and text != "–" else text
@@ -19,6 +22,10 @@ def _verdict(r: dict) -> str:
     return f"{r['mark']} {r['verdict']}"
 
 
+def _case(r: dict) -> str:
+    return escape(" · ".join(s for s in (r["target"], r["workload"], r["point"]) if s))
+
+
 def render(c: Comparison) -> str:
     """The whole comparison as Markdown."""
     v = build_view(c)
@@ -28,16 +35,18 @@ def render(c: Comparison) -> str:
                f"status {ref.status}).")
     bands = ", ".join(code(f"{k}:{t}") for k, t in v["tolerances"])
     out.append(f"A change counts when it is outside its tolerance band ({bands}) and, where both runs have at "
-               f"least {v['min_repetitions']} repetitions, significant by Welch's t-test (α = {v['alpha']}). "
-               "Latencies and times are better smaller.")
+               f"least {v['min_repetitions']} repetitions, significant by Welch's t-test on the logarithms "
+               f"(α = {v['alpha']}). Latencies and times are better smaller.")
     if v["metrics"]:
         out.append(f"Metrics compared: {escape(v['metrics'])}.")
     out.append("")
     head = ["run", *(f"{mark} {name}" for name, mark in v["verdicts"])]
-    out += table(head, [[code(r["info"].label), *(str(n) for _, _, n in r["counts"])] for r in v["runs"]])
+    out += table(head, [[code(r["info"].label), *(str(n) for _, _, n in r["counts"])] for r in v["runs"]],
+                 ["l", *["r"] * len(v["verdicts"])])
     for r in v["runs"]:
         out += _run_section(r, ref.label)
-    out.append("Verdicts: " + "; ".join(f"{mark} {name}: {v['legend'][name]}" for name, mark in v["verdicts"]) + ".")
+    out.append("Verdicts: " + "; ".join(f"{mark} {name}: {v['legend'][name]}" for name, mark in v["verdicts"])
+               + ".")
     return "\n".join(out) + "\n"
 
 
@@ -45,25 +54,32 @@ def _run_section(r: dict, ref: str) -> list[str]:
     out = ["", f"## {code(r['info'].label)} vs {code(ref)}", ""]
     if r["environment"]:
         out += ["**Environment changes** (context for the numbers, not verdicts):", ""]
-        out += table(["what", "reference", "this run"], [[escape(w), escape(a), escape(b)] for w, a, b in r["environment"]])
+        out += table(["what", "reference", "this run"],
+                     [[escape(w), escape(a), escape(b)] for w, a, b in r["environment"]])
     if r["case_level"]:
         out += ["**Cases that could not be compared:**", ""]
         out += table(["verdict", "target", "workload", "parameters", "measurements", "why"],
                      [[_verdict(x), escape(x["target"]), escape(x["workload"]), escape(x["point"]),
-                       str(x["measurements"]), escape(x["detail"])]
-                      for x in r["case_level"]])
+                       str(x["measurements"]), escape(x["detail"])] for x in r["case_level"]],
+                     ["l", "l", "l", "l", "r", "l"])
     if r["changes"]:
         out += ["**Changes outside the tolerance band:**", ""]
         out += table(["case", "operation", "metric", "reference", "this run", "change", "p", "verdict"],
-                     [[escape(" · ".join(s for s in (x["target"], x["workload"], x["point"]) if s)), x["operation"],
-                       _measure(x), x["a"], x["b"], x["change"], x["p"], _verdict(x)] for x in r["changes"]])
+                     [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"], _verdict(x)]
+                      for x in r["changes"]], _CHANGE_ALIGN)
     elif not r["case_level"]:
         out += ["No change outside the tolerance bands.", ""]
+    if r["unsure"]:
+        out += ["**Outside the band but not significant** (more repetitions would tell):", ""]
+        out += table(["case", "operation", "metric", "reference", "this run", "change", "p"],
+                     [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"]]
+                      for x in r["unsure"]], _CHANGE_ALIGN[:7])
     out += [f"<details><summary>All {r['measurements']} measurements</summary>", ""]
     for g in r["groups"]:
         out += [f"### {escape(g['title'])} ({escape(g['tool'])})", ""]
         out += table(["operation", "metric", "reference", "this run", "ratio", "change", "p", "verdict"],
                      [[x["operation"], _measure(x), _value(x["a"], x["a_spread"]), _value(x["b"], x["b_spread"]),
-                       x["ratio"], x["change"], x["p"], _verdict(x)] for x in g["rows"]])
+                       x["ratio"], x["change"], x["p"], _verdict(x)] for x in g["rows"]],
+                     ["l", "l", "r", "r", "r", "r", "r", "l"])
     out += ["</details>", ""]
     return out

@@ -16,7 +16,7 @@ from fsbench.compare.runs import Point, RunData, load_run
 from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
 from fsbench.tidy import METRIC_UNITS
 
-Measure = tuple[str, str, str, str]  # (operation, metric, stat, unit)
+Measure = tuple[str, str, str, str, str]  # (job, operation, metric, stat, unit)
 _METRIC_ORDER = {m: i for i, m in enumerate(METRIC_UNITS)}
 _SKIPPED_STATS = {"stddev"}  # a tool's own spread is not a performance; the comparison has its own
 
@@ -70,72 +70,82 @@ def _points(run: RunData, selection: list[str] | None) -> dict[Point, _PointData
     values = run.values
     if not values.empty:
         values = values[~values["stat"].isin(_SKIPPED_STATS)].sort_values("repetition", kind="stable")
-    for row in values.itertuples(index=False):
-        key = where.get(str(row.case_id))
-        if key is None or not selected(str(row.metric), selection):
+    for row in values.to_dict("records"):
+        found = where.get(str(row["case_id"]))
+        if found is None or not selected(str(row["metric"]), selection):
             continue  # rows of a case that cases.csv does not know: what ran cannot be told
-        m = (str(row.operation), str(row.metric), str(row.stat), str(row.unit))
-        points[key].measures.setdefault(m, []).append(float(row.value))
+        # jobs of one case are separate measurements where case_values keeps them apart
+        m = (str(row.get("job") or ""), str(row["operation"]), str(row["metric"]), str(row["stat"]), str(row["unit"]))
+        points[found].measures.setdefault(m, []).append(float(row["value"]))
     return points
 
 
 def _compare_pair(a: RunData, pa: dict[Point, _PointData], b: RunData, pb: dict[Point, _PointData],
                   tol: dict[str, float], alpha: float) -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     for key in [*pa, *(k for k in pb if k not in pa)]:
         target, workload, params = key
         da, db = pa.get(key), pb.get(key)
+        either = db or da
         base = {"run": b.label, "reference": a.label, "target": target, "workload": workload,
-                "tool": (db or da).tool if (db or da) else "",
-                "point": " ".join(f"{k}={v}" for k, v in params), **{f"param_{k}": v for k, v in params}}
-        measures = _union(da.measures if da else {}, db.measures if db else {})
-        if da is None or db is None:
-            verdict = NEW if da is None else MISSING
-            detail = "only in this run" if da is None else "not in this run"
-            failed = _failures(db, "this run") if db else []
-            # a new point that failed is a failure a CI gate must see, not just something new
-            rows += _plain(base, measures, da, db, FAILED if failed else verdict, "; ".join([detail, *failed]))
+                "tool": either.tool if either else "", "point": " ".join(f"{k}={v}" for k, v in params),
+                **{f"param_{k}": v for k, v in params}}
+        rows += _point_rows(a, da, b, db, base, tol, alpha)
+    return rows
+
+
+def _point_rows(a: RunData, da: _PointData | None, b: RunData, db: _PointData | None, base: dict,
+                tol: dict[str, float], alpha: float) -> list[dict]:
+    """Verdicts of one case point: missing / new / failed / not comparable for all its numbers, or one each."""
+    measures = _union(da.measures if da else {}, db.measures if db else {})
+    if da is None or db is None:
+        failed = _failures(db, "this run") if db else []
+        # a new point that failed is a failure a CI gate must see, not just something new
+        verdict = FAILED if failed else NEW if da is None else MISSING
+        detail = "only in this run" if da is None else "not in this run"
+        return _plain(base, measures, da, db, verdict, "; ".join([detail, *failed]))
+    failed = _failures(da, "the reference") + _failures(db, "this run")
+    if failed:
+        return _plain(base, measures, da, db, FAILED, "; ".join(failed))
+    differs = differences(a, da, b, db, str(base["workload"]))
+    if differs:
+        return _plain(base, measures, da, db, NOT_COMPARABLE, "; ".join(differs))
+    rows = []
+    for m in measures:
+        if m not in db.measures or m not in da.measures:
+            only_ref = m not in db.measures
+            rows += _plain(base, [m], da, db, MISSING if only_ref else NEW,
+                           "measured only in the reference" if only_ref else "measured only here")
             continue
-        failed = _failures(da, "the reference") + _failures(db, "this run")
-        if failed:
-            rows += _plain(base, measures, da, db, FAILED, "; ".join(failed))
-            continue
-        differs = differences(a, da, b, db, workload)
-        if differs:
-            rows += _plain(base, measures, da, db, NOT_COMPARABLE, "; ".join(differs))
-            continue
-        for m in measures:
-            if m not in db.measures or m not in da.measures:
-                rows += _plain(base, [m], da, db, MISSING if m not in db.measures else NEW,
-                               "measured only in the reference" if m not in db.measures else "measured only here")
-                continue
-            metric = m[1]
-            verdict = judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha)
-            rows.append({**base, **_measure(m), **verdict})
+        metric = m[2]
+        rows.append({**base, **_measure(m),
+                     **judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha)})
     return rows
 
 
 def _union(ma: dict[Measure, list[float]], mb: dict[Measure, list[float]]) -> list[Measure]:
     keys = list(ma) + [k for k in mb if k not in ma]
-    return sorted(keys, key=lambda m: (m[0], _METRIC_ORDER.get(m[1], len(_METRIC_ORDER)), m[1], m[2]))
+    return sorted(keys, key=lambda m: (m[1], m[0], _METRIC_ORDER.get(m[2], len(_METRIC_ORDER)), m[2], m[3]))
 
 
 def _measure(m: Measure) -> dict:
-    return {"operation": m[0], "metric": m[1], "stat": m[2], "unit": m[3], "direction": direction(m[1])}
+    return {"job": m[0], "operation": m[1], "metric": m[2], "stat": m[3], "unit": m[4],
+            "direction": direction(m[2])}
 
 
 def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _PointData | None,
            verdict: str, detail: str) -> list[dict]:
     """Rows without a verdict by numbers; a point without any measurement still gets one row."""
     out = []
-    for m in measures or [None]:
+    each: list[Measure | None] = list(measures) or [None]
+    for m in each:
         sa = describe(da.measures.get(m, []) if da and m else [])
         sb = describe(db.measures.get(m, []) if db and m else [])
         ratio = sb["mean"] / sa["mean"] if sa["n"] and sb["n"] and sa["mean"] != 0 else math.nan
         out.append({**base, **(_measure(m) if m else {}), "n_a": sa["n"], "mean_a": sa["mean"],
                     "std_a": sa["std"], "n_b": sb["n"], "mean_b": sb["mean"], "std_b": sb["std"],
-                    "ratio": ratio, "change": ratio - 1, "p_value": math.nan, "confidence": "",
-                    "verdict": verdict, "detail": detail})
+                    "ratio": ratio, "change": ratio - 1, "beyond_band": False, "p_value": math.nan,
+                    "confidence": "", "verdict": verdict, "detail": detail})
     return out
 
 
@@ -155,7 +165,8 @@ def differences(a: RunData, da: _PointData, b: RunData, db: _PointData, workload
     if da.tool != db.tool:
         out.append(f"tool: {da.tool} → {db.tool}")
     fa, fb = _flatten(a.definition(workload)), _flatten(b.definition(workload))
-    fa.pop("tool", None), fb.pop("tool", None)
+    fa.pop("tool", None)  # compared above, from the cases themselves
+    fb.pop("tool", None)
     changed = [k for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
     if changed:
         out.append("options differ: " + "; ".join(f"{k}: {_show(fa.get(k))} → {_show(fb.get(k))}" for k in changed))

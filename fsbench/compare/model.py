@@ -11,16 +11,17 @@ BETTER, WORSE, SAME = "better", "worse", "same"
 NOT_COMPARABLE, MISSING, NEW, FAILED = "not comparable", "missing", "new", "failed"
 #: every verdict, in the order reports list them
 VERDICTS = (WORSE, FAILED, NOT_COMPARABLE, MISSING, NEW, BETTER, SAME)
-#: marks for people (GitHub renders them in tables)
+#: marks for people: emoji for Markdown (GitHub renders them), plain glyphs for HTML (no emoji font needed)
 MARKS = {BETTER: "✅", WORSE: "❌", SAME: "≈", NOT_COMPARABLE: "⚠", MISSING: "➖", NEW: "➕", FAILED: "💥"}
+TEXT_MARKS = {BETTER: "✔", WORSE: "✘", SAME: "≈", NOT_COMPARABLE: "⚠", MISSING: "−", NEW: "+", FAILED: "‼"}
 
 #: confidence of a better / worse / same verdict
 SIGNIFICANT, NOT_SIGNIFICANT, UNTESTED = "significant", "not significant", "untested"
 MIN_REPETITIONS = 3  # Welch's t-test runs only where both sides have at least this many values
 
-COLUMNS = ["run", "reference", "target", "workload", "tool", "point", "operation", "metric", "stat", "unit",
+COLUMNS = ["run", "reference", "target", "workload", "tool", "point", "job", "operation", "metric", "stat", "unit",
            "direction", "n_a", "mean_a", "std_a", "n_b", "mean_b", "std_b", "ratio", "change", "tolerance",
-           "p_value", "confidence", "verdict", "detail"]
+           "beyond_band", "p_value", "confidence", "verdict", "detail"]
 
 
 @dataclass

@@ -31,13 +31,16 @@ class RunData:
     path: Path | None = None
 
     @classmethod
-    def from_frames(cls, label: str, results: pd.DataFrame, cases: pd.DataFrame, **kw: object) -> "RunData":
+    def from_frames(cls, label: str, results: pd.DataFrame, cases: pd.DataFrame, **kw: object) -> RunData:
         """A run from a tidy results table and a cases table."""
-        cases = cases.astype(str).replace({"nan": "", "None": ""})
+        cases = cases.astype(object).where(cases.notna(), "").astype(str)  # blanks, not "nan"
         for col, default in (("status", "ok"), ("reason", ""), ("hosts", ""), ("tool", "")):
             if col not in cases:
                 cases[col] = default
         results = results.drop(columns=[c for c in results.columns if c.startswith("param_")])
+        for col in ("host", "job"):  # all-blank columns come back from CSV as float NaN
+            if col in results:
+                results[col] = results[col].astype("string").fillna("").astype(str)
         return cls(label, cases.reset_index(drop=True), case_values(results), **kw)  # type: ignore[arg-type]
 
     def point_of(self, case: pd.Series) -> Point:

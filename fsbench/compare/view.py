@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import pandas as pd
 
 from fsbench.compare.model import (BETTER, FAILED, MARKS, MIN_REPETITIONS, MISSING, NEW, NOT_COMPARABLE,
-                                   SAME, VERDICTS, WORSE, Comparison)
+                                   NOT_SIGNIFICANT, SAME, VERDICTS, WORSE, Comparison)
 from fsbench.compare.tolerance import DEFAULT_TOLERANCE, format_tolerance
 from fsbench.units import format_value
 
@@ -39,57 +40,72 @@ def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def row_view(r: pd.Series) -> dict:
+def _text(value: object) -> str:
+    return "" if value is None or value != value else str(value)
+
+
+def _operation(r: pd.Series) -> str:
+    """`write`, or `write (reader)` where the job is not simply named after the workload."""
+    op, job = _text(r["operation"]), _text(r.get("job"))
+    return f"{op} ({job})" if job and job != r["workload"] else op
+
+
+def row_view(r: pd.Series, marks: Mapping[str, str] = MARKS) -> dict:
     """One measurement for people."""
     unit = str(r["unit"]) if r["unit"] == r["unit"] else ""
     verdict = str(r["verdict"])
     return {
         "target": r["target"], "workload": r["workload"], "point": r["point"],
-        "operation": r["operation"] if r["operation"] == r["operation"] else "",
-        "metric": r["metric"] if r["metric"] == r["metric"] else "",
-        "stat": "" if r["stat"] in ("value", None) or r["stat"] != r["stat"] else str(r["stat"]),
+        "operation": _operation(r),
+        "metric": _text(r["metric"]),
+        "stat": "" if _text(r["stat"]) in ("value", "") else _text(r["stat"]),
         "a": _num(r["mean_a"], unit), "a_spread": _spread(int(r["n_a"]), r["mean_a"], r["std_a"]),
         "b": _num(r["mean_b"], unit), "b_spread": _spread(int(r["n_b"]), r["mean_b"], r["std_b"]),
         "value_a": r["mean_a"], "value_b": r["mean_b"],
         "ratio": f"{r['ratio']:.3f}" if r["ratio"] == r["ratio"] else "–",
         "change": _change(r["change"]), "p": _p(r["p_value"]), "confidence": r["confidence"] or "",
-        "verdict": verdict, "mark": MARKS.get(verdict, ""), "cls": verdict.replace(" ", "-"),
+        "verdict": verdict, "mark": marks.get(verdict, ""), "cls": verdict.replace(" ", "-"),
         "detail": r["detail"] or "",
     }
 
 
-def _case_level(sub: pd.DataFrame) -> list[dict]:
+def _case_level(sub: pd.DataFrame, marks: Mapping[str, str]) -> list[dict]:
     """Failed, not comparable, missing and new: one line per case point and reason, with a count."""
     out = []
     rows = sub[sub["verdict"].isin(CASE_LEVEL)]
     for (target, workload, point, verdict, detail), g in rows.groupby(
             ["target", "workload", "point", "verdict", "detail"], sort=False, dropna=False):
         n = int(g["metric"].notna().sum())
-        out.append({"target": target, "workload": workload, "point": point, "verdict": verdict,
-                    "mark": MARKS[verdict], "cls": verdict.replace(" ", "-"), "detail": detail,
-                    "measurements": n})
+        name = str(verdict)
+        out.append({"target": target, "workload": workload, "point": point, "verdict": name,
+                    "mark": marks[name], "cls": name.replace(" ", "-"), "detail": detail, "measurements": n})
     order = {v: i for i, v in enumerate(VERDICTS)}
     return sorted(out, key=lambda d: order[d["verdict"]])
 
 
-def build_view(c: Comparison) -> dict:
+def build_view(c: Comparison, marks: Mapping[str, str] = MARKS) -> dict:
     """Everything a renderer shows, already formatted."""
     runs = []
     summary = c.summary
     for info in c.runs:
         sub = c.frame[c.frame["run"] == info.label]
         changes = sub[sub["verdict"].isin([WORSE, BETTER])]
+        # outside the band, but three repetitions could not tell it from noise: worth more repetitions
+        unsure = sub[(sub["verdict"] == SAME) & (sub["confidence"] == NOT_SIGNIFICANT)
+                     & sub["beyond_band"].astype(bool)]
         groups = []
         for (target, workload, point), g in sub.groupby(["target", "workload", "point"], sort=False, dropna=False):
             title = " · ".join(str(x) for x in (target, workload, point) if x)
             groups.append({"title": title, "tool": str(g["tool"].iloc[0]),
-                           "rows": [row_view(r) for _, r in g.iterrows()]})
+                           "rows": [row_view(r, marks) for _, r in g.iterrows()]})
         runs.append({
             "info": info,
-            "counts": [(v, MARKS[v], summary[info.label][v]) for v in VERDICTS],
+            "counts": [(v, marks[v], summary[info.label][v]) for v in VERDICTS],
             "environment": [(what, _fact(what, a), _fact(what, b)) for what, a, b in c.environment.get(info.label, [])],
-            "changes": [row_view(r) for _, r in changes.sort_values(["verdict", "change"], ascending=[False, True]).iterrows()],
-            "case_level": _case_level(sub),
+            "changes": [row_view(r, marks) for _, r in
+                        changes.sort_values(["verdict", "change"], ascending=[False, True]).iterrows()],
+            "unsure": [row_view(r, marks) for _, r in unsure.iterrows()],
+            "case_level": _case_level(sub, marks),
             "groups": groups,
             "measurements": len(sub),
         })
@@ -102,7 +118,7 @@ def build_view(c: Comparison) -> dict:
         "alpha": f"{c.alpha:g}",
         "min_repetitions": MIN_REPETITIONS,
         "metrics": ", ".join(c.metrics) if c.metrics else "",
-        "verdicts": [(v, MARKS[v]) for v in VERDICTS],
+        "verdicts": [(v, marks[v]) for v in VERDICTS],
         "legend": LEGEND,
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fsbench.monitor.script import MAGIC
+from fsbench.monitor.script import COMM_LEN, MAGIC
 
 _STAT_LINE = re.compile(r"^(\d+) \((.*)\) (\S) (.*)$")
 _DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(\s+\d+){7,}\s*$")
@@ -111,7 +111,7 @@ def _sample(lines: list[str]) -> Sample | None:
             continue
         elif (m := _STAT_LINE.match(line)) is not None:
             section = "stat"
-            _stat(int(m.group(1)), line, names, sample)
+            _stat(int(m.group(1)), m.group(2), line, names, sample)
         elif line.startswith("Name:"):
             section, status = "status", None
         elif section == "status":
@@ -129,16 +129,19 @@ def _sample(lines: list[str]) -> Sample | None:
     return sample
 
 
-def _stat(pid: int, line: str, names: dict[int, str], sample: Sample) -> None:
+def _stat(pid: int, comm: str, line: str, names: dict[int, str], sample: Sample) -> None:
     # comm may hold spaces and parentheses: the fields start after the last ')'
     rest = line[line.rfind(")") + 2:].split()
-    if pid not in names or len(rest) < 20:
+    name = names.get(pid)
+    if name is None or len(rest) < 20:
         return
+    if comm != name and not (len(comm) == COMM_LEN and name.startswith(comm)):
+        return  # the pid was reused by another program since the sampler's last pid scan
     vals = _ints([rest[11], rest[12], rest[19]])
     if vals is None:
         return
     key = (pid, vals[2])
-    sample.procs[key] = Proc(pid, names[pid], start=vals[2], ticks=vals[0] + vals[1])
+    sample.procs[key] = Proc(pid, name, start=vals[2], ticks=vals[0] + vals[1])
 
 
 def _status(line: str, current: Proc | None, sample: Sample) -> Proc | None:

@@ -2,11 +2,12 @@
 
 It runs through any Transport (local now, SSH later) and prints one block per sample:
 
-    #fsbench-monitor 1 pid=<sampler pid> interval=<s> ncpu=<cpuN lines in /proc/stat>
+    #fsbench-monitor 1 pid=<sampler pid> interval=<s> ncpu=<cpuN lines in /proc/stat> scan=<pids>
     #watch <name>                      one per watched process name, once, before the first sample
     @ <uptime s> <seq>                 a sample starts: /proc/uptime's first field (monotonic, boot-based)
     cpu  <user> <nice> <system> <idle> <iowait> <irq> <softirq> <steal> ...   first line of /proc/stat
-    p <pid> <name>                     one per pid whose /proc/PID/comm is a watched name
+    p <pid> <name>                     one per pid whose /proc/PID/comm is a watched name (as of the
+                                       last pid scan: see SCAN_PIDS_PER_S; the parser checks the comm)
     <cat /proc/meminfo /proc/diskstats /proc/net/dev, then /proc/PID/stat and /proc/PID/status of each
      pid above, verbatim; a pid that exited meanwhile simply has no lines>
     . <seq>                            the sample is complete
@@ -25,48 +26,60 @@ import math
 
 #: first token of the header line; also the sampler's $0, so `pgrep -f fsbench-monitor` finds it
 MAGIC = "fsbench-monitor"
-FORMAT_VERSION = 1
 #: the kernel's TASK_COMM_LEN minus the terminating NUL
 COMM_LEN = 15
 
-# Arguments arrive as positional parameters: $1 interval, $2 max seconds, then the names.
-# Why builtins: a `read` from /proc costs a few syscalls, a fork+exec of grep/awk costs ~1 ms.
+#: /proc/PID/comm reads per second of interval: ~10 us each, so the pid scan stays near 0.5 % of a core
+SCAN_PIDS_PER_S = 500
+
+# Arguments arrive as positional parameters: $1 interval, $2 max seconds, $3 pids per scan-sample,
+# then the names. Why builtins: a `read` from /proc costs a few syscalls, a fork+exec ~1 ms.
+# Opening /proc/PID/comm dominates the cost, so on a host with many processes the scan runs only
+# every ceil(pids / $3) samples; the pids already found are still sampled every time.
 # $files only ever holds /proc/<digits>/stat|status paths built here, so splitting it is safe.
 SCRIPT = r"""
 LC_ALL=C; export LC_ALL
 # the trap makes sh reap its running `sleep`/`cat` before leaving: an orphan could stay a zombie
 trap 'exit 0' HUP INT TERM
-iv=$1 mx=$2
-shift 2
+iv=$1 mx=$2 sp=$3
+shift 3
 n=0
 while read -r l; do
   case $l in cpu[0-9]*) n=$((n + 1)) ;; cpu*) ;; *) break ;; esac
 done < /proc/stat
-printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s\n' "$$" "$iv" "$n"
-for w in "$@"; do printf '#watch %s\n' "$w"; done
+printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s\n' "$$" "$iv" "$n" "$sp"
+all=/
+for w in "$@"; do printf '#watch %s\n' "$w"; all="$all$w/"; done
 read -r up _ < /proc/uptime
-end=$((${up%.*} + mx))
-s=0
+# uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
+end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
+s=0 next=1 files= pl=
 while :; do
   s=$((s + 1))
-  files= pl=
-  for d in /proc/[0-9]*; do
-    IFS= read -r c < "$d/comm" || continue
-    for w in "$@"; do
-      if [ "$c" = "$w" ] || { [ ${#c} -eq 15 ] && case $w in "$c"*) true ;; *) false ;; esac; }; then
-        pl="$pl
+  if [ "$s" -ge "$next" ]; then
+    files= pl= n=0
+    for d in /proc/[0-9]*; do
+      n=$((n + 1))
+      IFS= read -r c < "$d/comm" || continue
+      # one pattern test rejects most pids; the exact test below decides (comm is cut to 15 bytes)
+      case $all in */"$c"/*) ;; *) [ ${#c} -eq 15 ] || continue ;; esac
+      for w in "$@"; do
+        if [ "$c" = "$w" ] || { [ ${#c} -eq 15 ] && case $w in "$c"*) true ;; *) false ;; esac; }; then
+          pl="$pl
 p ${d#/proc/} $w"
-        files="$files $d/stat $d/status"
-        break
-      fi
-    done
-  done 2>/dev/null
+          files="$files $d/stat $d/status"
+          break
+        fi
+      done
+    done 2>/dev/null
+    next=$((s + (n + sp - 1) / sp))
+  fi
   read -r up _ < /proc/uptime
   read -r cpu < /proc/stat
   printf '@ %s %s\n%s%s\n' "$up" "$s" "$cpu" "$pl"
   cat /proc/meminfo /proc/diskstats /proc/net/dev $files 2>/dev/null
   printf '. %s\n' "$s"
-  if [ "${up%.*}" -ge "$end" ]; then break; fi
+  if [ $((${up%.*} * 100 + 1${up#*.} - 100)) -ge "$end" ]; then break; fi
   # a sleep without fractions (strict POSIX) fails fast; never spin, wait a second instead
   sleep "$iv" 2>/dev/null || sleep 1
 done
@@ -74,7 +87,7 @@ done
 
 
 def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (), max_s: float = 86400.0,
-                 shell: str = "/bin/sh") -> list[str]:
+                 shell: str = "/bin/sh", scan_pids_per_s: float = SCAN_PIDS_PER_S) -> list[str]:
     """argv that samples /proc every interval_s seconds for at most max_s seconds."""
     if not interval_s > 0:
         raise ValueError(f"interval must be > 0 seconds, got {interval_s!r}")
@@ -83,7 +96,10 @@ def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (),
     for name in processes:
         if not name or "\n" in name or "/" in name:
             raise ValueError(f"process name {name!r}: a /proc/PID/comm name cannot be empty or hold '/' or a newline")
-    return [shell, "-c", SCRIPT, MAGIC, format_interval(interval_s), str(math.ceil(max_s)), *processes]
+        if name == "host":
+            raise ValueError("process name 'host' would be mistaken for the host's own scope in the results")
+    scan = str(max(1, round(scan_pids_per_s * interval_s)))
+    return [shell, "-c", SCRIPT, MAGIC, format_interval(interval_s), str(math.ceil(max_s)), scan, *processes]
 
 
 def format_interval(interval_s: float) -> str:

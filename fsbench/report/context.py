@@ -133,8 +133,9 @@ def _workload(name: str, spec: dict, sub: pd.DataFrame, targets: list[str], base
     if sub.empty:
         return out
     present = [t for t in targets if t in set(sub["target"])]
-    tool_stats = sub[~sub["stat"].isin(["value", "mean"])]
-    main = sub[sub["stat"].isin(["value", "mean"])]
+    peak = (sub["tool"] == "monitor") & (sub["metric"] == "memory_peak")  # a peak is the value to compare
+    tool_stats = sub[~sub["stat"].isin(["value", "mean"]) & (sub["tool"] != "monitor")]
+    main = sub[sub["stat"].isin(["value", "mean"]) | peak]
     keep = pd.Series(True, index=main.index)
     for t, wanted in metrics.items():
         keep &= ~((main["tool"] == t) & ~main["metric"].isin(wanted))

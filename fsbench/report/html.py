@@ -25,6 +25,7 @@ def write_report(run_dir: str | Path, output: str | Path | None = None, baseline
     run = Path(run_dir)
     ctx = build_context(run, baseline)
     out = Path(output) if output else run / "report.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
     rel = Path(os.path.relpath(run.resolve(), out.resolve().parent))
     ctx["results_href"] = (rel / "results.csv").as_posix()
     ctx["cases_href"] = (rel / "cases.csv").as_posix()

@@ -48,74 +48,117 @@ def render(ctx: dict, *, html_href: str = "", results_href: str = "results.csv",
     """The report context (fsbench.report.context.build_context) as Markdown."""
     m = ctx["manifest"]
     out = [f"# {escape(ctx['title'])}", ""]
-    if ctx["description"]:
+    if ctx.get("description"):
         out += [escape(ctx["description"]), ""]
     out += [f"Run {code(m.get('run_id', ''))} · {m.get('started', '')} → {m.get('ended') or 'unfinished'} · "
             f"status **{m.get('status', '')}** · scenario hash {code(m.get('scenario_hash', ''))} · "
             f"fsbench {m.get('fsbench_version', '')}", ""]
-    out += ["## Summary", ""]
-    counts = ", ".join(f"{n} {escape(status)}" for status, n in ctx["counts"].items())
-    out += [f"{ctx['total_cases']} cases: {counts}. Baseline target **{escape(ctx['baseline'])}**; values in "
-            "parentheses are the ratio to it (✅ better, ❌ worse, by more than 5 %; ⚠ repetitions spread "
-            "more than 10 %).", ""]
-    if ctx["failed"]:
-        out += ["### Cases that did not succeed", ""]
-        for c in ctx["failed"]:
-            out += [f"- {code(c['case_id'])} ({escape(c['status'])})", ""]
-            out += ["  " + line for line in _fenced(c.get("reason") or "not run")] + [""]
-    if ctx["use_case"]:
+    out += _summary(ctx)
+    if ctx.get("use_case"):
         out += ["## Use case", ""]
         out += table(["", ""], [[f"**{escape(label)}**", escape(text)] for label, text in ctx["use_case"]])
     out += _environment(ctx)
-    for w in ctx["workloads"]:
-        out += _workload(w, ctx["baseline"], html_href)
+    for w in ctx.get("workloads", []):
+        out += _workload(w, ctx.get("baseline", ""), html_href)
     links = [f"[results.csv]({results_href}) (one measurement per row)", f"[cases.csv]({cases_href})"]
     if html_href:
         links.append(f"[report.html]({html_href}) (with charts)")
-    out += ["---", "", "Raw data: " + " · ".join(links) + f". Rebuild with {code('fsbench report ' + m.get('run_id', ''))}."]
+    rebuild = code(f"fsbench report {m.get('run_id', '')} --markdown")
+    out += ["---", "", "Raw data: " + " · ".join(links) + f". Rebuild with {rebuild}."]
     return "\n".join(out) + "\n"
+
+
+def _summary(ctx: dict) -> list[str]:
+    out = ["## Summary", ""]
+    counts = ", ".join(f"{n} {escape(status)}" for status, n in ctx.get("counts", {}).items())
+    band, cv = ctx.get("same_band", "5%"), ctx.get("cv_threshold", "10%")
+    out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. Baseline target "
+            f"**{escape(ctx.get('baseline', ''))}**; values in parentheses are the ratio to it (✅ better, "
+            f"❌ worse, by more than {band}; ⚠ repetitions spread more than {cv}).", ""]
+    marks = {"good": "🟢", "fair": "🟡", "poor": "🔴"}
+    if ctx.get("verdicts"):
+        out += ["Against the scenario's thresholds: " + ", ".join(
+            f"{marks.get(v, '')} {n} {escape(v)}" for v, n in ctx["verdicts"].items()) + ".", ""]
+    for w in ctx.get("winners") or []:
+        wins = ", ".join(f"**{escape(x['target'])}** {x['count']}" for x in w["wins"])
+        top = w["largest"]
+        out.append(f"- {escape(w['workload'])}: best on {wins} of {w['measurements']} measurements; largest lead "
+                   f"{top['lead_text']} ({escape(top['target'])} over {escape(top['runner_up'])}, "
+                   f"{escape(top['operation'])} {top['metric']}{' ' + escape(top['point']) if top['point'] else ''})")
+    if ctx.get("winners"):
+        out.append("")
+    if ctx.get("unstable"):
+        out += [f"**Unstable** (repetitions spread more than {cv}):", ""]
+        out += table(["workload", "target", "point", "operation", "metric", "spread", "n"],
+                     [[escape(u["workload"]), escape(u["target"]), escape(u["point"]), escape(u["operation"]),
+                       u["metric"], u["cv"], str(u["n"])] for u in ctx["unstable"]])
+        if ctx.get("more_unstable"):
+            out += [f"… and {ctx['more_unstable']} more.", ""]
+    failed = ctx.get("problems")
+    if failed is None:  # older contexts list failed cases one by one
+        failed = [{"status": c["status"], "reason": c.get("reason") or "not run", "count": 1,
+                   "cases": [c["case_id"]], "more": 0} for c in ctx.get("failed", [])]
+    if failed:
+        out += ["### Cases that did not succeed", ""]
+        for g in failed:
+            ids = ", ".join(code(c) for c in g["cases"]) + (f" and {g['more']} more" if g.get("more") else "")
+            out += [f"- {g['count']} × {escape(g['status'])}: {ids}", ""]
+            out += ["  " + line for line in _fenced(str(g["reason"]))] + [""]
+    return out
 
 
 def _environment(ctx: dict) -> list[str]:
     out = ["## Environment", "", "### Targets (systems under test)", ""]
     out += table(["target", "path", "description"],
-                 [[f"**{escape(t['name'])}**" + (" (baseline)" if t["baseline"] else ""),
-                   code(t.get("path", "")) if t.get("path") else "", escape(t.get("description") or "")]
-                  for t in ctx["targets"]])
-    if ctx["hosts"]:
+                 [[f"**{escape(t['name'])}**" + (" (baseline)" if t.get("baseline") else ""),
+                   code(t["path"]) if t.get("path") else "", escape(t.get("description") or "")]
+                  for t in ctx.get("targets", [])])
+    if ctx.get("hosts"):
         out += ["### Hosts", ""]
         out += table(["", *(escape(h) for h in ctx["hosts"])],
                      [[f"**{escape(label)}**", *(escape(v) for v in values)] for label, values in ctx["host_facts"]])
-    if ctx["variables"]:
+    if ctx.get("variables"):
         out += ["Variables: " + " ".join(code(f"{k}={v}") for k, v in ctx["variables"].items()), ""]
     return out
 
 
 def _workload(w: dict, baseline: str, html_href: str) -> list[str]:
     out = [f"## {escape(w['name'])} ({escape(w['tool'])})", ""]
-    if w["description"]:
+    if w.get("description"):
         out += [escape(w["description"]), ""]
-    if w["options"]:
+    if w.get("options"):
         out += [" ".join(code(f"{k}={v}") for k, v in w["options"].items()), ""]
-    if not w["tables"]:
+    if not w.get("tables"):
         out += ["*No results for this workload.*", ""]
-    for t in w["tables"]:
-        if t["point"]:
-            out += [f"### {escape(t['point'])}", ""]
-        head = ["operation", "metric", *(escape(x) + (" (baseline)" if x == baseline else "") for x in t["targets"])]
-        rows = [[r["operation"], r["metric"], *(_value(c) for c in r["cells"])] for r in t["rows"]]
-        out += table(head, rows, ["l", "l", *["r"] * len(t["targets"])])
-    if w["charts"]:
+    for t in [*w.get("tables", []), *w.get("extra_tables", [])]:
+        out += _table(t, baseline)
+    if w.get("charts"):
         where = f"[report.html]({html_href})" if html_href else "report.html"
         out += [f"*{len(w['charts'])} charts in {where}.*", ""]
     return out
 
 
+def _table(t: dict, baseline: str) -> list[str]:
+    """A report table: labels on the left, value cells on the right (both context shapes)."""
+    title = t.get("title") or t.get("point") or ""
+    out = [f"### {escape(title)}", ""] if title else []
+    targets = t.get("targets", [])
+    head = t.get("head") or ["operation", "metric", *targets]
+    head = [escape(h) + (" (baseline)" if h == baseline and h in targets else "") for h in head]
+    rows, n_labels = [], 0
+    for r in t["rows"]:
+        labels = r.get("labels") or [r["operation"], r["metric"]]
+        n_labels = len(labels)
+        rows.append([*(escape(x) for x in labels), *(_value(c) for c in r["cells"])])
+    return out + table(head, rows, ["l"] * n_labels + ["r"] * (len(head) - n_labels))
+
+
 def _value(c: dict) -> str:
-    mark = {"better": " ✅", "worse": " ❌"}.get(c["cls"], "")
-    ratio = f" {c['ratio'][:-1]}{mark})" if c["ratio"] else ""
-    cv = f" {c['cv']}{' ⚠' if c.get('unstable') else ''}" if c["cv"] else ""
-    return f"{c['text']}{ratio}{cv}"
+    mark = {"better": " ✅", "worse": " ❌"}.get(c.get("cls", ""), "")
+    ratio = f" {c['ratio'][:-1]}{mark})" if c.get("ratio") else ""
+    cv = f" {c['cv']}{' ⚠' if c.get('unstable') else ''}" if c.get("cv") else ""
+    verdict = {"good": " 🟢", "fair": " 🟡", "poor": " 🔴"}.get(c.get("verdict", ""), "")
+    return f"{escape(c['text'])}{ratio}{cv}{verdict}"
 
 
 def write_markdown_report(run_dir: str | Path, output: str | Path | None = None,
@@ -127,6 +170,8 @@ def write_markdown_report(run_dir: str | Path, output: str | Path | None = None,
     rel = Path(os.path.relpath(run.resolve(), out.resolve().parent))
     html = out.with_suffix(".html") if output else run / "report.html"
     html_href = os.path.relpath(html.resolve(), out.resolve().parent) if html.exists() else ""
-    out.write_text(render(ctx, html_href=Path(html_href).as_posix() if html_href else "",
-                          results_href=(rel / "results.csv").as_posix(), cases_href=(rel / "cases.csv").as_posix()))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = render(ctx, html_href=Path(html_href).as_posix() if html_href else "",
+                  results_href=(rel / "results.csv").as_posix(), cases_href=(rel / "cases.csv").as_posix())
+    out.write_text(text, encoding="utf-8")  # marks are not ASCII, whatever the locale
     return out

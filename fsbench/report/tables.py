@@ -58,14 +58,24 @@ def row_order(df: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def _label(job: str, op: str, show_job: bool) -> str:
+    if op == "host" and job == "host":  # the monitor's whole-host figures
+        return "host (all processes)"
+    if op == "process":  # the monitor's figures of one watched process
+        return f"process {job}"
     return f"{op} ({job})" if show_job and job else op
+
+
+def _show_job(df: pd.DataFrame) -> bool:
+    """Whether job names tell rows apart (several jobs of the tool itself, not the monitor's scopes)."""
+    own = df[df["tool"] != "monitor"] if "tool" in df else df
+    return own["job"].nunique() > 1
 
 
 def compare_table(df: pd.DataFrame, targets: list[str], baseline: str, style: Style, workload: str,
                   title: str = "") -> dict:
     """Rows = operation x metric, columns = targets, each cell a value and its ratio (seed 000)."""
     keyed = {(str(r.job), str(r.operation), str(r.metric), str(r.target)): r for r in df.itertuples(index=False)}
-    show_job = df["job"].nunique() > 1
+    show_job = _show_job(df)
     rows = []
     for job, op, metric in row_order(df):
         cells = []
@@ -85,7 +95,7 @@ def pivot_tables(df: pd.DataFrame, param: str, targets: list[str], baseline: str
     out = []
     name = param.removeprefix("param_")
     values = sorted(df[param].astype(str).unique(), key=_numeric_key)
-    show_job = df["job"].nunique() > 1
+    show_job = _show_job(df)
     for job, op, metric in row_order(df):
         if metric not in metrics:
             continue

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario import schema as s
-from fsbench.scenario.model import (USE_CASE_KEYS, Host, JuiceFS, Scenario, Service, Settings, Sweep, Target,
-                                    Workload)
+from fsbench.scenario.model import (USE_CASE_KEYS, Host, JuiceFS, Monitor, Scenario, Service, Settings, Sweep,
+                                    Target, Workload)
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.scenario.yamllines import LineMap, load_yaml
@@ -129,6 +129,22 @@ REPORT = s.Struct({
                      doc="metrics shown per tool, e.g. {fio: [bandwidth, iops]}"),
 }, what="report settings")
 
+def _process_name(value: object, path: tuple, lm, issues: list) -> object:
+    """A process name as /proc/PID/comm shows it; `host` is the host's own scope."""
+    name = s.string(value, path, lm, issues)
+    if name == "host":
+        issues.append(lm.issue(path, "`host` names the whole host's figures, not a process"))
+        return None
+    return name
+
+
+MONITOR = s.Struct({
+    "enabled": s.Key(s.boolean, default=True),
+    "interval": s.Key(s.duration, default=1.0),
+    "processes": s.Key(s.list_of(_process_name), default=list,
+                       doc="process names (as in /proc/PID/comm) whose CPU and memory are reported"),
+}, what="monitor settings")
+
 SCENARIO = s.Struct({
     "name": s.Key(s.string, required=True, doc="a short name, used in the run directory's name"),
     "description": s.Key(s.string, default=""),
@@ -139,6 +155,7 @@ SCENARIO = s.Struct({
     "settings": s.Key(SETTINGS, default=dict),
     "services": s.Key(s.mapping_of(SERVICE, what="service"), default=dict),
     "report": s.Key(REPORT, default=dict),
+    "monitor": s.Key(MONITOR, default=dict),
     "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
     "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
 }, what="scenario")
@@ -221,7 +238,8 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],
                         st["scratch"])
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
-                    values, hosts, targets, workloads, settings, {}, base_dir, services)
+                    values, hosts, targets, workloads, settings, {}, base_dir, services,
+                    Monitor(d["monitor"]["enabled"], d["monitor"]["interval"], tuple(d["monitor"]["processes"])))
 
 
 def _juicefs(j: dict | None) -> JuiceFS | None:

@@ -119,6 +119,15 @@ class Settings:
     scratch: str = "/var/tmp/fsbench"
 
 
+@dataclass(frozen=True)
+class Monitor:
+    """Resource monitoring during every case, on every host the case involves."""
+
+    enabled: bool = True
+    interval_s: float = 1.0
+    processes: tuple[str, ...] = ()
+
+
 @dataclass
 class Scenario:
     """A fully validated scenario with variables resolved."""
@@ -135,6 +144,7 @@ class Scenario:
     resolved: dict  # the resolved data, as written to the run directory's scenario.yaml
     base_dir: Path = field(default_factory=Path)
     services: dict[str, Service] = field(default_factory=dict)
+    monitor: Monitor = field(default_factory=Monitor)
 
     @property
     def baseline(self) -> str:

@@ -3,23 +3,27 @@
 Why the wrapper: an SSH channel without a pty gives no way to signal the remote process, and closing
 the channel leaves it running. So every command runs as
 
-    exec [sudo -n --] setsid -w sh -c 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 126; shift; exec "$@"' \
-        fsbench-run CWD [env K=V ...] ARGV...
+    exec [sudo -n --] setsid -w sh -c 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 127; shift; exec "$@"' \
+        fsbench-run CWD [env K=V ...] ARGV... </dev/null
 
 setsid makes the command leader of its own session and process group whatever the login shell did;
 the first stderr line reports that group's id (and is removed from stderr again); on a timeout or
-cancel a second exec channel sends `kill -TERM -- -PGID`, then `kill -KILL` after a grace period,
-which reaches the tool's children too. Every value is passed as its own shell word (shlex.join).
+cancel a second exec channel sends `kill -s TERM -- -PGID`, then KILL after a grace period,
+which reaches the tool's children too. `setsid -w` waits for the command and passes its exit status
+on; when the command died of a signal it exits with the signal number and prints one line, which is
+removed too and turned into a negative exit status, as subprocess reports it locally.
+Every value is passed as its own shell word (shlex.join).
 """
 
 from __future__ import annotations
 
+import re
 import select
 import shlex
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fsbench.transport.base import TAIL_BYTES
 
@@ -27,7 +31,8 @@ PGID_MARK = b"fsbench-pgid "
 CHUNK = 1 << 16
 POLL_S = 0.2
 EOF_GRACE_S = 2.0  # exit status came but a background child still holds the output open
-_SCRIPT = 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 126; shift; exec "$@"'
+_SETSID_REPORT = re.compile(rb"setsid: child \d+ did not exit normally[^\n]*\n?\Z")
+_SCRIPT = 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 127; shift; exec "$@"'
 
 
 def sudo_prefix(sudo: bool) -> list[str]:
@@ -39,12 +44,15 @@ def command_line(argv: list[str], *, cwd: str | None, env: dict[str, str] | None
     """The remote shell line that runs argv in its own process group and reports that group's id."""
     env_part = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
     inner = ["setsid", "-w", "sh", "-c", _SCRIPT, "fsbench-run", cwd or ".", *env_part, *argv]
-    return shlex.join(["exec", *sudo_prefix(sudo), *inner])
+    # stdin from /dev/null on the host, like the local transport; sending a channel EOF instead races
+    # with a fast command's close in paramiko, and sshd then drops the whole connection
+    return shlex.join(["exec", *sudo_prefix(sudo), *inner]) + " </dev/null"
 
 
 def kill_line(pgid: int, signal_name: str, *, sudo: bool) -> str:
-    """The remote line that signals a whole process group."""
-    return shlex.join([*sudo_prefix(sudo), "kill", f"-{signal_name}", "--", f"-{pgid}"])
+    """The remote line that signals a whole process group (POSIX `kill -s`: dash rejects `kill -TERM --`)."""
+    return shlex.join([*sudo_prefix(sudo), "sh", "-c", 'kill -s "$1" -- "-$2"', "fsbench-kill", signal_name,
+                       str(pgid)])
 
 
 class Sink:
@@ -76,31 +84,40 @@ class Sink:
 
 
 class PgidFilter:
-    """Takes the wrapper's first stderr line (the process group id) out of the stream."""
+    """Takes the wrapper's own lines out of stderr: the process group id first, setsid's report last."""
 
     def __init__(self, sink: Sink):
-        self.sink, self.pgid = sink, None
+        self.sink, self.signalled = sink, False
+        self.pgid: int | None = None
         self._head: bytearray | None = bytearray()
+        self._pending = b""
 
     def write(self, data: bytes) -> None:
-        if self._head is None:
-            self.sink.write(data)
-            return
-        self._head += data
-        nl = self._head.find(b"\n")
-        if nl < 0 and len(self._head) < 64:
-            return
-        head, self._head = bytes(self._head), None
-        if nl >= 0 and head.startswith(PGID_MARK) and head[len(PGID_MARK):nl].isdigit():
-            self.pgid = int(head[len(PGID_MARK):nl])
-            head = head[nl + 1:]
-        if head:
-            self.sink.write(head)
+        if self._head is not None:
+            self._head += data
+            nl = self._head.find(b"\n")
+            if nl < 0 and len(self._head) < 64:
+                return
+            data, self._head = bytes(self._head), None
+            if nl >= 0 and data.startswith(PGID_MARK) and data[len(PGID_MARK):nl].isdigit():
+                self.pgid = int(data[len(PGID_MARK):nl])
+                data = data[nl + 1:]
+        # hold back the last line: it may be setsid's "child N did not exit normally" (a signal)
+        buf = self._pending + data
+        cut = buf.rfind(b"\n", 0, len(buf) - 1) + 1
+        if len(buf) - cut > 4096:
+            cut = len(buf)
+        if cut:
+            self.sink.write(buf[:cut])
+        self._pending = buf[cut:]
 
     def close(self) -> None:
-        if self._head:  # the wrapper never ran (no setsid?): what came is the real error text
-            self.sink.write(bytes(self._head))
-        self._head = None
+        rest = self._pending + bytes(self._head or b"")  # no marker came: the wrapper never ran
+        self._head, self._pending = None, b""
+        if _SETSID_REPORT.match(rest):
+            self.signalled = True
+        elif rest:
+            self.sink.write(rest)
         self.sink.close()
 
 

@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
-import time
 from pathlib import Path
 
-from fsbench.errors import CommandResult
 from fsbench.inventory import HostSpec
-from fsbench.transport import hostkeys, remote
-from fsbench.transport.base import tail
-from fsbench.transport.errors import AuthError, ConnectError, HostKeyError, TransportError
+from fsbench.transport import hostkeys
+from fsbench.transport.errors import AuthError, ConnectError, HostKeyError
+from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
-from fsbench.transport.ssh_settings import DEFAULT_KNOWN_HOSTS, DEFAULT_SSH_CONFIG, Resolved, jump_spec, resolve
+from fsbench.transport.ssh_settings import (
+    DEFAULT_KNOWN_HOSTS,
+    DEFAULT_SSH_CONFIG,
+    Resolved,
+    jump_spec,
+    resolve,
+)
 
 log = logging.getLogger(__name__)
-GRACE_S = 5.0
 
 
 class _UnknownHostKey(Exception):
@@ -38,7 +42,7 @@ def net_errors() -> tuple[type[BaseException], ...]:
     return (paramiko.SSHException, OSError, EOFError)
 
 
-class SSHTransport(SSHFileOps):
+class SSHTransport(SSHCommands, SSHFileOps):
     """Runs commands and moves files on one host over SSH; thread-safe, one TCP connection."""
 
     net_errors = staticmethod(net_errors)
@@ -46,9 +50,10 @@ class SSHTransport(SSHFileOps):
     def __init__(self, host: HostSpec, *, jump: SSHTransport | None = None,
                  ssh_config: Path | str | None = DEFAULT_SSH_CONFIG,
                  user_known_hosts: Path | str | None = DEFAULT_KNOWN_HOSTS, remote_base: str | None = None,
-                 connect_timeout: float = 30.0, op_timeout: float = 60.0, allow_agent: bool = True):
+                 connect_timeout: float = 30.0, op_timeout: float = 60.0, allow_agent: bool = True,
+                 own_jump: bool = False):
         self.spec, self.host = host, host.name
-        self._jump, self._own_jump = jump, False
+        self._jump, self._own_jump = jump, own_jump  # own_jump: close() closes the jump connection too
         self._ssh_config = Path(ssh_config) if ssh_config else None
         self._user_known_hosts = Path(user_known_hosts) if user_known_hosts else None
         self._remote_base = remote_base or host.remote_base
@@ -71,6 +76,11 @@ class SSHTransport(SSHFileOps):
         return self._settings
 
     @property
+    def jump_host(self) -> SSHTransport | None:
+        """The transport this one tunnels through, if any (set once connected through ProxyJump)."""
+        return self._jump
+
+    @property
     def remote_base(self) -> str:
         """The folder under which per-case work directories are made."""
         return self._remote_base or f"/tmp/fsbench-{self.settings.user}"
@@ -85,67 +95,6 @@ class SSHTransport(SSHFileOps):
                 self.connects += 1
                 t = self._client.get_transport()
             return t
-
-    def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
-            env: dict[str, str] | None = None, stdout_path: Path | None = None,
-            stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
-        """Run argv to completion, timeout or cancel; a failing command is a result, a dead host raises."""
-        start = time.monotonic()
-        t = self.connection()
-        out = remote.Sink(stdout_path, keep=stdout_path is None)
-        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False))
-        status, outcome, note = None, "exit", ""
-        try:
-            chan = self.open_exec(t, remote.command_line(argv, cwd=cwd, env=env, sudo=self.spec.sudo))
-        except TransportError as exc:
-            chan, outcome, note = None, "lost", str(exc)
-        try:
-            if chan is not None:
-                outcome = remote.pump(chan, out, err, timeout=timeout, cancel=cancel, alive=t.is_active)
-                if outcome in ("timeout", "cancel"):
-                    self._stop(t, chan, out, err)
-                if chan.status_event.is_set() and chan.exit_status >= 0:
-                    status = chan.exit_status
-                elif outcome == "lost":
-                    note = (f"fsbench: the connection to {self.host} ({self.settings.where}) was lost while "
-                            "the command ran; its exit status is unknown")
-                elif outcome == "exit":
-                    note = "fsbench: the command ended without an exit status (killed by a signal?)"
-        finally:
-            if chan is not None:
-                chan.close()
-            out.close()
-            err.close()
-        err_tail = tail(err.sink.tail())
-        if note:
-            err_tail = f"{err_tail}{'' if not err_tail or err_tail.endswith(chr(10)) else chr(10)}{note}"
-        result = CommandResult(self.host, list(argv), status, tail(out.tail()), err_tail, time.monotonic() - start,
-                               outcome == "timeout", outcome == "cancel")
-        if stdout_path is None:
-            result.extra["stdout"] = out.data().decode(errors="replace")
-        if note:
-            result.extra["error"] = note
-        return result
-
-    def open_exec(self, t, line: str):
-        """A channel running line; exec itself has no timeout in paramiko, so a watchdog closes it."""
-        try:
-            chan = t.open_session(timeout=self.connect_timeout)
-        except net_errors() as exc:
-            raise ConnectError(self.host, self.settings.where, f"cannot open a session channel: {exc}",
-                               "the server's MaxSessions may be below the number of parallel commands") from None
-        watchdog = threading.Timer(self.connect_timeout, chan.close)
-        watchdog.daemon = True
-        watchdog.start()
-        try:
-            chan.exec_command(line)
-            chan.shutdown_write()  # stdin at EOF, like the local transport's /dev/null
-        except net_errors() as exc:
-            chan.close()
-            raise ConnectError(self.host, self.settings.where, f"cannot start the command: {exc}") from None
-        finally:
-            watchdog.cancel()
-        return chan
 
     def new_sftp(self, t):
         """An SFTP session on the connection, every request bounded by op_timeout."""
@@ -165,21 +114,6 @@ class SSHTransport(SSHFileOps):
         except net_errors() as exc:
             raise ConnectError(self.host, self.settings.where, f"cannot start SFTP: {exc}",
                                "the server needs `Subsystem sftp` in its sshd_config") from None
-
-    def _stop(self, t, chan, out: remote.Sink, err: remote.PgidFilter) -> None:
-        """TERM the remote process group (tools print partial results then), KILL after the grace period."""
-        for sig in ("TERM", "KILL"):
-            if err.pgid is None or not t.is_active():
-                return
-            try:
-                killer = self.open_exec(t, remote.kill_line(err.pgid, sig, sudo=self.spec.sudo))
-            except TransportError as exc:
-                log.warning("%s: cannot signal process group %s: %s", self.host, err.pgid, exc)
-                return
-            killer.status_event.wait(self.op_timeout)
-            killer.close()
-            if remote.pump(chan, out, err, timeout=GRACE_S, cancel=None, alive=t.is_active) != "timeout":
-                return
 
     def close(self) -> None:
         """Close SFTP and the connection (and a jump connection this transport opened itself)."""
@@ -221,7 +155,7 @@ class SSHTransport(SSHFileOps):
                     raise HostKeyError(self.host, r.where, f"cannot read known_hosts file {path}: {exc}",
                                        "fix or remove the bad line") from None
         client.set_missing_host_key_policy(_reject_unknown())
-        sock = self._jump_channel(r) if self._jump is not None or r.proxy_jump else None
+        sock = self._jump_channel(r) if self._jump is not None or r.proxy_jump else self._socket(r)
         how = f"keys {', '.join(r.key_files) or '(default files)'}, agent {'on' if self.allow_agent else 'off'}" \
               + (f", password from ${self.spec.password_env}" if self.spec.password_env else "")
         log.debug("connecting to %s (%s) as %s with %s", self.host, r.where, r.user, how)
@@ -255,6 +189,16 @@ class SSHTransport(SSHFileOps):
         t.set_keepalive(30)
         return client
 
+    def _socket(self, r: Resolved) -> socket.socket:
+        try:
+            sock = socket.create_connection((r.address, r.port), timeout=self.connect_timeout)
+        except OSError as exc:
+            raise ConnectError(self.host, r.where, f"cannot connect: {exc}",
+                               "is sshd running there, and are the address and port right?") from None
+        # without it each small request waits for the peer's delayed ACK: 40 ms per command instead of 4
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
     def _jump_channel(self, r: Resolved):
         if self._jump is None:
             self._jump = SSHTransport(jump_spec(r.proxy_jump or "", self.spec), ssh_config=self._ssh_config,
@@ -268,24 +212,6 @@ class SSHTransport(SSHFileOps):
         except net_errors() as exc:
             raise ConnectError(self.host, r.where, f"jump host {self._jump.host} cannot reach {r.where}: {exc}",
                                "check the address as seen from the jump host") from None
-
-
-def transports_for(inventory: dict[str, HostSpec], names: list[str] | None = None,
-                   **options) -> dict[str, SSHTransport]:
-    """SSH transports for the named hosts (all by default), jump hosts wired to one shared connection each."""
-    made: dict[str, SSHTransport] = {}
-    wanted = list(names or inventory)
-
-    def make(name: str) -> SSHTransport:
-        if name not in made:
-            spec = inventory[name]
-            jump = make(spec.jump) if spec.jump in inventory else None
-            made[name] = SSHTransport(spec, jump=jump, **options)
-            # a jump host nobody asked for is closed with the hosts that use it
-            made[name]._own_jump = jump is not None and spec.jump not in wanted
-        return made[name]
-
-    return {name: make(name) for name in wanted}
 
 
 def _reject_unknown():

@@ -7,9 +7,14 @@ import logging
 import re
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fsbench.errors import CommandFailed
 from fsbench.transport.errors import TransferError
+
+if TYPE_CHECKING:
+    from fsbench.errors import CommandResult
+    from fsbench.transport.ssh_settings import Resolved
 
 log = logging.getLogger("fsbench.transport.ssh")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
@@ -20,16 +25,36 @@ _WORKDIR_SCRIPT = 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && rm -rf -- "$2" &
 class SSHFileOps:
     """The file half of SSHTransport; needs connection(), run(), new_sftp() and net_errors() from it."""
 
+    if TYPE_CHECKING:
+        host: str
+        op_timeout: float
+
+        @property
+        def settings(self) -> Resolved: ...
+        @property
+        def remote_base(self) -> str: ...
+        def connection(self) -> Any: ...
+        def new_sftp(self, t: Any) -> Any: ...
+        def net_errors(self) -> tuple[type[BaseException], ...]: ...
+        def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+                env: dict[str, str] | None = None, stdout_path: Path | None = None,
+                stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult: ...
+        def execute(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+                    env: dict[str, str] | None = None, stdout_path: Path | None = None,
+                    stderr_path: Path | None = None, cancel: threading.Event | None = None,
+                    sudo: bool = False) -> CommandResult: ...
+
     def __init__(self) -> None:
-        self._sftp = None
+        self._sftp: Any = None
         self._sftp_lock = threading.Lock()
 
     def workdir(self, raw_dir: Path) -> str:
         """A fresh, empty folder for one case under remote_base: <base>/<run>/<case>."""
         raw_dir.mkdir(parents=True, exist_ok=True)  # like the local transport: the runner writes there next
         path = f"{self.remote_base}/{work_name(raw_dir)}"
-        result = self.run(["sh", "-c", _WORKDIR_SCRIPT, "fsbench-workdir", self.remote_base, path],
-                          timeout=self.op_timeout)
+        # as the login user even on sudo hosts: put_text and fetch (SFTP) must be able to write and read it
+        result = self.execute(["sh", "-c", _WORKDIR_SCRIPT, "fsbench-workdir", self.remote_base, path],
+                              timeout=self.op_timeout, sudo=False)
         if not result.ok:
             raise CommandFailed(result, f"making the work directory {path}")
         return path

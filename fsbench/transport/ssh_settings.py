@@ -11,6 +11,7 @@ from fsbench.inventory import HostSpec
 
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
+GLOBAL_KNOWN_HOSTS = "/etc/ssh/ssh_known_hosts"  # read along with the user's file, as OpenSSH does
 NO_JUMP = "none"  # as in OpenSSH: `ProxyJump none` turns a jump from a broader Host block off
 
 
@@ -47,7 +48,8 @@ def resolve(spec: HostSpec, cfg: dict, user_known_hosts: Path | None) -> Resolve
         # OpenSSH skips configured identity files that do not exist; so do we, but never the spec's own
         if path not in keys and Path(path).exists():
             keys.append(path)
-    known = [_expand(str(user_known_hosts))] if user_known_hosts else []
+    # user_known_hosts=None means: only the files the spec and the ssh config name (tests want that)
+    known = [_expand(str(user_known_hosts)), GLOBAL_KNOWN_HOSTS] if user_known_hosts else []
     known += [_expand(p) for p in cfg.get("userknownhostsfile", "").split()]
     if spec.known_hosts:
         known.append(_expand(spec.known_hosts))

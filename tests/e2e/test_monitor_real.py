@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.monitor import MonitorSession
+from fsbench.monitor import MonitorSession, analyse, sampler_argv
 from fsbench.transport.local import LocalTransport
 
 MiB = 1024 * 1024
@@ -77,10 +77,12 @@ def test_monitor_measures_a_busy_process_and_a_big_one(tmp_path):
     cpu_mean, cpu_max = got[burn_name, "cpu_usage", "mean"], got[burn_name, "cpu_usage", "max"]
     print(f"burner: monitor mean {cpu_mean:.1f} % max {cpu_max:.1f} %, truth {truth:.1f} %; hog: monitor "
           f"{got[hog_name, 'memory_peak', 'max'] / MiB:.1f} MiB, truth {hog_hwm / MiB:.1f} MiB; {result.meta}")
-    assert truth > 40, f"the machine is too loaded for this test: the busy loop got {truth:.0f} % of a core"
-    # a loaded 2-core machine gives the burner less than a core: compare with what it really got
-    assert abs(cpu_mean - truth) < 12 and 50 < cpu_mean < 110
-    assert cpu_max < 130
+    # a loaded machine (load 14 on 2 cores was seen) gives the burner far less than a core: the
+    # reference is what the kernel charged it, not an assumed 100 %
+    assert abs(cpu_mean - truth) < 12, (cpu_mean, truth)
+    assert 0 < cpu_mean < 110 and cpu_max < 130  # one thread: at most one core, plus sampling jitter
+    if truth > 90:  # it did get its core
+        assert 70 < cpu_mean
     assert got[hog_name, "memory_peak", "max"] == pytest.approx(200 * MiB, rel=0.10)
     assert got[hog_name, "memory_peak", "max"] == pytest.approx(hog_hwm, rel=0.02)
     assert got[hog_name, "cpu_usage", "mean"] < 50  # it fills memory once, then sleeps
@@ -123,3 +125,19 @@ def test_sampler_ends_by_itself_after_its_maximum_duration(tmp_path):
     result = mon.stop()
     assert result.meta["samples"] >= 4
     assert ("host", "cpu_usage", "mean") in by_key(result.rows)
+
+
+def test_pids_found_by_a_sparse_scan_are_still_sampled_every_time(tmp_path):
+    name = f"fsbm-keep{os.getpid() % 100000}"
+    keeper = subprocess.Popen([named_python(tmp_path, name), "-c", "import time; time.sleep(30)"])
+    try:
+        # one comm read allowed per sample: a full scan every ~(number of pids) samples
+        argv = sampler_argv(0.1, [name], max_s=1, scan_pids_per_s=1)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout
+    finally:
+        keeper.kill()
+        keeper.wait()
+    assert " scan=1\n" in out
+    samples = analyse(out, "local").series
+    rss = [r for r in samples if r["scope"] == name and r["metric"] == "memory_rss"]
+    assert len(rss) == out.count("\n. ") >= 5

@@ -79,7 +79,10 @@ def test_run_writes_the_run_directory_rows_and_report(tmp_path, fio):
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
     assert list(results.columns[:14]) == ["run_id", "case_id", "scenario", "target", "workload", "repetition",
                                           "tool", "host", "job", "operation", "metric", "stat", "value", "unit"]
-    assert set(results["host"]) == {"local"} and set(results["tool"]) == {"fio"}
+    assert set(results["host"]) == {"local"} and set(results["tool"]) == {"fio", "monitor"}
+    mon = results[results.tool == "monitor"]  # every case monitored: the host's CPU and memory
+    assert set(mon.case_id) == set(cases.case_id) and {"cpu_usage", "memory_peak"} <= set(mon.metric)
+    assert (run / "raw" / cases.case_id[0] / "local" / "monitor-local.csv").exists()
     bw = results[(results.metric == "bandwidth")]
     assert (bw["unit"] == "B/s").all() and (bw["value"] > 0).all()
     assert set(bw["operation"]) == {"write", "read"}  # directions only where data moved

@@ -125,7 +125,8 @@ def test_process_cpu_sums_its_pids():
 
 
 def test_custom_clock_ticks():
-    text = raw(Snap(10.0, procs=[P(7, "ossfs", start=1, utime=0)]), Snap(11.0, procs=[P(7, "ossfs", start=1, utime=250)]))
+    before, after = P(7, "ossfs", start=1, utime=0), P(7, "ossfs", start=1, utime=250)
+    text = raw(Snap(10.0, procs=[before]), Snap(11.0, procs=[after]))
     assert rows(text, clk_tck=250)["ossfs", "cpu_usage", "mean"] == 100.0
 
 
@@ -144,7 +145,8 @@ def test_hwm_counts_only_when_reached_while_monitored():
     assert rows(raw(Snap(10.0, procs=[old[0]]), Snap(11.0, procs=[old[1]])))["ossfs", "memory_peak", "max"] == 100 * MiB
     # the peak grew between samples (a spike the samples missed): VmHWM tells
     grew = [P(1, "ossfs", 5, 0, rss_kb=100 * 1024, hwm_kb=hwm * 1024) for hwm in (900, 950)]
-    assert rows(raw(Snap(10.0, procs=[grew[0]]), Snap(11.0, procs=[grew[1]])))["ossfs", "memory_peak", "max"] == 950 * MiB
+    got = rows(raw(Snap(10.0, procs=[grew[0]]), Snap(11.0, procs=[grew[1]])))
+    assert got["ossfs", "memory_peak", "max"] == 950 * MiB
     # born after the first sample: its whole VmHWM is inside the window
     new = P(1, "ossfs", 1050, 0, rss_kb=100 * 1024, hwm_kb=400 * 1024)
     assert rows(raw(Snap(10.0), Snap(11.0, procs=[new])))["ossfs", "memory_peak", "max"] == 400 * MiB
@@ -186,6 +188,14 @@ def test_process_that_took_the_name_by_exec_waits_for_a_baseline():
     late = [P(3, "ossfs", start=10, utime=u) for u in (7000, 7100)]
     text = raw(Snap(10.0), Snap(11.0, procs=[late[0]]), Snap(12.0, procs=[late[1]]))
     assert series(text, "ossfs", "cpu_usage") == [(2.0, 100.0)]
+
+
+def test_pid_taken_by_another_program_since_the_last_scan_is_ignored():
+    mine = [P(4, "ossfs", start=5, utime=u) for u in (0, 100)]
+    other = P(4, "ossfs", start=1050, utime=3, comm="bash")  # the sampler still lists pid 4 as ossfs
+    text = raw(Snap(10.0, procs=[mine[0]]), Snap(11.0, procs=[mine[1]]), Snap(12.0, procs=[other]))
+    assert series(text, "ossfs", "cpu_usage") == [(1.0, 100.0)]
+    assert [t for t, _ in series(text, "ossfs", "memory_rss")] == [0.0, 1.0]
 
 
 def test_odd_comm_and_long_names():
@@ -272,7 +282,7 @@ def test_rows_follow_the_tidy_contract():
 
 def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
     argv = sampler_argv(0.5, ["ossfs", "$(touch pwned) ;x", "*"], max_s=10.2)
-    assert argv[3:] == ["fsbench-monitor", "0.5", "11", "ossfs", "$(touch pwned) ;x", "*"]
+    assert argv[3:] == ["fsbench-monitor", "0.5", "11", "250", "ossfs", "$(touch pwned) ;x", "*"]
     assert subprocess.run(["/bin/sh", "-n", "-c", argv[2]]).returncode == 0
     out = subprocess.run(sampler_argv(0.2, ["$(touch pwned) ;x", "*"], max_s=0.1), cwd=tmp_path,
                          capture_output=True, text=True, timeout=30).stdout

@@ -1,0 +1,122 @@
+"""The command half of SSHTransport: exec channels, output streaming, stopping the remote process group."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fsbench.errors import CommandResult
+from fsbench.transport import remote
+from fsbench.transport.base import tail
+from fsbench.transport.errors import ConnectError, TransportError
+
+if TYPE_CHECKING:
+    from fsbench.inventory import HostSpec
+    from fsbench.transport.ssh_settings import Resolved
+
+log = logging.getLogger("fsbench.transport.ssh")
+GRACE_S = 5.0  # as the local transport: TERM, then KILL this long after
+
+
+class SSHCommands:
+    """Mixed into SSHTransport, which provides connection(), settings, spec, timeouts and net_errors()."""
+
+    if TYPE_CHECKING:
+        host: str
+        spec: HostSpec
+        connect_timeout: float
+        op_timeout: float
+
+        @property
+        def settings(self) -> Resolved: ...
+        def connection(self) -> Any: ...
+        def net_errors(self) -> tuple[type[BaseException], ...]: ...
+
+    def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+            env: dict[str, str] | None = None, stdout_path: Path | None = None,
+            stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
+        """Run argv to completion, timeout or cancel; a failing command is a result, a dead host raises."""
+        return self.execute(argv, cwd=cwd, timeout=timeout, env=env, stdout_path=stdout_path,
+                            stderr_path=stderr_path, cancel=cancel, sudo=self.spec.sudo)
+
+    def execute(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+                env: dict[str, str] | None = None, stdout_path: Path | None = None,
+                stderr_path: Path | None = None, cancel: threading.Event | None = None,
+                sudo: bool = False) -> CommandResult:
+        """run(), with sudo chosen per call (the work directory belongs to the login user, for SFTP)."""
+        start = time.monotonic()
+        t = self.connection()
+        log.debug("%s: running %s%s", self.host, "sudo " if sudo else "", argv)
+        out = remote.Sink(stdout_path, keep=stdout_path is None)
+        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False))
+        status, outcome, note = None, "exit", ""
+        try:
+            chan = self.open_exec(t, remote.command_line(argv, cwd=cwd, env=env, sudo=sudo))
+        except TransportError as exc:
+            chan, outcome, note = None, "lost", str(exc)
+        try:
+            if chan is not None:
+                outcome = remote.pump(chan, out, err, timeout=timeout, cancel=cancel, alive=t.is_active)
+                if outcome in ("timeout", "cancel"):
+                    self._stop(t, chan, out, err, sudo)
+                if chan.status_event.is_set() and chan.exit_status >= 0:
+                    status = chan.exit_status
+                elif outcome == "lost":
+                    note = (f"fsbench: the connection to {self.host} ({self.settings.where}) was lost while "
+                            "the command ran; its exit status is unknown")
+                elif outcome == "exit":  # (a stopped command under sudo ends this way too: no note then)
+                    note = "fsbench: the command ended without an exit status (killed by a signal?)"
+        finally:
+            if chan is not None:
+                chan.close()
+            out.close()
+            err.close()
+        if err.signalled and status is not None:
+            status = -(status & 0x7F)  # killed by a signal: negative, as subprocess (and LocalTransport) says
+        err_tail = tail(err.sink.tail())
+        if note:
+            err_tail = f"{err_tail}{'' if not err_tail or err_tail.endswith(chr(10)) else chr(10)}{note}"
+        result = CommandResult(self.host, list(argv), status, tail(out.tail()), err_tail, time.monotonic() - start,
+                               outcome == "timeout", outcome == "cancel")
+        if stdout_path is None:
+            result.extra["stdout"] = out.data().decode(errors="replace")
+        if note:
+            result.extra["error"] = note
+        return result
+
+    def open_exec(self, t, line: str):
+        """A channel running line; exec itself has no timeout in paramiko, so a watchdog closes it."""
+        try:
+            chan = t.open_session(timeout=self.connect_timeout)
+        except self.net_errors() as exc:
+            raise ConnectError(self.host, self.settings.where, f"cannot open a session channel: {exc}",
+                               "the server's MaxSessions may be below the number of parallel commands") from None
+        watchdog = threading.Timer(self.connect_timeout, chan.close)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            chan.exec_command(line)  # no shutdown_write(): see remote.command_line for stdin
+        except self.net_errors() as exc:
+            chan.close()
+            raise ConnectError(self.host, self.settings.where, f"cannot start the command: {exc}") from None
+        finally:
+            watchdog.cancel()
+        return chan
+
+    def _stop(self, t, chan, out: remote.Sink, err: remote.PgidFilter, sudo: bool) -> None:
+        """TERM the remote process group (tools print partial results then), KILL after the grace period."""
+        for sig in ("TERM", "KILL"):
+            if err.pgid is None or not t.is_active():
+                return
+            try:
+                killer = self.open_exec(t, remote.kill_line(err.pgid, sig, sudo=sudo))
+            except TransportError as exc:
+                log.warning("%s: cannot signal process group %s: %s", self.host, err.pgid, exc)
+                return
+            killer.status_event.wait(self.op_timeout)
+            killer.close()
+            if remote.pump(chan, out, err, timeout=GRACE_S, cancel=None, alive=t.is_active) != "timeout":
+                return
