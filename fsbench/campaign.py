@@ -6,7 +6,9 @@ import threading
 from pathlib import Path
 
 from fsbench.errors import RunDirError, ScenarioError, Issue
-from fsbench.events import Listener, ignore
+from fsbench.events import Event, Listener, ignore
+from fsbench.preflight import run_preflight
+from fsbench.transport.factory import close_all, make_transports
 from fsbench.runner import RunOutcome, Runner
 from fsbench.scenario import Scenario, load_scenario, plan_cases
 from fsbench.store import RunDir, scenario_hash
@@ -14,22 +16,25 @@ from fsbench.store import RunDir, scenario_hash
 
 def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root: str | Path | None = None,
                  resume: str | Path | None = None, listener: Listener = ignore,
-                 cancel: threading.Event | None = None, report: bool = True) -> RunOutcome:
-    """Validate, plan and run a scenario (or resume an earlier run of it); writes the report."""
-    sc = load_scenario(path, sets)
+                 cancel: threading.Event | None = None, report: bool = True,
+                 inventory: str | Path | None = None) -> RunOutcome:
+    """Validate, plan, preflight and run a scenario (or resume an earlier run of it); writes the report.
+
+    Raises ScenarioError (nothing ran) or PreflightError (nothing ran) before touching a target.
+    """
+    sc = load_scenario(path, sets, inventory)
     cases = plan_cases(sc)
-    if resume:
-        rd = RunDir.open(Path(resume))
-        if rd.manifest.get("scenario_hash") != scenario_hash(sc.resolved):
-            raise ScenarioError([Issue(str(path), None, "", f"this scenario (with these --set values) differs "
-                                       f"from the one that made {resume}",
-                                       "resume with the same file and --set values, or start a new run")])
-        rd.manifest["attempts"] = rd.manifest.get("attempts", 1) + 1
-        _set_aside_unfinished(rd, cases)
-    else:
-        root = Path(output_root) if output_root else _default_root(sc)
-        rd = RunDir.create(root, sc.name, sc.resolved)
-    outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel).run()
+    transports = make_transports(sc)
+    try:
+        pf = run_preflight(sc, cases, transports)
+        pf.raise_if_failed()
+        for w in pf.warnings:
+            listener(Event("warning", message=w))
+        rd = _run_dir(sc, cases, path, output_root, resume)
+        outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,
+                         host_facts=pf.hosts).run()
+    finally:
+        close_all(transports)
     if report:
         from fsbench.report import write_report
 
@@ -39,6 +44,20 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
             (rd.path / "report-error.txt").write_text(f"{type(exc).__name__}: {exc}\n")
             raise
     return outcome
+
+
+def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -> RunDir:
+    if resume:
+        rd = RunDir.open(Path(resume))
+        if rd.manifest.get("scenario_hash") != scenario_hash(sc.resolved):
+            raise ScenarioError([Issue(str(path), None, "", f"this scenario (with these --set values) differs "
+                                       f"from the one that made {resume}",
+                                       "resume with the same file and --set values, or start a new run")])
+        rd.manifest["attempts"] = rd.manifest.get("attempts", 1) + 1
+        _set_aside_unfinished(rd, cases)
+        return rd
+    root = Path(output_root) if output_root else _default_root(sc)
+    return RunDir.create(root, sc.name, sc.resolved)
 
 
 def _default_root(sc: Scenario) -> Path:
@@ -60,9 +79,10 @@ def _set_aside_unfinished(rd: RunDir, cases: list) -> None:
             src.rename(dst)
 
 
-def describe_plan(path: str | Path, sets: list[str] | None = None) -> tuple[Scenario, list]:
+def describe_plan(path: str | Path, sets: list[str] | None = None,
+                  inventory: str | Path | None = None) -> tuple[Scenario, list]:
     """The scenario and its cases, for `fsbench plan`."""
-    sc = load_scenario(path, sets)
+    sc = load_scenario(path, sets, inventory)
     return sc, plan_cases(sc)
 
 

@@ -13,6 +13,8 @@ from fsbench.errors import FsbenchError, ScenarioError
 
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                            help="Override a scenario variable (repeatable), e.g. --set scale=full.")
+_inventory_option = click.option("--inventory", type=click.Path(dir_okay=False),
+                                 help="Host inventory file (overrides the scenario's `inventory:`).")
 
 
 def _fail(exc: FsbenchError) -> None:
@@ -31,12 +33,13 @@ def main() -> None:
 @main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
-def validate(scenario: str, sets: tuple[str, ...]) -> None:
+@_inventory_option
+def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> None:
     """Check a scenario file fully (exit 3 when invalid)."""
     from fsbench.scenario.load import load_scenario
 
     try:
-        sc = load_scenario(scenario, list(sets))
+        sc = load_scenario(scenario, list(sets), inventory)
     except FsbenchError as exc:
         _fail(exc)
     click.echo(f"{scenario}: ok ({len(sc.targets)} targets, {len(sc.workloads)} workloads)")
@@ -45,18 +48,20 @@ def validate(scenario: str, sets: tuple[str, ...]) -> None:
 @main.command()
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
-def plan(scenario: str, sets: tuple[str, ...]) -> None:
+@_inventory_option
+def plan(scenario: str, sets: tuple[str, ...], inventory: str | None) -> None:
     """Print every case, the hosts it runs on and an estimated duration."""
     from fsbench.campaign import describe_plan
 
     try:
-        sc, cases = describe_plan(scenario, list(sets))
+        sc, cases = describe_plan(scenario, list(sets), inventory)
     except FsbenchError as exc:
         _fail(exc)
     width = max((len(c.case_id) for c in cases), default=10)
-    click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<10} {'estimate':>9}")
+    hw = max((len(",".join(c.hosts)) for c in cases), default=5)
+    click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<{hw}} {'estimate':>9}")
     for c in cases:
-        click.echo(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<10} {c.estimate_s:>8.0f}s")
+        click.echo(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<{hw}} {c.estimate_s:>8.0f}s")
     total = sum(c.estimate_s for c in cases)
     click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
                f"(baseline: {sc.baseline})")
@@ -69,8 +74,9 @@ def plan(scenario: str, sets: tuple[str, ...]) -> None:
 @click.option("--progress", type=click.Choice(["auto", "plain", "none"]), default="auto")
 @click.option("--no-report", is_flag=True, help="Skip report.html (build it later with `fsbench report`).")
 @_set_option
+@_inventory_option
 def run(scenario: str, output: str | None, resume: str | None, progress: str, no_report: bool,
-        sets: tuple[str, ...]) -> None:
+        sets: tuple[str, ...], inventory: str | None) -> None:
     """Run a scenario; prints the run directory (exit 1 if a case failed, 130 if interrupted)."""
     from fsbench.campaign import run_scenario
     from fsbench.progress import Progress
@@ -88,7 +94,8 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     signal.signal(signal.SIGTERM, stop)
     try:
         outcome = run_scenario(scenario, sets=list(sets), output_root=output, resume=resume,
-                               listener=Progress(mode=progress), cancel=cancel, report=not no_report)
+                               listener=Progress(mode=progress), cancel=cancel, report=not no_report,
+                               inventory=inventory)
     except FsbenchError as exc:
         _fail(exc)
     click.echo(str(outcome.run_dir))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from fsbench.errors import FsbenchError
 from fsbench.transport.base import Transport
 
 
@@ -78,7 +79,10 @@ def gather(transport: Transport, tools: dict[str, list[str]]) -> dict:
 
 def mount_of(transport: Transport, path: str) -> dict:
     """The filesystem holding path: source, type, options (findmnt)."""
-    r = transport.run(["findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "--target", path], timeout=10)
+    try:
+        r = transport.run(["findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "--target", path], timeout=10)
+    except FsbenchError:  # a host lost since setup: the facts stay empty, the case will say why
+        return {"source": "", "fstype": "", "options": ""}
     parts = r.extra.get("stdout", "").split() if r.ok else []
     if len(parts) >= 3:
         return {"source": parts[0], "fstype": parts[1], "options": parts[2]}

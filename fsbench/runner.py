@@ -18,7 +18,10 @@ from fsbench.store import (STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, STATUS_
                            utc_now)
 from fsbench.targets.lifecycle import TargetSession
 from fsbench.targets.manager import ServiceManager, resolve_hosts
+from fsbench.background import Background
+from fsbench.targets.services import free_port
 from fsbench.tools import get_tool
+from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.transport.base import Transport
 from fsbench.transport.local import LocalTransport
 
@@ -44,11 +47,14 @@ class Runner:
 
     def __init__(self, scenario: Scenario, cases: list[Case], run_dir: RunDir, *,
                  listener: Listener = ignore, cancel: threading.Event | None = None,
-                 transports: dict[str, Transport] | None = None):
+                 transports: dict[str, Transport] | None = None, host_facts: list[dict] | None = None):
         self.sc, self.cases, self.rd = scenario, cases, run_dir
         self.emit = listener
         self.cancel = cancel or threading.Event()
         self.transports = transports or {h: LocalTransport(h) for h in scenario.hosts}
+        self.controller = LocalTransport("controller")
+        self.host_facts = host_facts
+        self._presence: dict[tuple, bool] = {}
         self.records: dict[str, dict] = {}
 
     # -- bookkeeping -------------------------------------------------------------------------
@@ -91,7 +97,7 @@ class Runner:
         self.rd.write_cases(list(self.records.values()))
         self.emit(Event("run_start", total=len(todo),
                         data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
-        hosts = self._host_facts()
+        hosts = self.host_facts if self.host_facts is not None else self._host_facts()
         missing = {(h["host"], tool) for h in hosts for tool in self._tools() if h.get(f"{tool}_version") == "not found"}
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
         scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
@@ -106,8 +112,11 @@ class Runner:
                                         scratch, hosts, missing, done, len(todo))
         finally:
             services.stop_all()
-            for tr in self.transports.values():
-                tr.remove_tree(scratch)
+            for name, tr in self.transports.items():
+                try:
+                    tr.remove_tree(scratch)
+                except FsbenchError as exc:
+                    self.emit(Event("warning", message=f"could not remove {scratch} on {name}: {exc}"))
         self.rd.write_hosts(hosts)
         return self._close()
 
@@ -120,20 +129,23 @@ class Runner:
         try:
             ready = reason or session.setup(self.cancel)
             for h in hosts:
-                if h["host"] in session.transports:
+                if h["host"] in session.transports and ready is None:
                     m = facts.mount_of(session.transports[h["host"]], target.path)
                     h[f"mount_{target.name}"] = " ".join(v for v in m.values() if v)
+                    if target.fstype and m["fstype"] != target.fstype:
+                        ready = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "
+                                 f"the scenario expects {target.fstype}")
             for case in tcases:
                 if self.cancel.is_set():
                     break
                 done += 1
                 self.emit(Event("case_start", case=case, index=done, total=total))
                 self.records[case.case_id]["started"] = utc_now()
-                absent = [h for h in case.hosts if (h, case.tool) in missing]
+                absent = self._absent(case, missing)
                 if absent:
                     self._finish_case(case, STATUS_SKIPPED, f"{case.tool} is not installed on {', '.join(absent)} "
-                                      f"(`{shlex.join(get_tool(case.tool).version_argv())}` failed): install it "
-                                      "there, or remove the workload")
+                                      f"(`{shlex.join(get_tool(case.tool).version_argv(case.options))}` failed): "
+                                      "install it there, or remove the workload")
                 elif ready is not None:
                     self._finish_case(case, STATUS_FAILED, ready)
                 else:
@@ -147,6 +159,21 @@ class Runner:
             session.teardown()
             services.release(target.name)
         return done
+
+    def _absent(self, case: Case, missing: set) -> list[str]:
+        """Hosts of the case where its tool (the workload's own binary, if it names one) is not installed."""
+        tool = get_tool(case.tool)
+        argv = tool.version_argv(case.options)
+        if argv == tool.version_argv():
+            return [h for h in case.hosts if (h, case.tool) in missing]
+        out = []
+        for h in case.hosts:
+            key = (h, tuple(argv))
+            if key not in self._presence:
+                self._presence[key] = self.transports[h].run(argv, timeout=30).ok
+            if not self._presence[key]:
+                out.append(h)
+        return out
 
     def _tools(self) -> set[str]:
         return {w.tool for w in self.sc.workloads.values()}
@@ -180,58 +207,98 @@ class Runner:
         rec = self.records[case.case_id]
         rec["started"] = utc_now()
         tool = get_tool(case.tool)
-        host = case.hosts[0]
-        transport = session.transports.get(host) or next(iter(session.transports.values()))
-        raw = self.rd.raw_dir(case.case_id, host)
         test_dir = session.case_dir(case.case_id)
+        hosts = {h: self.transports[h] for h in case.hosts}
+        ctx = BuildContext({h: HostInfo(h, self.sc.hosts[h].reach, self.sc.hosts[h].slots, self.sc.hosts[h].spec)
+                            for h in case.hosts}, port=free_port())
         start = time.monotonic()
-        monitors = self._monitors(case, session)
-        monitored = []
+        monitored: list = []
         try:
-            transport.makedirs(test_dir)
-            inv = tool.build(case, test_dir)
+            inv = tool.build(case, test_dir, ctx)
+            for h, tr in hosts.items():
+                tr.makedirs(inv.host_dirs.get(h, test_dir))
+            where = "controller" if inv.controller else case.hosts[0]
+            transport = self.controller if inv.controller else hosts[where]
+            raw = self.rd.raw_dir(case.case_id, where)
             work = transport.workdir(raw)
             for name, text in inv.files.items():
                 (raw / name).write_text(text)
                 transport.put_text(f"{work}/{name}", text)
             (raw / "command").write_text(shlex.join(inv.argv) + "\n")
+            involved = self._involved(case)
+            dropped = self._drop_caches(case, involved)
+            if dropped:
+                self._finish_case(case, STATUS_FAILED, dropped, duration_s=round(time.monotonic() - start, 3))
+                return
+            monitors = self._monitors(case, involved)
+            servers = Background(inv.servers, self.transports, lambda h: self.rd.raw_dir(case.case_id, h),
+                                 case.timeout_s + 60)
             for m in monitors:
                 m.start()
+            servers.start()
             try:
+                not_listening = servers.wait_ports(inv.wait_ports)
+                if not_listening:
+                    self._finish_case(case, STATUS_FAILED, f"{case.tool} server did not start: {not_listening}",
+                                      duration_s=round(time.monotonic() - start, 3))
+                    return
                 result = transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
-                                       stderr_path=raw / "stderr", cancel=self.cancel)
+                                       stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
             finally:
+                servers.stop()
                 # a long case has its tail sampled already; a short one waits for one more sample
                 short = time.monotonic() - start < 3 * self.sc.monitor.interval_s
                 monitored = [m.stop(final_sample=short and not self.cancel.is_set()) for m in monitors]
             for name in inv.outputs:
                 transport.fetch(f"{work}/{name}", raw / name)
             (raw / "exit_status").write_text(f"{result.exit_status}\n")
+            if not isinstance(transport, LocalTransport):
+                transport.remove_tree(work)  # raw/ has it now
         except FsbenchError as exc:
             self._finish_case(case, STATUS_FAILED, str(exc), duration_s=round(time.monotonic() - start, 3))
             return
         finally:
-            transport.remove_tree(test_dir)
+            for h, tr in hosts.items():
+                try:
+                    tr.remove_tree(test_dir)
+                except FsbenchError as exc:  # a host lost mid-run must not hide the case's own outcome
+                    self.emit(Event("warning", message=f"could not remove {test_dir} on {h}: {exc}"))
         duration = round(time.monotonic() - start, 3)
-        self._record_result(case, tool, raw, result, duration, monitored)
+        names = {info.address: h for h, info in ctx.hosts.items()}
+        self._record_result(case, tool, raw, result, duration, monitored, names)
 
-    def _monitors(self, case: Case, session: TargetSession) -> list:
-        """One sampler per host the case involves: the target's hosts and its services' hosts."""
+    def _involved(self, case: Case) -> list[str]:
+        """Hosts a case touches: its own and those of its target's services."""
+        hosts = list(case.hosts)
+        for s in self.sc.targets[case.target].services:
+            hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
+        return hosts
+
+    def _drop_caches(self, case: Case, hosts: list[str]) -> str | None:
+        """Drop the page cache on every involved host when the workload asks; the proof goes to raw/."""
+        if not self.sc.workloads[case.workload].drop_caches:
+            return None
+        from fsbench.targets.cache import drop_caches
+
+        for h in hosts:
+            out = drop_caches(self.transports[h], self.rd.raw_dir(case.case_id, h) / "drop_caches.json")
+            if not out["ok"]:
+                return f"dropping the page cache on {h} failed (the workload asks for it) {out['error']}"
+        return None
+
+    def _monitors(self, case: Case, hosts: list[str]) -> list:
+        """One sampler per host the case involves."""
         mon = self.sc.monitor
         if not mon.enabled:
             return []
         from fsbench.monitor import MonitorSession
 
-        target = self.sc.targets[case.target]
-        hosts = list(session.transports)
-        for s in target.services:
-            hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
         return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
                                self.rd.raw_dir(case.case_id, h) / "monitor.txt", max_s=case.timeout_s + 120)
                 for h in hosts]
 
     def _record_result(self, case: Case, tool, raw: Path, result: CommandResult, duration: float,
-                       monitored: list | None = None) -> None:
+                       monitored: list | None = None, names: dict[str, str] | None = None) -> None:
         common = {"duration_s": duration, "exit_status": result.exit_status,
                   "tool_wall_s": round(result.duration_s, 3)}
         if result.interrupted:
@@ -248,7 +315,10 @@ class Runner:
             return
         context = {"run_id": self.rd.run_id, "case_id": case.case_id, "scenario": self.sc.name,
                    "target": case.target, "workload": case.workload, "repetition": case.repetition}
-        rows = [{**context, **r, "host": r.get("host") or case.hosts[0]} for r in parsed.rows]
+        names = names or {}
+        # tools name hosts by the address they were given; rows use the scenario's host names
+        rows = [{**context, **r, "host": names.get(r.get("host"), r.get("host")) or case.hosts[0]}
+                for r in parsed.rows]
         warnings = list(parsed.warnings)
         for m in monitored or []:
             rows += [{**context, **r} for r in m.rows]

@@ -17,9 +17,10 @@ TOOLS = ("fio", "mdtest", "vdbench", "juicefs-bench")
 
 _commands = s.list_of(s.string, allow_single=True)
 HOST = s.Struct({
-    "transport": s.Key(s.one_of("local"), default="local", doc="how to reach it (ssh arrives with inventories)"),
+    "transport": s.Key(s.one_of("local", "ssh"), doc="local, or ssh (the default for a host of the inventory)"),
     "address": s.Key(s.string, default=""),
     "groups": s.Key(s.list_of(s.string), default=list),
+    "slots": s.Key(s.integer(1)),
 }, what="host")
 def _port(value: object, path: tuple, lm, issues: list) -> object:
     """A TCP port number, or `auto` for a free one chosen at run time."""
@@ -67,6 +68,7 @@ TARGET = s.Struct({
     "ready_timeout": s.Key(s.duration, default=60.0),
     "juicefs": s.Key(JUICEFS),
     "extends": s.Key(s.string),
+    "fstype": s.Key(s.string, doc="the file system type the path must be on (findmnt), e.g. fuse.juicefs"),
 }, what="target")
 SWEEP = s.Struct({
     "product": s.Key(s.mapping_of(s.list_of(s.scalar), name_rule=False), default=dict),
@@ -82,6 +84,8 @@ WORKLOAD = s.Struct({
     "repetitions": s.Key(s.integer(1)),
     "timeout": s.Key(s.duration),
     "targets": s.Key(s.list_of(s.string), default=list),
+    "drop_caches": s.Key(s.boolean, default=False, doc="sync and drop the page cache on every involved host "
+                                                       "before each case"),
 }, what="workload")
 SETTINGS = s.Struct({
     "repetitions": s.Key(s.integer(1), default=1),
@@ -151,6 +155,7 @@ SCENARIO = s.Struct({
     "use_case": s.Key(s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case"),
                       default=dict),
     "variables": s.Key(s.anything, default=dict),
+    "inventory": s.Key(s.string, doc="a host inventory file (relative to this file); --inventory overrides it"),
     "hosts": s.Key(s.mapping_of(HOST, what="host"), default=dict),
     "settings": s.Key(SETTINGS, default=dict),
     "services": s.Key(s.mapping_of(SERVICE, what="service"), default=dict),
@@ -161,19 +166,20 @@ SCENARIO = s.Struct({
 }, what="scenario")
 
 
-def load_scenario(path: str | Path, overrides: list[str] | dict | None = None) -> Scenario:
-    """Load and fully validate a scenario file; raises ScenarioError listing every issue."""
+def load_scenario(path: str | Path, overrides: list[str] | dict | None = None,
+                  inventory: str | Path | None = None) -> Scenario:
+    """Load and fully validate a scenario file (and its inventory); raises ScenarioError listing every issue."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as exc:
         raise ScenarioError([Issue(str(path), None, "", f"cannot read the scenario: {exc.strerror}",
                                    "check the path")]) from None
-    return load_scenario_text(text, str(path), base_dir=path.parent, overrides=overrides)
+    return load_scenario_text(text, str(path), base_dir=path.parent, overrides=overrides, inventory=inventory)
 
 
 def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
-                       overrides: list[str] | dict | None = None) -> Scenario:
+                       overrides: list[str] | dict | None = None, inventory: str | Path | None = None) -> Scenario:
     """Validate scenario text; `file` is only used in messages."""
     raw, lm = load_yaml(text, file)
     if not isinstance(raw, dict):
@@ -187,8 +193,11 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     if checked is None:
         raise ScenarioError(issues)
     shape_ok = not issues
+    inv_path = Path(inventory) if inventory else (base_dir / checked["inventory"] if checked.get("inventory") else None)
+    hosts_inventory = _inventory(inv_path, lm, issues) if inv_path else {}
     try:
-        scenario = _build(checked, values, lm, base_dir, issues)
+        scenario = _build(checked, values, lm, base_dir, issues, hosts_inventory)
+        scenario.inventory_file = str(inv_path) if inv_path else ""
         _cross_check(scenario, lm, issues)
     except (TypeError, AttributeError, KeyError, ValueError):
         if shape_ok:  # only a half-valid scenario may trip the cross-checks
@@ -201,14 +210,37 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     return scenario
 
 
-def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issue]) -> Scenario:
-    hosts = {n: Host(n, h["transport"], h["address"], tuple(h["groups"])) for n, h in d["hosts"].items() if h}
+def _inventory(path: Path, lm: LineMap, issues: list[Issue]) -> dict:
+    from fsbench.inventory import load_inventory
+
+    try:
+        return load_inventory(path)
+    except ScenarioError as exc:
+        issues.extend(exc.issues)
+        return {}
+
+
+def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issue], inventory: dict) -> Scenario:
+    declared = d["hosts"] or ({n: {} for n in inventory} if inventory else {})
+    hosts = {}
+    for n, h in declared.items():
+        h = h or {}
+        spec = inventory.get(n)
+        transport = h.get("transport") or ("ssh" if spec is not None else "local")
+        if transport == "ssh" and spec is None:
+            issues.append(lm.issue(("hosts", n), f"host {n!r} is not in the inventory"
+                                   + (f" {d.get('inventory') or ''}" if inventory else " (no inventory given)"),
+                                   "add it to the inventory file, give one with `inventory:` or --inventory, "
+                                   "or set `transport: local`"))
+        groups = tuple(h.get("groups") or ()) or tuple(getattr(spec, "groups", ()) or ())
+        slots = h.get("slots") or getattr(spec, "slots", 1) or 1
+        hosts[n] = Host(n, transport, h.get("address") or "", groups, slots, spec if transport == "ssh" else None)
     if not hosts:
         hosts = {"local": Host("local")}
     targets = {
         n: Target(n, t["path"], t["description"], t["baseline"], tuple(t["setup"]), tuple(t["teardown"]),
                   t["destructive"], t["setup_timeout"], tuple(t["hosts"]), t["kind"], tuple(t["services"]),
-                  t["ready"], t["ready_timeout"], _juicefs(t["juicefs"]))
+                  t["ready"], t["ready_timeout"], _juicefs(t["juicefs"]), t["fstype"])
         for n, t in d["targets"].items() if t
     }
     services = {
@@ -232,14 +264,15 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
         workloads[n] = Workload(
             n, w["tool"], dict(w["options"]), w["description"], dict(w["jobs"]), w["job_file"], text,
             Sweep(dict(sw.get("product") or {}), dict(sw.get("zip") or {})),
-            w["repetitions"], w["timeout"], tuple(w["targets"]),
+            w["repetitions"], w["timeout"], tuple(w["targets"]), w["drop_caches"],
         )
     st = d["settings"]
     settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],
                         st["scratch"])
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
                     values, hosts, targets, workloads, settings, {}, base_dir, services,
-                    Monitor(d["monitor"]["enabled"], d["monitor"]["interval"], tuple(d["monitor"]["processes"])))
+                    Monitor(d["monitor"]["enabled"], d["monitor"]["interval"], tuple(d["monitor"]["processes"])),
+                    {n: h.spec for n, h in hosts.items() if h.spec is not None})
 
 
 def _juicefs(j: dict | None) -> JuiceFS | None:

@@ -12,12 +12,20 @@ USE_CASE_KEYS = (
 
 @dataclass(frozen=True)
 class Host:
-    """A machine that runs tools; only `local` transport exists in this version."""
+    """A machine that runs tools: this one (`local`) or one reached over SSH (its spec from the inventory)."""
 
     name: str
     transport: str = "local"
     address: str = ""
     groups: tuple[str, ...] = ()
+    slots: int = 1
+    spec: object = None  # fsbench.inventory.HostSpec for ssh hosts
+
+    @property
+    def reach(self) -> str:
+        """The address other hosts use (fio servers, MPI hostfiles)."""
+        spec_address = getattr(self.spec, "target", "") if self.spec is not None else ""
+        return self.address or spec_address or ("127.0.0.1" if self.transport == "local" else self.name)
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,7 @@ class Target:
     ready: str | None = None
     ready_timeout_s: float = 60.0
     juicefs: JuiceFS | None = None
+    fstype: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,7 @@ class Workload:
     repetitions: int | None = None
     timeout_s: float | None = None
     targets: tuple[str, ...] = ()
+    drop_caches: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,6 +155,8 @@ class Scenario:
     base_dir: Path = field(default_factory=Path)
     services: dict[str, Service] = field(default_factory=dict)
     monitor: Monitor = field(default_factory=Monitor)
+    inventory: dict = field(default_factory=dict)  # name -> HostSpec of the hosts reached over SSH
+    inventory_file: str = ""
 
     @property
     def baseline(self) -> str:

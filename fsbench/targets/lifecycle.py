@@ -7,7 +7,7 @@ import shlex
 import threading
 from pathlib import Path
 
-from fsbench.errors import CommandResult
+from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.scenario.model import Target
 from fsbench.shell import render, sh
@@ -46,6 +46,12 @@ class TargetSession:
     def setup(self, cancel: threading.Event) -> str | None:
         """Run setup on every host of the target; None when ready, else the reason it is not."""
         self._setup_started = True
+        try:
+            return self._setup(cancel)
+        except FsbenchError as exc:  # a host that cannot be reached is a target that is not ready
+            return f"target {self.target.name} could not be set up: {exc}"
+
+    def _setup(self, cancel: threading.Event) -> str | None:
         t = self.target
         for host, tr in self.transports.items():
             for cmd in t.setup:
@@ -81,16 +87,22 @@ class TargetSession:
         if not self._setup_started:
             return
         for host, tr in self.transports.items():
-            if tr.is_dir(self.scratch):
-                tr.remove_tree(self.scratch)
-            jfs = self._juicefs(host)
-            if jfs and host in self._mounted:
-                self._unmount(host, tr, jfs)
-            for cmd in self.target.teardown:
-                self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
-                r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s)
-                if not r.ok:
-                    self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
+            try:
+                self._teardown_host(host, tr)
+            except FsbenchError as exc:  # one lost host must not stop the others' teardown
+                self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
+
+    def _teardown_host(self, host: str, tr: Transport) -> None:
+        if tr.is_dir(self.scratch):
+            tr.remove_tree(self.scratch)
+        jfs = self._juicefs(host)
+        if jfs and host in self._mounted:
+            self._unmount(host, tr, jfs)
+        for cmd in self.target.teardown:
+            self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
+            r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s)
+            if not r.ok:
+                self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
 
     def _unmount(self, host: str, tr: Transport, jfs: JuiceFSPlan) -> None:
         self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: juicefs umount"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from fsbench.errors import FsbenchError
 from fsbench.events import Listener
 from fsbench.scenario.model import Scenario
 from fsbench.targets.services import ServiceSession
@@ -50,7 +51,10 @@ class ServiceManager:
                     session = ServiceSession(svc, host, self.transports[host], self.run_id, self.scratch,
                                              self.log_dir / name / host, self.emit)
                     sessions.append(session)
-                    reason = session.start(cancel)
+                    try:
+                        reason = session.start(cancel)
+                    except FsbenchError as exc:
+                        reason = f"service {name} could not start on {host}: {exc}"
                     if reason:
                         self.failed[name] = reason
                         self.stop(name)

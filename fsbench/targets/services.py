@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from fsbench.errors import CommandResult
+from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.scenario.model import Service
 from fsbench.shell import render, sh
@@ -93,7 +93,12 @@ class ServiceSession:
         self.started = False
         for i, cmd in enumerate(self.svc.stop):
             self.emit(Event("service", message=f"stop {self.svc.name} on {self.host}: {cmd}"))
-            r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=max(30.0, self.svc.ready_timeout_s),
-                            stdout_path=self.log_dir / f"stop-{i}.out", stderr_path=self.log_dir / f"stop-{i}.err")
+            try:
+                r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir,
+                                timeout=max(30.0, self.svc.ready_timeout_s),
+                                stdout_path=self.log_dir / f"stop-{i}.out", stderr_path=self.log_dir / f"stop-{i}.err")
+            except FsbenchError as exc:
+                self.emit(Event("warning", message=f"stopping service {self.svc.name} on {self.host} failed: {exc}"))
+                return
             if not r.ok:
                 self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe()}"))

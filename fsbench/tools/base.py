@@ -24,6 +24,37 @@ class Invocation:
     argv: list[str]
     files: dict[str, str] = field(default_factory=dict)
     outputs: list[str] = field(default_factory=list)
+    #: run argv on the controller (this machine) instead of the case's host, e.g. fio --client, mpirun
+    controller: bool = False
+    #: commands started in the background on each host before argv, stopped after it (fio --server)
+    servers: dict[str, list[str]] = field(default_factory=dict)
+    #: (address, port) that must accept connections before argv runs
+    wait_ports: list[tuple[str, int]] = field(default_factory=list)
+    #: folders to create on each host before the run (per-host test directories)
+    host_dirs: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """What a multi-host build needs of a host: how others reach it, MPI slots, its SSH settings."""
+
+    name: str
+    address: str
+    slots: int = 1
+    spec: object = None  # fsbench.inventory.HostSpec, for MPI's ssh launch agent
+
+
+@dataclass
+class BuildContext:
+    """Hosts of the case and a way to choose a free port, for tools that span several hosts."""
+
+    hosts: dict[str, HostInfo] = field(default_factory=dict)
+    port: int = 0
+
+    def multi(self) -> bool:
+        """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""
+        return len(self.hosts) > 1
 
 
 @dataclass(frozen=True)
@@ -49,7 +80,7 @@ class ToolAdapter(Protocol):
         """A rough duration of one case, for plans and ETAs."""
         ...
 
-    def build(self, case: "Case", test_dir: str) -> Invocation:
+    def build(self, case: "Case", test_dir: str, ctx: BuildContext | None = None) -> Invocation:
         """Build the command and input files of one case, writing its data under test_dir."""
         ...
 
@@ -61,8 +92,8 @@ class ToolAdapter(Protocol):
         """Parse one existing output file or directory (for `fsbench ingest`)."""
         ...
 
-    def version_argv(self) -> list[str]:
-        """The command that prints the tool's version."""
+    def version_argv(self, options: dict | None = None) -> list[str]:
+        """The command that prints the tool's version (or finds it), for a workload's options."""
         ...
 
 

@@ -103,17 +103,55 @@ class LocalTransport:
 
 
 def _stop_group(proc: subprocess.Popen) -> None:
-    """SIGTERM the process group (fio prints its partial results then), SIGKILL after a grace period."""
+    """SIGTERM the process group (fio prints its partial results then), SIGKILL after a grace period.
+
+    Descendants that left the group (fio's job processes call setsid) are found through /proc first
+    and get the same signals, so a stopped tool leaves nothing running.
+    """
+    strays = [p for p in descendants(proc.pid)]
     for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, GRACE_S)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
-            return
+            pass
+        for pid in strays:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
         try:
             proc.wait(timeout=wait)
-            return
         except subprocess.TimeoutExpired:
             continue
+        if not any(_alive(p) for p in strays):
+            return
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below root (by parent pid in /proc), at this moment."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
 
 
 def _read_tail(path: Path) -> bytes:

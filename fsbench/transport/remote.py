@@ -3,8 +3,11 @@
 Why the wrapper: an SSH channel without a pty gives no way to signal the remote process, and closing
 the channel leaves it running. So every command runs as
 
-    exec [sudo -n --] setsid -w sh -c 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 127; shift; exec "$@"' \
-        fsbench-run CWD [env K=V ...] ARGV... </dev/null
+    exec [sudo -n --] setsid -w sh -c 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 127; shift;
+        <watchdog> exec "$@"' fsbench-run CWD [env K=V ...] ARGV... </dev/null
+
+(the watchdog is a background loop, its output detached, that kills the group when the ssh session
+that started the command disappears: a crashed sshd or a lost link does not leave benchmarks running)
 
 setsid makes the command leader of its own session and process group whatever the login shell did;
 the first stderr line reports that group's id (and is removed from stderr again); on a timeout or
@@ -32,7 +35,18 @@ CHUNK = 1 << 16
 POLL_S = 0.2
 EOF_GRACE_S = 2.0  # exit status came but a background child still holds the output open
 _SETSID_REPORT = re.compile(rb"setsid: child \d+ did not exit normally[^\n]*\n?\Z")
-_SCRIPT = 'echo "fsbench-pgid $$" >&2; cd "$1" || exit 127; shift; exec "$@"'
+_SCRIPT = (
+    'echo "fsbench-pgid $$" >&2; cd "$1" || exit 127; shift; '
+    # dead man's switch: when the ssh session that started us is gone (sshd killed, host link lost), the
+    # whole group ends instead of running on unseen; under sudo, the session is sudo's parent
+    "w=$PPID; a=$(cut -d' ' -f4 /proc/$w/stat 2>/dev/null); b=$a; "
+    'case "$(cat /proc/$a/comm 2>/dev/null)" in sudo) b=$(cut -d\' \' -f4 /proc/$a/stat 2>/dev/null);; esac; '
+    # TERM first: fio's main process then stops its job processes, which run in sessions of their own
+    'if [ -n "$b" ]; then ( trap "" TERM; while [ -e /proc/$w ]; do [ -e /proc/$b ] || '
+    '{ kill -s TERM -- -$$; sleep 5; kill -s KILL -- -$$; }; sleep 1; done ) '
+    '</dev/null >/dev/null 2>&1 & fi; '
+    'exec "$@"'
+)
 
 
 def sudo_prefix(sudo: bool) -> list[str]:

@@ -61,7 +61,7 @@ class JuiceFSBenchAdapter:
         small = int(options.get("small_file_count", 100)) * threads
         return round(2 * big / BIG_BW + 3 * small / SMALL_RATE + 2, 1)
 
-    def build(self, case, test_dir: str) -> Invocation:
+    def build(self, case, test_dir: str, ctx=None) -> Invocation:
         """`juicefs bench --threads N ... TEST_DIR`."""
         from fsbench.targets.juicefs import juicefs_binary
 
@@ -91,11 +91,11 @@ class JuiceFSBenchAdapter:
         """An existing `juicefs bench` output."""
         return parse_path(path)
 
-    def version_argv(self) -> list[str]:
+    def version_argv(self, options: dict | None = None) -> list[str]:
         """`juicefs version`."""
         from fsbench.targets.juicefs import juicefs_binary
 
-        return [juicefs_binary(), "version"]
+        return [juicefs_binary(str((options or {}).get("binary", "juicefs"))), "version"]
 
 
 register(JuiceFSBenchAdapter())

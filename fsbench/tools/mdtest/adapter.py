@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
 from fsbench.shell import sh
@@ -67,17 +68,29 @@ class MdtestAdapter:
             argv += [flag] if value is True else [flag, str(value)]
         return argv + ["-d", test_dir]
 
-    def build(self, case, test_dir: str) -> Invocation:
-        """`mpirun -np TASKS mdtest FLAGS -d TEST_DIR` (mdtest alone for one task)."""
+    def build(self, case, test_dir: str, ctx=None) -> Invocation:
+        """`mpirun -np TASKS mdtest FLAGS -d TEST_DIR` (mdtest alone for one task).
+
+        Across hosts mpirun runs here with a hostfile (`ADDRESS slots=N` per host) and Open MPI's ssh
+        launch agent given the inventory's port, key and known_hosts, host keys checked.
+        """
         o = case.options
         tasks = int(o.get("tasks", 1))
         cmd = self.argv(o, test_dir)
-        if tasks == 1 and "mpirun_args" not in o:
+        multi = ctx is not None and ctx.multi()
+        if tasks == 1 and "mpirun_args" not in o and not multi:
             return Invocation(argv=cmd)
         mpirun = [str(o.get("mpirun", "mpirun")), "-np", str(tasks), "--oversubscribe"]
         if os.geteuid() == 0:
             mpirun.append("--allow-run-as-root")
-        return Invocation(argv=mpirun + [str(a) for a in o.get("mpirun_args", [])] + cmd)
+        inv = Invocation(argv=[])
+        if multi:
+            inv.controller = True
+            inv.files["hostfile"] = "".join(f"{h.address} slots={h.slots}\n" for h in ctx.hosts.values())
+            mpirun += ["--hostfile", "hostfile", "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args",
+                       ssh_agent_args(next(iter(ctx.hosts.values())).spec)]
+        inv.argv = mpirun + [str(a) for a in o.get("mpirun_args", [])] + cmd
+        return inv
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """SUMMARY blocks of stdout; stderr sharpens the reason when there are none."""
@@ -88,9 +101,27 @@ class MdtestAdapter:
         """An existing mdtest output."""
         return parse_path(path)
 
-    def version_argv(self) -> list[str]:
+    def version_argv(self, options: dict | None = None) -> list[str]:
         """mdtest has no --version: its presence is checked, the version comes with its output."""
-        return sh("command -v mdtest")
+        return sh(f"command -v {shlex.quote(str((options or {}).get('binary', 'mdtest')))}")
+
+
+def ssh_agent_args(spec) -> str:
+    """ssh options for Open MPI's launch agent, from the inventory: port, key, known_hosts, user; keys checked."""
+    import shlex
+
+    args = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"]
+    if spec is None:
+        return shlex.join(args)
+    if getattr(spec, "port", None):
+        args += ["-p", str(spec.port)]
+    if getattr(spec, "key_file", None):
+        args += ["-i", os.path.expanduser(spec.key_file)]
+    if getattr(spec, "known_hosts", None):
+        args += ["-o", f"UserKnownHostsFile={os.path.expanduser(spec.known_hosts)}"]
+    if getattr(spec, "user", None):
+        args += ["-l", spec.user]
+    return shlex.join(args)
 
 
 register(MdtestAdapter())

@@ -14,6 +14,8 @@ launch are tested with a stand-in program, the parser with genuine public output
 
 from __future__ import annotations
 
+import shlex
+
 import posixpath
 import re
 from pathlib import Path
@@ -91,11 +93,19 @@ class VdbenchAdapter:
                 lines.append(f"{kind}={name}{',' + params if params else ''}")
         return "\n".join(lines) + "\n"
 
-    def build(self, case, test_dir: str) -> Invocation:
-        """`vdbench -f parmfile -o output`, run in the case's work directory."""
+    def build(self, case, test_dir: str, ctx=None) -> Invocation:
+        """`vdbench -f parmfile -o output`; across hosts, from here with one hd= line per host (shell=ssh)."""
         binary = str(case.options.get("binary", "vdbench"))
-        return Invocation(argv=[binary, "-f", PARMFILE, "-o", OUTPUT],
-                          files={PARMFILE: self.parameter_file(case, test_dir)}, outputs=[])
+        text = self.parameter_file(case, test_dir)
+        multi = ctx is not None and ctx.multi()
+        if multi:
+            user = next((getattr(h.spec, "user", None) for h in ctx.hosts.values() if h.spec is not None), None)
+            hd = [f"hd=default,vdbench={posixpath.dirname(binary) or '.'},shell=ssh" + (f",user={user}" if user else "")]
+            hd += [f"hd={name},system={h.address}" for name, h in ctx.hosts.items()]
+            head, _, rest = text.partition("\n")
+            text = "\n".join([head, *hd, rest])
+        return Invocation(argv=[binary, "-f", PARMFILE, "-o", OUTPUT], files={PARMFILE: text}, outputs=[],
+                          controller=multi)
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """The output folder vdbench wrote into the work directory."""
@@ -105,9 +115,9 @@ class VdbenchAdapter:
         """An existing output folder or flatfile.html."""
         return parse_path(path)
 
-    def version_argv(self) -> list[str]:
+    def version_argv(self, options: dict | None = None) -> list[str]:
         """vdbench prints its version only inside a run: its presence is checked."""
-        return sh("command -v vdbench")
+        return sh(f"command -v {shlex.quote(str((options or {}).get('binary', 'vdbench')))}")
 
 
 register(VdbenchAdapter())

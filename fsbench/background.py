@@ -1,0 +1,59 @@
+"""Commands that run in the background on hosts during a case (fio --server), stopped afterwards."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from fsbench.errors import CommandResult
+from fsbench.transport.base import Transport
+
+PORT_WAIT_S = 20.0
+
+
+class Background:
+    """Start a command per host, wait for ports, stop them all (cancel -> the transport kills the group)."""
+
+    def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
+                 raw_dir: Callable[[str], Path], timeout_s: float):
+        self.commands, self.transports, self.raw_dir, self.timeout_s = commands, transports, raw_dir, timeout_s
+        self.cancel = threading.Event()
+        self.threads: dict[str, threading.Thread] = {}
+        self.results: dict[str, CommandResult] = {}
+
+    def start(self) -> None:
+        for host, argv in self.commands.items():
+            raw = self.raw_dir(host)
+            (raw / "server-command").write_text(" ".join(argv) + "\n")
+
+            def run(h: str = host, a: list[str] = argv, d: Path = raw) -> None:
+                self.results[h] = self.transports[h].run(a, timeout=self.timeout_s, stdout_path=d / "server.out",
+                                                          stderr_path=d / "server.err", cancel=self.cancel)
+
+            t = threading.Thread(target=run, name=f"fsbench-bg-{host}", daemon=True)
+            t.start()
+            self.threads[host] = t
+
+    def wait_ports(self, ports: list[tuple[str, int]]) -> str | None:
+        """None when every (address, port) accepts a connection, else why not."""
+        deadline = time.monotonic() + PORT_WAIT_S
+        for address, port in ports:
+            while True:
+                try:
+                    with socket.create_connection((address, port), timeout=2):
+                        break
+                except OSError as exc:
+                    dead = [h for h, t in self.threads.items() if not t.is_alive()]
+                    if dead or time.monotonic() > deadline:
+                        why = "; ".join(self.results[h].describe() for h in dead if h in self.results)
+                        return f"no server listening on {address}:{port} ({exc.strerror or exc}){': ' + why if why else ''}"
+                    time.sleep(0.1)
+        return None
+
+    def stop(self) -> None:
+        self.cancel.set()
+        for t in self.threads.values():
+            t.join(timeout=30)
