@@ -196,7 +196,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     inv_path = Path(inventory) if inventory else (base_dir / checked["inventory"] if checked.get("inventory") else None)
     hosts_inventory = _inventory(inv_path, lm, issues) if inv_path else {}
     try:
-        scenario = _build(checked, values, lm, base_dir, issues, hosts_inventory)
+        scenario = _build(checked, values, lm, base_dir, issues, hosts_inventory, inventory is not None)
         scenario.inventory_file = str(inv_path) if inv_path else ""
         _cross_check(scenario, lm, issues)
     except (TypeError, AttributeError, KeyError, ValueError):
@@ -220,8 +220,13 @@ def _inventory(path: Path, lm: LineMap, issues: list[Issue]) -> dict:
         return {}
 
 
-def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issue], inventory: dict) -> Scenario:
+def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issue], inventory: dict,
+           explicit_inventory: bool = False) -> Scenario:
     declared = d["hosts"] or ({n: {} for n in inventory} if inventory else {})
+    if explicit_inventory and inventory:
+        # an inventory given on the command line places the scenario on those machines: its hosts
+        # replace the scenario's (a local-only scenario becomes the cluster layout of the inventory)
+        declared = {n: d["hosts"].get(n) or {} for n in inventory}
     hosts = {}
     for n, h in declared.items():
         h = h or {}

@@ -60,7 +60,8 @@ class TargetSession:
                     return f"target setup failed {r.describe()}"
             jfs = self._juicefs(host)
             if jfs:
-                for argv in jfs.prepare + [jfs.format, jfs.mount]:
+                first = host == next(iter(self.transports))  # one volume, formatted once, mounted everywhere
+                for argv in jfs.prepare + ([jfs.format] if first else []) + [jfs.mount]:
                     r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
                                   env=jfs.env)
                     if not r.ok:

@@ -49,7 +49,7 @@ class ServiceManager:
                 self.sessions[name] = sessions
                 for host in resolve_hosts(self.sc, svc.hosts):
                     session = ServiceSession(svc, host, self.transports[host], self.run_id, self.scratch,
-                                             self.log_dir / name / host, self.emit)
+                                             self.log_dir / name / host, self.emit, self.sc.hosts[host].reach)
                     sessions.append(session)
                     try:
                         reason = session.start(cancel)

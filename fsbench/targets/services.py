@@ -38,8 +38,9 @@ class ServiceSession:
     """One service on its host: files rendered, started, probed until ready, stopped at the end."""
 
     def __init__(self, svc: Service, host: str, transport: Transport, run_id: str, scratch: str,
-                 log_dir: Path, emit: Listener):
+                 log_dir: Path, emit: Listener, address: str = "127.0.0.1"):
         self.svc, self.host, self.tr, self.emit = svc, host, transport, emit
+        self.address = address  # how clients reach it: 127.0.0.1 here, the meta node's address on a cluster
         self.run_id, self.scratch, self.log_dir = run_id, scratch, log_dir
         self.dir = posixpath.join(scratch, "services", svc.name)
         self.port: int | str = ""
@@ -48,14 +49,14 @@ class ServiceSession:
 
     def values(self) -> dict[str, str]:
         """Placeholders of the service's own commands and files."""
-        return {"service.name": self.svc.name, "service.port": str(self.port), "service.host": "127.0.0.1",
+        return {"service.name": self.svc.name, "service.port": str(self.port), "service.host": self.address,
                 "service.dir": self.dir, "run.id": self.run_id, "run.scratch": self.scratch, "host.name": self.host,
                 **{f"service.port_{k}": str(v) for k, v in self.ports.items()}}
 
     def exported(self) -> dict[str, str]:
         """Placeholders targets use: ${services.NAME.port|host|dir}."""
         name = self.svc.name
-        return {f"services.{name}.port": str(self.port), f"services.{name}.host": "127.0.0.1",
+        return {f"services.{name}.port": str(self.port), f"services.{name}.host": self.address,
                 f"services.{name}.dir": self.dir, **{f"services.{name}.port_{k}": str(v) for k, v in self.ports.items()}}
 
     def start(self, cancel: threading.Event | None = None) -> str | None:
