@@ -26,6 +26,12 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
     cases = plan_cases(sc)
     transports = make_transports(sc)
     try:
+        if sc.deploy.before_run:
+            from fsbench.deploy import deploy
+
+            for row in deploy(sc, cases, transports):
+                if row.action != "none":
+                    listener(Event("warning", message=f"deploy {row.tool} on {row.host}: {row.action}"))
         pf = run_preflight(sc, cases, transports)
         pf.raise_if_failed()
         for w in pf.warnings:
@@ -84,6 +90,18 @@ def describe_plan(path: str | Path, sets: list[str] | None = None,
     """The scenario and its cases, for `fsbench plan`."""
     sc = load_scenario(path, sets, inventory)
     return sc, plan_cases(sc)
+
+
+def deploy_tools(path: str | Path, sets: list[str] | None = None, inventory: str | Path | None = None) -> list:
+    """`fsbench deploy`: the tools of every case put on its hosts; one row per (host, tool)."""
+    from fsbench.deploy import deploy
+
+    sc = load_scenario(path, sets, inventory)
+    transports = make_transports(sc)
+    try:
+        return deploy(sc, plan_cases(sc), transports)
+    finally:
+        close_all(transports)
 
 
 def open_run(path: str | Path) -> RunDir:

@@ -107,6 +107,24 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
 
 
 @main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@_set_option
+@_inventory_option
+def deploy(scenario: str, sets: tuple[str, ...], inventory: str | None) -> None:
+    """Put the tools the scenario needs on its hosts (upload or package manager); exit 4 if some stay missing."""
+    from fsbench.campaign import deploy_tools
+
+    try:
+        rows = deploy_tools(scenario, list(sets), inventory)
+    except FsbenchError as exc:
+        _fail(exc)
+    click.echo(f"{'host':<16} {'tool':<14} {'before':<22} {'after':<22} action")
+    for r in rows:
+        click.echo(f"{r.host:<16} {r.tool:<14} {r.before[:22]:<22} {r.after[:22]:<22} {r.action}")
+    sys.exit(0 if all(r.ok for r in rows) else 4)
+
+
+@main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write the HTML.")
 @click.option("--baseline", help="Target to compare against (default: the scenario's baseline).")

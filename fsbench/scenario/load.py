@@ -7,8 +7,8 @@ from pathlib import Path
 
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario import schema as s
-from fsbench.scenario.model import (USE_CASE_KEYS, Host, JuiceFS, Monitor, Scenario, Service, Settings, Sweep,
-                                    Target, Workload)
+from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, JuiceFS, Monitor, Scenario, Service, Settings,
+                                    Sweep, Target, Workload)
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.scenario.yamllines import LineMap, load_yaml
@@ -149,6 +149,17 @@ MONITOR = s.Struct({
                        doc="process names (as in /proc/PID/comm) whose CPU and memory are reported"),
 }, what="monitor settings")
 
+UPLOAD = s.Struct({
+    "from": s.Key(s.string, required=True, doc="a local file or folder (relative to the scenario file)"),
+    "to": s.Key(s.string, required=True, doc="where it goes on every host, e.g. /usr/local/bin/mdtest"),
+}, what="upload")
+DEPLOY = s.Struct({
+    "install": s.Key(s.boolean, default=False, doc="install missing tools with apt-get, dnf or zypper"),
+    "packages": s.Key(s.mapping_of(s.string, name_rule=False), default=dict, doc="tool -> package name"),
+    "upload": s.Key(s.mapping_of(UPLOAD, name_rule=False), default=dict),
+    "before_run": s.Key(s.boolean, default=False, doc="deploy as part of `fsbench run`, before preflight"),
+}, what="deploy settings")
+
 SCENARIO = s.Struct({
     "name": s.Key(s.string, required=True, doc="a short name, used in the run directory's name"),
     "description": s.Key(s.string, default=""),
@@ -161,6 +172,7 @@ SCENARIO = s.Struct({
     "services": s.Key(s.mapping_of(SERVICE, what="service"), default=dict),
     "report": s.Key(REPORT, default=dict),
     "monitor": s.Key(MONITOR, default=dict),
+    "deploy": s.Key(DEPLOY, default=dict),
     "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
     "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
 }, what="scenario")
@@ -277,7 +289,11 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
                     values, hosts, targets, workloads, settings, {}, base_dir, services,
                     Monitor(d["monitor"]["enabled"], d["monitor"]["interval"], tuple(d["monitor"]["processes"])),
-                    {n: h.spec for n, h in hosts.items() if h.spec is not None})
+                    {n: h.spec for n, h in hosts.items() if h.spec is not None}, "",
+                    Deploy(d["deploy"]["install"], dict(d["deploy"]["packages"]),
+                           {k: {"from": str(base_dir / v["from"]) if not Path(v["from"]).is_absolute() else v["from"],
+                                "to": v["to"]} for k, v in d["deploy"]["upload"].items() if v},
+                           d["deploy"]["before_run"]))
 
 
 def _juicefs(j: dict | None) -> JuiceFS | None:

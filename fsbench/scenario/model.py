@@ -138,6 +138,16 @@ class Monitor:
     processes: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Deploy:
+    """How `fsbench deploy` (and `before_run`) puts missing tools on hosts."""
+
+    install: bool = False
+    packages: dict = field(default_factory=dict)
+    upload: dict = field(default_factory=dict)  # tool -> {"from": local path, "to": remote path}
+    before_run: bool = False
+
+
 @dataclass
 class Scenario:
     """A fully validated scenario with variables resolved."""
@@ -157,6 +167,7 @@ class Scenario:
     monitor: Monitor = field(default_factory=Monitor)
     inventory: dict = field(default_factory=dict)  # name -> HostSpec of the hosts reached over SSH
     inventory_file: str = ""
+    deploy: Deploy = field(default_factory=Deploy)
 
     @property
     def baseline(self) -> str:

@@ -39,6 +39,10 @@ class Transport(Protocol):
         """Write a text file on the host."""
         ...
 
+    def put_file(self, local: Path, path: str, mode: int | None = None) -> None:
+        """Upload a local file (binary safe), optionally setting its mode."""
+        ...
+
     def fetch(self, path: str, local: Path) -> bool:
         """Copy a file from the host into the raw directory; False when it does not exist."""
         ...

@@ -77,6 +77,12 @@ class LocalTransport:
         """Write a text file."""
         Path(path).write_text(text)
 
+    def put_file(self, local: Path, path: str, mode: int | None = None) -> None:
+        """Copy a local file to path, optionally setting its mode."""
+        shutil.copyfile(local, path)
+        if mode is not None:
+            os.chmod(path, mode)
+
     def fetch(self, path: str, local: Path) -> bool:
         """Copy path to local unless it is already there."""
         src = Path(path)

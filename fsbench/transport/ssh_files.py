@@ -71,6 +71,18 @@ class SSHFileOps:
                 raise TransferError(self.host, self.settings.where, f"cannot write {path}: {exc}",
                                     f"check that its folder exists and {self.settings.user} may write there") from None
 
+    def put_file(self, local: Path, path: str, mode: int | None = None) -> None:
+        """Upload a local file over SFTP (binary safe), optionally setting its mode."""
+        with self._sftp_lock:
+            sftp = self._sftp_client()
+            try:
+                sftp.put(str(local), path)
+                if mode is not None:
+                    sftp.chmod(path, mode)
+            except self.net_errors() as exc:
+                raise TransferError(self.host, self.settings.where, f"cannot upload {local} to {path}: {exc}",
+                                    f"check that its folder exists and {self.settings.user} may write there") from None
+
     def fetch(self, path: str, local: Path) -> bool:
         """Copy a remote file to local in chunks; False when it does not exist."""
         with self._sftp_lock:
