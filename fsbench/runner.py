@@ -224,7 +224,7 @@ class Runner:
             for name, text in inv.files.items():
                 (raw / name).write_text(text)
                 transport.put_text(f"{work}/{name}", text)
-            (raw / "command").write_text(shlex.join(inv.argv) + "\n")
+            (raw / "command").write_text("".join(shlex.join(a) + "\n" for a in (inv.steps or [inv.argv])))
             involved = self._involved(case)
             dropped = self._drop_caches(case, involved)
             if dropped:
@@ -242,8 +242,7 @@ class Runner:
                     self._finish_case(case, STATUS_FAILED, f"{case.tool} server did not start: {not_listening}",
                                       duration_s=round(time.monotonic() - start, 3))
                     return
-                result = transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
-                                       stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
+                result = self._execute(case, inv, transport, work, raw, involved)
             finally:
                 servers.stop()
                 # a long case has its tail sampled already; a short one waits for one more sample
@@ -266,6 +265,29 @@ class Runner:
         duration = round(time.monotonic() - start, 3)
         names = {info.address: h for h, info in ctx.hosts.items()}
         self._record_result(case, tool, raw, result, duration, monitored, names)
+
+    def _execute(self, case: Case, inv, transport: Transport, work: str, raw: Path, involved: list[str]) -> CommandResult:
+        """The tool's command, or its steps in order with cache drops between them (outputs concatenated)."""
+        if not inv.steps:
+            return transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
+                                 stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
+        deadline = time.monotonic() + case.timeout_s
+        result = None
+        with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
+            for i, argv in enumerate(inv.steps):
+                if i and self.sc.workloads[case.workload].drop_caches:
+                    from fsbench.targets.cache import drop_caches
+
+                    for h in involved:
+                        drop_caches(self.transports[h], self.rd.raw_dir(case.case_id, h) / f"drop_caches-{i}.json")
+                result = transport.run(argv, cwd=work, timeout=max(1.0, deadline - time.monotonic()),
+                                       stdout_path=raw / f"stdout.{i}", stderr_path=raw / f"stderr.{i}",
+                                       cancel=self.cancel, env=inv.env or None)
+                out.write((raw / f"stdout.{i}").read_bytes())
+                err.write((raw / f"stderr.{i}").read_bytes())
+                if not result.ok:
+                    break
+        return result
 
     def _involved(self, case: Case) -> list[str]:
         """Hosts a case touches: its own and those of its target's services."""

@@ -33,6 +33,9 @@ class Invocation:
     #: folders to create on each host before the run (per-host test directories)
     host_dirs: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    #: instead of argv: several commands in order (mdtest's create, stat, read, remove phases), with the
+    #: page cache dropped before each when the workload asks; their outputs are concatenated
+    steps: list[list[str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

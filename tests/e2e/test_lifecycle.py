@@ -122,3 +122,38 @@ def test_stand_in_mdtest_under_real_mpirun(tmp_path, fio):
     assert set(results.tool) == {"mdtest"} and set(results.metric) <= {"rate", "time"}
     assert "directory_creation" in set(results.operation)
     assert subprocess.run(["pgrep", "-f", str(bindir)], capture_output=True).stdout == b""
+
+
+def test_mdtest_phases_run_separately_with_cache_drops_between(tmp_path, fio):
+    """create, stat, read and remove as four mdtest runs; the page cache dropped before each of the last three."""
+    import json
+    import os
+
+    from tests.paths import FIXTURES
+
+    fixture = FIXTURES / "mdtest" / "4.0.0" / "phase_C_create_only_np2_ext4.stdout.txt"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "mdtest").write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/calls\ncat {fixture}\n')
+    (bindir / "mdtest").chmod(0o755)
+    scenario = write_scenario(tmp_path, f"""\
+        name: phases
+        targets: {{t: {{path: {tmp_path}}}}}
+        workloads:
+          files:
+            tool: mdtest
+            drop_caches: true
+            options: {{F: true, n: 100, w: 4096, e: 4096, separate_phases: true}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report",
+                   env={"PATH": f"{bindir}:{os.environ['PATH']}"}, check=True)
+    run = Path(proc.stdout.splitlines()[0])
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert [c.split()[-1] for c in calls] == ["-C", "-T", "-E", "-r"]
+    raw = run / "raw" / "t__files__r1" / "local"
+    assert len((raw / "command").read_text().splitlines()) == 4
+    proofs = sorted(raw.glob("drop_caches*.json"))
+    assert [p.name for p in proofs] == ["drop_caches-1.json", "drop_caches-2.json", "drop_caches-3.json",
+                                        "drop_caches.json"]
+    assert all(json.loads(p.read_text())["ok"] for p in proofs)
+    assert (raw / "stdout").read_text().count("SUMMARY rate") == 4

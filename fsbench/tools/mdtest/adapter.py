@@ -23,7 +23,10 @@ from fsbench.tools.mdtest.parse import TOOL, parse_path, parse_text
 SWITCHES = set("CTErDFLRSXYZckPuvy") | {"B", "U", "K"}
 VALUED = set("abeifIlNnpstwWxzGMOV") | {"A", "f", "l", "s"}
 OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest command",
-       "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)"}
+       "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)",
+       "separate_phases": "run create, stat, read and remove as separate mdtest runs (-C, -T, -E, -r), so that "
+                          "`drop_caches: true` empties the cache between them"}
+PHASES = (("-C", "create"), ("-T", "stat"), ("-E", "read"), ("-r", "remove"))
 ESTIMATE_RATE = 2000.0  # items per second per task: a plan needs a number
 
 
@@ -79,7 +82,10 @@ class MdtestAdapter:
         cmd = self.argv(o, test_dir)
         multi = ctx is not None and ctx.multi()
         if tasks == 1 and "mpirun_args" not in o and not multi:
-            return Invocation(argv=cmd)
+            inv = Invocation(argv=cmd)
+            if o.get("separate_phases"):
+                inv.steps = [cmd + [flag] for flag, _ in PHASES]
+            return inv
         mpirun = [str(o.get("mpirun", "mpirun")), "-np", str(tasks), "--oversubscribe"]
         if os.geteuid() == 0:
             mpirun.append("--allow-run-as-root")
@@ -90,6 +96,8 @@ class MdtestAdapter:
             mpirun += ["--hostfile", "hostfile", "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args",
                        ssh_agent_args(next(iter(ctx.hosts.values())).spec)]
         inv.argv = mpirun + [str(a) for a in o.get("mpirun_args", [])] + cmd
+        if o.get("separate_phases"):
+            inv.steps = [inv.argv + [flag] for flag, _ in PHASES]
         return inv
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
