@@ -166,11 +166,13 @@ def _mem_used(s: Sample) -> float | None:
     m = s.mem
     if "MemTotal" not in m:
         return None
+    used = None
     if "MemAvailable" in m:
-        return float(m["MemTotal"] - m["MemAvailable"])
-    if all(k in m for k in ("MemFree", "Buffers", "Cached")):  # kernels before 3.14
-        return float(m["MemTotal"] - m["MemFree"] - m["Buffers"] - m["Cached"])
-    return None
+        used = float(m["MemTotal"] - m["MemAvailable"])
+    elif all(k in m for k in ("MemFree", "Buffers", "Cached")):  # kernels before 3.14
+        used = float(m["MemTotal"] - m["MemFree"] - m["Buffers"] - m["Cached"])
+    # a damaged meminfo (a cut-off line) can make it negative: no figure beats a wrong one
+    return used if used is not None and used >= 0 else None
 
 
 def _rss_by_name(s: Sample) -> dict[str, float]:

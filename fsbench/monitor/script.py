@@ -39,8 +39,10 @@ SCAN_PIDS_PER_S = 500
 # $files only ever holds /proc/<digits>/stat|status paths built here, so splitting it is safe.
 SCRIPT = r"""
 LC_ALL=C; export LC_ALL
-# the trap makes sh reap its running `sleep`/`cat` before leaving: an orphan could stay a zombie
-trap 'exit 0' HUP INT TERM
+# TERM/HUP/INT: take one last sample (the case's tail) and leave; a signal that arrives mid-sample only
+# marks the stop, so a block is never interrupted by another. The trap also makes sh reap its children.
+busy=0 stop=0
+trap 'if [ "$busy" = 1 ]; then stop=1; else sample; exit 0; fi' HUP INT TERM
 iv=$1 mx=$2 sp=$3
 shift 3
 n=0
@@ -54,7 +56,8 @@ read -r up _ < /proc/uptime
 # uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
 end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
 s=0 next=1 files= pl=
-while :; do
+sample() {
+  busy=1
   s=$((s + 1))
   if [ "$s" -ge "$next" ]; then
     files= pl= n=0
@@ -63,7 +66,10 @@ while :; do
       IFS= read -r c < "$d/comm" || continue
       # one pattern test rejects most pids; the exact test below decides (comm is cut to 15 bytes)
       case $all in */"$c"/*) ;; *) [ ${#c} -eq 15 ] || continue ;; esac
-      for w in "$@"; do
+      # the watched names, from the /-separated list (a function's "$@" is its own arguments)
+      rest=${all#/}
+      while [ -n "$rest" ]; do
+        w=${rest%%/*} rest=${rest#*/}
         if [ "$c" = "$w" ] || { [ ${#c} -eq 15 ] && case $w in "$c"*) true ;; *) false ;; esac; }; then
           pl="$pl
 p ${d#/proc/} $w"
@@ -79,6 +85,11 @@ p ${d#/proc/} $w"
   printf '@ %s %s\n%s%s\n' "$up" "$s" "$cpu" "$pl"
   cat /proc/meminfo /proc/diskstats /proc/net/dev $files 2>/dev/null
   printf '. %s\n' "$s"
+  busy=0
+  if [ "$stop" = 1 ]; then exit 0; fi
+}
+while :; do
+  sample
   if [ $((${up%.*} * 100 + 1${up#*.} - 100)) -ge "$end" ]; then break; fi
   # a sleep without fractions (strict POSIX) fails fast; never spin, wait a second instead
   sleep "$iv" 2>/dev/null || sleep 1

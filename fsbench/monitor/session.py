@@ -47,13 +47,16 @@ class MonitorSession:
         return self._wait_for_end_marker(0, FIRST_SAMPLE_S) if wait_first_sample else True
 
     def stop(self, final_sample: bool = True) -> ParseResult:
-        """Stop the sampler (after one more sample, so the case's tail is measured) and summarise."""
+        """Stop the sampler (it takes one last sample as it goes) and summarise.
+
+        `final_sample` is kept for callers; the sampler always samples once more when stopped.
+        """
         if self._summary is not None:
             return self._summary
         if self._thread is None:
             raise RuntimeError(f"monitor on {self.host} was never started")
-        if final_sample and self._thread.is_alive():
-            self._wait_for_end_marker(self.raw_path.stat().st_size, self.interval_s + 5.0)
+        # stopping the sampler makes it take its last sample on the way out (its TERM trap), so the
+        # case's tail is measured without waiting for the next interval
         self._cancel.set()
         self._thread.join(timeout=STOP_S)
         warnings = []

@@ -41,7 +41,7 @@ class LocalTransport:
             pipes = _PipeReader(proc) if out is subprocess.PIPE or err is subprocess.PIPE else None
             while True:
                 try:
-                    proc.wait(timeout=0.2)
+                    proc.wait(timeout=0.05)  # also how fast a cancel (Ctrl-C, a monitor's stop) is seen
                     break
                 except subprocess.TimeoutExpired:
                     pass
