@@ -9,12 +9,16 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from fsbench import SCHEMA_VERSION, __version__
 from fsbench.errors import RunDirError
 from fsbench.tidy import COLUMNS
+
+if TYPE_CHECKING:
+    import pandas
 
 CASE_COLUMNS = ["case_id", "index", "target", "workload", "tool", "repetition", "status", "reason",
                 "exit_status", "started", "ended", "duration_s", "tool_wall_s", "estimate_s", "hosts", "warnings"]
@@ -153,7 +157,7 @@ class RunDir:
             pass
 
 
-def load_results(path: str | os.PathLike) -> "pandas.DataFrame":  # noqa: F821
+def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
     """Results of a run directory merged with its cases (status and param_* columns)."""
     import pandas as pd
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fsbench.errors import Issue
 from fsbench.scenario.model import Scenario
-from fsbench.scenario.variables import RUNTIME
+from fsbench.shell import PLACEHOLDER as RUNTIME
 from fsbench.shell import placeholders
 from fsbench.scenario.yamllines import LineMap
 from fsbench.targets.safety import unsafe_path_reason

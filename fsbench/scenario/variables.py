@@ -11,7 +11,6 @@ from fsbench.scenario.yamllines import LineMap
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: namespaces resolved at run time (`${target.path}`, `${run.id}`), left untouched here
-from fsbench.shell import PLACEHOLDER as RUNTIME  # noqa: E402  (resolved at run time, not here)
 
 
 def parse_set(items: list[str]) -> dict[str, object]:

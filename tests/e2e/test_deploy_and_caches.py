@@ -7,17 +7,16 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from fsbench.deploy import DETECT, install_argv
 from fsbench.shell import sh
 from fsbench.targets.cache import drop_caches
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
-from tests.e2e.test_multihost import inventory, lab  # noqa: F401  (the sshd fixture)
+from tests.e2e.test_multihost import inventory
 
 
-def test_deploy_uploads_a_missing_tool_then_finds_it(lab, tmp_path):  # noqa: F811
+def test_deploy_uploads_a_missing_tool_then_finds_it(lab, tmp_path):
     inventory(lab, tmp_path / "inventory.yaml")
     build = tmp_path / "build" / "mdtest"
     build.parent.mkdir()

@@ -13,20 +13,7 @@ import pytest
 
 from tests.conftest import require, run_cli, write_scenario
 from tests.paths import FIXTURES
-from tests.sshlab import make_key, sshlab, write_known_hosts
-
-
-@pytest.fixture
-def lab(tmp_path):
-    require("/usr/sbin/sshd")
-    with sshlab(tmp_path / "lab") as running:
-        yield running
-        deadline = time.monotonic() + 15
-        while running.session_pids() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        left = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
-                for pid in running.session_pids()}
-        assert not left, f"processes fsbench started over ssh outlived the run: {left}"
+from tests.sshlab import make_key, write_known_hosts
 
 
 def inventory(lab, path: Path, *, known_hosts: Path | None = None, key: Path | None = None,
@@ -48,7 +35,7 @@ def no_strays(pattern: str) -> bool:
 
 
 def test_fio_client_server_across_three_hosts(lab, tmp_path, fio):
-    inv = inventory(lab, tmp_path / "inventory.yaml")
+    inventory(lab, tmp_path / "inventory.yaml")
     scenario = write_scenario(tmp_path, f"""\
         name: three-clients
         inventory: inventory.yaml

@@ -42,19 +42,6 @@ def strays(pattern: str, wait: float = 10.0) -> list[str]:
 
 
 @pytest.fixture
-def lab(tmp_path):
-    require("/usr/sbin/sshd")
-    with sshlab(tmp_path / "lab") as running:
-        yield running
-        # fsbench itself, not the lab's clean-up, must have ended whatever the test's commands started
-        deadline = time.monotonic() + 10
-        while running.session_pids() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not running.session_pids(), "processes started over ssh outlived the test"
-    assert not running.running() and not running.sshd_pids(), "sshd still running"
-
-
-@pytest.fixture
 def opened(lab):
     """Transports to close at the end of the test (before the lab stops)."""
     made: list = []

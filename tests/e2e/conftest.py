@@ -1,0 +1,27 @@
+"""Fixtures of the end-to-end tests: a real sshd on 127.0.0.2-5 (tests/sshlab.py)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require
+from tests.sshlab import sshlab
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A running sshd; afterwards nothing started over ssh may remain, and sshd itself is gone."""
+    require("/usr/sbin/sshd")
+    with sshlab(tmp_path / "lab") as running:
+        yield running
+        # fsbench itself, not the lab's clean-up, must have ended whatever the test's commands started
+        deadline = time.monotonic() + 15
+        while running.session_pids() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
+                for pid in running.session_pids()}
+        assert not left, f"processes started over ssh outlived the test: {left}"
+    assert not running.running() and not running.sshd_pids(), "sshd still running"
