@@ -339,8 +339,10 @@ class Runner:
                    "target": case.target, "workload": case.workload, "repetition": case.repetition}
         names = names or {}
         # tools name hosts by the address they were given; rows use the scenario's host names
-        rows = [{**context, **r, "host": names.get(r.get("host"), r.get("host")) or case.hosts[0]}
-                for r in parsed.rows]
+        # a row without a host is the whole case's figure: the host's own on one host, `all` across hosts
+        # or beside per-host rows (vdbench totals), so sums over hosts never count it twice
+        whole = "all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0]
+        rows = [{**context, **r, "host": names.get(r.get("host"), r.get("host")) or whole} for r in parsed.rows]
         warnings = list(parsed.warnings)
         for m in monitored or []:
             rows += [{**context, **r} for r in m.rows]

@@ -134,7 +134,9 @@ def _workload(name: str, spec: dict, sub: pd.DataFrame, targets: list[str], base
         return out
     present = [t for t in targets if t in set(sub["target"])]
     peak = (sub["tool"] == "monitor") & (sub["metric"] == "memory_peak")  # a peak is the value to compare
-    tool_stats = sub[~sub["stat"].isin(["value", "mean"]) & (sub["tool"] != "monitor")]
+    # tools that report their own summary (mdtest's Max / Min / Mean / Std Dev) get that table whole
+    summarising = set(sub.loc[sub["stat"].isin(["max", "min", "stddev"]) & (sub["tool"] != "monitor"), "tool"])
+    tool_stats = sub[sub["tool"].isin(summarising) & sub["stat"].isin(["max", "min", "mean", "stddev"])]
     main = sub[sub["stat"].isin(["value", "mean"]) | peak]
     keep = pd.Series(True, index=main.index)
     for t, wanted in metrics.items():

@@ -235,9 +235,10 @@ def _inventory(path: Path, lm: LineMap, issues: list[Issue]) -> dict:
 def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issue], inventory: dict,
            explicit_inventory: bool = False) -> Scenario:
     declared = d["hosts"] or ({n: {} for n in inventory} if inventory else {})
-    if explicit_inventory and inventory:
-        # an inventory given on the command line places the scenario on those machines: its hosts
-        # replace the scenario's (a local-only scenario becomes the cluster layout of the inventory)
+    if explicit_inventory and inventory and any(n not in inventory for n in declared):
+        # an inventory given on the command line for a scenario whose hosts it does not know (a local
+        # one) places the scenario on the inventory's machines; where it knows every declared host it
+        # only says how to reach them
         declared = {n: d["hosts"].get(n) or {} for n in inventory}
     hosts = {}
     for n, h in declared.items():

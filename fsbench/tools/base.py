@@ -115,12 +115,11 @@ def register(adapter: ToolAdapter) -> ToolAdapter:
 
 
 def _load_builtin() -> None:
-    if _REGISTRY:
-        return
+    # every adapter module, even when one of them was already imported (and registered) directly
     import importlib
 
     for mod in ADAPTER_MODULES:
-        importlib.import_module(mod)  # each registers itself
+        importlib.import_module(mod)  # each registers itself on first import
 
 
 def get_tool(name: str) -> ToolAdapter:

@@ -1,0 +1,360 @@
+"""The seed campaigns as example scenarios (scenarios/*.yaml on configs/inventory-example.yaml).
+
+Each one validates and plans through the command line with the cases and parameters of its seed.
+Then its report is rendered from a run directory built without running anything: every planned case
+gets a genuine output of its tool, read in place from the shared fixtures and parsed by the tool's
+own parser, with values scaled per target so the targets differ. No root, network or server needed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fsbench.ingest import parser_for
+from fsbench.report import write_report
+from fsbench.report.markdown import write_markdown_report
+from fsbench.scenario.load import load_scenario
+from fsbench.scenario.plan import Case, plan_cases
+from fsbench.store import RunDir, utc_now
+from fsbench.targets.manager import resolve_hosts
+from fsbench.tidy import measurement
+from fsbench.tools import get_tool
+from fsbench.tools.base import BuildContext, HostInfo
+from tests.conftest import run_cli
+from tests.paths import FIXTURES, REPO
+
+INVENTORY = REPO / "configs" / "inventory-example.yaml"
+OSSFS = REPO / "scenarios" / "ossfs-1-vs-2.yaml"
+METADATA = REPO / "scenarios" / "hdfs-s3-juicefs.yaml"
+JUICEFS = REPO / "scenarios" / "juicefs-evaluation.yaml"
+CEPH = REPO / "scenarios" / "cephfs-vs-rbd.yaml"
+EXAMPLES = [OSSFS, METADATA, JUICEFS, CEPH]
+
+# genuine outputs, read in place (never copied into the repository)
+FIO_WRITE = FIXTURES / "fio" / "json_single_write_128k_libaio_direct.json"
+FIO_READ = FIXTURES / "fio" / "json_status_interval_timebased_randread.json"
+MDTEST_SEED_004 = FIXTURES / "mdtest" / "4.0.0" / "seed_n500_u_z2_i3_np4_ext4.stdout.txt"  # -n -u -z 2 -i 3
+MDTEST_FILES = FIXTURES / "mdtest" / "4.0.0" / "files_only_F_np4_ext4.stdout.txt"  # -F
+VDBENCH_MULTI_HOST = FIXTURES / "public" / "vdbench" / "masakioui-vdb" / "50407_fs_8host_random_read"
+VDBENCH_ONE_HOST = FIXTURES / "public" / "vdbench" / "masakioui-vdb_nvme" / "50407_fs_1host_read"
+JUICEFS_BENCH = [FIXTURES / "public" / "juicefs-bench" / name for name in (
+    "juicedata-juicefs_README_2021_old_text_format.txt",  # big files at 114-127 MiB/s: fair
+    "issue-4712_table_negative_update_meta.txt",  # 612 MiB/s: good
+    "issue-3681_indented_progress_and_table_TRUNCATED.txt",  # 60 MiB/s: poor
+)]
+
+# the seed's CPU (100 = one core) and peak memory (MiB) of each version's FUSE process, per test
+OSSFS_PROCESS = {
+    "seq-write-1m": {"ossfs2": (207, 2167), "ossfs": (5, 15)},
+    "seq-read-1m": {"ossfs2": (378, 1617), "ossfs": (50, 400)},
+    "seq-read-1m-4-threads": {"ossfs2": (1187, 6349), "ossfs": (210, 1638)},
+    "small-files-read-128-threads": {"ossfs2": (247, 212), "ossfs": (3, 200)},
+}
+
+NETWORK_LINK = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:[a-z][a-z0-9+.-]*:)?//""", re.IGNORECASE)
+MD_NETWORK_LINK = re.compile(r"\]\(\s*<?\s*(?:[a-z][a-z0-9+.-]*:)?//|<[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+# -- the shared run-directory builder --------------------------------------------------------------
+
+def fixture_for(case: Case, point: int = 0) -> Path:
+    """A genuine output of the case's tool that fits the case (write or read, files only, multi-host);
+    `point` (the sweep point's position) picks among several."""
+    if case.tool == "fio":
+        return FIO_WRITE if "write" in str(case.options.get("rw", "read")) else FIO_READ
+    if case.tool == "mdtest":
+        return MDTEST_FILES if case.options.get("F") else MDTEST_SEED_004
+    if case.tool == "vdbench":
+        return VDBENCH_MULTI_HOST if len(case.hosts) > 1 else VDBENCH_ONE_HOST
+    if case.tool == "juicefs-bench":
+        return JUICEFS_BENCH[point % len(JUICEFS_BENCH)]
+    raise AssertionError(f"no fixture for {case.tool}")
+
+
+def build_run(root: Path, scenario: Path, sets: list[str] | None = None, extra_rows=None) -> Path:
+    """A complete run directory for the scenario, as `fsbench run` would leave it, without running.
+
+    Every planned case is `ok` with the rows of a genuine tool output (fixture_for), parsed by the
+    tool's parser; values are multiplied by 1 + 0.1 x the target's position, 1 + 0.25 x the sweep
+    point's position and 1 + 0.02 x (repetition - 1), so targets, swept values and repetitions
+    differ while every ratio to the baseline stays exact. `extra_rows(case)` may add rows, e.g. the
+    monitor's. Rows carry the runner's context columns and its host rule (blank host: the case's
+    first host); hosts.csv lists the hosts the cases and services use, as a run without
+    `--inventory` records them.
+    """
+    sc = load_scenario(scenario, sets, inventory=INVENTORY)
+    cases = plan_cases(sc)
+    rd = RunDir.create(root, sc.name, sc.resolved)
+    targets = list(sc.targets)
+    records, results = [], []
+    for case in cases:
+        point = sc.workloads[case.workload].sweep.points().index(case.params)
+        parsed = parser_for(case.tool)(fixture_for(case, point))
+        factor = (1 + 0.1 * targets.index(case.target)) * (1 + 0.25 * point) * (1 + 0.02 * (case.repetition - 1))
+        context = {"run_id": rd.run_id, "case_id": case.case_id, "scenario": sc.name, "target": case.target,
+                   "workload": case.workload, "repetition": case.repetition}
+        rows = [{**context, **r, "value": r["value"] * factor, "host": r.get("host") or case.hosts[0]}
+                for r in parsed.rows]
+        rows += [{**context, **r} for r in (extra_rows(case) if extra_rows else [])]
+        rd.set_case_rows(case.case_id, rows)
+        results += rows
+        now = utc_now()
+        records.append({"case_id": case.case_id, "index": case.index, "target": case.target,
+                        "workload": case.workload, "tool": case.tool, "repetition": case.repetition,
+                        "status": "ok", "reason": "", "exit_status": 0, "started": now, "ended": now,
+                        "duration_s": 1.0, "tool_wall_s": 1.0, "estimate_s": case.estimate_s,
+                        "hosts": " ".join(case.hosts), "warnings": "; ".join(parsed.warnings),
+                        "params": case.params})
+        rd.manifest["cases"][case.case_id] = "ok"
+    rd.write_results(results)
+    rd.write_cases(records)
+    used = {h for c in cases for h in c.hosts} | {h for s in sc.services.values() for h in resolve_hosts(sc, s.hosts)}
+    tools = sorted({c.tool for c in cases})
+    rd.write_hosts([{"host": name, "hostname": getattr(h.spec, "target", name), "kernel": "6.1.0-27-amd64",
+                     "arch": "x86_64", "os": "Debian GNU/Linux 12 (bookworm)", "cpus": 4,
+                     "memory_bytes": 16 * 2**30, **{f"{t}_version": "recorded" for t in tools}}
+                    for name, h in sc.hosts.items() if name in used])
+    rd.manifest.update(status="complete", ended=utc_now())
+    rd.save_manifest()
+    return rd.path
+
+
+def render(run: Path) -> tuple[str, str]:
+    """report.html and report.md of a run directory."""
+    html = write_report(run).read_text()
+    md = write_markdown_report(run).read_text()
+    return html, md
+
+
+def sections(html: str) -> dict[str, str]:
+    """The HTML of each workload's section, by workload name."""
+    return dict(re.findall(r'<section class="workload" id="workload-([^"]+)">(.*?)</section>', html, re.S))
+
+
+def check_common(html: str, md: str, scenario: Path, baseline: str) -> dict[str, str]:
+    """A section per workload, the baseline marked, ratios, nothing fetched from a network."""
+    sc = load_scenario(scenario, inventory=INVENTORY)
+    found = sections(html)
+    assert set(found) == set(sc.workloads), set(sc.workloads) ^ set(found)
+    assert all("No results for this workload" not in s for s in found.values())
+    assert f'<th>{baseline} <span class="baseline">baseline</span></th>' in html
+    assert f"<strong>{baseline}</strong> <span class=\"baseline\">baseline</span>" in html
+    assert re.search(r'<span class="ratio">\(\d+\.\d\d\)</span>', html)
+    assert not NETWORK_LINK.search(html), NETWORK_LINK.search(html)
+    assert not NETWORK_LINK.search(md) and not MD_NETWORK_LINK.search(md), MD_NETWORK_LINK.search(md)
+    for name, w in sc.workloads.items():
+        assert f"## {name} ({w.tool})" in md
+    assert re.search(r"\(\d+\.\d\d", md)  # ratios, in Markdown followed by their mark
+    return found
+
+
+def plan_rows(*args: str) -> list[list[str]]:
+    """`fsbench plan ARGS` as rows of [index, case id, hosts, estimate]."""
+    proc = run_cli("plan", *args, check=True)
+    return [line.split() for line in proc.stdout.splitlines() if "__" in line]
+
+
+# -- every example: validate and plan --------------------------------------------------------------
+
+@pytest.mark.parametrize("scenario", EXAMPLES, ids=lambda p: p.stem)
+def test_validates_alone_and_with_the_inventory(scenario):
+    for args in ([], ["--inventory", str(INVENTORY)], ["--set", "scale=full"]):
+        proc = run_cli("validate", str(scenario), *args)
+        assert proc.returncode == 0, proc.stderr
+        assert "ok" in proc.stdout
+    # the scenario names the inventory itself: the same cases on the same hosts either way
+    assert plan_rows(str(scenario)) == plan_rows(str(scenario), "--inventory", str(INVENTORY))
+
+
+def test_inventory_has_example_names_only():
+    text = INVENTORY.read_text()
+    assert not re.search(r"\b\d{1,3}(?:\.\d{1,3}){3}\b", text)  # no IP address of any kind
+    addresses = re.findall(r"address:\s*(\S+)", text)
+    assert addresses and all(a.endswith(".bench.example") for a in addresses)
+
+
+# -- 001 ossfs 2.0 vs 1.0 --------------------------------------------------------------------------
+
+def test_ossfs_plan_is_the_seeds_tests():
+    rows = plan_rows(str(OSSFS), "--set", "scale=full", "--inventory", str(INVENTORY))
+    # 2 versions x (write, read, 4-thread read, small files x 5 runs)
+    assert len(rows) == 2 * (3 + 5)
+    assert {r[2] for r in rows} == {"client1"}
+    assert [r[1] for r in rows[:4]] == ["ossfs-2__seq-write-1m__r1", "ossfs-2__seq-read-1m__r1",
+                                        "ossfs-2__seq-read-1m-4-threads__r1",
+                                        "ossfs-2__small-files-read-128-threads__r1"]
+    assert len(plan_rows(str(OSSFS))) == 2 * 4  # quick: the small-file read once
+
+    sc = load_scenario(OSSFS, ["scale=full"])
+    assert sc.baseline == "ossfs-1" and list(sc.targets) == ["ossfs-2", "ossfs-1"]
+    assert set(sc.monitor.processes) == {"ossfs", "ossfs2"}
+    w = sc.workloads
+    assert {k: w["seq-write-1m"].options[k] for k in ("ioengine", "rw", "bs", "size", "numjobs", "direct")} == \
+        {"ioengine": "libaio", "rw": "write", "bs": "1M", "size": "100G", "numjobs": 1, "direct": 1}
+    assert w["seq-read-1m"].options["rw"] == "read" and w["seq-read-1m"].options["size"] == "100G"
+    four = w["seq-read-1m-4-threads"].options
+    assert (four["numjobs"], four["nrfiles"], four["iodepth"], four["runtime"], four["time_based"], four["thread"]) \
+        == (4, 1, 1, 30, True, True)
+    small = w["small-files-read-128-threads"]
+    assert (small.options["numjobs"], small.options["filesize"], small.options["bs"]) == (128, "128k", "128k")
+    assert 99_900 <= small.options["numjobs"] * small.options["nrfiles"] <= 100_000
+    assert small.repetitions == 5
+    assert [n for n, x in w.items() if x.drop_caches] == ["seq-read-1m", "seq-read-1m-4-threads",
+                                                          "small-files-read-128-threads"]
+    assert "-o direct_read -o readdir_optimize" in " ".join(sc.targets["ossfs-1"].setup)
+    assert "--upload_buffer_size=33554432" in " ".join(sc.targets["ossfs-2"].setup)
+
+
+def _ossfs_monitor_rows(case: Case) -> list[dict]:
+    """Synthetic monitor summary rows (as fsbench.monitor.parse makes them) with the seed's figures."""
+    process = "ossfs2" if case.target == "ossfs-2" else "ossfs"
+    cpu, mem_mib = OSSFS_PROCESS[case.workload][process]
+    host = case.hosts[0]
+    return [measurement("monitor", "process", "cpu_usage", cpu, host=host, job=process, stat="mean"),
+            measurement("monitor", "process", "cpu_usage", cpu * 1.3, host=host, job=process, stat="max"),
+            measurement("monitor", "process", "memory_peak", mem_mib * 2**20, host=host, job=process, stat="max")]
+
+
+def test_ossfs_report_from_recorded_outputs(tmp_path):
+    run = build_run(tmp_path, OSSFS, ["scale=full"], extra_rows=_ossfs_monitor_rows)
+    html, md = render(run)
+    found = check_common(html, md, OSSFS, "ossfs-1")
+    assert "(0.91)" in html  # ossfs-2's values are 1/1.1 of the baseline's here
+    for name, section in found.items():
+        for process in ("ossfs", "ossfs2"):
+            for metric in ("cpu_usage", "memory_peak"):
+                assert re.search(rf"<td>process {process}</td><td>{metric}</td>", section), (name, process, metric)
+    seq_write = found["seq-write-1m"]
+    assert "207.0%" in seq_write and "5.0%" in seq_write  # CPU in % of one core
+    assert "2.12 GiB" in seq_write  # ossfs 2.0's 2167 MiB peak
+    assert "±" in found["small-files-read-128-threads"]  # 5 runs: the spread is shown
+    assert "process ossfs2" in md and "memory_peak" in md
+
+
+# -- 002 HDFS vs S3 vs JuiceFS metadata -------------------------------------------------------------
+
+def test_metadata_plan_sweeps_concurrency_over_the_clients():
+    rows = plan_rows(str(METADATA), "--set", "scale=full", "--inventory", str(INVENTORY))
+    assert len(rows) == 3 * 6
+    assert {r[2] for r in rows} == {"client1,client2,client3"}  # the inventory's clients, not meta1
+    assert [r[1] for r in rows[:6]] == [f"hdfs__mdtest-files__tasks={n}__r1" for n in (1, 5, 10, 20, 50, 100)]
+    sc = load_scenario(METADATA, ["scale=full"])
+    assert sc.baseline == "hdfs" and list(sc.targets) == ["hdfs", "s3", "juicefs"]
+    w = sc.workloads["mdtest-files"]
+    assert w.options == {"F": True, "u": True, "n": 1000} and w.sweep.product == {"tasks": [1, 5, 10, 20, 50, 100]}
+    assert "NNBench" in sc.description and "rename" in sc.description
+    case = next(c for c in plan_cases(sc) if c.params == {"tasks": 20})
+    assert get_tool("mdtest").argv(case.options, "/d") == ["mdtest", "-F", "-u", "-n", "1000", "-d", "/d"]
+    assert sc.targets["juicefs"].kind == "juicefs" and sc.services["redis"].hosts == ("meta",)
+
+
+def test_metadata_report_draws_rate_against_tasks(tmp_path, monkeypatch):
+    from fsbench.report import figures
+
+    lines = []
+    line_chart = figures.line_chart
+    monkeypatch.setattr(figures, "line_chart", lambda data, title, unit, x, series: lines.append((title, x))
+                        or line_chart(data, title, unit, x, series))
+    run = build_run(tmp_path, METADATA, ["scale=full"])
+    html, md = render(run)
+    assert ("rate", "param_tasks") in lines  # a curve of operations per second against concurrency
+    found = check_common(html, md, METADATA, "hdfs")
+    section = found["mdtest-files"]
+    for op in ("file_creation", "file_stat", "file_read", "file_removal"):
+        assert f"{op} · rate by tasks" in section
+    assert 'aria-label="mdtest-files rate"' in section and "<svg" in section
+    table = section.split("file_creation · rate by tasks", 1)[1].split("</table>", 1)[0]
+    assert re.findall(r"<tr><td>(\d+)</td>", table) == ["1", "5", "10", "20", "50", "100"]  # numeric order
+    assert "(1.10)" in section and "(1.20)" in section  # s3 and juicefs against hdfs
+
+
+# -- 003 JuiceFS performance evaluation guide -------------------------------------------------------
+
+def test_juicefs_evaluation_plan():
+    rows = plan_rows(str(JUICEFS), "--set", "scale=full", "--inventory", str(INVENTORY))
+    assert len(rows) == 4 + 4 + 2 + 1  # bench x 4 thread counts, 4 fio, 2 local vdbench, 1 three-client vdbench
+    by_case = {r[1]: r[2] for r in rows}
+    assert [c for c in by_case if "juicefs-bench" in c] == [f"juicefs__juicefs-bench__threads={n}__r1"
+                                                            for n in (1, 2, 4, 8)]
+    assert by_case["juicefs-3-clients__vdbench-small-files-3-clients__r1"] == "client1,client2,client3"
+    assert {h for c, h in by_case.items() if c.startswith("juicefs__")} == {"client1"}
+
+    sc = load_scenario(JUICEFS, ["scale=full"])
+    assert sc.use_case.keys() >= {"application", "resources", "data_scale", "file_sizes", "access_pattern",
+                                  "required_performance"}
+    for name in ("seq-write-1m", "seq-read-1m", "rand-write-1m", "rand-read-1m"):
+        o = sc.workloads[name].options
+        assert (o["ioengine"], o["bs"], o["size"], o["numjobs"], o["direct"]) == ("libaio", "1m", "1g", 4, 1)
+    vdb = sc.workloads["vdbench-small-files-3-clients"].jobs
+    assert vdb["fsd1"]["width"] * vdb["fsd1"]["files"] == 300_000 and vdb["fsd1"]["size"] == "128k"
+    assert vdb["rd1"]["elapsed"] == 300 and vdb["fwd1"]["threads"] == 4
+    case = next(c for c in plan_cases(sc) if c.workload == "vdbench-small-files-3-clients")
+    ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts})
+    parm = get_tool("vdbench").build(case, "/mnt/t/case", ctx).files["parmfile"]
+    assert "hd=default,vdbench=/root/vdbench50406,shell=ssh,user=root" in parm
+    assert [f"hd=client{i},system=client{i}.bench.example" for i in (1, 2, 3)] == \
+        [line for line in parm.splitlines() if line.startswith("hd=client")]
+    assert "fsd=fsd1,depth=1,width=100,files=3000,size=128k,shared=yes," in parm
+    limits = sc.resolved["report"]["thresholds"]
+    assert limits["juicefs-bench.write_big_file.bandwidth"] == {"good": "200MiB/s", "poor": "100MiB/s"}
+
+
+def test_juicefs_evaluation_report_has_verdicts(tmp_path):
+    run = build_run(tmp_path, JUICEFS, ["scale=full"])
+    html, md = render(run)
+    found = check_common(html, md, JUICEFS, "juicefs")
+    bench = found["juicefs-bench"]
+    for verdict in ("good", "fair", "poor"):
+        assert f'class="dot {verdict}"' in bench, verdict
+    assert "write_big_file · bandwidth by threads" in bench
+    assert "read_small_file · latency_mean by threads" in bench
+    assert html.index('id="use-case"') < html.index('class="workload"')  # the use case first
+    for name in ("vdbench-small-files-3-clients", "vdbench-local-big", "vdbench-local-small"):
+        assert re.search(r"<td>read</td><td>bandwidth</td>", found[name]), name
+
+
+# -- 004 CephFS vs RBD -----------------------------------------------------------------------------
+
+def test_cephfs_vs_rbd_plan():
+    rows = plan_rows(str(CEPH), "--set", "scale=full", "--inventory", str(INVENTORY))
+    assert len(rows) == 4 * (1 + 4 * 4)
+    assert {r[2] for r in rows} == {"client1"}
+    ids = [r[1] for r in rows]
+    assert ids[:5] == ["rbd-ssd__mdtest__r1"] + [f"rbd-ssd__seq-write-128k__numjobs={n}__r1" for n in (1, 4, 16, 64)]
+    sc = load_scenario(CEPH, ["scale=full"])
+    assert list(sc.targets) == ["rbd-ssd", "cephfs-ssd", "rbd-hdd", "cephfs-hdd"] and sc.baseline == "rbd-ssd"
+    md_case = next(c for c in plan_cases(sc) if c.tool == "mdtest")
+    assert get_tool("mdtest").build(md_case, "/mnt/x").argv == ["mdtest", "-n", "5000", "-u", "-z", "2", "-i", "3",
+                                                                "-d", "/mnt/x"]
+    for name, rw, bs, timed in (("seq-write-128k", "write", "128k", False), ("seq-read-128k", "read", "128k", True),
+                                ("rand-write-4k", "randwrite", "4k", True), ("rand-read-4k", "randread", "4k", True)):
+        w = sc.workloads[name]
+        assert w.sweep.product == {"numjobs": [1, 4, 16, 64]}
+        o = w.options
+        assert (o["ioengine"], o["rw"], o["bs"], o["direct"], o["size"], o["runtime"], o["fallocate"]) == \
+            ("psync", rw, bs, 1, "1G", 60, "none")
+        assert bool(o.get("time_based")) is timed
+    setup = " ; ".join(sc.targets["rbd-hdd"].setup)
+    assert "rbd --id admin map rbd-hdd/" in setup and "mkfs.ext4" in setup and "mount /dev/rbd/rbd-hdd/" in setup
+    assert "mount -t ceph" in " ".join(sc.targets["cephfs-ssd"].setup)
+
+
+def test_cephfs_vs_rbd_report_per_thread_count(tmp_path):
+    run = build_run(tmp_path, CEPH, ["scale=full"])
+    html, md = render(run)
+    found = check_common(html, md, CEPH, "rbd-ssd")
+    for name, op in (("seq-write-128k", "write"), ("seq-read-128k", "read"), ("rand-write-4k", "write"),
+                     ("rand-read-4k", "read")):
+        for metric in ("bandwidth", "iops"):
+            assert f"{op} · {metric} by numjobs" in found[name], (name, metric)
+        table = found[name].split(f"{op} · bandwidth by numjobs", 1)[1].split("</table>", 1)[0]
+        assert re.findall(r"<tr><td>(\d+)</td>", table) == ["1", "4", "16", "64"]  # one row per thread count
+    mdtest = found["mdtest"]
+    for target in ("rbd-ssd", "cephfs-ssd", "rbd-hdd", "cephfs-hdd"):
+        assert f"{target}: as reported by the tool" in mdtest  # Max / Min / Mean / StdDev per variant
+    assert "<th>Max</th><th>Min</th><th>Mean</th><th>StdDev</th>" in mdtest
+    assert "% of the best" in mdtest
+    assert "(1.10)" in mdtest and "(1.30)" in mdtest
