@@ -275,11 +275,9 @@ class Runner:
         result = None
         with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
             for i, argv in enumerate(inv.steps):
-                if i and self.sc.workloads[case.workload].drop_caches:
-                    from fsbench.targets.cache import drop_caches
-
-                    for h in involved:
-                        drop_caches(self.transports[h], self.rd.raw_dir(case.case_id, h) / f"drop_caches-{i}.json")
+                failed = self._drop_caches(case, involved, f"drop_caches-{i}.json") if i else None
+                if failed:
+                    raise FsbenchError(failed)  # the case fails with it; its earlier steps' output is kept
                 result = transport.run(argv, cwd=work, timeout=max(1.0, deadline - time.monotonic()),
                                        stdout_path=raw / f"stdout.{i}", stderr_path=raw / f"stderr.{i}",
                                        cancel=self.cancel, env=inv.env or None)
@@ -296,14 +294,14 @@ class Runner:
             hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
         return hosts
 
-    def _drop_caches(self, case: Case, hosts: list[str]) -> str | None:
+    def _drop_caches(self, case: Case, hosts: list[str], record: str = "drop_caches.json") -> str | None:
         """Drop the page cache on every involved host when the workload asks; the proof goes to raw/."""
         if not self.sc.workloads[case.workload].drop_caches:
             return None
         from fsbench.targets.cache import drop_caches
 
         for h in hosts:
-            out = drop_caches(self.transports[h], self.rd.raw_dir(case.case_id, h) / "drop_caches.json")
+            out = drop_caches(self.transports[h], self.rd.raw_dir(case.case_id, h) / record)
             if not out["ok"]:
                 return f"dropping the page cache on {h} failed (the workload asks for it) {out['error']}"
         return None

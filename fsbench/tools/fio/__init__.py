@@ -117,9 +117,8 @@ class FioAdapter:
         """The job file of a case: scenario options in [global], fsbench's directory and reporting."""
         jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload)
         glob = jf.section("global")
-        glob.setdefault("group_reporting", None)  # one entry per job section, not per clone
-        if glob.get("group_reporting", None) is None and case.options.get("group_reporting") is False:
-            glob.pop("group_reporting")
+        if case.options.get("group_reporting") is not False:
+            glob.setdefault("group_reporting", None)  # one entry per job section, not per clone
         for _, opts in jf.sections:
             opts.pop("directory", None)
         if "filename" not in glob:
