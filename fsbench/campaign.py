@@ -92,14 +92,21 @@ def describe_plan(path: str | Path, sets: list[str] | None = None,
     return sc, plan_cases(sc)
 
 
-def deploy_tools(path: str | Path, sets: list[str] | None = None, inventory: str | Path | None = None) -> list:
-    """`fsbench deploy`: the tools of every case put on its hosts; one row per (host, tool)."""
+def deploy_tools(path: str | Path, sets: list[str] | None = None, inventory: str | Path | None = None,
+                 overrides: dict | None = None) -> list:
+    """`fsbench deploy`: the tools of every case put on its hosts; one row per (host, tool).
+
+    overrides replace the scenario's deploy settings (install, mdtest_method, ior_source, vdbench_zip).
+    """
+    import dataclasses
+
     from fsbench.deploy import deploy
 
     sc = load_scenario(path, sets, inventory)
+    settings = dataclasses.replace(sc.deploy, **(overrides or {}))
     transports = make_transports(sc)
     try:
-        return deploy(sc, plan_cases(sc), transports)
+        return deploy(sc, plan_cases(sc), transports, settings)
     finally:
         close_all(transports)
 

@@ -110,17 +110,26 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
 @_inventory_option
-def deploy(scenario: str, sets: tuple[str, ...], inventory: str | None) -> None:
-    """Put the tools the scenario needs on its hosts (upload or package manager); exit 4 if some stay missing."""
+@click.option("--install", is_flag=True, help="Allow the hosts' package managers (apt-get, dnf, zypper).")
+@click.option("--mdtest-method", type=click.Choice(["auto", "upload", "build"]),
+              help="auto: this machine's mdtest where OS, arch and MPI match, else IOR built on the host.")
+@click.option("--ior-source", metavar="PATH|URL", help="IOR release tarball to build mdtest from.")
+@click.option("--vdbench-zip", type=click.Path(dir_okay=False, exists=True),
+              help="The vdbench zip you downloaded from Oracle (vdbench is bring-your-own).")
+def deploy(scenario: str, sets: tuple[str, ...], inventory: str | None, install: bool, mdtest_method: str | None,
+           ior_source: str | None, vdbench_zip: str | None) -> None:
+    """Put the tools the scenario needs on its hosts (upload, build or package manager); exit 4 if some stay missing."""
     from fsbench.campaign import deploy_tools
 
+    overrides = {k: v for k, v in (("install", install or None), ("mdtest_method", mdtest_method),
+                                   ("ior_source", ior_source), ("vdbench_zip", vdbench_zip)) if v}
     try:
-        rows = deploy_tools(scenario, list(sets), inventory)
+        rows = deploy_tools(scenario, list(sets), inventory, overrides)
     except FsbenchError as exc:
         _fail(exc)
-    click.echo(f"{'host':<16} {'tool':<14} {'before':<22} {'after':<22} action")
+    click.echo(f"{'host':<16} {'tool':<14} {'before':<30} {'after':<30} action")
     for r in rows:
-        click.echo(f"{r.host:<16} {r.tool:<14} {r.before[:22]:<22} {r.after[:22]:<22} {r.action}")
+        click.echo(f"{r.host:<16} {r.tool:<14} {r.before[:30]:<30} {r.after[:30]:<30} {r.action}")
     sys.exit(0 if all(r.ok for r in rows) else 4)
 
 

@@ -1,32 +1,24 @@
 """`fsbench deploy`: put the tools a scenario needs on its hosts, then check they are there.
 
-A missing tool is uploaded when the scenario says where from (`deploy.upload`, e.g. an mdtest build
-or a vdbench distribution), or installed with the host's package manager when `deploy.install` is
-true; every tool is checked again afterwards. The package managers: apt-get, dnf, zypper.
+Per (host, tool) that lacks the tool, in this order: the scenario's own `deploy.upload` for it; the
+tool's own way (mdtest: this machine's build where the platforms match, else IOR built there;
+vdbench: the user's zip and a Java runtime); else the host's package manager (apt-get, dnf, zypper)
+when `deploy.install` allows it. Every tool is checked again afterwards.
 """
 
 from __future__ import annotations
 
-import os
-import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsbench import hostpkg
 from fsbench.errors import FsbenchError
-from fsbench.scenario.model import Scenario
+from fsbench.hostpkg import DETECT, install_argv  # noqa: F401 - part of this module's interface
+from fsbench.scenario.model import Deploy, Scenario
 from fsbench.scenario.plan import Case
-from fsbench.shell import sh
 from fsbench.tools import get_tool
 from fsbench.transport.base import Transport
-
-#: package names per tool and package manager where the distributions ship them
-PACKAGES = {"fio": {"apt-get": "fio", "dnf": "fio", "zypper": "fio"}}
-INSTALL = {
-    "apt-get": ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends"],
-    "dnf": ["dnf", "install", "-y"],
-    "zypper": ["zypper", "--non-interactive", "install"],
-}
-DETECT = "for m in apt-get dnf zypper; do command -v $m >/dev/null 2>&1 && { echo $m; exit 0; }; done; exit 1"
+from fsbench.transport.local import LocalTransport
 
 
 @dataclass
@@ -44,45 +36,30 @@ class DeployRow:
         return self.after != "missing"
 
 
-def install_argv(manager: str, package: str) -> list[str]:
-    """The install command of a package manager."""
-    return [*INSTALL[manager], package]
-
-
 def _present(t: Transport, argv: list[str]) -> str:
-    r = t.run(argv, timeout=60)
+    r = t.run(argv, timeout=120)
     out = (r.extra.get("stdout", "") or "").strip().splitlines()
     return (out[0] if out else "present") if r.ok else "missing"
 
 
-def _upload(t: Transport, source: Path, dest: str) -> None:
-    if source.is_dir():
-        for root, _dirs, files in os.walk(source):
-            rel = os.path.relpath(root, source)
-            remote = posixpath.normpath(posixpath.join(dest, rel))
-            t.makedirs(remote)
-            for f in files:
-                local = Path(root) / f
-                t.put_file(local, posixpath.join(remote, f), mode=local.stat().st_mode & 0o777)
-    else:
-        t.makedirs(posixpath.dirname(dest) or "/")
-        t.put_file(source, dest, mode=0o755)
-
-
-def deploy(sc: Scenario, cases: list[Case], transports: dict[str, Transport]) -> list[DeployRow]:
-    """Check, upload or install, check again: one row per (host, tool)."""
+def deploy(sc: Scenario, cases: list[Case], transports: dict[str, Transport],
+           settings: Deploy | None = None) -> list[DeployRow]:
+    """Check, provide, check again: one row per (host, tool, binary)."""
+    settings = settings or sc.deploy
     rows = []
-    needs: dict[tuple[str, str], list[str]] = {}
+    needs: dict[tuple[str, str, str], list[str]] = {}
     for c in cases:
+        binary = str(c.options.get("binary", "")) if c.tool in ("mdtest", "vdbench") else ""
         for h in c.hosts:
-            needs.setdefault((h, c.tool), get_tool(c.tool).version_argv(c.options))
-    for (host, tool), argv in needs.items():
+            needs.setdefault((h, c.tool, binary), get_tool(c.tool).version_argv(c.options))
+    controller = LocalTransport("controller")
+    for (host, tool, binary), argv in needs.items():
         t = transports[host]
         try:
             before = _present(t, argv)
             action = "none"
             if before == "missing":
-                action = _provide(sc, t, tool)
+                action = _provide(sc, settings, t, controller, tool, binary or tool)
             after = _present(t, argv) if action != "none" else before
         except FsbenchError as exc:
             before, action, after = "?", f"failed: {exc}", "missing"
@@ -90,22 +67,31 @@ def deploy(sc: Scenario, cases: list[Case], transports: dict[str, Transport]) ->
     return rows
 
 
-def _provide(sc: Scenario, t: Transport, tool: str) -> str:
-    up = sc.deploy.upload.get(tool)
+def _provide(sc: Scenario, settings: Deploy, t: Transport, controller: Transport, tool: str, binary: str) -> str:
+    up = settings.upload.get(tool)
     if up:
         source = Path(up["from"])
         if not source.exists():
             return f"cannot upload: {source} does not exist"
-        _upload(t, source, up["to"])
+        hostpkg.upload_tree(t, source, up["to"])
         return f"uploaded {source} to {up['to']}"
-    if not sc.deploy.install:
-        return "not installed: set deploy.install: true or give deploy.upload for it"
-    r = t.run(sh(DETECT), timeout=30)
-    manager = (r.extra.get("stdout", "") or "").strip()
-    if not r.ok or manager not in INSTALL:
+    if tool == "mdtest":
+        from fsbench.tools.mdtest import deploy as mdtest_deploy
+
+        return mdtest_deploy.provide(t, controller, binary, method=settings.mdtest_method,
+                                     install=settings.install, source=settings.ior_source)
+    if tool == "vdbench":
+        from fsbench.tools.vdbench import deploy as vdbench_deploy
+
+        return vdbench_deploy.provide(t, binary, settings.vdbench_zip, install=settings.install,
+                                      default_home=settings.vdbench_home)
+    if not settings.install:
+        return "not installed: set deploy.install: true (or --install) or give deploy.upload for it"
+    manager = hostpkg.package_manager(t)
+    if manager is None:
         return "no apt-get, dnf or zypper there: give deploy.upload for it"
-    package = sc.deploy.packages.get(tool) or PACKAGES.get(tool, {}).get(manager)
-    if not package:
+    names = [settings.packages[tool]] if tool in settings.packages else hostpkg.PACKAGES.get(tool, {}).get(manager)
+    if not names:
         return f"no {manager} package known for {tool}: set deploy.packages.{tool} or deploy.upload.{tool}"
-    r = t.run(install_argv(manager, package), timeout=900)
-    return f"{manager} install {package}" + ("" if r.ok else f" failed {r.describe()}")
+    r = t.run(install_argv(manager, *names), timeout=1800)
+    return f"{manager} install {' '.join(names)}" + ("" if r.ok else f" failed {r.describe()}")

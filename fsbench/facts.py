@@ -60,6 +60,7 @@ BASE_FACTS = (
     Fact("os", ("cat", "/etc/os-release"), parse_os_release),
     Fact("cpu", ("cat", "/proc/cpuinfo"), parse_cpuinfo),
     Fact("memory", ("cat", "/proc/meminfo"), parse_meminfo),
+    Fact("uid", ("id", "-u"), parse_first_line("uid")),
 )
 
 

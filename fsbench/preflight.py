@@ -69,15 +69,28 @@ def _facts(transport: Transport, tools: dict[str, list[str]]) -> dict:
         return {"host": transport.host, "error": str(exc)}
 
 
+def may_skip(sc: Scenario, cases: list[Case], tool: str) -> bool:
+    """Whether a missing tool skips its cases (bring-your-own tools, optional workloads) or refuses the run."""
+    return get_tool(tool).bring_your_own or all(sc.workloads[c.workload].optional for c in cases if c.tool == tool)
+
+
 def _tool_checks(sc: Scenario, cases: list[Case], gathered: dict[str, dict], pf: Preflight) -> None:
     for tool in sorted({c.tool for c in cases}):
         hosts = sorted({h for c in cases if c.tool == tool for h in c.hosts if h in gathered})
         versions = {h: gathered[h].get(f"{tool}_version", "not found") for h in hosts}
         present = {h: v for h, v in versions.items() if v != "not found"}
-        if present and len(present) < len(versions):  # everywhere missing is a skip, partly missing is an error
-            for h in sorted(set(versions) - set(present)):
+        absent = sorted(set(versions) - set(present))
+        if present and absent:  # partly missing is always an error: results would mix host sets
+            for h in absent:
                 pf.failures.append((h, f"{tool} installed", f"missing here but present on {', '.join(present)}: "
                                     f"install it (fsbench deploy) or drop this host"))
+        elif absent and not may_skip(sc, cases, tool):
+            for h in absent:
+                pf.failures.append((h, f"{tool} installed", f"{tool} is not installed here (`{tool}` workloads "
+                                    "run on this host): `fsbench deploy SCENARIO` puts it there, or mark the "
+                                    "workload `optional: true` to skip its cases"))
+        elif absent:
+            pf.warnings.append(f"{tool} is not installed on {', '.join(absent)}: its cases will be skipped")
         if len(set(present.values())) > 1:
             listing = "; ".join(f"{h}: {v}" for h, v in present.items())
             pf.failures.append(("(all)", f"{tool} version", f"differs between hosts ({listing}): results would "

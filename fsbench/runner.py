@@ -55,6 +55,7 @@ class Runner:
         self.controller = LocalTransport("controller")
         self.host_facts = host_facts
         self._presence: dict[tuple, bool] = {}
+        self._controller: HostInfo | None = None
         self.records: dict[str, dict] = {}
 
     # -- bookkeeping -------------------------------------------------------------------------
@@ -98,6 +99,7 @@ class Runner:
         self.emit(Event("run_start", total=len(todo),
                         data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
         hosts = self.host_facts if self.host_facts is not None else self._host_facts()
+        self.host_facts = hosts
         missing = {(h["host"], tool) for h in hosts for tool in self._tools() if h.get(f"{tool}_version") == "not found"}
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
         scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
@@ -143,9 +145,11 @@ class Runner:
                 self.records[case.case_id]["started"] = utc_now()
                 absent = self._absent(case, missing)
                 if absent:
-                    self._finish_case(case, STATUS_SKIPPED, f"{case.tool} is not installed on {', '.join(absent)} "
-                                      f"(`{shlex.join(get_tool(case.tool).version_argv(case.options))}` failed): "
-                                      "install it there, or remove the workload")
+                    skip = get_tool(case.tool).bring_your_own or self.sc.workloads[case.workload].optional
+                    self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED,
+                                      f"{case.tool} is not installed on {', '.join(absent)} "
+                                      f"(`{_short(get_tool(case.tool).version_argv(case.options))}` failed): "
+                                      "`fsbench deploy` puts it there, or remove the workload")
                 elif ready is not None:
                     self._finish_case(case, STATUS_FAILED, ready)
                 else:
@@ -196,6 +200,12 @@ class Runner:
         self.emit(Event("run_end", status=status, data={"counts": counts, "run_dir": str(self.rd.path)}))
         return RunOutcome(self.rd.path, counts, interrupted)
 
+    def _controller_info(self) -> HostInfo:
+        """This machine's facts, once: multi-host launchers (mpirun, fio --client) run here."""
+        if self._controller is None:
+            self._controller = HostInfo("controller", "127.0.0.1", facts=facts.gather(self.controller, {}))
+        return self._controller
+
     def _host_facts(self) -> list[dict]:
         tools = {name: get_tool(name).version_argv() for name in sorted(self._tools())}
         return [facts.gather(t, tools) for t in self.transports.values()]
@@ -209,8 +219,10 @@ class Runner:
         tool = get_tool(case.tool)
         test_dir = session.case_dir(case.case_id)
         hosts = {h: self.transports[h] for h in case.hosts}
-        ctx = BuildContext({h: HostInfo(h, self.sc.hosts[h].reach, self.sc.hosts[h].slots, self.sc.hosts[h].spec)
-                            for h in case.hosts}, port=free_port())
+        known = {row.get("host"): row for row in self.host_facts or []}
+        ctx = BuildContext({h: HostInfo(h, self.sc.hosts[h].reach, self.sc.hosts[h].slots, self.sc.hosts[h].spec,
+                                        known.get(h, {})) for h in case.hosts},
+                           port=free_port(), controller=self._controller_info())
         start = time.monotonic()
         monitored: list = []
         try:
@@ -347,3 +359,9 @@ class Runner:
             warnings += m.warnings
         self.rd.set_case_rows(case.case_id, rows)
         self._finish_case(case, STATUS_OK, "", warnings="; ".join(warnings), **common)
+
+
+def _short(argv: list[str]) -> str:
+    """A command for a message: shell probes shown as their first statement."""
+    text = argv[-1] if argv[:2] == ["/bin/sh", "-e"] else shlex.join(argv)
+    return text.split(";")[0] if len(text) > 80 else text

@@ -86,6 +86,8 @@ WORKLOAD = s.Struct({
     "targets": s.Key(s.list_of(s.string), default=list),
     "drop_caches": s.Key(s.boolean, default=False, doc="sync and drop the page cache on every involved host "
                                                        "before each case"),
+    "optional": s.Key(s.boolean, default=False, doc="where its tool is not installed, skip the cases (said in "
+                                                    "the report) instead of refusing to run"),
 }, what="workload")
 SETTINGS = s.Struct({
     "repetitions": s.Key(s.integer(1), default=1),
@@ -158,6 +160,15 @@ DEPLOY = s.Struct({
     "packages": s.Key(s.mapping_of(s.string, name_rule=False), default=dict, doc="tool -> package name"),
     "upload": s.Key(s.mapping_of(UPLOAD, name_rule=False), default=dict),
     "before_run": s.Key(s.boolean, default=False, doc="deploy as part of `fsbench run`, before preflight"),
+    "mdtest": s.Key(s.Struct({
+        "method": s.Key(s.one_of("auto", "upload", "build"), default="auto",
+                        doc="auto: this machine's build where OS, arch and MPI match, else built there"),
+        "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to this file) or URL"),
+    }, what="mdtest deploy settings"), default=dict),
+    "vdbench": s.Key(s.Struct({
+        "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to this file)"),
+        "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
+    }, what="vdbench deploy settings"), default=dict),
 }, what="deploy settings")
 
 SCENARIO = s.Struct({
@@ -282,7 +293,7 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
         workloads[n] = Workload(
             n, w["tool"], dict(w["options"]), w["description"], dict(w["jobs"]), w["job_file"], text,
             Sweep(dict(sw.get("product") or {}), dict(sw.get("zip") or {})),
-            w["repetitions"], w["timeout"], tuple(w["targets"]), w["drop_caches"],
+            w["repetitions"], w["timeout"], tuple(w["targets"]), w["drop_caches"], w["optional"],
         )
     st = d["settings"]
     settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],
@@ -294,7 +305,16 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                     Deploy(d["deploy"]["install"], dict(d["deploy"]["packages"]),
                            {k: {"from": str(base_dir / v["from"]) if not Path(v["from"]).is_absolute() else v["from"],
                                 "to": v["to"]} for k, v in d["deploy"]["upload"].items() if v},
-                           d["deploy"]["before_run"]))
+                           d["deploy"]["before_run"], d["deploy"]["mdtest"]["method"],
+                           _relative(base_dir, d["deploy"]["mdtest"]["source"]),
+                           _relative(base_dir, d["deploy"]["vdbench"]["zip"]), d["deploy"]["vdbench"]["home"]))
+
+
+def _relative(base_dir: Path, value: str) -> str:
+    """A path relative to the scenario file's folder (URLs and empty values unchanged)."""
+    if not value or "://" in value or Path(value).is_absolute():
+        return value
+    return str(base_dir / value)
 
 
 def _juicefs(j: dict | None) -> JuiceFS | None:

@@ -115,6 +115,7 @@ class Workload:
     timeout_s: float | None = None
     targets: tuple[str, ...] = ()
     drop_caches: bool = False
+    optional: bool = False  # skip (not refuse) where the tool is missing
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,10 @@ class Deploy:
     packages: dict = field(default_factory=dict)
     upload: dict = field(default_factory=dict)  # tool -> {"from": local path, "to": remote path}
     before_run: bool = False
+    mdtest_method: str = "auto"  # auto (this machine's build where platforms match, else build), upload, build
+    ior_source: str = ""  # IOR release tarball (path or URL) to build mdtest from
+    vdbench_zip: str = ""  # the vdbench zip the user downloaded from Oracle
+    vdbench_home: str = "/opt/vdbench"
 
 
 @dataclass

@@ -46,6 +46,12 @@ class HostInfo:
     address: str
     slots: int = 1
     spec: object = None  # fsbench.inventory.HostSpec, for MPI's ssh launch agent
+    facts: dict = field(default_factory=dict)  # what preflight gathered there (hosts.csv's columns)
+
+    @property
+    def is_root(self) -> bool:
+        """Whether commands run as root there (mpirun then needs --allow-run-as-root)."""
+        return str(self.facts.get("uid", "")).strip() == "0"
 
 
 @dataclass
@@ -54,6 +60,8 @@ class BuildContext:
 
     hosts: dict[str, HostInfo] = field(default_factory=dict)
     port: int = 0
+    #: facts of the controller (this machine), where multi-host launchers (mpirun, fio --client) run
+    controller: HostInfo | None = None
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""
@@ -74,6 +82,9 @@ class ToolAdapter(Protocol):
     """What the runner, planner and `fsbench ingest` need from a benchmark tool."""
 
     name: str
+    #: a tool users bring themselves (vdbench: its licence forbids redistribution): where it is missing
+    #: its cases are skipped with the reason instead of refusing the run
+    bring_your_own: bool
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Validate a workload's options before anything runs."""

@@ -5,22 +5,26 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import zipfile
 from pathlib import Path
 
 
-from fsbench.deploy import DETECT, install_argv
+from fsbench.hostpkg import DETECT, install_argv, parse_platform
 from fsbench.shell import sh
 from fsbench.targets.cache import drop_caches
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
 from tests.e2e.test_multihost import inventory
+from tests.paths import SHARED
 
 
 def test_deploy_uploads_a_missing_tool_then_finds_it(lab, tmp_path):
+    """The scenario's own upload (any build the user made) wins over fsbench's own ways."""
     inventory(lab, tmp_path / "inventory.yaml")
     build = tmp_path / "build" / "mdtest"
     build.parent.mkdir()
-    build.write_text("#!/bin/sh\necho mdtest-stand-in\n")
+    real = require("mdtest")
+    build.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
     dest = tmp_path / "remote-bin" / "mdtest"
     scenario = write_scenario(tmp_path, f"""\
         name: deploy
@@ -44,6 +48,78 @@ def test_deploy_uploads_a_missing_tool_then_finds_it(lab, tmp_path):
     assert all(l.rstrip().endswith("none") for l in again.stdout.splitlines()[1:])
 
 
+def _mdtest_scenario(tmp_path: Path, dest: Path, extra: str = "") -> Path:
+    return write_scenario(tmp_path, f"""\
+        name: deploy-mdtest
+        inventory: inventory.yaml
+        hosts: {{h2: {{}}}}
+        {extra}
+        targets:
+          t: {{path: {tmp_path}/t, hosts: [h2]}}
+        workloads:
+          meta: {{tool: mdtest, options: {{n: 10, binary: {dest}}}}}
+        """)
+
+
+def test_deploy_uploads_this_machine_s_mdtest_where_the_platform_matches(lab, tmp_path):
+    require("mdtest")
+    inventory(lab, tmp_path / "inventory.yaml")
+    dest = tmp_path / "host-bin" / "mdtest"
+    proc = run_cli("deploy", str(_mdtest_scenario(tmp_path, dest)))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    row = proc.stdout.splitlines()[1]
+    assert row.startswith("h2") and "uploaded this machine's" in row and "same debian" in row, row
+    assert "mdtest-4.0.0 (Open MPI" in row  # found afterwards, by a real run of the uploaded binary
+    assert Path(dest).read_bytes() == Path(os.path.realpath(require("mdtest"))).read_bytes()
+
+
+def test_deploy_builds_ior_on_the_host_from_the_tarball(lab, tmp_path):
+    """Where the platforms differ (forced here with method build), IOR is uploaded and compiled there."""
+    require("mpicc")
+    inventory(lab, tmp_path / "inventory.yaml")
+    dest = tmp_path / "built" / "bin" / "mdtest"
+    tarball = SHARED / "vendor" / "ior-4.0.0.tar.gz"
+    scenario = _mdtest_scenario(tmp_path, dest, f"deploy: {{mdtest: {{method: build, source: {tarball}}}}}")
+    before = set(Path("/tmp").glob("fsbench-deploy.*"))
+    proc = run_cli("deploy", str(scenario), timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    row = proc.stdout.splitlines()[1]
+    assert "built IOR there from" in row and str(tarball) in row and "mdtest-4.0.0 (Open MPI" in row, row
+    assert (tmp_path / "built" / "bin" / "ior").exists()  # the whole release: mdtest, ior, md-workbench
+    assert set(Path("/tmp").glob("fsbench-deploy.*")) == before  # the build folder is removed again
+
+
+def test_deploy_installs_vdbench_from_the_user_s_zip(lab, tmp_path):
+    """vdbench is bring-your-own: a zip shaped like Oracle's (a stand-in script inside) is unpacked there."""
+    inventory(lab, tmp_path / "inventory.yaml")
+    archive = tmp_path / "vdbench50407.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        script = zipfile.ZipInfo("vdbench")
+        script.external_attr = 0o100755 << 16
+        zf.writestr(script, '#!/bin/sh\necho "vdbench stand-in $*"\n')
+        zf.writestr("vdbench.bat", "rem windows\n")
+        zf.writestr("classes/vdbench/Vdbench.class", "not really a class\n")
+    home = tmp_path / "opt" / "vdbench"
+    scenario = write_scenario(tmp_path, f"""\
+        name: deploy-vdbench
+        inventory: inventory.yaml
+        hosts: {{h2: {{}}}}
+        targets:
+          t: {{path: {tmp_path}/t, hosts: [h2]}}
+        workloads:
+          w: {{tool: vdbench, options: {{binary: {home}/vdbench}}, jobs: {{rd1: {{elapsed: 1}}}}}}
+        """)
+    without = run_cli("deploy", str(scenario))
+    assert without.returncode == 4 and "bring-your-own" in without.stdout and "--vdbench-zip" in without.stdout
+    proc = run_cli("deploy", str(scenario), "--vdbench-zip", str(archive))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    row = proc.stdout.splitlines()[1]
+    assert f"uploaded vdbench50407.zip (3 files) to {home}" in row, row
+    assert os.access(home / "vdbench", os.X_OK) and (home / "classes" / "vdbench" / "Vdbench.class").exists()
+    java = subprocess.run(["java", "-version"], capture_output=True)
+    assert java.returncode == 0  # a Java runtime is there (it was, or deploy installed it)
+
+
 def test_deploy_reports_what_it_cannot_do(tmp_path):
     scenario = write_scenario(tmp_path, f"""\
         name: deploy-missing
@@ -52,12 +128,14 @@ def test_deploy_reports_what_it_cannot_do(tmp_path):
           w: {{tool: vdbench, options: {{binary: {tmp_path}/nowhere/vdbench}}, jobs: {{rd1: {{elapsed: 1}}}}}}
         """)
     proc = run_cli("deploy", str(scenario))
-    assert proc.returncode == 4 and "set deploy.install: true or give deploy.upload" in proc.stdout
+    assert proc.returncode == 4 and "bring-your-own" in proc.stdout and "--vdbench-zip" in proc.stdout
 
 
 def test_package_manager_commands():
     assert install_argv("apt-get", "fio")[-3:] == ["-y", "--no-install-recommends", "fio"]
-    assert install_argv("dnf", "fio") == ["dnf", "install", "-y", "fio"]
+    assert install_argv("dnf", "gcc", "make") == ["dnf", "install", "-y", "gcc", "make"]
+    p = parse_platform("debian 12\nx86_64\nmpirun (Open MPI) 4.1.4\n")
+    assert (p.os, p.arch, p.mpi) == ("debian 12", "x86_64", "mpirun (Open MPI) 4.1.4")
     r = LocalTransport().run(sh(DETECT), timeout=10)
     assert r.ok and r.extra["stdout"].strip() == "apt-get"  # this machine is Debian
 

@@ -1,4 +1,4 @@
-"""fsbench across hosts over SSH: a real sshd on 127.0.0.2-5, fio client/server, mpirun, failures."""
+"""fsbench across hosts over SSH: a real sshd on 127.0.0.2-5, fio client/server, failures (mpirun: test_mdtest_real)."""
 
 from __future__ import annotations
 
@@ -71,49 +71,6 @@ def test_fio_client_server_across_three_hosts(lab, tmp_path, fio):
     assert "clock_skew_s" in hosts.columns
     assert no_strays("fio --server=ip:127.0.0")
     assert not (tmp_path / "shared").exists()
-
-
-def test_mpirun_across_two_hosts_with_a_stand_in_mdtest(lab, tmp_path, fio):
-    require("mpirun")
-    inventory(lab, tmp_path / "inventory.yaml")
-    fixture = FIXTURES / "mdtest" / "4.0.0" / "seed_b3_z1_I100_u_np4_ext4.stdout.txt"
-    stand_in = tmp_path / "bin" / "mdtest"
-    stand_in.parent.mkdir()
-    stand_in.write_text("#!/bin/sh\n"
-                        f'echo "$SSH_CONNECTION" > {tmp_path}/conn.$OMPI_COMM_WORLD_RANK\n'
-                        '[ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ] || exit 0\n'
-                        f"cat {fixture}\n")
-    stand_in.chmod(0o755)
-    scenario = write_scenario(tmp_path, f"""\
-        name: mpi-two-hosts
-        inventory: inventory.yaml
-        hosts: {{h2: {{}}, h3: {{}}}}
-        targets:
-          t: {{path: {tmp_path}/t, hosts: [h2, h3], setup: ["mkdir -p ${{target.path}}"],
-              teardown: ["rm -rf ${{target.path}}"]}}
-        workloads:
-          meta:
-            tool: mdtest
-            options:
-              b: 3
-              z: 1
-              I: 100
-              u: true
-              tasks: 2
-              binary: {stand_in}
-              mpirun_args: [--mca, btl, "self,tcp", --mca, btl_tcp_if_include, lo, --mca, oob_tcp_if_include, lo]
-        """)
-    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    run = Path(proc.stdout.splitlines()[0])
-    raw = run / "raw" / "t__meta__r1" / "controller"
-    assert (raw / "hostfile").read_text() == "127.0.0.2 slots=1\n127.0.0.3 slots=1\n"
-    command = (raw / "command").read_text()
-    assert "--hostfile hostfile" in command and f"-p {lab.port}" in command and "StrictHostKeyChecking=yes" in command
-    connections = {(tmp_path / f"conn.{r}").read_text().split()[2] for r in (0, 1)}
-    assert connections == {"127.0.0.2", "127.0.0.3"}  # one rank on each host, launched over ssh
-    results = pd.read_csv(run / "results.csv", keep_default_na=False)
-    assert "directory_creation" in set(results[results.tool == "mdtest"].operation)
 
 
 @pytest.mark.parametrize("problem", ["changed host key", "unreachable host", "wrong key"])

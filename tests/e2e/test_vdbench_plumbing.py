@@ -1,4 +1,4 @@
-"""vdbench is not installable here: a stand-in proves the parameter file, the launch and the collection."""
+"""vdbench is bring-your-own (Oracle's licence): a stand-in proves the parameter file, the launch and the collection."""
 
 from __future__ import annotations
 

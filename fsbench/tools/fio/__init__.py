@@ -37,6 +37,7 @@ class FioAdapter:
     """fio on one host (client/server across hosts arrives with the SSH transport)."""
 
     name = "fio"
+    bring_your_own = False
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Unknown names (with a suggestion), options fsbench owns, and values fio would misread."""

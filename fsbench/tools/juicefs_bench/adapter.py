@@ -36,6 +36,7 @@ class JuiceFSBenchAdapter:
     """`juicefs bench PATH` in the case's test directory."""
 
     name = TOOL
+    bring_your_own = False
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Known option names; sizes and counts that parse."""

@@ -2,8 +2,8 @@
 
 Flags are written as they are on mdtest's command line, without the dash: `{n: 5000, u: true,
 z: 2, i: 3}` is `-n 5000 -u -z 2 -i 3`; `tasks` is the number of MPI processes (mpirun -np).
-mdtest cannot be installed from this project's package sources: the command building and launch
-are tested with a stand-in program under real mpirun, the parser with genuine outputs.
+mdtest comes from IOR (hpc/ior), which install.sh builds and `fsbench deploy` puts on hosts; the
+end-to-end tests run the real mdtest under real mpirun, on one host and across SSH hosts.
 """
 
 from __future__ import annotations
@@ -27,6 +27,23 @@ OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest c
        "separate_phases": "run create, stat, read and remove as separate mdtest runs (-C, -T, -E, -r), so that "
                           "`drop_caches: true` empties the cache between them"}
 PHASES = (("-C", "create"), ("-T", "stat"), ("-E", "read"), ("-r", "remove"))
+#: the SUMMARY rows each phase run measures; mdtest prints the others as 0.000
+PHASE_OPERATIONS = {
+    "create": {"directory_creation", "file_creation", "tree_creation"},
+    "stat": {"directory_stat", "file_stat"},
+    "read": {"file_read", "directory_read"},
+    "remove": {"directory_removal", "file_removal", "tree_removal"},
+}
+#: the version probe: mdtest has no --version, so a one-item run in a temporary folder prints
+#: `mdtest-X was launched...`; the MPI it was built against comes from mpirun --version
+_PROBE = (
+    'p=$(command -v {binary}) || exit 1; d=$(mktemp -d) || exit 1; '
+    'v=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self "$p" -n 1 -d "$d/probe" '
+    '2>/dev/null | sed -n "s/^\\(mdtest-[^ ]*\\) was launched.*/\\1/p" | head -n 1); rm -rf "$d"; '
+    '[ -n "$v" ] || exit 1; '
+    'm=$(mpirun --version 2>/dev/null | head -n 1 | sed -n "s/^[^(]*(\\([^)]*\\)) *\\(.*\\)$/\\1 \\2/p"); '
+    'echo "$v${{m:+ ($m)}}"'
+)
 ESTIMATE_RATE = 2000.0  # items per second per task: a plan needs a number
 
 
@@ -34,6 +51,7 @@ class MdtestAdapter:
     """mdtest through mpirun on the local host (several hosts arrive with the SSH transport)."""
 
     name = TOOL
+    bring_your_own = False
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Flags mdtest knows; `d` is fsbench's; values where mdtest wants them."""
@@ -87,7 +105,9 @@ class MdtestAdapter:
                 inv.steps = [cmd + [flag] for flag, _ in PHASES]
             return inv
         mpirun = [str(o.get("mpirun", "mpirun")), "-np", str(tasks), "--oversubscribe"]
-        if os.geteuid() == 0:
+        # mpirun runs on the controller across hosts, else on the case's host: root there needs the flag
+        launcher = (ctx.controller if multi else next(iter(ctx.hosts.values()), None)) if ctx else None
+        if (launcher.is_root if launcher is not None and launcher.facts else os.geteuid() == 0):
             mpirun.append("--allow-run-as-root")
         inv = Invocation(argv=[])
         if multi:
@@ -101,17 +121,36 @@ class MdtestAdapter:
         return inv
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
-        """SUMMARY blocks of stdout; stderr sharpens the reason when there are none."""
-        return parse_text(read_stream(raw_dir, "stdout"), str(raw_dir / "stdout"),
-                          stderr=read_stream(raw_dir, "stderr"))
+        """SUMMARY blocks of stdout; stderr sharpens the reason when there are none.
+
+        Separate phases (stdout.0 to stdout.3) are parsed one by one, each keeping only the rows of
+        its own phase: mdtest prints every row, with 0.000 for the phases it did not run.
+        """
+        if not (raw_dir / "stdout.0").exists():
+            return parse_text(read_stream(raw_dir, "stdout"), str(raw_dir / "stdout"),
+                              stderr=read_stream(raw_dir, "stderr"))
+        merged = ParseResult()
+        for i, (_flag, phase) in enumerate(PHASES):
+            name = f"stdout.{i}"
+            if not (raw_dir / name).exists():
+                merged.warnings.append(f"the {phase} phase did not run (no {name})")
+                continue
+            part = parse_text(read_stream(raw_dir, name), str(raw_dir / name),
+                              stderr=read_stream(raw_dir, f"stderr.{i}"))
+            merged.rows += [{**r, "phase": phase} for r in part.rows
+                            if r["tool"] != TOOL or r["operation"] in PHASE_OPERATIONS[phase]]
+            merged.warnings += [f"{phase}: {w}" for w in part.warnings]
+            for k, v in part.meta.items():
+                merged.meta.setdefault(k, v)
+        return merged
 
     def parse_file(self, path: Path) -> ParseResult:
         """An existing mdtest output."""
         return parse_path(path)
 
     def version_argv(self, options: dict | None = None) -> list[str]:
-        """mdtest has no --version: its presence is checked, the version comes with its output."""
-        return sh(f"command -v {shlex.quote(str((options or {}).get('binary', 'mdtest')))}")
+        """`mdtest-4.0.0 (Open MPI 4.1.4)`: mdtest has no --version, so a one-item run tells (about 1 s)."""
+        return sh(_PROBE.format(binary=shlex.quote(str((options or {}).get("binary", "mdtest")))))
 
 
 def ssh_agent_args(spec) -> str:

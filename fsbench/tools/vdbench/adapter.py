@@ -8,7 +8,7 @@ Definitions are written under `jobs`, named as in vdbench with their type as pre
       rd1: {fwd: fwd1, fwdrate: max, format: restart, elapsed: 60, interval: 1}
 
 `options` holds `binary` (the vdbench script) and general parameters (e.g. `data_errors: 1`).
-vdbench cannot be installed from this project's package sources: the parameter files and the
+vdbench is bring-your-own (Oracle's licence forbids passing it on): the parameter files and the
 launch are tested with a stand-in program, the parser with genuine public outputs.
 """
 
@@ -49,6 +49,7 @@ class VdbenchAdapter:
     """vdbench on the local host (hd= lines for several hosts arrive with the SSH transport)."""
 
     name = TOOL
+    bring_your_own = True
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Definitions named fsd*/fwd*/rd*/sd*/wd*; an rd to run; fsbench owns anchors."""
