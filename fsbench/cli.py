@@ -49,7 +49,10 @@ def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> Non
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
 @_inventory_option
-def plan(scenario: str, sets: tuple[str, ...], inventory: str | None) -> None:
+@click.option("--show", is_flag=True, help="Also print each case's exact commands and job / parameter files.")
+@click.option("--case", "only", metavar="ID_OR_INDEX", multiple=True,
+              help="With --show: only these cases (an id, a part of one, or a number), repeatable.")
+def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool, only: tuple[str, ...]) -> None:
     """Print every case, the hosts it runs on and an estimated duration."""
     from fsbench.campaign import describe_plan
 
@@ -57,6 +60,12 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None) -> None:
         sc, cases = describe_plan(scenario, list(sets), inventory)
     except FsbenchError as exc:
         _fail(exc)
+    if show:
+        from fsbench.plan_show import describe_case
+
+        chosen = [c for c in cases if not only or any(o == str(c.index) or o in c.case_id for o in only)]
+        for c in chosen:
+            click.echo(describe_case(sc, c))
     width = max((len(c.case_id) for c in cases), default=10)
     hw = max((len(",".join(c.hosts)) for c in cases), default=5)
     click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<{hw}} {'estimate':>9}")

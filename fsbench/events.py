@@ -10,7 +10,7 @@ from typing import Callable
 class Event:
     """Something that happened during a run."""
 
-    kind: str  # run_start, target_setup, target_teardown, case_start, case_end, warning, run_end
+    kind: str  # run_start, target_setup, target_teardown, prepare, case_start, case_end, warning, run_end
     message: str = ""
     case: object = None
     index: int = 0

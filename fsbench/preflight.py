@@ -17,7 +17,6 @@ from fsbench.targets.manager import resolve_hosts
 from fsbench.tools import get_tool
 from fsbench.transport.base import Transport
 from fsbench.transport.group import run_on_group
-from fsbench.units import parse_size
 
 SKEW_WARN_S = 1.0
 
@@ -102,7 +101,7 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
         tcases = [c for c in cases if c.target == target.name]
         if not tcases:
             continue
-        needed = max((_bytes_needed(c) for c in tcases), default=0)
+        needed = peak_bytes(tcases)
         prepared_later = bool(target.setup or target.juicefs)
         for h in resolve_hosts(sc, target.hosts):
             t = alive.get(h)
@@ -125,14 +124,35 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
 
 
 def _bytes_needed(case: Case) -> float:
-    """Data one fio case writes: size x numjobs (other tools: unknown, 0)."""
-    if case.tool != "fio":
+    """Data one case writes (fio: every job's size x numjobs; other tools: unknown, 0)."""
+    layout = getattr(get_tool(case.tool), "layout_bytes", None)
+    if layout is None:
         return 0.0
     try:
-        size = parse_size(case.options.get("size", 0) or 0)
-    except ValueError:
+        return float(layout(case.options, case.job_file_text, case.jobs, case.job_file))
+    except (ValueError, TypeError):
         return 0.0
-    return size * int(case.options.get("numjobs", 1) or 1) * max(1, len(case.jobs) or 1)
+
+
+def peak_bytes(cases: list[Case]) -> float:
+    """The most a target holds at once: a case's own files, plus every dataset still to be read then.
+
+    A dataset lives from its first case to its last (the runner removes it then); its size is the
+    largest of its cases' layouts (fio adds missing files, never shrinks them).
+    """
+    sizes: dict[str, float] = {}
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for i, c in enumerate(cases):
+        if c.dataset:
+            sizes[c.dataset] = max(sizes.get(c.dataset, 0.0), _bytes_needed(c))
+            first.setdefault(c.dataset, i)
+            last[c.dataset] = i
+    peak = 0.0
+    for i, c in enumerate(cases):
+        live = sum(sizes[d] for d in sizes if first[d] <= i <= last[d])
+        peak = max(peak, live + (0.0 if c.dataset else _bytes_needed(c)))
+    return peak
 
 
 def _available(t: Transport, path: str) -> float | None:

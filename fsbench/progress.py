@@ -51,7 +51,7 @@ class Progress:
                 first = (ev.message or "").splitlines()[0:1]
                 self._line(f"[{ev.index}/{ev.total}] {ev.case.case_id}: {ev.status.upper()}"
                            f"{': ' + first[0] if first else ''}", final=True)
-        elif ev.kind in ("target_setup", "target_teardown"):
+        elif ev.kind in ("target_setup", "target_teardown", "prepare"):
             self._line(f"  {ev.kind.replace('_', ' ')}: {ev.message}", final=not self.tty)
         elif ev.kind == "warning":
             self._line(f"warning: {ev.message}", final=True)

@@ -1,27 +1,26 @@
-"""Run the cases of a scenario: targets set up once, raw output saved before parsing, failures as data."""
+"""The case loop: targets set up once (services around them), each case run by fsbench.case_run, records
+kept for resume; failures are data, Ctrl-C stops cleanly."""
 
 from __future__ import annotations
 
 import posixpath
 import shlex
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench import facts
-from fsbench.errors import CommandResult, FsbenchError
+from fsbench.errors import FsbenchError
 from fsbench.events import Event, Listener, ignore
 from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
-from fsbench.store import (STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir,
+from fsbench.store import (STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir,
                            utc_now)
 from fsbench.targets.lifecycle import TargetSession
+from fsbench.case_run import CaseRun
 from fsbench.targets.manager import ServiceManager, resolve_hosts
-from fsbench.background import Background
-from fsbench.targets.services import free_port
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext, HostInfo
+from fsbench.tools.base import HostInfo
 from fsbench.transport.base import Transport
 from fsbench.transport.local import LocalTransport
 
@@ -137,6 +136,7 @@ class Runner:
                     if target.fstype and m["fstype"] != target.fstype:
                         ready = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "
                                  f"the scenario expects {target.fstype}")
+            last_user = {c.dataset: c.case_id for c in tcases if c.dataset}
             for case in tcases:
                 if self.cancel.is_set():
                     break
@@ -154,6 +154,8 @@ class Runner:
                     self._finish_case(case, STATUS_FAILED, ready)
                 else:
                     self._run_case(case, session)
+                if case.dataset and last_user.get(case.dataset) == case.case_id:
+                    session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
                 rec = self.records[case.case_id]
                 self.emit(Event("case_end", case=case, index=done, total=total, status=rec["status"],
                                 duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
@@ -214,152 +216,13 @@ class Runner:
         return {n: self.transports[n] for n in resolve_hosts(self.sc, target.hosts)}
 
     def _run_case(self, case: Case, session: TargetSession) -> None:
-        rec = self.records[case.case_id]
-        rec["started"] = utc_now()
-        tool = get_tool(case.tool)
-        test_dir = session.case_dir(case.case_id)
-        hosts = {h: self.transports[h] for h in case.hosts}
+        self.records[case.case_id]["started"] = utc_now()
         known = {row.get("host"): row for row in self.host_facts or []}
-        ctx = BuildContext({h: HostInfo(h, self.sc.hosts[h].reach, self.sc.hosts[h].slots, self.sc.hosts[h].spec,
-                                        known.get(h, {})) for h in case.hosts},
-                           port=free_port(), controller=self._controller_info())
-        start = time.monotonic()
-        monitored: list = []
-        try:
-            inv = tool.build(case, test_dir, ctx)
-            for h, tr in hosts.items():
-                tr.makedirs(inv.host_dirs.get(h, test_dir))
-            where = "controller" if inv.controller else case.hosts[0]
-            transport = self.controller if inv.controller else hosts[where]
-            raw = self.rd.raw_dir(case.case_id, where)
-            work = transport.workdir(raw)
-            for name, text in inv.files.items():
-                (raw / name).write_text(text)
-                transport.put_text(f"{work}/{name}", text)
-            (raw / "command").write_text("".join(shlex.join(a) + "\n" for a in (inv.steps or [inv.argv])))
-            involved = self._involved(case)
-            dropped = self._drop_caches(case, involved)
-            if dropped:
-                self._finish_case(case, STATUS_FAILED, dropped, duration_s=round(time.monotonic() - start, 3))
-                return
-            monitors = self._monitors(case, involved)
-            servers = Background(inv.servers, self.transports, lambda h: self.rd.raw_dir(case.case_id, h),
-                                 case.timeout_s + 60)
-            for m in monitors:
-                m.start()
-            servers.start()
-            try:
-                not_listening = servers.wait_ports(inv.wait_ports)
-                if not_listening:
-                    self._finish_case(case, STATUS_FAILED, f"{case.tool} server did not start: {not_listening}",
-                                      duration_s=round(time.monotonic() - start, 3))
-                    return
-                result = self._execute(case, inv, transport, work, raw, involved)
-            finally:
-                servers.stop()
-                # a long case has its tail sampled already; a short one waits for one more sample
-                short = time.monotonic() - start < 3 * self.sc.monitor.interval_s
-                monitored = [m.stop(final_sample=short and not self.cancel.is_set()) for m in monitors]
-            for name in inv.outputs:
-                transport.fetch(f"{work}/{name}", raw / name)
-            (raw / "exit_status").write_text(f"{result.exit_status}\n")
-            if not isinstance(transport, LocalTransport):
-                transport.remove_tree(work)  # raw/ has it now
-        except FsbenchError as exc:
-            self._finish_case(case, STATUS_FAILED, str(exc), duration_s=round(time.monotonic() - start, 3))
-            return
-        finally:
-            for h, tr in hosts.items():
-                try:
-                    tr.remove_tree(test_dir)
-                except FsbenchError as exc:  # a host lost mid-run must not hide the case's own outcome
-                    self.emit(Event("warning", message=f"could not remove {test_dir} on {h}: {exc}"))
-        duration = round(time.monotonic() - start, 3)
-        names = {info.address: h for h, info in ctx.hosts.items()}
-        self._record_result(case, tool, raw, result, duration, monitored, names)
-
-    def _execute(self, case: Case, inv, transport: Transport, work: str, raw: Path, involved: list[str]) -> CommandResult:
-        """The tool's command, or its steps in order with cache drops between them (outputs concatenated)."""
-        if not inv.steps:
-            return transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
-                                 stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
-        deadline = time.monotonic() + case.timeout_s
-        result = None
-        with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
-            for i, argv in enumerate(inv.steps):
-                failed = self._drop_caches(case, involved, f"drop_caches-{i}.json") if i else None
-                if failed:
-                    raise FsbenchError(failed)  # the case fails with it; its earlier steps' output is kept
-                result = transport.run(argv, cwd=work, timeout=max(1.0, deadline - time.monotonic()),
-                                       stdout_path=raw / f"stdout.{i}", stderr_path=raw / f"stderr.{i}",
-                                       cancel=self.cancel, env=inv.env or None)
-                out.write((raw / f"stdout.{i}").read_bytes())
-                err.write((raw / f"stderr.{i}").read_bytes())
-                if not result.ok:
-                    break
-        return result
-
-    def _involved(self, case: Case) -> list[str]:
-        """Hosts a case touches: its own and those of its target's services."""
-        hosts = list(case.hosts)
-        for s in self.sc.targets[case.target].services:
-            hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
-        return hosts
-
-    def _drop_caches(self, case: Case, hosts: list[str], record: str = "drop_caches.json") -> str | None:
-        """Drop the page cache on every involved host when the workload asks; the proof goes to raw/."""
-        if not self.sc.workloads[case.workload].drop_caches:
-            return None
-        from fsbench.targets.cache import drop_caches
-
-        for h in hosts:
-            out = drop_caches(self.transports[h], self.rd.raw_dir(case.case_id, h) / record)
-            if not out["ok"]:
-                return f"dropping the page cache on {h} failed (the workload asks for it) {out['error']}"
-        return None
-
-    def _monitors(self, case: Case, hosts: list[str]) -> list:
-        """One sampler per host the case involves."""
-        mon = self.sc.monitor
-        if not mon.enabled:
-            return []
-        from fsbench.monitor import MonitorSession
-
-        return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
-                               self.rd.raw_dir(case.case_id, h) / "monitor.txt", max_s=case.timeout_s + 120)
-                for h in hosts]
-
-    def _record_result(self, case: Case, tool, raw: Path, result: CommandResult, duration: float,
-                       monitored: list | None = None, names: dict[str, str] | None = None) -> None:
-        common = {"duration_s": duration, "exit_status": result.exit_status,
-                  "tool_wall_s": round(result.duration_s, 3)}
-        if result.interrupted:
-            self._finish_case(case, STATUS_INTERRUPTED, "stopped by the user (Ctrl-C)", **common)
-            return
-        if not result.ok:
-            what = f"timed out after {case.timeout_s:.0f}s" if result.timed_out else "failed"
-            self._finish_case(case, STATUS_FAILED, f"{case.tool} {what} {result.describe()}", **common)
-            return
-        try:
-            parsed = tool.parse_outputs(raw)
-        except FsbenchError as exc:
-            self._finish_case(case, STATUS_FAILED, f"unusable output: {exc}", **common)
-            return
-        context = {"run_id": self.rd.run_id, "case_id": case.case_id, "scenario": self.sc.name,
-                   "target": case.target, "workload": case.workload, "repetition": case.repetition}
-        names = names or {}
-        # tools name hosts by the address they were given; rows use the scenario's host names
-        # a row without a host is the whole case's figure: the host's own on one host, `all` across hosts
-        # or beside per-host rows (vdbench totals), so sums over hosts never count it twice
-        whole = "all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0]
-        rows = [{**context, **r, "host": names.get(r.get("host"), r.get("host")) or whole} for r in parsed.rows]
-        warnings = list(parsed.warnings)
-        for m in monitored or []:
-            rows += [{**context, **r} for r in m.rows]
-            warnings += m.warnings
-        self.rd.set_case_rows(case.case_id, rows)
-        self._finish_case(case, STATUS_OK, "", warnings="; ".join(warnings), **common)
-
+        hosts = {h: HostInfo(h, self.sc.hosts[h].reach, self.sc.hosts[h].slots, self.sc.hosts[h].spec,
+                             known.get(h, {})) for h in case.hosts}
+        outcome = CaseRun(self.sc, case, self.rd, self.transports, self.controller, hosts, self._controller_info(),
+                          self.cancel, self.emit).run(session)
+        self._finish_case(case, outcome.status, outcome.reason, **outcome.extra)
 
 def _short(argv: list[str]) -> str:
     """A command for a message: shell probes shown as their first statement."""

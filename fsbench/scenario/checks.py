@@ -119,15 +119,35 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
         return [lm.issue(("workloads", w.name, "tool"), f"fsbench cannot run {w.tool} yet",
                          f"runnable now: {exc.args[0].split('known tools: ')[-1]}; "
                          f"its outputs can be read with `fsbench ingest {w.tool} FILE...`")]
-    swept = {**{k: v[0] for k, v in w.sweep.product.items() if v}, **{k: v[0] for k, v in w.sweep.zip.items() if v}}
-    out = []
     targets = [sc.targets[t] for t in (w.targets or sc.targets) if t in sc.targets]
-    ctx = {"destructive": all(t.destructive for t in targets) if targets else False}
-    for oi in tool.check_options({**w.options, **swept}, w.job_file_text, w.jobs, ctx):
-        key = oi.path.split(".")[0]
-        where = ("sweep", "product" if key in w.sweep.product else "zip") if key in swept else ("options",)
-        if key in w.jobs:
-            where = ("jobs",)
-        full = ("workloads", w.name) + where + tuple(p for p in oi.path.split(".") if p)
-        out.append(lm.issue(full, oi.message, oi.hint))
+    ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
+           "targets": [(t.name, t.path, t.destructive) for t in targets],
+           "allow_commands": w.allow_commands, "job_file": w.job_file}
+    out: list[Issue] = []
+    seen: set[tuple] = set()
+    # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
+    for point in w.sweep.points() or [{}]:
+        for oi in tool.check_options({**w.options, **point}, w.job_file_text, w.jobs, ctx):
+            issue = _locate(w, oi, point, lm)
+            key = (issue.file, issue.line, issue.path, issue.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(issue)
     return out
+
+
+def _locate(w, oi, point: dict, lm: LineMap) -> Issue:
+    """An adapter's issue at its place: the job file's line, or the scenario key (sweep value, job, option)."""
+    origin = getattr(oi, "origin", None)
+    if origin is not None and getattr(origin, "line", None):
+        return Issue(origin.file, origin.line, f"workloads.{w.name}.job_file {oi.option}".rstrip(), oi.message,
+                     oi.hint)
+    key = oi.path.split(".")[0]
+    if key in point:
+        axis = "product" if key in w.sweep.product else "zip"
+        values = getattr(w.sweep, axis)[key]
+        index = next((i for i, v in enumerate(values) if v == point[key]), 0)
+        return lm.issue(("workloads", w.name, "sweep", axis, key, index), oi.message, oi.hint)
+    where = ("jobs",) if key in w.jobs else ("options",)
+    full = ("workloads", w.name) + where + tuple(p for p in oi.path.split(".") if p)
+    return lm.issue(full, oi.message, oi.hint)

@@ -84,8 +84,14 @@ WORKLOAD = s.Struct({
     "repetitions": s.Key(s.integer(1)),
     "timeout": s.Key(s.duration),
     "targets": s.Key(s.list_of(s.string), default=list),
-    "drop_caches": s.Key(s.boolean, default=False, doc="sync and drop the page cache on every involved host "
-                                                       "before each case"),
+    "drop_caches": s.Key(s.boolean, doc="sync and drop the page cache on every involved host before each case "
+                                         "(default: only after a prepare step laid out files)"),
+    "dataset": s.Key(s.name, doc="cases naming the same dataset on a target share one data folder, kept "
+                                   "until the target's teardown (default: the workload's name)"),
+    "prepare": s.Key(s.one_of("auto", "none"), default="auto",
+                     doc="auto: before a case that reads, lay its files out untimed and unmonitored"),
+    "allow_commands": s.Key(s.boolean, default=False, doc="allow tool options that run commands "
+                                                          "(fio exec_prerun, exec_postrun, exec engine)"),
     "optional": s.Key(s.boolean, default=False, doc="where its tool is not installed, skip the cases (said in "
                                                     "the report) instead of refusing to run"),
 }, what="workload")
@@ -281,9 +287,10 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     for n, w in d["workloads"].items():
         if not w:
             continue
-        text = None
+        text, job_file = None, None
         if w["job_file"]:
             jf = (base_dir / w["job_file"]) if not Path(w["job_file"]).is_absolute() else Path(w["job_file"])
+            job_file = str(jf)
             try:
                 text = jf.read_text()
             except OSError as exc:
@@ -291,9 +298,10 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                                        "paths are relative to the scenario file's folder"))
         sw = w["sweep"] or {}
         workloads[n] = Workload(
-            n, w["tool"], dict(w["options"]), w["description"], dict(w["jobs"]), w["job_file"], text,
+            n, w["tool"], dict(w["options"]), w["description"], dict(w["jobs"]), job_file, text,
             Sweep(dict(sw.get("product") or {}), dict(sw.get("zip") or {})),
             w["repetitions"], w["timeout"], tuple(w["targets"]), w["drop_caches"], w["optional"],
+            w["dataset"] or "", w["prepare"], w["allow_commands"],
         )
     st = d["settings"]
     settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],

@@ -114,8 +114,11 @@ class Workload:
     repetitions: int | None = None
     timeout_s: float | None = None
     targets: tuple[str, ...] = ()
-    drop_caches: bool = False
+    drop_caches: bool | None = None  # None: only after a prepare step laid files out
     optional: bool = False  # skip (not refuse) where the tool is missing
+    dataset: str = ""  # cases of a target naming the same dataset share one data folder ("" = own)
+    prepare: str = "auto"  # auto: lay out the files of a reading case first, untimed; none
+    allow_commands: bool = False  # tool options that run commands (fio exec_prerun...) allowed
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,13 @@ class Case:
     hosts: tuple[str, ...] = ("local",)
     estimate_s: float = 0.0
     timeout_s: float = 600.0
+    job_file: str | None = None
+    #: the data folder shared with the target's other cases of this dataset ("": the case's own folder)
+    dataset: str = ""
+    #: an untimed, unmonitored layout pass runs first (the tool's prepare step)
+    prepare: bool = False
+    #: caches dropped on every involved host before the measured run
+    drop_caches: bool = False
 
     def label(self) -> str:
         """'tmpfs · seq-write numjobs=4 · rep 1' for progress lines."""
@@ -46,26 +53,63 @@ def case_id_for(target: str, workload: str, params: dict, repetition: int) -> st
     return cid
 
 
+#: a rough write rate for layout (prepare) steps in a plan: a plan needs a number, not a promise
+LAYOUT_BW = 400 * 2**20
+PREPARE_START_S = 0.2
+
+
 def plan_cases(sc: Scenario) -> list[Case]:
-    """Every case in run order: by target (so each is set up once), then workload, sweep, repetition."""
+    """Every case in run order: by target (so each is set up once), then workload, sweep, repetition.
+
+    A case's estimate includes its prepare step only where that step writes: for the first case of
+    each dataset on a target (later ones find the files laid out).
+    """
     from fsbench.targets.manager import resolve_hosts
     from fsbench.tools import get_tool
 
     cases: list[Case] = []
     for target in sc.targets.values():
+        laid_out: set[str] = set()
         for w in sc.workloads.values():
             if w.targets and target.name not in w.targets:
                 continue
             tool = get_tool(w.tool)
             reps = w.repetitions or sc.settings.repetitions
+            hosts = resolve_hosts(sc, target.hosts)
             for point in w.sweep.points():
                 options = {**w.options, **point}
-                estimate = tool.estimate_seconds(options, w.job_file_text, w.jobs)
-                timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, estimate * 3 + 60)
-                hosts = resolve_hosts(sc, target.hosts)
+                estimate = _estimate(tool, options, w)
+                reads = w.prepare == "auto" and _reads(tool, options, w)
+                dataset = w.dataset or (w.name if reads else "")
+                drop = w.drop_caches if w.drop_caches is not None else reads
+                layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
                 for rep in range(1, reps + 1):
+                    first = reads and dataset not in laid_out
+                    if reads:
+                        laid_out.add(dataset)
+                    # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
+                    total = estimate + (layout if first else 0.0) + (PREPARE_START_S if reads else 0.0)
+                    timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, total * 3 + 60)
                     cases.append(Case(
                         case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,
-                        w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts), estimate, timeout,
+                        w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts),
+                        round(total, 1), timeout, w.job_file, dataset, reads, drop,
                     ))
     return cases
+
+
+def _estimate(tool, options: dict, w) -> float:
+    try:
+        return tool.estimate_seconds(options, w.job_file_text, w.jobs, w.job_file)
+    except TypeError:  # adapters that take no job file path
+        return tool.estimate_seconds(options, w.job_file_text, w.jobs)
+
+
+def _reads(tool, options: dict, w) -> bool:
+    reads = getattr(tool, "reads", None)
+    return bool(reads and reads(options, w.job_file_text, w.jobs, w.job_file))
+
+
+def _layout_seconds(tool, options: dict, w) -> float:
+    layout = getattr(tool, "layout_bytes", None)
+    return layout(options, w.job_file_text, w.jobs, w.job_file) / LAYOUT_BW if layout else 0.0

@@ -163,6 +163,15 @@ def size(value: object, path: tuple, lm: LineMap, issues: list) -> object:
         return None
 
 
+def name(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """A name that becomes a folder: letters, digits, '-', '_' and '.', starting with a letter or digit."""
+    if not _good_name(value) or value in (".", ".."):
+        issues.append(lm.issue(path, f"bad name {value!r}",
+                               "use letters, digits, '-', '_' and '.', starting with a letter or digit"))
+        return None
+    return value
+
+
 def one_of(*choices: str) -> Check:
     """One of a fixed set of words."""
 
@@ -198,5 +207,5 @@ def _kind(value: object) -> str:
 
 __all__ = [
     "Issue", "Key", "Struct", "anything", "boolean", "duration", "integer", "list_of",
-    "mapping_of", "one_of", "scalar", "scalar_or_list", "size", "string",
+    "mapping_of", "name", "one_of", "scalar", "scalar_or_list", "size", "string",
 ]

@@ -83,6 +83,21 @@ class TargetSession:
         """A unique folder for one case's test files, inside the run's scratch folder."""
         return posixpath.join(self.scratch, case_id)
 
+    def data_dir(self, dataset: str) -> str:
+        """The folder a dataset's files live in, shared by the target's cases and removed at teardown."""
+        return posixpath.join(self.scratch, "data", dataset)
+
+    def remove_data(self, dataset: str, hosts: tuple[str, ...]) -> None:
+        """Remove a dataset's folder once its last case ran (teardown would, later); never raise."""
+        for host in hosts:
+            tr = self.transports.get(host)
+            if tr is None:
+                continue
+            try:
+                tr.remove_tree(self.data_dir(dataset))
+            except FsbenchError as exc:
+                self.emit(Event("warning", message=f"could not remove dataset {dataset} on {host}: {exc}"))
+
     def teardown(self) -> None:
         """Remove the scratch folder, unmount what fsbench mounted, run teardown commands; never raise."""
         if not self._setup_started:

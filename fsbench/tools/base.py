@@ -70,11 +70,17 @@ class BuildContext:
 
 @dataclass(frozen=True)
 class OptionIssue:
-    """A problem with a workload's options: key path below the workload, message, hint."""
+    """A problem with a workload's options: key path below the workload, message, hint.
+
+    `origin` (fsbench.tools.fio.jobfile.Origin) is set when the option came from a job file: the
+    issue is then located at that file and line, and `option` names it there (`[job] filename`).
+    """
 
     path: str
     message: str
     hint: str = ""
+    origin: object = None
+    option: str = ""
 
 
 @runtime_checkable

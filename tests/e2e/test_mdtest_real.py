@@ -160,9 +160,12 @@ def test_a_crashing_rank_fails_the_case_with_mpirun_s_reason(tmp_path):
         """)
     proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report")
     assert proc.returncode == 1, proc.stderr
-    cases = pd.read_csv(Path(proc.stdout.splitlines()[0]) / "cases.csv", keep_default_na=False)
-    assert cases.status[0] == "failed" and "mdtest failed" in cases.reason[0]
-    assert "signal 11" in cases.reason[0] or "Segmentation fault" in cases.reason[0], cases.reason[0]
+    run = Path(proc.stdout.splitlines()[0])
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert cases.status[0] == "failed" and "mdtest failed" in cases.reason[0] and "exit status" in cases.reason[0]
+    raw = run / "raw" / "t__meta__r1" / "local"
+    said = (raw / "stderr").read_text() + (raw / "stdout").read_text()
+    assert "signal 11" in said or "Segmentation fault" in said, said[-2000:]
 
 
 def test_a_hung_mdtest_is_killed_at_its_timeout(tmp_path):

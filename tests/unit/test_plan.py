@@ -69,9 +69,10 @@ def test_plan_order_ids_and_counts():
 
 def test_estimates_use_runtime_and_timeouts_leave_room():
     sc = load_scenario_text(BASE, "s.yaml")
-    w = [c for c in plan_cases(sc) if c.workload == "w"][0]
-    assert w.estimate_s == 3 + 1  # time_based runtime + start-up
-    assert w.timeout_s >= 120
+    first, later = [c for c in plan_cases(sc) if c.workload == "w"][:2]
+    # time_based runtime + start-up, plus the untimed prepare step: laying out 8 MiB once, then a check
+    assert first.estimate_s == round(3 + 1 + 8 / 400 + 0.2, 1) and later.estimate_s == 3 + 1 + 0.2
+    assert first.timeout_s >= 120
 
 
 def test_long_ids_are_shortened_but_unique():
@@ -90,4 +91,6 @@ def test_shipped_job_file_plans_as_two_stonewalled_sections(tmp_path):
     from fsbench.scenario.load import load_scenario
 
     (case,) = plan_cases(load_scenario(f))
-    assert case.estimate_s == 4 + 4 + 1  # two groups of at most 4 s each, plus start-up
+    # two groups of at most 4 s each, plus start-up, plus laying out 2 x 64 MiB before the (untimed) read
+    assert case.estimate_s == round(4 + 4 + 1 + 128 / 400 + 0.2, 1)
+    assert case.prepare and case.dataset == "w" and case.drop_caches

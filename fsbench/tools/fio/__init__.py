@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import posixpath
 import re
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue, register
 from fsbench.tools.fio import parse_json
-from fsbench.tools.fio.jobfile import JobFile, parse_jobfile, set_option
+from fsbench.tools.fio.containment import TargetPlace, find_escapes, split_paths
+from fsbench.tools.fio.jobfile import JobFile, Origin, parse_jobfile
 from fsbench.units import parse_duration, parse_size
 
 OUTPUT = "fio.json"
@@ -34,20 +36,30 @@ def known_options() -> frozenset[str]:
 
 
 class FioAdapter:
-    """fio on one host (client/server across hosts arrives with the SSH transport)."""
+    """fio on one host, or across hosts with fio's own client/server mode."""
 
     name = "fio"
     bring_your_own = False
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
-        """Unknown names (with a suggestion), options fsbench owns, and values fio would misread."""
+        """Unknown names (with a suggestion), options fsbench owns, values fio would misread, and any
+        place a job would do I/O outside the case folder (file:line of the job file where it came from)."""
         issues = self._check(options, "", ctx)
         for job, opts in jobs.items():
             issues += self._check(opts, f"{job}.", ctx)
-        if job_file_text is not None:
-            jf = parse_jobfile(job_file_text)
-            if not jf.job_names():
-                issues.append(OptionIssue("", "the job file has no job section", "add a [jobname] section"))
+        if job_file_text is not None and not parse_jobfile(job_file_text, env={}).job_names():
+            issues.append(OptionIssue("", "the job file has no job section", "add a [jobname] section"))
+        jf = self._jobfile(options, job_file_text, jobs, "job", ctx.get("job_file"))
+        for origin, problem in jf.problems:
+            issues.append(OptionIssue("", problem, "", origin=origin))
+        targets = [TargetPlace(*t) for t in ctx.get("targets", [])]
+        for e in find_escapes(jf, targets, allow_commands=bool(ctx.get("allow_commands"))):
+            if e.option in RESERVED and (e.origin is None or e.origin.line is None):
+                continue  # already refused above as an option fsbench owns
+            where = f"{e.section}.{e.option}" if e.section != "global" else e.option
+            issues.append(OptionIssue(where if e.origin is None or e.origin.line is None else "",
+                                      e.message, e.hint, origin=e.origin if e.origin and e.origin.line else None,
+                                      option=f"[{e.section}] {e.option}"))
         return issues
 
     def _check(self, options: dict, prefix: str, ctx: dict) -> list[OptionIssue]:
@@ -60,10 +72,6 @@ class FioAdapter:
                                        "for one fio value with separators, write it as text, e.g. '4k/50:64k/50'"))
             elif key in RESERVED:
                 out.append(OptionIssue(path, f"{key!r} cannot be set here: {RESERVED[key]}"))
-            elif key == "filename" and not ctx.get("destructive"):
-                out.append(OptionIssue(path, "filename points fio at a fixed file or device",
-                                       "only for targets with `destructive: true`; otherwise leave it out and "
-                                       "fio creates files in the case's test directory"))
             elif key not in known_options():
                 close = difflib.get_close_matches(key, known_options(), n=3)
                 out.append(OptionIssue(path, f"unknown fio option {key!r}",
@@ -82,49 +90,91 @@ class FioAdapter:
                 out.append(OptionIssue(path, f"{key}={value!r} is not a duration", "for example 30, 30s, 2m"))
         return out
 
-    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
         """Sum over stonewalled groups of the longest job, from runtime or size; plus start-up."""
-        jf = self._jobfile(options, job_file_text, jobs, "job")
-        glob = dict(jf.section("global"))
+        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
         groups: list[float] = []
-        for name, opts in jf.sections:
-            if name == "global":
-                continue
-            merged = {**glob, **opts}
+        for name, merged in jf.jobs():
             seconds = _job_seconds(merged)
+            opts = jf.section(name)
             if not groups or "stonewall" in opts or "new_group" in opts or "wait_for_previous" in opts:
                 groups.append(seconds)
             else:
                 groups[-1] = max(groups[-1], seconds)
         return round(sum(groups) + 1.0, 1)
 
-    def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str) -> JobFile:
-        jf = parse_jobfile(job_file_text) if job_file_text is not None else JobFile()
-        glob = jf.section("global")
+    def layout_bytes(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> float:
+        """Bytes a prepare step lays out: every job's size x numjobs (its files)."""
+        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
+        total = 0.0
+        for _name, merged in jf.jobs():
+            total += _size_bytes(merged) * _int(merged.get("numjobs"), 1)
+        return total
+
+    def reads(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> bool:
+        """Whether some job reads (or trims) files it needs laid out first: fio's default rw is read."""
+        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
+        return any(str(m.get("rw") or m.get("readwrite") or "read") not in ("write", "randwrite")
+                   and m.get("ioengine") not in ("filecreate", "filedelete", "filestat", "dircreate", "dirdelete",
+                                                 "dirstat", "null", "cpuio")
+                   for _n, m in jf.jobs())
+
+    def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str,
+                 job_file: str | None = None) -> JobFile:
+        jf = parse_jobfile(job_file_text, job_file or "job_file") if job_file_text is not None else JobFile()
         if job_file_text is None:
             for k, v in options.items():
-                set_option(glob, k, v)
+                jf.set("global", k, v, Origin("options"))
         else:
-            jf.override(options)
+            jf.override(options, Origin("options"))
         for job, opts in jobs.items():
-            section = jf.section(job)
             for k, v in opts.items():
-                set_option(section, k, v)
+                jf.set(job, k, v, Origin(f"jobs.{job}"))
         if not jf.job_names():
             jf.section(default_job)
         return jf
 
-    def render_jobfile(self, case, test_dir: str) -> str:
-        """The job file of a case: scenario options in [global], fsbench's directory and reporting."""
-        jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload)
+    def render_jobfile(self, case, test_dir: str, *, prepare: bool = False) -> str:
+        """The job file of a case: scenario options, every job pointed at test_dir, one result per section.
+
+        `directory` goes into each job section (a relative one from the job file is joined under test_dir);
+        a job whose `filename` is a destructive target's own device or file gets none. With group_reporting
+        (the default) each job section is its own reporting group (`new_group`), so parallel sections keep
+        their own results while the numjobs clones of one section are merged. `prepare` renders the layout
+        pass: the same jobs with `create_only`, which only writes the files the measured run will read.
+        """
+        jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload, getattr(case, "job_file", None))
         glob = jf.section("global")
-        if case.options.get("group_reporting") is not False:
-            glob.setdefault("group_reporting", None)  # one entry per job section, not per clone
-        for _, opts in jf.sections:
-            opts.pop("directory", None)
-        if "filename" not in glob:
-            glob["directory"] = test_dir
-        return f"# generated by fsbench for case {case.case_id}\n" + jf.render()
+        grouped = case.options.get("group_reporting") is not False
+        if grouped:
+            glob.setdefault("group_reporting", None)
+        glob_dir = glob.pop("directory", None)
+        # fio prefixes a filename with the directory set *before* it, so each job gets its directory
+        # first and then its filename (moved down from [global], where it would be added too early)
+        glob_file = glob.pop("filename", None)
+        for name, opts in jf.sections:
+            if name == "global":
+                continue
+            own = opts.pop("directory", None) or glob_dir
+            filename = opts.pop("filename", glob_file)
+            head: dict[str, str | None] = {}
+            if not any(p.startswith("/") for p in split_paths(filename or "")):
+                parts = split_paths(own) if own else [""]
+                head["directory"] = ":".join(posixpath.join(test_dir, p).rstrip("/") for p in parts)
+            if filename is not None:
+                head["filename"] = filename
+            opts_new = {**head, **opts}
+            if grouped:
+                opts_new.setdefault("new_group", None)
+            opts.clear()
+            opts.update(opts_new)
+        if prepare:
+            glob["create_only"] = "1"
+            for opt in ("time_based", "runtime", "ramp_time", "startdelay"):
+                glob.pop(opt, None)
+        head = f"# generated by fsbench for case {case.case_id}{' (prepare: lay out the files)' if prepare else ''}\n"
+        return head + jf.render()
 
     def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
         """fio with its JSON going to its own file; across hosts, fio's own client/server mode.
@@ -133,15 +183,25 @@ class FioAdapter:
         directory is `<test_dir>/<host>`; the client runs here with one `--client=HOST JOBFILE` pair
         per host (`--client=A --client=B job` would run on B only).
         """
+        return self._invocation(case, test_dir, ctx, prepare=False)
+
+    def prepare(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation | None:
+        """The untimed layout pass before a case that reads: same jobs, `create_only`; None when nothing reads."""
+        if not self.reads(case.options, case.job_file_text, case.jobs, getattr(case, "job_file", None)):
+            return None
+        return self._invocation(case, test_dir, ctx, prepare=True)
+
+    def _invocation(self, case, test_dir: str, ctx: BuildContext | None, *, prepare: bool) -> Invocation:
         argv = ["fio", "--output-format=json", f"--output={OUTPUT}"]
         if ctx is None or not ctx.multi():
-            return Invocation(argv=argv + [JOBFILE], files={JOBFILE: self.render_jobfile(case, test_dir)},
+            return Invocation(argv=argv + [JOBFILE],
+                              files={JOBFILE: self.render_jobfile(case, test_dir, prepare=prepare)},
                               outputs=[OUTPUT])
         inv = Invocation(argv=argv, outputs=[OUTPUT], controller=True)
         for name, h in ctx.hosts.items():
             job = f"job-{name}.fio"
             host_dir = f"{test_dir}/{name}"
-            inv.files[job] = self.render_jobfile(case, host_dir)
+            inv.files[job] = self.render_jobfile(case, host_dir, prepare=prepare)
             inv.argv += [f"--client=ip:{h.address},{ctx.port}", job]
             inv.servers[name] = ["fio", f"--server=ip:{h.address},{ctx.port}"]
             inv.wait_ports.append((h.address, ctx.port))
@@ -221,13 +281,30 @@ def _job_seconds(opts: dict) -> float:
     return _size_seconds(opts) + ramp
 
 
+def _size_bytes(opts: dict) -> float:
+    """A job's file size (size, else filesize's upper end, else fio's 1 GiB fallback for a plan)."""
+    for key in ("size", "filesize"):
+        value = opts.get(key)
+        if value:
+            try:
+                return float(parse_size(str(value).split("-")[-1].split(",")[-1]))
+            except ValueError:
+                continue
+    return float(2**30)
+
+
+def _int(value: object, default: int) -> int:
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() else default
+
+
 def _size_seconds(opts: dict) -> float:
     try:
-        size = parse_size(opts.get("io_size") or opts.get("size") or "1g")
+        size = float(parse_size(opts["io_size"])) if opts.get("io_size") else _size_bytes(opts)
     except ValueError:
-        size = 2**30
-    loops = int(opts.get("loops") or 1) if str(opts.get("loops") or "1").isdigit() else 1
-    return size * loops / ASSUMED_BW
+        size = _size_bytes(opts)
+    # the jobs of one section share the storage's bandwidth
+    return size * _int(opts.get("loops"), 1) * _int(opts.get("numjobs"), 1) / ASSUMED_BW
 
 
 def _seconds(value: object) -> float:

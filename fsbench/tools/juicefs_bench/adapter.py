@@ -20,7 +20,7 @@ OPTIONS = {
     "binary": "the juicefs command (default: juicefs on PATH or beside fsbench's Python)",
 }
 #: rough speeds for plans and ETAs
-BIG_BW, SMALL_RATE = 200 * 2**20, 300.0
+BIG_BW, SMALL_RATE = 400 * 2**20, 300.0
 
 
 def _mib(value: object) -> str:

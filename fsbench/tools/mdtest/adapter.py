@@ -44,7 +44,8 @@ _PROBE = (
     'm=$(mpirun --version 2>/dev/null | head -n 1 | sed -n "s/^[^(]*(\\([^)]*\\)) *\\(.*\\)$/\\1 \\2/p"); '
     'echo "$v${{m:+ ($m)}}"'
 )
-ESTIMATE_RATE = 2000.0  # items per second per task: a plan needs a number
+ESTIMATE_RATE = 2000.0  # operations per second over all tasks: a plan needs a number, not a promise
+START_S = 1.5  # mpirun and MPI start-up per run
 
 
 class MdtestAdapter:
@@ -73,11 +74,23 @@ class MdtestAdapter:
             out.append(OptionIssue("", "mdtest takes options only (no jobs or job_file)"))
         return out
 
-    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
-        """Items x phases x iterations over a guessed rate."""
-        n = float(options.get("n", 0) or options.get("I", 10) * max(1, int(options.get("b", 1) or 1)))
-        iterations = int(options.get("i", 1) or 1)
-        return round(n * 4 * iterations / ESTIMATE_RATE + 2, 1)
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
+        """Items x phases x iterations over a guessed aggregate rate, plus mpirun's start-up.
+
+        Items per task: `-n`, or `-I` per directory of the tree (`-b` branches, `-z` levels deep);
+        phases: create, stat, read, remove of files (`-F`) and of directories (`-D`), rename, tree.
+        """
+        tasks = _int(options.get("tasks"), 1)
+        branches, depth = _int(options.get("b"), 1), _int(options.get("z"), 0)
+        nodes = sum(branches ** k for k in range(depth + 1)) if branches > 1 else depth + 1
+        per_task = _int(options.get("n"), 0) or _int(options.get("I"), 0) * nodes
+        files_only, dirs_only = options.get("F") is True, options.get("D") is True
+        phases = 4 if files_only else 4 if dirs_only else 9
+        iterations = _int(options.get("i"), 1)
+        ops = per_task * tasks * phases * iterations
+        steps = 4 if options.get("separate_phases") else 1
+        return round(ops / ESTIMATE_RATE + START_S * steps * iterations, 1)
 
     def argv(self, options: dict, test_dir: str) -> list[str]:
         """The mdtest command line (without mpirun)."""
@@ -172,3 +185,13 @@ def ssh_agent_args(spec) -> str:
 
 
 register(MdtestAdapter())
+
+
+def _int(value: object, default: int) -> int:
+    """A whole number from a YAML value (default when absent or not a number)."""
+    if isinstance(value, bool):
+        return default
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default

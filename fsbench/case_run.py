@@ -1,0 +1,251 @@
+"""One case's execution: prepare (untimed), cache drops, monitors, the tool, raw output first, then rows.
+
+The case loop (fsbench.runner) decides which cases run and keeps their records; this module runs
+one of them and says how it ended as a CaseOutcome, never by raising.
+"""
+
+from __future__ import annotations
+
+import shlex
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fsbench.background import Background
+from fsbench.errors import CommandResult, FsbenchError
+from fsbench.events import Event, Listener
+from fsbench.scenario.model import Scenario
+from fsbench.scenario.plan import Case
+from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
+from fsbench.targets.lifecycle import TargetSession
+from fsbench.targets.manager import resolve_hosts
+from fsbench.targets.services import free_port
+from fsbench.tools import get_tool
+from fsbench.tools.base import BuildContext, HostInfo, Invocation
+from fsbench.transport.base import Transport
+from fsbench.transport.local import LocalTransport
+
+PREPARE = "prepare"
+
+
+@dataclass
+class CaseOutcome:
+    """How a case ended: its status, the reason, and the figures for cases.csv."""
+
+    status: str
+    reason: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+class CaseRun:
+    """Runs one case on its hosts, raw output into the run directory before anything parses it."""
+
+    def __init__(self, sc: Scenario, case: Case, rd: RunDir, transports: dict[str, Transport],
+                 controller: LocalTransport, ctx_hosts: dict[str, HostInfo], controller_info: HostInfo,
+                 cancel: threading.Event, emit: Listener):
+        self.sc, self.case, self.rd = sc, case, rd
+        self.transports, self.controller = transports, controller
+        self.ctx_hosts, self.controller_info = ctx_hosts, controller_info
+        self.cancel, self.emit = cancel, emit
+        self.tool = get_tool(case.tool)
+
+    def run(self, session: TargetSession) -> CaseOutcome:
+        """Execute the case; failures of any step become the outcome, never an exception."""
+        case, start = self.case, time.monotonic()
+        dataset = bool(case.dataset)
+        test_dir = session.data_dir(case.dataset) if dataset else session.case_dir(case.case_id)
+        hosts = {h: self.transports[h] for h in case.hosts}
+        ctx = BuildContext(dict(self.ctx_hosts), port=free_port(), controller=self.controller_info)
+        try:
+            inv = self.tool.build(case, test_dir, ctx)
+            prep = self.tool.prepare(case, test_dir, ctx) if case.prepare and hasattr(self.tool, "prepare") else None
+            for h, tr in hosts.items():
+                tr.makedirs(inv.host_dirs.get(h, test_dir))
+            where = "controller" if inv.controller else case.hosts[0]
+            transport = self.controller if inv.controller else hosts[where]
+            raw = self.rd.raw_dir(case.case_id, where)
+            work = self._stage(inv, transport, raw)
+            involved = self._involved()
+            if prep is not None:
+                failed, prep_result = self._prepare(prep, transport, raw / PREPARE)
+                if failed:
+                    return self._failed(failed, start, prep_result)
+            dropped = self._drop_caches(involved) if case.drop_caches else None
+            if dropped:
+                return self._failed(dropped, start)
+            result, monitored, not_listening = self._measure(inv, transport, work, raw, involved)
+            if not_listening:
+                return self._failed(f"{case.tool} server did not start: {not_listening}", start)
+            for name in inv.outputs:
+                transport.fetch(f"{work}/{name}", raw / name)
+            (raw / "exit_status").write_text(f"{result.exit_status}\n")
+            if not isinstance(transport, LocalTransport):
+                transport.remove_tree(work)  # raw/ has it now
+        except FsbenchError as exc:
+            return self._failed(str(exc), start)
+        finally:
+            if not dataset:  # a dataset's files stay for the target's next cases, until its teardown
+                for h, tr in hosts.items():
+                    try:
+                        tr.remove_tree(test_dir)
+                    except FsbenchError as exc:  # a host lost mid-run must not hide the case's own outcome
+                        self.emit(Event("warning", message=f"could not remove {test_dir} on {h}: {exc}"))
+        names = {info.address: h for h, info in ctx.hosts.items()}
+        return self._record(raw, result, round(time.monotonic() - start, 3), monitored, names)
+
+    # -- steps ---------------------------------------------------------------------------------
+    def _stage(self, inv: Invocation, transport: Transport, raw: Path) -> str:
+        """Input files into raw/ and onto the host that runs the tool; the command line(s) next to them."""
+        work = transport.workdir(raw)
+        for name, text in inv.files.items():
+            (raw / name).write_text(text)
+            transport.put_text(f"{work}/{name}", text)
+        (raw / "command").write_text("".join(shlex.join(a) + "\n" for a in (inv.steps or [inv.argv])))
+        return work
+
+    def _prepare(self, prep: Invocation, transport: Transport, raw: Path) -> tuple[str | None, CommandResult | None]:
+        """The untimed, unmonitored layout pass, its output kept apart in raw/<case>/<host>/prepare/."""
+        raw.mkdir(parents=True, exist_ok=True)
+        self.emit(Event("prepare", message=f"{self.case.case_id}: laying out the files it reads (not measured)",
+                        case=self.case))
+        work = self._stage(prep, transport, raw)
+        servers = Background(prep.servers, self.transports, lambda h: self._raw_sub(h, PREPARE),
+                             self.case.timeout_s + 60)
+        servers.start()
+        try:
+            not_listening = servers.wait_ports(prep.wait_ports)
+            if not_listening:
+                return f"{self.case.tool} server did not start for the prepare step: {not_listening}", None
+            r = transport.run(prep.argv, cwd=work, timeout=self.case.timeout_s, stdout_path=raw / "stdout",
+                              stderr_path=raw / "stderr", cancel=self.cancel, env=prep.env or None)
+        finally:
+            servers.stop()
+        for name in prep.outputs:
+            transport.fetch(f"{work}/{name}", raw / name)
+        (raw / "exit_status").write_text(f"{r.exit_status}\n")
+        if not isinstance(transport, LocalTransport):
+            transport.remove_tree(work)
+        if not r.ok:
+            what = "interrupted" if r.interrupted else f"timed out after {self.case.timeout_s:.0f}s" \
+                if r.timed_out else "failed"
+            return f"the prepare step (laying out the files to read, not measured) {what} {r.describe()}", r
+        return None, r
+
+    def _measure(self, inv: Invocation, transport: Transport, work: str, raw: Path,
+                 involved: list[str]) -> tuple[CommandResult | None, list, str | None]:
+        """Monitors and servers around the tool's run: (result, monitor summaries, server failure)."""
+        monitors = self._monitors(involved)
+        servers = Background(inv.servers, self.transports, lambda h: self.rd.raw_dir(self.case.case_id, h),
+                             self.case.timeout_s + 60)
+        start = time.monotonic()
+        for m in monitors:
+            m.start()
+        servers.start()
+        result, monitored = None, []
+        try:
+            not_listening = servers.wait_ports(inv.wait_ports)
+            if not_listening:
+                return None, [], not_listening
+            result = self._execute(inv, transport, work, raw, involved)
+        finally:
+            servers.stop()
+            # a long case has its tail sampled already; a short one waits for one more sample
+            short = time.monotonic() - start < 3 * self.sc.monitor.interval_s
+            monitored = [m.stop(final_sample=short and not self.cancel.is_set()) for m in monitors]
+        return result, monitored, None
+
+    def _execute(self, inv: Invocation, transport: Transport, work: str, raw: Path,
+                 involved: list[str]) -> CommandResult:
+        """The tool's command, or its steps in order with cache drops between them (outputs concatenated)."""
+        case = self.case
+        if not inv.steps:
+            return transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
+                                 stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
+        deadline = time.monotonic() + case.timeout_s
+        result = None
+        with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
+            for i, argv in enumerate(inv.steps):
+                failed = self._drop_caches(involved, f"drop_caches-{i}.json") if i and case.drop_caches else None
+                if failed:
+                    raise FsbenchError(failed)  # the case fails with it; its earlier steps' output is kept
+                result = transport.run(argv, cwd=work, timeout=max(1.0, deadline - time.monotonic()),
+                                       stdout_path=raw / f"stdout.{i}", stderr_path=raw / f"stderr.{i}",
+                                       cancel=self.cancel, env=inv.env or None)
+                out.write((raw / f"stdout.{i}").read_bytes())
+                err.write((raw / f"stderr.{i}").read_bytes())
+                if not result.ok:
+                    break
+        return result
+
+    def _involved(self) -> list[str]:
+        """Hosts a case touches: its own and those of its target's services."""
+        hosts = list(self.case.hosts)
+        for s in self.sc.targets[self.case.target].services:
+            hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
+        return hosts
+
+    def _drop_caches(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:
+        """Drop the page cache on every involved host; the proof goes to raw/."""
+        from fsbench.targets.cache import drop_caches
+
+        for h in hosts:
+            out = drop_caches(self.transports[h], self.rd.raw_dir(self.case.case_id, h) / record)
+            if not out["ok"]:
+                return f"dropping the page cache on {h} failed {out['error']}"
+        return None
+
+    def _monitors(self, hosts: list[str]) -> list:
+        """One sampler per host the case involves."""
+        mon = self.sc.monitor
+        if not mon.enabled:
+            return []
+        from fsbench.monitor import MonitorSession
+
+        return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
+                               self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120)
+                for h in hosts]
+
+    def _raw_sub(self, host: str, sub: str) -> Path:
+        path = self.rd.raw_dir(self.case.case_id, host) / sub
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    # -- outcome -------------------------------------------------------------------------------
+    def _failed(self, reason: str, start: float, result: CommandResult | None = None) -> CaseOutcome:
+        extra: dict = {"duration_s": round(time.monotonic() - start, 3)}
+        if result is not None:
+            extra["exit_status"] = result.exit_status
+        status = STATUS_INTERRUPTED if result is not None and result.interrupted else STATUS_FAILED
+        return CaseOutcome(status, reason, extra)
+
+    def _record(self, raw: Path, result: CommandResult, duration: float, monitored: list,
+                names: dict[str, str]) -> CaseOutcome:
+        case = self.case
+        common = {"duration_s": duration, "exit_status": result.exit_status,
+                  "tool_wall_s": round(result.duration_s, 3)}
+        if result.interrupted:
+            return CaseOutcome(STATUS_INTERRUPTED, "stopped by the user (Ctrl-C)", common)
+        if not result.ok:
+            what = f"timed out after {case.timeout_s:.0f}s" if result.timed_out else "failed"
+            return CaseOutcome(STATUS_FAILED, f"{case.tool} {what} {result.describe()}", common)
+        try:
+            parsed = self.tool.parse_outputs(raw)
+        except FsbenchError as exc:
+            return CaseOutcome(STATUS_FAILED, f"unusable output: {exc}", common)
+        except Exception as exc:  # noqa: BLE001 - a parser bug fails this case only; raw/ keeps the output
+            return CaseOutcome(STATUS_FAILED, f"unusable output: internal parser error ({type(exc).__name__}: "
+                                              f"{exc}); the raw output is in {raw}", common)
+        context = {"run_id": self.rd.run_id, "case_id": case.case_id, "scenario": self.sc.name,
+                   "target": case.target, "workload": case.workload, "repetition": case.repetition}
+        # tools name hosts by the address they were given; rows use the scenario's host names
+        # a row without a host is the whole case's figure: the host's own on one host, `all` across hosts
+        # or beside per-host rows (vdbench totals), so sums over hosts never count it twice
+        whole = "all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0]
+        rows = [{**context, **r, "host": names.get(r.get("host"), r.get("host")) or whole} for r in parsed.rows]
+        warnings = list(parsed.warnings)
+        for m in monitored or []:
+            rows += [{**context, **r} for r in m.rows]
+            warnings += m.warnings
+        self.rd.set_case_rows(case.case_id, rows)
+        return CaseOutcome(STATUS_OK, "", {**common, "warnings": "; ".join(warnings)})

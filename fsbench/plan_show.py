@@ -1,0 +1,54 @@
+"""`fsbench plan --show`: each case's exact command lines and the job or parameter files it will run."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+
+from fsbench.scenario.model import Scenario
+from fsbench.scenario.plan import Case
+from fsbench.tools import get_tool
+from fsbench.tools.base import BuildContext, HostInfo, Invocation
+
+#: what the run id and the port look like in a plan (both are chosen when the run starts)
+RUN_ID = "<run-id>"
+PORT = 8765
+
+
+def case_dir(sc: Scenario, case: Case) -> str:
+    """Where the case's files will be on the target (the run id is not known yet)."""
+    scratch = posixpath.join(sc.targets[case.target].path, f"fsbench-{RUN_ID}")
+    return posixpath.join(scratch, "data", case.dataset) if case.dataset else posixpath.join(scratch, case.case_id)
+
+
+def describe_case(sc: Scenario, case: Case) -> str:
+    """The case's commands and files as the runner will write them into raw/<case>/<host>/."""
+    tool = get_tool(case.tool)
+    ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
+                       port=PORT, controller=HostInfo("controller", "127.0.0.1"))
+    folder = case_dir(sc, case)
+    lines = [f"== case {case.index}: {case.case_id}",
+             f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
+             f"timeout {case.timeout_s:.0f}s · data in {folder}" + (" (shared dataset)" if case.dataset else "")]
+    if case.prepare and hasattr(tool, "prepare"):
+        prep = tool.prepare(case, folder, ctx)
+        if prep is not None:
+            lines += _invocation("prepare (laying out the files to read; not timed, not monitored)", prep)
+    if case.drop_caches:
+        lines.append("-- drop the page cache on every involved host (sync; echo 3 > /proc/sys/vm/drop_caches)")
+    lines += _invocation("run (timed and monitored)", tool.build(case, folder, ctx))
+    return "\n".join(lines) + "\n"
+
+
+def _invocation(title: str, inv: Invocation) -> list[str]:
+    where = "this machine (the controller)" if inv.controller else "the case's host"
+    out = [f"-- {title}, on {where}:"]
+    for host, argv in inv.servers.items():
+        out.append(f"   [{host}, in the background] {shlex.join(argv)}")
+    out += [f"   $ {shlex.join(argv)}" for argv in (inv.steps or [inv.argv])]
+    if inv.env:
+        out.append(f"   environment: {', '.join(sorted(inv.env))} (values not shown)")
+    for name, text in inv.files.items():
+        out.append(f"   --- {name}")
+        out += [f"   | {line}" for line in text.rstrip("\n").splitlines()]
+    return out
