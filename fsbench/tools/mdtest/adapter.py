@@ -27,6 +27,9 @@ OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest c
        "separate_phases": "run create, stat, read and remove as separate mdtest runs (-C, -T, -E, -r), so that "
                           "`drop_caches: true` empties the cache between them"}
 PHASES = (("-C", "create"), ("-T", "stat"), ("-E", "read"), ("-r", "remove"))
+#: long options (mdtest 4) that run commands, and that write files where mdtest runs
+COMMANDS = {"run-cmd-before-phase", "run-cmd-after-phase"}
+OUTPUT_FILES = {"saveRankPerformanceDetails", "savePerOpDataCSV"}
 #: the SUMMARY rows each phase run measures; mdtest prints the others as 0.000
 PHASE_OPERATIONS = {
     "create": {"directory_creation", "file_creation", "tree_creation"},
@@ -62,6 +65,12 @@ class MdtestAdapter:
                 continue
             if key == "d":
                 out.append(OptionIssue(key, "fsbench sets -d to the case's own test directory"))
+            elif key in COMMANDS and not ctx.get("allow_commands"):
+                out.append(OptionIssue(key, f"--{key} runs a command on every host",
+                                       "if you mean it, set `allow_commands: true` on this workload"))
+            elif key in OUTPUT_FILES and (str(value).startswith("/") or ".." in str(value).split("/")):
+                out.append(OptionIssue(key, f"--{key}={value} writes outside the case's raw folder",
+                                       "use a relative name: it then lands in raw/<case>/<host>/"))
             elif key in SWITCHES:
                 if not isinstance(value, bool):
                     out.append(OptionIssue(key, f"-{key} is a switch: write `{key}: true`"))

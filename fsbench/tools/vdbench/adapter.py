@@ -59,10 +59,11 @@ class VdbenchAdapter:
             if _kind(name) is None:
                 out.append(OptionIssue(name, f"{name!r} is not a vdbench definition name",
                                        "start it with its type: fsd, fwd, rd, sd, wd or hd"))
-            if "anchor" in spec and not ctx.get("destructive"):
-                out.append(OptionIssue(f"{name}.anchor", "fsbench sets anchor to the case's test directory"))
-            if "lun" in spec and not ctx.get("destructive"):
-                out.append(OptionIssue(f"{name}.lun", "a raw device needs `destructive: true` on the target"))
+            for key, what in (("anchor", "an fsd anchor"), ("lun", "an sd lun (a raw device or file)")):
+                if key in spec and not _is_target_itself(str(spec[key]), ctx):
+                    out.append(OptionIssue(f"{name}.{key}", f"{what} at {spec[key]} is outside the case folder",
+                                           "leave it out (fsbench anchors every fsd in the case's folder), or make "
+                                           "it the path of a target with `destructive: true`"))
         if not any(_kind(n) == "rd" for n in jobs):
             out.append(OptionIssue("", "a vdbench workload needs a run definition", "add e.g. rd1: {fwd: fwd1, "
                                    "fwdrate: max, format: restart, elapsed: 60, interval: 1}"))
@@ -122,3 +123,10 @@ class VdbenchAdapter:
 
 
 register(VdbenchAdapter())
+
+
+def _is_target_itself(path: str, ctx: dict) -> bool:
+    """Whether path is, on every target of the workload, that destructive target's own path."""
+    targets = ctx.get("targets") or []
+    return bool(targets) and all(destructive and posixpath.normpath(path) == posixpath.normpath(tpath)
+                                 for _name, tpath, destructive in targets)
