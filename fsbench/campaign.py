@@ -11,7 +11,9 @@ from fsbench.preflight import run_preflight
 from fsbench.transport.factory import close_all, make_transports
 from fsbench.runner import RunOutcome, Runner
 from fsbench.scenario import Scenario, load_scenario, plan_cases
+from fsbench.leftovers import MARKER, STATE_DIR, Leftovers, dead_runs, recover, register_run, unregister_run
 from fsbench.store import RunDir, scenario_hash
+from fsbench.transport.local import LocalTransport
 
 
 def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root: str | Path | None = None,
@@ -25,23 +27,38 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
     sc = load_scenario(path, sets, inventory)
     cases = plan_cases(sc)
     transports = make_transports(sc)
+    listener = _redacting(listener)
+    rd = None
     try:
+        _recover_dead_runs(transports, listener)
         if sc.deploy.before_run:
             from fsbench.deploy import deploy
 
             for row in deploy(sc, cases, transports):
                 if row.action != "none":
                     listener(Event("warning", message=f"deploy {row.tool} on {row.host}: {row.action}"))
+        secrets = _resolve_secrets(sc)
         pf = run_preflight(sc, cases, transports)
         pf.raise_if_failed()
         for w in pf.warnings:
             listener(Event("warning", message=w))
         rd = _run_dir(sc, cases, path, output_root, resume)
-        outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,
-                         host_facts=pf.hosts).run()
+        for tr in transports.values():
+            tr.marker = {MARKER: rd.run_id}
+        register_run(rd.path, rd.run_id)
+        try:
+            outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,
+                             host_facts=pf.hosts, leftovers=Leftovers(rd.path / "leftovers.json"),
+                             secrets=secrets).run()
+        except KeyboardInterrupt:  # a second Ctrl-C: the manifest says interrupted; leftovers wait for the next run
+            return RunOutcome(rd.path, {}, interrupted=True)
+        if not Leftovers(rd.path / "leftovers.json").actions:
+            unregister_run(rd.run_id)
     finally:
         close_all(transports)
-    if report:
+        if rd is not None:
+            rd.unlock()
+    if report and not outcome.out_of_space:
         from fsbench.report import write_report
 
         try:
@@ -52,6 +69,48 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
     return outcome
 
 
+def _redacting(listener: Listener) -> Listener:
+    """The listener, given every message with secrets and URL passwords masked."""
+    import dataclasses
+
+    from fsbench.secrets import redact
+
+    def emit(ev: Event) -> None:
+        listener(dataclasses.replace(ev, message=redact(ev.message)) if ev.message else ev)
+
+    return emit
+
+
+def _resolve_secrets(sc: Scenario) -> dict[str, str]:
+    """Every secret's value, from the environment or its file; a missing one stops the run (exit 4)."""
+    from fsbench.errors import PreflightError
+
+    values, missing = {}, []
+    for name, ref in sc.secrets.items():
+        try:
+            values[name] = ref.resolve()
+        except LookupError as exc:
+            missing.append(("(controller)", f"secret {name}", f"{exc}: export it (or write the file) first"))
+    if missing:
+        raise PreflightError(missing)
+    return values
+
+
+def _recover_dead_runs(transports: dict, listener: Listener) -> None:
+    """Before anything starts: clean up after runs that were killed; refuse when that is not possible."""
+    from fsbench.errors import PreflightError
+
+    local = LocalTransport("controller")
+    problems = []
+    for run_id, run_dir in dead_runs():
+        problems += recover(run_id, run_dir, transports, local, listener)
+    if problems:
+        raise PreflightError([("(leftovers)", "dead run", p) for p in problems]
+                             + [("(leftovers)", "what to do", "resume that run with the scenario and inventory "
+                                 "that reach its hosts, or clean by hand and delete its entry in "
+                                 f"{STATE_DIR}")])
+
+
 def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -> RunDir:
     if resume:
         rd = RunDir.open(Path(resume))
@@ -59,11 +118,15 @@ def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -
             raise ScenarioError([Issue(str(path), None, "", f"this scenario (with these --set values) differs "
                                        f"from the one that made {resume}",
                                        "resume with the same file and --set values, or start a new run")])
+        rd.lock()
+        rd.keep_reserve()
         rd.manifest["attempts"] = rd.manifest.get("attempts", 1) + 1
         _set_aside_unfinished(rd, cases)
         return rd
     root = Path(output_root) if output_root else _default_root(sc)
-    return RunDir.create(root, sc.name, sc.resolved)
+    rd = RunDir.create(root, sc.name, sc.resolved)
+    rd.lock()
+    return rd
 
 
 def _default_root(sc: Scenario) -> Path:

@@ -17,6 +17,7 @@ from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
+from fsbench.secrets import has_secrets, redact, redact_tree
 from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
 from fsbench.targets.lifecycle import TargetSession
 from fsbench.targets.manager import resolve_hosts
@@ -65,12 +66,12 @@ class CaseRun:
             where = "controller" if inv.controller else case.hosts[0]
             transport = self.controller if inv.controller else hosts[where]
             raw = self.rd.raw_dir(case.case_id, where)
-            work = self._stage(inv, transport, raw)
             involved = self._involved()
-            if prep is not None:
+            if prep is not None:  # before the measured run is staged: on a remote host both use one work folder
                 failed, prep_result = self._prepare(prep, transport, raw / PREPARE)
                 if failed:
                     return self._failed(failed, start, prep_result)
+            work = self._stage(inv, transport, raw)
             dropped = self._drop_caches(involved) if case.drop_caches else None
             if dropped:
                 return self._failed(dropped, start)
@@ -91,6 +92,8 @@ class CaseRun:
                         tr.remove_tree(test_dir)
                     except FsbenchError as exc:  # a host lost mid-run must not hide the case's own outcome
                         self.emit(Event("warning", message=f"could not remove {test_dir} on {h}: {exc}"))
+        if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
+            redact_tree(self.rd.path / "raw" / case.case_id)
         names = {info.address: h for h, info in ctx.hosts.items()}
         return self._record(raw, result, round(time.monotonic() - start, 3), monitored, names)
 
@@ -99,9 +102,9 @@ class CaseRun:
         """Input files into raw/ and onto the host that runs the tool; the command line(s) next to them."""
         work = transport.workdir(raw)
         for name, text in inv.files.items():
-            (raw / name).write_text(text)
+            (raw / name).write_text(redact(text))
             transport.put_text(f"{work}/{name}", text)
-        (raw / "command").write_text("".join(shlex.join(a) + "\n" for a in (inv.steps or [inv.argv])))
+        (raw / "command").write_text(redact("".join(shlex.join(a) + "\n" for a in (inv.steps or [inv.argv]))))
         return work
 
     def _prepare(self, prep: Invocation, transport: Transport, raw: Path) -> tuple[str | None, CommandResult | None]:

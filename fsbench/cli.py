@@ -18,8 +18,10 @@ _inventory_option = click.option("--inventory", type=click.Path(dir_okay=False),
 
 
 def _fail(exc: FsbenchError) -> None:
-    click.echo(f"error: {exc}" if not isinstance(exc, ScenarioError) else
-               f"invalid scenario ({len(exc.issues)} problem{'s' if len(exc.issues) != 1 else ''}):\n{exc}",
+    from fsbench.secrets import redact
+
+    click.echo(redact(f"error: {exc}" if not isinstance(exc, ScenarioError) else
+                      f"invalid scenario ({len(exc.issues)} problem{'s' if len(exc.issues) != 1 else ''}):\n{exc}"),
                err=True)
     sys.exit(exc.exit_code)
 
@@ -107,11 +109,17 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
                                inventory=inventory)
     except FsbenchError as exc:
         _fail(exc)
+    except KeyboardInterrupt:  # Ctrl-C twice before a run directory existed
+        click.echo("interrupted", err=True)
+        sys.exit(130)
     click.echo(str(outcome.run_dir))
-    if not no_report:
+    if not no_report and (outcome.run_dir / "report.html").exists():
         click.echo(str(outcome.run_dir / "report.html"))
     if outcome.interrupted:
         click.echo(f"interrupted: resume with  fsbench run {scenario} --resume {outcome.run_dir}", err=True)
+    if outcome.out_of_space:
+        click.echo(f"the disk holding {outcome.run_dir} is full: the finished cases are kept; free some space, "
+                   f"then resume with  fsbench run {scenario} --resume {outcome.run_dir}", err=True)
     sys.exit(outcome.exit_code)
 
 

@@ -82,7 +82,7 @@ def _no_password(value: object, path: tuple, lm: LineMap, issues: list) -> objec
 
 # every default is None so that a host's own value can be told apart from a missing one
 SETTINGS = s.Struct({
-    "address": s.Key(s.string), "port": s.Key(_port), "user": s.Key(s.string),
+    "address": s.Key(s.address), "port": s.Key(_port), "user": s.Key(s.address),
     "key_file": s.Key(s.string), "known_hosts": s.Key(s.string), "jump": s.Key(s.string),
     "groups": s.Key(s.list_of(s.string)), "slots": s.Key(s.integer(1)), "sudo": s.Key(s.boolean),
     "password_env": s.Key(_env_name), "remote_base": s.Key(s.string), "password": s.Key(_no_password),

@@ -14,6 +14,7 @@ from fsbench.errors import FsbenchError, PreflightError
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.targets.manager import resolve_hosts
+from fsbench.targets.safety import resolved_unsafe_reason
 from fsbench.tools import get_tool
 from fsbench.transport.base import Transport
 from fsbench.transport.group import run_on_group
@@ -106,6 +107,11 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
         for h in resolve_hosts(sc, target.hosts):
             t = alive.get(h)
             if t is None:
+                continue
+            unsafe = None if target.destructive else resolved_unsafe_reason(t, target.path)
+            if unsafe:
+                pf.failures.append((h, f"target {target.name}", f"{unsafe}; fsbench will not write there "
+                                    "(point the target elsewhere, or set `destructive: true` on it)"))
                 continue
             if not prepared_later:
                 if not t.is_dir(target.path):

@@ -14,8 +14,11 @@ from fsbench.errors import FsbenchError
 from fsbench.events import Event, Listener, ignore
 from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
-from fsbench.store import (STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir,
+from fsbench.leftovers import NoLeftovers
+from fsbench.store import (STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, out_of_space,
                            utc_now)
+
+EXIT_OUT_OF_SPACE = 5
 from fsbench.targets.lifecycle import TargetSession
 from fsbench.case_run import CaseRun
 from fsbench.targets.manager import ServiceManager, resolve_hosts
@@ -32,11 +35,14 @@ class RunOutcome:
     run_dir: Path
     counts: dict[str, int] = field(default_factory=dict)
     interrupted: bool = False
+    out_of_space: bool = False
 
     @property
     def exit_code(self) -> int:
         if self.interrupted:
             return 130
+        if self.out_of_space:
+            return EXIT_OUT_OF_SPACE
         good = self.counts.get(STATUS_OK, 0) + self.counts.get(STATUS_SKIPPED, 0)
         return 0 if good == sum(self.counts.values()) else 1
 
@@ -46,7 +52,8 @@ class Runner:
 
     def __init__(self, scenario: Scenario, cases: list[Case], run_dir: RunDir, *,
                  listener: Listener = ignore, cancel: threading.Event | None = None,
-                 transports: dict[str, Transport] | None = None, host_facts: list[dict] | None = None):
+                 transports: dict[str, Transport] | None = None, host_facts: list[dict] | None = None,
+                 leftovers=None, secrets: dict[str, str] | None = None):
         self.sc, self.cases, self.rd = scenario, cases, run_dir
         self.emit = listener
         self.cancel = cancel or threading.Event()
@@ -54,6 +61,9 @@ class Runner:
         self.controller = LocalTransport("controller")
         self.host_facts = host_facts
         self._presence: dict[tuple, bool] = {}
+        self.leftovers = leftovers or NoLeftovers()
+        self.secrets = dict(secrets or {})
+        self.full = False  # the run directory's disk filled up
         self._controller: HostInfo | None = None
         self.records: dict[str, dict] = {}
 
@@ -102,31 +112,54 @@ class Runner:
         missing = {(h["host"], tool) for h in hosts for tool in self._tools() if h.get(f"{tool}_version") == "not found"}
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
         scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
+        cleanups = {name: self.leftovers.add(name, "scratch folders", self._scratch_cleanup(tr, scratch))
+                    for name, tr in self.transports.items()}
         services = ServiceManager(self.sc, self.transports, self.rd.run_id, scratch, self.rd.path / "services",
-                                  self.emit, order)
+                                  self.emit, order, self.leftovers, self.secrets)
         done = 0
         try:
             for name in order:
-                if self.cancel.is_set():
+                if self.cancel.is_set() or self.full:
                     break
                 done = self._run_target(self.sc.targets[name], [c for c in todo if c.target == name], services,
                                         scratch, hosts, missing, done, len(todo))
+        except KeyboardInterrupt:  # a second Ctrl-C: what is left is undone by the next run (leftovers)
+            self.rd.manifest.update(status="interrupted", ended=utc_now())
+            self.rd.save_manifest()
+            raise
         finally:
             services.stop_all()
             for name, tr in self.transports.items():
                 try:
-                    tr.remove_tree(scratch)
+                    for argv in self._scratch_cleanup(tr, scratch):
+                        tr.run(argv, timeout=120)
+                    self.leftovers.done(cleanups[name])
                 except FsbenchError as exc:
                     self.emit(Event("warning", message=f"could not remove {scratch} on {name}: {exc}"))
-        self.rd.write_hosts(hosts)
-        return self._close()
+        try:
+            self.rd.write_hosts(hosts)
+            return self._close()
+        except OSError as exc:
+            if not out_of_space(exc):
+                raise
+            self.full = True
+            return self._close_full()
+
+    def _scratch_cleanup(self, tr: Transport, scratch: str) -> list[list[str]]:
+        """Removing the run's scratch folder on a host, and on SSH hosts its work folder."""
+        out = [["rm", "-rf", "--", scratch]]
+        base = getattr(tr, "remote_base", None)
+        if isinstance(base, str) and base.startswith("/"):
+            out.append(["rm", "-rf", "--", posixpath.join(base, self.rd.run_id)])
+        return out
 
     def _run_target(self, target: Target, tcases: list[Case], services: ServiceManager, scratch: str,
                     hosts: list[dict], missing: set, done: int, total: int) -> int:
         values, reason = services.ensure(target.services, self.cancel)
         session = TargetSession(target, self._target_transports(target), self.rd.run_id, self.emit,
                                 scratch=scratch, service_values=values,
-                                log_dir=self.rd.path / "targets" / target.name)
+                                log_dir=self.rd.path / "targets" / target.name, leftovers=self.leftovers,
+                                secrets=self.secrets)
         try:
             ready = reason or session.setup(self.cancel)
             for h in hosts:
@@ -153,7 +186,15 @@ class Runner:
                 elif ready is not None:
                     self._finish_case(case, STATUS_FAILED, ready)
                 else:
-                    self._run_case(case, session)
+                    try:
+                        self._run_case(case, session)
+                    except OSError as exc:  # the run directory's disk is full: stop, record it, stay resumable
+                        if not out_of_space(exc):
+                            raise
+                        self.full = True
+                        self.rd.release_reserve()  # room for the clean-up's own small writes
+                        self.emit(Event("warning", message=f"the run directory's disk is full ({exc}): stopping"))
+                        break
                 if case.dataset and last_user.get(case.dataset) == case.case_id:
                     session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
                 rec = self.records[case.case_id]
@@ -184,7 +225,18 @@ class Runner:
     def _tools(self) -> set[str]:
         return {w.tool for w in self.sc.workloads.values()}
 
+    def _close_full(self) -> RunOutcome:
+        """The end of a run stopped by a full disk: the manifest says so (from the reserve), resumable."""
+        self.rd.mark_out_of_space()
+        counts: dict[str, int] = {}
+        for r in self.records.values():
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        self.emit(Event("run_end", status="out-of-space", data={"counts": counts, "run_dir": str(self.rd.path)}))
+        return RunOutcome(self.rd.path, counts, out_of_space=True)
+
     def _close(self) -> RunOutcome:
+        if self.full:
+            return self._close_full()
         rows = []
         for c in self.cases:
             if self.records[c.case_id]["status"] == STATUS_OK:

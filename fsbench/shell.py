@@ -6,7 +6,8 @@ import re
 import shlex
 
 #: run-time placeholders: ${target.path}, ${run.scratch}, ${service.port}, ${services.redis.port} ...
-PLACEHOLDER = re.compile(r"\$\{((?:target|run|case|host|service)\.[a-z_]+|services\.[A-Za-z0-9_-]+\.[a-z_]+)\}")
+PLACEHOLDER = re.compile(r"\$\{((?:target|run|case|host|service)\.[a-z_]+|services\.[A-Za-z0-9_-]+\.[a-z_]+"
+                         r"|secrets\.[A-Za-z0-9_-]+)\}")
 
 
 def render(template: str, values: dict[str, str], *, quote: bool = True) -> str:
@@ -19,7 +20,12 @@ def render(template: str, values: dict[str, str], *, quote: bool = True) -> str:
         key = m.group(1)
         if key not in values:
             raise KeyError(f"unknown placeholder ${{{key}}}; known here: "
-                           f"{', '.join('${' + k + '}' for k in sorted(values))}")
+                           f"{', '.join('${' + k + '}' for k in sorted(values) if not k.startswith('secrets.'))}")
+        if quote and key.startswith("secrets."):
+            # shell text gets a reference to the environment variable the secret travels in, never the value
+            from fsbench.secrets import env_name
+
+            return f'"${env_name(key.split(".", 1)[1])}"'
         return shlex.quote(str(values[key])) if quote else str(values[key])
 
     return PLACEHOLDER.sub(repl, template)

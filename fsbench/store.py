@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import errno
+import fcntl
 import hashlib
+import shutil
+import socket
 import json
 import os
 from dataclasses import dataclass, field
@@ -15,6 +19,7 @@ import yaml
 
 from fsbench import SCHEMA_VERSION, __version__
 from fsbench.errors import RunDirError
+from fsbench.secrets import redact
 from fsbench.tidy import COLUMNS
 
 if TYPE_CHECKING:
@@ -43,23 +48,57 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+#: kept free in every run directory so that a full disk can still record how the run ended
+RESERVE_BYTES = 256 * 1024
+OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """Whether an error means the run directory's file system is full (or over quota)."""
+    return isinstance(exc, OSError) and exc.errno in OUT_OF_SPACE
+
+
+class RunDirLocked(RunDirError):
+    """Another fsbench process works in this run directory."""
+
+
 @dataclass
 class RunDir:
     """A run directory on disk, written incrementally so an interrupted run can be resumed."""
 
     path: Path
     manifest: dict = field(default_factory=dict)
+    _lock: object = field(default=None, repr=False)
 
     @classmethod
     def create(cls, root: Path, scenario_name: str, resolved: dict) -> "RunDir":
         """A new, unique run directory under root."""
+        if not scenario_name or "/" in scenario_name or scenario_name.startswith(".") or "\0" in scenario_name:
+            raise RunDirError(f"{scenario_name!r} cannot name a folder under {root}")
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
         base = root / f"{scenario_name}-{stamp}"
+        root.mkdir(parents=True, exist_ok=True)
         path, n = base, 1
-        while path.exists():
-            n += 1
-            path = base.with_name(f"{base.name}-{n}")
-        (path / "raw").mkdir(parents=True)
+        while True:  # mkdir is the atomic claim: two runs started in the same second get -2, -3...
+            try:
+                path.mkdir()
+                break
+            except FileExistsError:
+                n += 1
+                path = base.with_name(f"{base.name}-{n}")
+        try:
+            (path / "raw").mkdir()
+            rd = cls._initialise(path, scenario_name, resolved)
+        except OSError as exc:  # never leave a run directory without a manifest behind
+            shutil.rmtree(path, ignore_errors=True)
+            if out_of_space(exc):
+                raise RunDirError(f"{root}: no space left to create a run directory: free some space or give "
+                                  "another folder with -o") from None
+            raise RunDirError(f"{path}: cannot create the run directory: {exc.strerror or exc}") from None
+        return rd
+
+    @classmethod
+    def _initialise(cls, path: Path, scenario_name: str, resolved: dict) -> "RunDir":
         rd = cls(path, {
             "schema_version": SCHEMA_VERSION,
             "fsbench_version": __version__,
@@ -72,9 +111,64 @@ class RunDir:
             "cases": {},
             "attempts": 1,
         })
-        (path / "scenario.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True))
         rd.save_manifest()
+        (path / "scenario.yaml").write_text(redact(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True)))
+        rd.keep_reserve()
         return rd
+
+    # -- one process per run directory ----------------------------------------------------------
+    def lock(self) -> None:
+        """Hold the run directory for this process (released at exit, also by SIGKILL: it is a flock)."""
+        fh = open(self.path / "lock", "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "{}"
+            fh.close()
+            try:
+                info = json.loads(holder)
+            except json.JSONDecodeError:
+                info = {}
+            raise RunDirLocked(f"{self.path} is in use by fsbench (pid {info.get('pid', '?')} on "
+                               f"{info.get('host', '?')}, since {info.get('since', '?')}): wait for it to end, "
+                               "or stop that process first") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()}) + "\n")
+        fh.flush()
+        self._lock = fh
+
+    def unlock(self) -> None:
+        """Let the run directory go (the lock file stays, empty of meaning)."""
+        fh = getattr(self, "_lock", None)
+        if fh is not None:
+            fh.close()
+            self._lock = None
+
+    # -- a full disk ----------------------------------------------------------------------------
+    def keep_reserve(self) -> None:
+        """Set aside a little space, given back when the disk fills so the end can still be recorded."""
+        reserve = self.path / ".reserve"
+        if not reserve.exists():
+            try:
+                with reserve.open("wb") as fh:
+                    fh.write(b"\0" * RESERVE_BYTES)
+            except OSError:
+                reserve.unlink(missing_ok=True)
+
+    def release_reserve(self) -> None:
+        """Give the reserve back to the file system (the disk is full: clean-up needs a little room)."""
+        (self.path / ".reserve").unlink(missing_ok=True)
+
+    def mark_out_of_space(self) -> None:
+        """Record that the run stopped on a full disk (using the reserve); resumable."""
+        self.release_reserve()
+        self.manifest.update(status="out-of-space", ended=utc_now())
+        try:
+            self.save_manifest()
+        except OSError:
+            (self.path / "manifest.json.tmp").unlink(missing_ok=True)
 
     @classmethod
     def open(cls, path: Path) -> "RunDir":
@@ -130,7 +224,8 @@ class RunDir:
             w = csv.DictWriter(fh, cols, extrasaction="ignore")
             w.writeheader()
             for r in records:
-                w.writerow({**r, **{f"param_{k}": v for k, v in r.get("params", {}).items()}})
+                row = {**r, **{f"param_{k}": v for k, v in r.get("params", {}).items()}}
+                w.writerow({k: redact(v) if isinstance(v, str) else v for k, v in row.items()})
         os.replace(tmp, self.path / "cases.csv")
 
     def write_hosts(self, hosts: list[dict]) -> None:

@@ -6,12 +6,16 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.paths import REPO
+
+# runs started by the tests index themselves (for recovery after a kill) apart from the machine's own
+os.environ.setdefault("FSBENCH_STATE_DIR", tempfile.mkdtemp(prefix="fsbench-test-state-"))
 
 
 def require(binary: str) -> str:

@@ -44,7 +44,8 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
                                    "at least `juicefs: {meta: URL}`"))
         if t.kind != "juicefs" and t.juicefs is not None:
             issues.append(lm.issue(path + ("juicefs",), "`juicefs:` settings need `kind: juicefs`"))
-        allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name"} | {
+        allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name",
+                   *(f"secrets.{n}" for n in sc.secrets)} | {
             f"services.{s}.{k}" for s in t.services if s in sc.services
             for k in ("port", "host", "dir", *(f"port_{p}" for p in sc.services[s].ports))}
         texts = [("setup", c) for c in t.setup] + [("teardown", c) for c in t.teardown]
@@ -65,6 +66,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
             issues.append(lm.issue(path, "a service needs a `ready` probe (a command that succeeds when it "
                                          "answers)", "e.g. ready: redis-cli -p ${service.port} ping"))
         allowed = {"service.name", "service.port", "service.host", "service.dir", "run.id", "run.scratch",
+                   *(f"secrets.{n}" for n in sc.secrets),
                    "host.name", *(f"service.port_{p}" for p in svc.ports)}
         texts = [("start", c) for c in svc.start] + [("stop", c) for c in svc.stop]
         texts += [("ready", svc.ready)] if svc.ready else []

@@ -12,13 +12,14 @@ from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, JuiceFS, Monito
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.scenario.yamllines import LineMap, load_yaml
+from fsbench.secrets import SecretRef
 
 TOOLS = ("fio", "mdtest", "vdbench", "juicefs-bench")
 
 _commands = s.list_of(s.string, allow_single=True)
 HOST = s.Struct({
     "transport": s.Key(s.one_of("local", "ssh"), doc="local, or ssh (the default for a host of the inventory)"),
-    "address": s.Key(s.string, default=""),
+    "address": s.Key(s.address, default=""),
     "groups": s.Key(s.list_of(s.string), default=list),
     "slots": s.Key(s.integer(1)),
 }, what="host")
@@ -54,7 +55,7 @@ JUICEFS = s.Struct({
     "secret_key_env": s.Key(s.string, default=""),
 }, what="juicefs settings")
 TARGET = s.Struct({
-    "path": s.Key(s.string, required=True, doc="the directory or mount point under test"),
+    "path": s.Key(s.line_text, required=True, doc="the directory or mount point under test"),
     "description": s.Key(s.string, default=""),
     "baseline": s.Key(s.boolean, default=False),
     "setup": s.Key(_commands, default=list),
@@ -177,8 +178,19 @@ DEPLOY = s.Struct({
     }, what="vdbench deploy settings"), default=dict),
 }, what="deploy settings")
 
+def _secret(value: object, path: tuple, lm, issues: list) -> object:
+    """Where a secret comes from: exactly one of an environment variable or a file."""
+    checked = s.Struct({"env": s.Key(s.line_text), "file": s.Key(s.line_text)}, what="secret reference")(
+        value, path, lm, issues)
+    if checked is not None and bool(checked.get("env")) == bool(checked.get("file")):
+        issues.append(lm.issue(path, "a secret comes from exactly one place: {env: VARIABLE} or {file: PATH}",
+                               "never the value itself: the scenario is copied into the run directory"))
+        return None
+    return checked
+
+
 SCENARIO = s.Struct({
-    "name": s.Key(s.string, required=True, doc="a short name, used in the run directory's name"),
+    "name": s.Key(s.name, required=True, doc="a short name, used in the run directory's name"),
     "description": s.Key(s.string, default=""),
     "use_case": s.Key(s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case"),
                       default=dict),
@@ -190,6 +202,8 @@ SCENARIO = s.Struct({
     "report": s.Key(REPORT, default=dict),
     "monitor": s.Key(MONITOR, default=dict),
     "deploy": s.Key(DEPLOY, default=dict),
+    "secrets": s.Key(s.mapping_of(_secret, what="secret"), default=dict,
+                     doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere"),
     "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
     "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
 }, what="scenario")
@@ -306,6 +320,11 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     st = d["settings"]
     settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],
                         st["scratch"])
+    secrets = {}
+    for n, v in (d.get("secrets") or {}).items():
+        if v:
+            file = v.get("file") or ""
+            secrets[n] = SecretRef(n, v.get("env") or "", file if file.startswith("~") else _relative(base_dir, file))
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
                     values, hosts, targets, workloads, settings, {}, base_dir, services,
                     Monitor(d["monitor"]["enabled"], d["monitor"]["interval"], tuple(d["monitor"]["processes"])),
@@ -315,7 +334,8 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                                 "to": v["to"]} for k, v in d["deploy"]["upload"].items() if v},
                            d["deploy"]["before_run"], d["deploy"]["mdtest"]["method"],
                            _relative(base_dir, d["deploy"]["mdtest"]["source"]),
-                           _relative(base_dir, d["deploy"]["vdbench"]["zip"]), d["deploy"]["vdbench"]["home"]))
+                           _relative(base_dir, d["deploy"]["vdbench"]["zip"]), d["deploy"]["vdbench"]["home"]),
+                    secrets)
 
 
 def _relative(base_dir: Path, value: str) -> str:

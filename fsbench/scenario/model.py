@@ -176,6 +176,7 @@ class Scenario:
     inventory: dict = field(default_factory=dict)  # name -> HostSpec of the hosts reached over SSH
     inventory_file: str = ""
     deploy: Deploy = field(default_factory=Deploy)
+    secrets: dict = field(default_factory=dict)  # name -> fsbench.secrets.SecretRef (never a value)
 
     @property
     def baseline(self) -> str:

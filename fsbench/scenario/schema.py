@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -104,9 +105,13 @@ def string(value: object, path: tuple, lm: LineMap, issues: list) -> object:
 
 
 def scalar(value: object, path: tuple, lm: LineMap, issues: list) -> object:
-    """A plain value: text, number or boolean."""
+    """A plain value: text, number or boolean; text without line breaks (it becomes a line of a file)."""
     if isinstance(value, (dict, list)) or value is None:
         issues.append(lm.issue(path, f"expected a plain value (text, number, true/false), got {_kind(value)}"))
+        return None
+    if isinstance(value, str) and _CONTROL.search(value):
+        issues.append(lm.issue(path, f"{value!r} holds a line break or another control character",
+                               "tool options become lines of job files: write the value on one line"))
         return None
     return value
 
@@ -172,6 +177,32 @@ def name(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     return value
 
 
+_ADDRESS = re.compile(r"[A-Za-z0-9_.:%\[\]-]{1,255}\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def address(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """A host name or IP address (it ends up in hostfiles and command lines, so nothing else)."""
+    text = string(value, path, lm, issues)
+    if text is None:
+        return None
+    if not _ADDRESS.match(text):
+        issues.append(lm.issue(path, f"{text!r} is not a host name or an IP address",
+                               "letters, digits, '.', '-', '_', ':' (IPv6) only"))
+        return None
+    return text
+
+
+def line_text(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    """Text that becomes one line of a file or one command-line value: no line breaks or control characters."""
+    text = string(value, path, lm, issues)
+    if text is not None and _CONTROL.search(text):
+        issues.append(lm.issue(path, f"{text!r} holds a line break or another control character",
+                               "values become lines of job files and command lines: write it on one line"))
+        return None
+    return text
+
+
 def one_of(*choices: str) -> Check:
     """One of a fixed set of words."""
 
@@ -206,6 +237,6 @@ def _kind(value: object) -> str:
 
 
 __all__ = [
-    "Issue", "Key", "Struct", "anything", "boolean", "duration", "integer", "list_of",
+    "Issue", "Key", "Struct", "address", "anything", "boolean", "duration", "integer", "line_text", "list_of",
     "mapping_of", "name", "one_of", "scalar", "scalar_or_list", "size", "string",
 ]

@@ -45,10 +45,45 @@ def dotted(path: tuple) -> str:
     return out
 
 
+#: a scenario or inventory is a page of YAML: bigger files, or anchors that expand into more values
+#: than this (an "alias bomb": 800 bytes can expand to billions), are refused before they cost memory
+MAX_BYTES = 2 * 2**20
+MAX_VALUES = 200_000
+
+
+MAX_DEPTH = 64
+_OPEN = (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken, yaml.BlockSequenceStartToken,
+         yaml.BlockMappingStartToken)
+_CLOSE = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToken)
+
+
+def _check_depth(text: str, file: str) -> None:
+    """Refuse deep nesting before composing: libyaml's composer recurses and crashes the process on it."""
+    depth = 0
+    for token in yaml.scan(text, Loader=_Loader):
+        if isinstance(token, _OPEN):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ScenarioError([Issue(file, token.start_mark.line + 1, "",
+                                           f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                                           "a scenario needs a few levels of nesting, not hundreds")])
+        elif isinstance(token, _CLOSE):
+            depth -= 1
+
+
+class _TooBig(Exception):
+    """The document expands to more values than MAX_VALUES."""
+
+
 def load_yaml(text: str, file: str) -> tuple[object, LineMap]:
-    """Parse text; YAML syntax errors and duplicate keys become a ScenarioError with the line."""
+    """Parse text; YAML syntax errors, duplicate keys and oversized documents become a ScenarioError."""
     lm = LineMap(file)
+    if len(text) > MAX_BYTES:
+        raise ScenarioError([Issue(file, None, "", f"the file is {len(text) / 2**20:.1f} MiB; a scenario or "
+                                   f"inventory may be at most {MAX_BYTES // 2**20} MiB",
+                                   "is this the right file? keep data (job files, outputs) in files of their own")])
     try:
+        _check_depth(text, file)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -60,13 +95,25 @@ def load_yaml(text: str, file: str) -> tuple[object, LineMap]:
         return {}, lm
     loader = _Loader("")
     issues: list[Issue] = []
-    data = _build(node, (), lm, loader, issues)
+    budget = [MAX_VALUES]
+    try:
+        data = _build(node, (), lm, loader, issues, budget)
+    except _TooBig:
+        raise ScenarioError([Issue(file, None, "", f"the YAML expands to more than {MAX_VALUES:,} values "
+                                   "(anchors and aliases nested into each other?)",
+                                   "write the values out, or use fewer nested aliases")]) from None
+    except RecursionError:
+        raise ScenarioError([Issue(file, None, "", "the YAML is nested too deeply",
+                                   "a scenario needs a few levels of nesting, not hundreds")]) from None
     if issues:
         raise ScenarioError(issues)
     return data, lm
 
 
-def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue]) -> object:
+def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue], budget: list[int]) -> object:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooBig()
     lm.lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
@@ -75,7 +122,7 @@ def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue
             if knode.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: defaults that explicit keys override
                 sources = vnode.value if isinstance(vnode, yaml.SequenceNode) else [vnode]
                 for src in sources:
-                    value = _build(src, path, lm, loader, issues)
+                    value = _build(src, path, lm, loader, issues, budget)
                     if isinstance(value, dict):
                         merged.update({k: v for k, v in value.items() if k not in merged})
                     else:
@@ -97,10 +144,10 @@ def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue
                                     "remove one of them"))
                 continue
             lm.lines[path + (key,)] = knode.start_mark.line + 1
-            out[key] = _build(vnode, path + (key,), lm, loader, issues)
+            out[key] = _build(vnode, path + (key,), lm, loader, issues, budget)
         return {**{k: v for k, v in merged.items() if k not in out}, **out}
     if isinstance(node, yaml.SequenceNode):
-        return [_build(item, path + (i,), lm, loader, issues) for i, item in enumerate(node.value)]
+        return [_build(item, path + (i,), lm, loader, issues, budget) for i, item in enumerate(node.value)]
     try:
         return loader.construct_object(node, deep=True)
     except yaml.YAMLError as exc:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsbench.scenario.model import JuiceFS, Target
+from fsbench.secrets import remember, split_url_password
 from fsbench.shell import render
 
 
@@ -45,7 +46,8 @@ def plan_juicefs(target: Target, values: dict[str, str], scratch: str) -> JuiceF
     """Format with trash off, mount in the background with cache and log in scratch, no usage report."""
     spec: JuiceFS = target.juicefs  # type: ignore[assignment]
     base = posixpath.join(scratch, "juicefs", target.name)
-    meta = render(spec.meta, values, quote=False)
+    # a password in the meta URL travels in META_PASSWORD (juicefs reads it there), never in argv
+    meta, password = split_url_password(render(spec.meta, values, quote=False))
     bucket = render(spec.bucket, values, quote=False) if spec.bucket else posixpath.join(base, "bucket")
     cache, log = posixpath.join(base, "cache"), posixpath.join(base, "juicefs.log")
     binary = juicefs_binary(spec.binary)
@@ -53,10 +55,12 @@ def plan_juicefs(target: Target, values: dict[str, str], scratch: str) -> JuiceF
     if spec.storage == "file":
         bucket = bucket.rstrip("/") + "/"
         prepare.append(["mkdir", "-p", bucket])
-    env = {}
+    remember(password)
+    env = {"META_PASSWORD": password} if password else {}
     for var, env_name in (("ACCESS_KEY", spec.access_key_env), ("SECRET_KEY", spec.secret_key_env)):
         if env_name:  # secrets travel in the environment, never in argv or the run directory
             env[var] = os.environ.get(env_name, "")
+            remember(env[var])
     fmt = [binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",
            *spec.format_options, meta, spec.volume or volume_name(target.name)]
     mount = [binary, "mount", "-d", "--no-usage-report", "--cache-dir", cache, "--log", log,

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
+from fsbench.leftovers import NoLeftovers
+from fsbench.secrets import env_name, redact, redact_file
 from fsbench.scenario.model import Target
 from fsbench.shell import render, sh
 from fsbench.targets.juicefs import JuiceFSPlan, plan_juicefs
+from fsbench.targets.safety import resolved_unsafe_reason
 from fsbench.targets.services import wait_ready
 from fsbench.transport.base import Transport
 
@@ -21,8 +24,12 @@ class TargetSession:
 
     def __init__(self, target: Target, transports: dict[str, Transport], run_id: str, emit: Listener, *,
                  scratch: str = "/var/tmp/fsbench/run", service_values: dict[str, str] | None = None,
-                 log_dir: Path | None = None):
+                 log_dir: Path | None = None, leftovers=None, secrets: dict[str, str] | None = None):
         self.target, self.transports, self.run_id, self.emit = target, transports, run_id, emit
+        self.secrets = dict(secrets or {})
+        self.env = {env_name(n): v for n, v in self.secrets.items()}
+        self.leftovers = leftovers or NoLeftovers()
+        self._cleanups: dict[str, str] = {}
         self.run_scratch = scratch
         self.service_values = service_values or {}
         self.log_dir = log_dir
@@ -33,15 +40,16 @@ class TargetSession:
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""
         return {"target.path": self.target.path, "target.name": self.target.name, "run.id": self.run_id,
-                "run.scratch": self.run_scratch, "host.name": host, **self.service_values}
+                "run.scratch": self.run_scratch, "host.name": host, **self.service_values,
+                **{f"secrets.{k}": v for k, v in self.secrets.items()}}
 
     def _juicefs(self, host: str) -> JuiceFSPlan | None:
         return plan_juicefs(self.target, self.values(host), self.run_scratch) if self.target.juicefs else None
 
     def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
              env: dict[str, str] | None = None) -> CommandResult:
-        self.emit(Event("target_setup", message=f"{self.target.name}: {what}"))
-        return tr.run(argv, timeout=self.target.setup_timeout_s, cancel=cancel, env=env)
+        self.emit(Event("target_setup", message=redact(f"{self.target.name}: {what}")))
+        return tr.run(argv, timeout=self.target.setup_timeout_s, cancel=cancel, env={**self.env, **(env or {})} or None)
 
     def setup(self, cancel: threading.Event) -> str | None:
         """Run setup on every host of the target; None when ready, else the reason it is not."""
@@ -51,9 +59,18 @@ class TargetSession:
         except FsbenchError as exc:  # a host that cannot be reached is a target that is not ready
             return f"target {self.target.name} could not be set up: {exc}"
 
+    def cleanup_commands(self, host: str) -> list[list[str]]:
+        """What undoes this target's setup on host: unmount, teardown commands, its scratch folder."""
+        jfs = self._juicefs(host)
+        out = [jfs.umount_force] if jfs else []
+        out += [sh(render(cmd, self.values(host))) for cmd in self.target.teardown]
+        return [["rm", "-rf", "--", self.scratch], *out]
+
     def _setup(self, cancel: threading.Event) -> str | None:
         t = self.target
         for host, tr in self.transports.items():
+            # recorded before anything is set up: if fsbench dies, the next run undoes it with these
+            self._cleanups[host] = self.leftovers.add(host, f"target {t.name}", self.cleanup_commands(host))
             for cmd in t.setup:
                 r = self._run(tr, sh(render(cmd, self.values(host))), f"{host}: {cmd}", cancel)
                 if not r.ok:
@@ -69,13 +86,17 @@ class TargetSession:
                     if argv is jfs.mount:
                         self._mounted.add(host)
             if t.ready:
-                r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel)
+                r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel,
+                               env=self.env or None)
                 if not r.ok:
                     return (f"target {t.name} never became ready on {host} within {t.ready_timeout_s:.0f}s: "
                             f"the check `{t.ready}` {r.describe()}")
             if not tr.is_dir(t.path):
                 return (f"target path {t.path} is not an existing directory on {host} "
                         "(create or mount it, or add a setup command that does)")
+            unsafe = None if t.destructive else resolved_unsafe_reason(tr, t.path)
+            if unsafe:
+                return f"{unsafe}; fsbench will not write there (set `destructive: true` if you mean it)"
             tr.makedirs(self.scratch)
         return None
 
@@ -105,6 +126,7 @@ class TargetSession:
         for host, tr in self.transports.items():
             try:
                 self._teardown_host(host, tr)
+                self.leftovers.done(self._cleanups.pop(host, ""))
             except FsbenchError as exc:  # one lost host must not stop the others' teardown
                 self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
 
@@ -116,15 +138,15 @@ class TargetSession:
             self._unmount(host, tr, jfs)
         for cmd in self.target.teardown:
             self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
-            r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s)
+            r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s, env=self.env or None)
             if not r.ok:
                 self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
 
     def _unmount(self, host: str, tr: Transport, jfs: JuiceFSPlan) -> None:
         self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: juicefs umount"))
-        r = tr.run(jfs.umount, timeout=60)
+        r = tr.run(jfs.umount, timeout=60, env=jfs.env or None)
         if not r.ok:
-            r = tr.run(jfs.umount_force, timeout=60)
+            r = tr.run(jfs.umount_force, timeout=60, env=jfs.env or None)
         if not r.ok:
             self.emit(Event("warning", message=f"could not unmount {self.target.path} {r.describe()}"))
         else:
@@ -133,3 +155,4 @@ class TargetSession:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             tr.fetch(jfs.log, self.log_dir / f"juicefs-{host}.log")
+            redact_file(self.log_dir / f"juicefs-{host}.log")

@@ -27,8 +27,9 @@ class ServiceManager:
     """Starts services on demand and stops them when no later target needs them, or at the end."""
 
     def __init__(self, sc: Scenario, transports: dict[str, Transport], run_id: str, scratch: str, log_dir: Path,
-                 emit: Listener, target_order: list[str]):
+                 emit: Listener, target_order: list[str], leftovers=None, secrets: dict[str, str] | None = None):
         self.sc, self.transports, self.emit = sc, transports, emit
+        self.leftovers, self.secrets = leftovers, secrets
         self.run_id, self.scratch, self.log_dir = run_id, scratch, log_dir
         self.sessions: dict[str, list[ServiceSession]] = {}
         self.failed: dict[str, str] = {}
@@ -49,7 +50,8 @@ class ServiceManager:
                 self.sessions[name] = sessions
                 for host in resolve_hosts(self.sc, svc.hosts):
                     session = ServiceSession(svc, host, self.transports[host], self.run_id, self.scratch,
-                                             self.log_dir / name / host, self.emit, self.sc.hosts[host].reach)
+                                             self.log_dir / name / host, self.emit, self.sc.hosts[host].reach,
+                                             self.leftovers, self.secrets)
                     sessions.append(session)
                     try:
                         reason = session.start(cancel)

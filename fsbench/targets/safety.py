@@ -27,3 +27,20 @@ def unsafe_path_reason(path: str, home: str | None = None) -> str | None:
     if p in homes or (p.startswith("/home/") and p.count("/") == 2):
         return "is a home directory"
     return None
+
+
+def resolved_unsafe_reason(transport, path: str) -> str | None:
+    """Why path, with its symlinks and `..` resolved on the host itself, must not be written; None if fine.
+
+    Validation sees only the text of the path; a symlink to / or /etc, or `link/..`, is only known
+    where the path lives. Raises nothing: an unreachable host is someone else's error.
+    """
+    try:
+        r = transport.run(["realpath", "-m", "--", path], timeout=30)
+    except Exception:  # noqa: BLE001 - reachability is checked and reported elsewhere
+        return None
+    resolved = (r.extra.get("stdout", "") or "").strip() if r.ok else ""
+    if not resolved or posixpath.normpath(resolved) == posixpath.normpath(path):
+        return None
+    reason = unsafe_path_reason(resolved)
+    return f"{path} resolves to {resolved} on {transport.host}, which {reason}" if reason else None

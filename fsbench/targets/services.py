@@ -10,6 +10,8 @@ from pathlib import Path
 
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
+from fsbench.leftovers import NoLeftovers
+from fsbench.secrets import env_name, has_secrets, redact, redact_tree
 from fsbench.scenario.model import Service
 from fsbench.shell import render, sh
 from fsbench.transport.base import Transport
@@ -24,11 +26,12 @@ def free_port(address: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
-def wait_ready(tr: Transport, probe: list[str], timeout: float, cancel: threading.Event | None) -> CommandResult:
+def wait_ready(tr: Transport, probe: list[str], timeout: float, cancel: threading.Event | None,
+               env: dict[str, str] | None = None) -> CommandResult:
     """Run probe until it succeeds or timeout passes; the last result either way."""
     deadline = time.monotonic() + timeout
     while True:
-        r = tr.run(probe, timeout=min(30.0, max(1.0, timeout)), cancel=cancel)
+        r = tr.run(probe, timeout=min(30.0, max(1.0, timeout)), cancel=cancel, env=env)
         if r.ok or time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
             return r
         time.sleep(PROBE_EVERY_S)
@@ -38,8 +41,13 @@ class ServiceSession:
     """One service on its host: files rendered, started, probed until ready, stopped at the end."""
 
     def __init__(self, svc: Service, host: str, transport: Transport, run_id: str, scratch: str,
-                 log_dir: Path, emit: Listener, address: str = "127.0.0.1"):
+                 log_dir: Path, emit: Listener, address: str = "127.0.0.1", leftovers=None,
+                 secrets: dict[str, str] | None = None):
         self.svc, self.host, self.tr, self.emit = svc, host, transport, emit
+        self.secrets = dict(secrets or {})
+        self.env = {env_name(n): v for n, v in self.secrets.items()} or None
+        self.leftovers = leftovers or NoLeftovers()
+        self._cleanup = ""
         self.address = address  # how clients reach it: 127.0.0.1 here, the meta node's address on a cluster
         self.run_id, self.scratch, self.log_dir = run_id, scratch, log_dir
         self.dir = posixpath.join(scratch, "services", svc.name)
@@ -51,7 +59,8 @@ class ServiceSession:
         """Placeholders of the service's own commands and files."""
         return {"service.name": self.svc.name, "service.port": str(self.port), "service.host": self.address,
                 "service.dir": self.dir, "run.id": self.run_id, "run.scratch": self.scratch, "host.name": self.host,
-                **{f"service.port_{k}": str(v) for k, v in self.ports.items()}}
+                **{f"service.port_{k}": str(v) for k, v in self.ports.items()},
+                **{f"secrets.{k}": v for k, v in self.secrets.items()}}
 
     def exported(self) -> dict[str, str]:
         """Placeholders targets use: ${services.NAME.port|host|dir}."""
@@ -69,17 +78,22 @@ class ServiceSession:
             self.tr.makedirs(self.dir)
             for name, body in svc.files.items():
                 self.tr.put_text(posixpath.join(self.dir, name), render(body, self.values(), quote=False))
-                (self.log_dir / name).write_text(render(body, self.values(), quote=False))
+                (self.log_dir / name).write_text(redact(render(body, self.values(), quote=False)))
+            # recorded before starting: if fsbench dies, the next run stops it with these commands
+            self._cleanup = self.leftovers.add(self.host, f"service {svc.name}",
+                                               [sh(render(c, self.values())) for c in svc.stop])
             self.started = True
             for i, cmd in enumerate(svc.start):
                 self.emit(Event("service", message=f"start {svc.name} on {self.host}: {cmd}"))
                 r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=svc.ready_timeout_s,
                                 stdout_path=self.log_dir / f"start-{i}.out", stderr_path=self.log_dir / f"start-{i}.err",
-                                cancel=cancel)
+                                cancel=cancel, env=self.env)
                 if not r.ok:
                     return f"service {svc.name} did not start on {self.host}: {r.describe()}"
+        if has_secrets():
+            redact_tree(self.log_dir)
         probe = sh(render(svc.ready or "true", self.values()))
-        r = wait_ready(self.tr, probe, svc.ready_timeout_s, cancel)
+        r = wait_ready(self.tr, probe, svc.ready_timeout_s, cancel, env=self.env)
         if not r.ok:
             return (f"service {svc.name} on {self.host} never became ready within {svc.ready_timeout_s:.0f}s: "
                     f"the probe `{svc.ready}` {r.describe()}")
@@ -96,10 +110,11 @@ class ServiceSession:
             self.emit(Event("service", message=f"stop {self.svc.name} on {self.host}: {cmd}"))
             try:
                 r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir,
-                                timeout=max(30.0, self.svc.ready_timeout_s),
+                                timeout=max(30.0, self.svc.ready_timeout_s), env=self.env,
                                 stdout_path=self.log_dir / f"stop-{i}.out", stderr_path=self.log_dir / f"stop-{i}.err")
             except FsbenchError as exc:
                 self.emit(Event("warning", message=f"stopping service {self.svc.name} on {self.host} failed: {exc}"))
                 return
             if not r.ok:
                 self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe()}"))
+        self.leftovers.done(self._cleanup)

@@ -21,12 +21,14 @@ class LocalTransport:
 
     def __init__(self, host: str = "local"):
         self.host = host
+        #: environment every command gets (FSBENCH_RUN=<run id>): finds a killed run's processes later
+        self.marker: dict[str, str] = {}
 
     def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
             env: dict[str, str] | None = None, stdout_path: Path | None = None,
             stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
         """Run argv to completion, timeout or cancellation; never raises for a failing command."""
-        full_env = {**os.environ, **env} if env else None
+        full_env = {**os.environ, **self.marker, **(env or {})} if env or self.marker else None
         out = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
         err = open(stderr_path, "wb") if stderr_path else subprocess.PIPE
         start = time.monotonic()

@@ -62,6 +62,7 @@ class SSHTransport(SSHCommands, SSHFileOps):
         self._client = None
         self._settings: Resolved | None = None
         self.connects = 0  # TCP connections opened so far: 1 for a whole run unless the link dropped
+        self.marker: dict[str, str] = {}  # FSBENCH_RUN=<run id> in every command's environment
         super().__init__()
 
     def __repr__(self) -> str:

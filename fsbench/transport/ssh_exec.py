@@ -39,8 +39,27 @@ class SSHCommands:
             env: dict[str, str] | None = None, stdout_path: Path | None = None,
             stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
         """Run argv to completion, timeout or cancel; a failing command is a result, a dead host raises."""
-        return self.execute(argv, cwd=cwd, timeout=timeout, env=env, stdout_path=stdout_path,
-                            stderr_path=stderr_path, cancel=cancel, sudo=self.spec.sudo)
+        marker = getattr(self, "marker", None) or {}
+        if env:
+            # values (secrets among them) never go on the remote command line, where `ps` shows them: they go
+            # into a file in the private (0700) work folder, which the command reads and removes first
+            argv = self._env_file_argv(env, argv)
+        return self.execute(argv, cwd=cwd, timeout=timeout, env=marker or None,
+                            stdout_path=stdout_path, stderr_path=stderr_path, cancel=cancel, sudo=self.spec.sudo)
+
+    def _env_file_argv(self, env: dict[str, str], argv: list[str]) -> list[str]:
+        import shlex
+        import uuid
+
+        base = self.remote_base  # type: ignore[attr-defined]
+        mkdir = self.execute(["mkdir", "-p", "-m", "700", "--", base], timeout=self.op_timeout, sudo=False)
+        if not mkdir.ok:
+            from fsbench.errors import CommandFailed
+
+            raise CommandFailed(mkdir, f"making {base}")
+        path = f"{base}/env-{uuid.uuid4().hex}"
+        self.put_text(path, "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))  # type: ignore
+        return ["sh", "-c", '. "$0" && rm -f -- "$0" && exec "$@"', path, *argv]
 
     def execute(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
                 env: dict[str, str] | None = None, stdout_path: Path | None = None,

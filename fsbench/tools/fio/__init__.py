@@ -161,7 +161,9 @@ class FioAdapter:
             head: dict[str, str | None] = {}
             if not any(p.startswith("/") for p in split_paths(filename or "")):
                 parts = split_paths(own) if own else [""]
-                head["directory"] = ":".join(posixpath.join(test_dir, p).rstrip("/") for p in parts)
+                # fio splits directory lists on ':'; a ':' inside the target's path is escaped
+                head["directory"] = ":".join(posixpath.join(test_dir, p).rstrip("/").replace(":", "\\:")
+                                             for p in parts)
             if filename is not None:
                 head["filename"] = filename
             opts_new = {**head, **opts}

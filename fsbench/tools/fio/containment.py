@@ -26,6 +26,7 @@ COMMAND_OPTIONS = {"exec_prerun", "exec_postrun", "trigger", "trigger_cmd", "tri
 #: options that write a log file (relative names land in the case's raw folder, where fio runs)
 LOG_OPTIONS = {"write_iolog", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log"}
 _UNESCAPED_COLON = re.compile(r"(?<!\\):")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,11 @@ def find_escapes(jf: JobFile, targets: list[TargetPlace], *, allow_commands: boo
     names = ", ".join(t.name for t in targets) or "its targets"
     destructive = bool(targets) and all(t.destructive for t in targets)
     for section, opts in jf.sections:
+        if section != "global" and ("/" in section or section in (".", "..") or _CONTROL.search(section)):
+            first = next(iter(opts), "")
+            out.append(Escape(section, "", jf.origin(section, first) if first else None,
+                              f"job name [{section}] would put fio's files ({section}.0.0) outside the case folder",
+                              "name jobs without '/'"))
         for key, value in opts.items():
             origin = jf.origin(section, key)
             for message, hint in _problems(key, value, targets, names, destructive, allow_commands):

@@ -166,7 +166,11 @@ def _include(jf: JobFile, name: str, origin: Origin, env: Mapping[str, str], rea
 def _expand(jf: JobFile, line: str, env: Mapping[str, str], origin: Origin) -> str:
     def repl(m: re.Match) -> str:
         if m.group(1) in env:
-            return env[m.group(1)]
+            value = env[m.group(1)]
+            if any(c in value for c in "\n\r\0"):  # it would add lines (options) to the job file
+                jf.problems.append((origin, f"${{{m.group(1)}}} holds a line break: refused"))
+                return ""
+            return value
         jf.problems.append((origin, f"${{{m.group(1)}}} is not set in the environment (fio would read it there)"))
         return m.group(0)
 

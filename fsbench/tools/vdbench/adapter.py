@@ -56,6 +56,10 @@ class VdbenchAdapter:
         out = [OptionIssue(k, f"unknown vdbench option {k!r}", f"known: {', '.join(GENERAL)}; definitions go "
                            "under jobs (fsd1, fwd1, rd1...)") for k in options if k not in GENERAL]
         for name, spec in jobs.items():
+            for key, value in spec.items():
+                if isinstance(value, str) and any(c in value for c in ",()*"):
+                    out.append(OptionIssue(f"{name}.{key}", f"{key}={value!r}: ',', '(', ')' and '*' would change "
+                                           "the parameter file's meaning", "give several values as a YAML list"))
             if _kind(name) is None:
                 out.append(OptionIssue(name, f"{name!r} is not a vdbench definition name",
                                        "start it with its type: fsd, fwd, rd, sd, wd or hd"))
