@@ -20,7 +20,6 @@ from fsbench.scenario.plan import Case
 from fsbench.secrets import has_secrets, redact, redact_tree
 from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
 from fsbench.targets.lifecycle import TargetSession
-from fsbench.targets.manager import resolve_hosts
 from fsbench.targets.services import free_port
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
@@ -185,7 +184,7 @@ class CaseRun:
         """Hosts a case touches: its own and those of its target's services."""
         hosts = list(self.case.hosts)
         for s in self.sc.targets[self.case.target].services:
-            hosts += [h for h in resolve_hosts(self.sc, self.sc.services[s].hosts) if h not in hosts]
+            hosts += [h for h in self.sc.resolve_hosts(self.sc.services[s].hosts) if h not in hosts]
         return hosts
 
     def _drop_caches(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:

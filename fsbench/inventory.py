@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.errors import Issue, ScenarioError
-from fsbench.scenario import schema as s
-from fsbench.scenario.yamllines import LineMap, load_yaml
+from fsbench.config import schema as s
+from fsbench.config.yamllines import LineMap, load_yaml
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

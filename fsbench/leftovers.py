@@ -5,8 +5,9 @@ in `leftovers.json` before it starts, and crosses it off once it cleaned up itse
 carries `FSBENCH_RUN=<run id>` in its environment. An index of the controller's running runs sits in
 STATE_DIR. When fsbench is killed (SIGKILL, a crash, a power cut) nothing is crossed off: the next
 `fsbench run` (or `--resume`) finds the run whose lock nobody holds, stops its processes (found by
-the marker), runs its pending clean-ups in reverse order and marks its manifest; a host it cannot
-reach stops the new run with the list (remove STATE_DIR/<run id>.json once it is cleaned by hand).
+the marker), runs its pending clean-ups in reverse order and marks its manifest. Clean-ups on hosts
+the new run does not use are left (and said); a host of the new run where a clean-up cannot even be
+attempted stops the new run with the list (remove STATE_DIR/<run id>.json once cleaned by hand).
 """
 
 from __future__ import annotations
@@ -178,10 +179,11 @@ def recover(run_id: str, run_dir: Path, transports: dict[str, Transport], local:
                 tr.run(remote_kill_argv(run_id), timeout=60)
             except FsbenchError as exc:
                 problems.append(f"{host}: cannot stop the processes of run {run_id}: {exc}")
+    elsewhere = []
     for action in reversed(list(pending.actions)):
         tr = transports.get(action.host) or (local if action.host in ("local", "controller") else None)
-        if tr is None:
-            problems.append(f"{action.host}: {action.what} (this run does not reach that host)")
+        if tr is None:  # not a host of this run: nothing here can collide with it; said, and kept for later
+            elsewhere.append(f"{action.what} on {action.host}")
             continue
         notes = []
         try:
@@ -202,6 +204,9 @@ def recover(run_id: str, run_dir: Path, transports: dict[str, Transport], local:
             rd.save_manifest()
     except FsbenchError:
         pass
-    if not problems:
+    if elsewhere:
+        emit(Event("warning", message=f"the dead run {run_id} ({run_dir}) left {'; '.join(elsewhere)}: not hosts "
+                                      "of this run; resume that run (or clean by hand) to remove them"))
+    elif not problems:
         unregister_run(run_id)
     return problems

@@ -13,7 +13,6 @@ from fsbench import facts
 from fsbench.errors import FsbenchError, PreflightError
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
-from fsbench.targets.manager import resolve_hosts
 from fsbench.targets.safety import resolved_unsafe_reason
 from fsbench.tools import get_tool
 from fsbench.transport.base import Transport
@@ -104,7 +103,7 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
             continue
         needed = peak_bytes(tcases)
         prepared_later = bool(target.setup or target.juicefs)
-        for h in resolve_hosts(sc, target.hosts):
+        for h in sc.resolve_hosts(target.hosts):
             t = alive.get(h)
             if t is None:
                 continue

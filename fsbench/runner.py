@@ -21,7 +21,7 @@ from fsbench.store import (STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIP
 EXIT_OUT_OF_SPACE = 5
 from fsbench.targets.lifecycle import TargetSession
 from fsbench.case_run import CaseRun
-from fsbench.targets.manager import ServiceManager, resolve_hosts
+from fsbench.targets.manager import ServiceManager
 from fsbench.tools import get_tool
 from fsbench.tools.base import HostInfo
 from fsbench.transport.base import Transport
@@ -265,7 +265,7 @@ class Runner:
         return [facts.gather(t, tools) for t in self.transports.values()]
 
     def _target_transports(self, target: Target) -> dict[str, Transport]:
-        return {n: self.transports[n] for n in resolve_hosts(self.sc, target.hosts)}
+        return {n: self.transports[n] for n in self.sc.resolve_hosts(target.hosts)}
 
     def _run_case(self, case: Case, session: TargetSession) -> None:
         self.records[case.case_id]["started"] = utc_now()

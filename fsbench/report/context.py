@@ -12,7 +12,7 @@ import yaml
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.report import figures, summary as summary_mod
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
-from fsbench.report.thresholds import thresholds_from
+from fsbench.thresholds import thresholds_from
 from fsbench.scenario.model import USE_CASE_KEYS
 from fsbench.units import format_value
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from fsbench.report.thresholds import Threshold, verdict_for
+from fsbench.thresholds import Threshold, verdict_for
 from fsbench.tidy import HIGHER_IS_BETTER, METRIC_UNITS
 from fsbench.units import format_value
 

@@ -6,7 +6,7 @@ from fsbench.errors import Issue
 from fsbench.scenario.model import Scenario
 from fsbench.shell import PLACEHOLDER as RUNTIME
 from fsbench.shell import placeholders
-from fsbench.scenario.yamllines import LineMap
+from fsbench.config.yamllines import LineMap
 from fsbench.targets.safety import unsafe_path_reason
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from fsbench.errors import ScenarioError
-from fsbench.scenario.yamllines import LineMap
+from fsbench.config.yamllines import LineMap
 
 NOT_INHERITED = ("baseline", "extends", "description")
 

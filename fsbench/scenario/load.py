@@ -6,12 +6,12 @@ import copy
 from pathlib import Path
 
 from fsbench.errors import Issue, ScenarioError
-from fsbench.scenario import schema as s
+from fsbench.config import schema as s
 from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, JuiceFS, Monitor, Scenario, Service, Settings,
                                     Sweep, Target, Workload)
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
-from fsbench.scenario.yamllines import LineMap, load_yaml
+from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.secrets import SecretRef
 
 TOOLS = ("fio", "mdtest", "vdbench", "juicefs-bench")
@@ -115,7 +115,7 @@ def _percent(value: object, path: tuple, lm, issues: list) -> object:
 
 def _threshold(value: object, path: tuple, lm, issues: list) -> object:
     """{good: 150MiB/s, poor: 50MiB/s} under a `workload.operation.metric` key."""
-    from fsbench.report.thresholds import parse_threshold
+    from fsbench.thresholds import parse_threshold
     from fsbench.tidy import METRIC_UNITS
 
     key = str(path[-1])

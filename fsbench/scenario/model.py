@@ -178,6 +178,16 @@ class Scenario:
     deploy: Deploy = field(default_factory=Deploy)
     secrets: dict = field(default_factory=dict)  # name -> fsbench.secrets.SecretRef (never a value)
 
+    def resolve_hosts(self, names: tuple[str, ...] | list[str]) -> list[str]:
+        """Host names for a list of host or group names (default: the first host)."""
+        if not names:
+            return [next(iter(self.hosts))]
+        out: list[str] = []
+        for n in names:
+            members = [n] if n in self.hosts else [h.name for h in self.hosts.values() if n in h.groups]
+            out += [m for m in members if m not in out]
+        return out
+
     @property
     def baseline(self) -> str:
         """The baseline target's name (the first target when none is marked)."""

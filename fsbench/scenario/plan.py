@@ -64,7 +64,6 @@ def plan_cases(sc: Scenario) -> list[Case]:
     A case's estimate includes its prepare step only where that step writes: for the first case of
     each dataset on a target (later ones find the files laid out).
     """
-    from fsbench.targets.manager import resolve_hosts
     from fsbench.tools import get_tool
 
     cases: list[Case] = []
@@ -75,7 +74,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 continue
             tool = get_tool(w.tool)
             reps = w.repetitions or sc.settings.repetitions
-            hosts = resolve_hosts(sc, target.hosts)
+            hosts = sc.resolve_hosts(target.hosts)
             for point in w.sweep.points():
                 options = {**w.options, **point}
                 estimate = _estimate(tool, options, w)

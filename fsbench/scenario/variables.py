@@ -7,7 +7,7 @@ import re
 import yaml
 
 from fsbench.errors import Issue, ScenarioError
-from fsbench.scenario.yamllines import LineMap
+from fsbench.config.yamllines import LineMap
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: namespaces resolved at run time (`${target.path}`, `${run.id}`), left untouched here

@@ -12,17 +12,6 @@ from fsbench.targets.services import ServiceSession
 from fsbench.transport.base import Transport
 
 
-def resolve_hosts(sc: Scenario, names: tuple[str, ...]) -> list[str]:
-    """Host names for a list of host or group names (default: the first host)."""
-    if not names:
-        return [next(iter(sc.hosts))]
-    out: list[str] = []
-    for n in names:
-        members = [n] if n in sc.hosts else [h.name for h in sc.hosts.values() if n in h.groups]
-        out += [m for m in members if m not in out]
-    return out
-
-
 class ServiceManager:
     """Starts services on demand and stops them when no later target needs them, or at the end."""
 
@@ -48,7 +37,7 @@ class ServiceManager:
                 svc = self.sc.services[name]
                 sessions = []
                 self.sessions[name] = sessions
-                for host in resolve_hosts(self.sc, svc.hosts):
+                for host in self.sc.resolve_hosts(svc.hosts):
                     session = ServiceSession(svc, host, self.transports[host], self.run_id, self.scratch,
                                              self.log_dir / name / host, self.emit, self.sc.hosts[host].reach,
                                              self.leftovers, self.secrets)

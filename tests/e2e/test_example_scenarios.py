@@ -19,7 +19,6 @@ from fsbench.report.markdown import write_markdown_report
 from fsbench.scenario.load import load_scenario
 from fsbench.scenario.plan import Case, plan_cases
 from fsbench.store import RunDir, utc_now
-from fsbench.targets.manager import resolve_hosts
 from fsbench.tidy import measurement
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo
@@ -111,7 +110,7 @@ def build_run(root: Path, scenario: Path, sets: list[str] | None = None, extra_r
         rd.manifest["cases"][case.case_id] = "ok"
     rd.write_results(results)
     rd.write_cases(records)
-    used = {h for c in cases for h in c.hosts} | {h for s in sc.services.values() for h in resolve_hosts(sc, s.hosts)}
+    used = {h for c in cases for h in c.hosts} | {h for s in sc.services.values() for h in sc.resolve_hosts(s.hosts)}
     tools = sorted({c.tool for c in cases})
     rd.write_hosts([{"host": name, "hostname": getattr(h.spec, "target", name), "kernel": "6.1.0-27-amd64",
                      "arch": "x86_64", "os": "Debian GNU/Linux 12 (bookworm)", "cpus": 4,

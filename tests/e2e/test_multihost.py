@@ -11,8 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import require, run_cli, write_scenario
-from tests.paths import FIXTURES
+from tests.conftest import run_cli, write_scenario
 from tests.sshlab import make_key, write_known_hosts
 
 

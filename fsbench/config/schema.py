@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from fsbench.errors import Issue
-from fsbench.scenario.yamllines import LineMap
+from fsbench.config.yamllines import LineMap
 from fsbench.units import parse_duration, parse_size
 
 Check = Callable[[object, tuple, LineMap, list], object]

@@ -1,0 +1,1 @@
+"""Configuration files in general (scenarios, inventories): YAML with line numbers and a declarative checker."""
