@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Callable, TextIO
 
 from fsbench.errors import FsbenchError, ParseError
 from fsbench.tidy import MEASUREMENT_COLUMNS, ParseResult
-
-#: tool name -> module with parse_path(Path) -> ParseResult
-PARSERS = {
-    "fio": "fsbench.tools.fio.files",
-    "mdtest": "fsbench.tools.mdtest.parse",
-    "vdbench": "fsbench.tools.vdbench.parse",
-    "juicefs-bench": "fsbench.tools.juicefs_bench.parse",
-}
-
+from fsbench.tools import TOOLS
 
 class UnknownTool(FsbenchError):
     """`fsbench ingest` was given a tool it has no parser for."""
@@ -25,10 +16,10 @@ class UnknownTool(FsbenchError):
 
 
 def parser_for(tool: str) -> Callable[[Path], ParseResult]:
-    """The parse_path function of a tool."""
-    if tool not in PARSERS:
-        raise UnknownTool(f"no parser for {tool!r}; known: {', '.join(PARSERS)}")
-    return importlib.import_module(PARSERS[tool]).parse_path
+    """The parser of a tool's existing outputs (its plug-in's parse_file)."""
+    if tool not in TOOLS:
+        raise UnknownTool(f"no parser for {tool!r}; known: {', '.join(TOOLS.names())}")
+    return TOOLS.get(tool).parse_file
 
 
 def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseError]]:

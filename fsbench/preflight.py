@@ -13,6 +13,7 @@ from fsbench import facts
 from fsbench.errors import FsbenchError, PreflightError
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
+from fsbench.targets.kinds import KINDS
 from fsbench.targets.safety import resolved_unsafe_reason
 from fsbench.tools import get_tool
 from fsbench.transport.base import Transport
@@ -102,7 +103,10 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
         if not tcases:
             continue
         needed = peak_bytes(tcases)
-        prepared_later = bool(target.setup or target.juicefs)
+        kind = KINDS.get(target.kind)
+        if kind.address != "directory":
+            continue  # devices and URLs: their kind's setup checks them, there is no folder to measure
+        prepared_later = bool(target.setup) or kind.name != "directory"  # a kind with its own setup mounts it
         for h in sc.resolve_hosts(target.hosts):
             t = alive.get(h)
             if t is None:

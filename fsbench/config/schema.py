@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable
 
 from fsbench.errors import Issue
 from fsbench.config.yamllines import LineMap
@@ -237,6 +237,60 @@ def _kind(value: object) -> str:
 
 
 __all__ = [
-    "Issue", "Key", "Struct", "address", "anything", "boolean", "duration", "integer", "line_text", "list_of",
+    "Issue", "Key", "Struct", "address", "build", "doc_of", "option", "struct_of", "anything", "boolean", "duration", "integer", "line_text", "list_of",
     "mapping_of", "name", "one_of", "scalar", "scalar_or_list", "size", "string",
 ]
+
+
+# -- one declaration: dataclass fields that are also scenario keys ---------------------------------
+
+_NO_DEFAULT = object()
+
+
+def option(check: Check, default: object = _NO_DEFAULT, *, factory: Callable[[], object] | None = None,
+           doc: str = "", required: bool = False, key: str = "", convert: Callable[[object], object] | None = None,
+           blank: object = None) -> Any:
+    """A dataclass field that is also a key of the file: its checker, documentation and default.
+
+    `key` names it in the file when the field's name differs (`setup_timeout` for `setup_timeout_s`);
+    `convert` turns the checked value into the field's type (a list into a tuple); `blank` is what
+    the checker gets when the key is absent (for sections whose own defaults must be filled in).
+    """
+    meta = {"check": check, "doc": doc, "required": required, "key": key, "convert": convert, "blank": blank}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    if default is _NO_DEFAULT:
+        return field(metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def struct_of(cls: type, what: str, *, more: dict[str, Key] | None = None,
+              extra: Callable[[dict, tuple, LineMap, list], None] | None = None) -> Struct:
+    """The checker of a dataclass's keys (fields declared with option()), plus `more` keys."""
+    keys: dict[str, Key] = {}
+    for f in fields(cls):
+        meta = f.metadata
+        if "check" not in meta:
+            continue
+        keys[meta["key"] or f.name] = Key(meta["check"], meta["required"], meta["blank"], meta["doc"])
+    keys.update(more or {})
+    return Struct(keys, what, extra)
+
+
+def build(cls: type, checked: dict, **given: object) -> Any:
+    """An instance of cls from a checked mapping: each option() field from its key (absent: its default)."""
+    kwargs: dict[str, object] = dict(given)
+    for f in fields(cls):
+        meta = f.metadata
+        if "check" not in meta or f.name in given:
+            continue
+        value = checked.get(meta["key"] or f.name)
+        if value is None:
+            continue
+        kwargs[f.name] = meta["convert"](value) if meta["convert"] else value
+    return cls(**kwargs)
+
+
+def doc_of(cls: type) -> dict[str, str]:
+    """key -> documentation of a dataclass's option() fields (for generated reference docs)."""
+    return {f.metadata["key"] or f.name: f.metadata["doc"] for f in fields(cls) if "check" in f.metadata}

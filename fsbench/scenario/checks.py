@@ -7,7 +7,9 @@ from fsbench.scenario.model import Scenario
 from fsbench.shell import PLACEHOLDER as RUNTIME
 from fsbench.shell import placeholders
 from fsbench.config.yamllines import LineMap
+from fsbench.targets.kinds import KINDS
 from fsbench.targets.safety import unsafe_path_reason
+from fsbench.tools import TOOLS
 
 
 def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
@@ -26,7 +28,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         path = ("targets", t.name)
         if RUNTIME.search(t.path):
             issues.append(lm.issue(path + ("path",), "a target path cannot use run-time placeholders"))
-        reason = unsafe_path_reason(t.path)
+        reason = unsafe_path_reason(t.path) if KINDS.get(t.kind).address != "url" else None
         if reason and not t.destructive:
             issues.append(lm.issue(path + ("path",), f"{t.path!r} {reason}; fsbench will not write there",
                                    "point at a dedicated directory or mount, or set `destructive: true` "
@@ -39,19 +41,16 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
             if s not in sc.services:
                 issues.append(lm.issue(path + ("services",), f"unknown service {s!r}",
                                        f"services: {', '.join(sc.services) or '(none declared)'}"))
-        if t.kind == "juicefs" and t.juicefs is None:
-            issues.append(lm.issue(path + ("kind",), "a juicefs target needs a `juicefs:` section",
-                                   "at least `juicefs: {meta: URL}`"))
-        if t.kind != "juicefs" and t.juicefs is not None:
-            issues.append(lm.issue(path + ("juicefs",), "`juicefs:` settings need `kind: juicefs`"))
+        kind = KINDS.get(t.kind)
+        for sub, message, hint in kind.check(t):
+            issues.append(lm.issue(path + tuple(sub), message, hint))
         allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name",
                    *(f"secrets.{n}" for n in sc.secrets)} | {
             f"services.{s}.{k}" for s in t.services if s in sc.services
             for k in ("port", "host", "dir", *(f"port_{p}" for p in sc.services[s].ports))}
         texts = [("setup", c) for c in t.setup] + [("teardown", c) for c in t.teardown]
         texts += [("ready", t.ready)] if t.ready else []
-        if t.juicefs:
-            texts += [("juicefs", t.juicefs.meta), ("juicefs", t.juicefs.bucket)]
+        texts += [(f"{kind.name}.{key}", text) for key, text in kind.texts(t.settings) if text]
         issues.extend(_placeholder_issues(lm, path, texts, allowed))
     for svc in sc.services.values():
         path = ("services", svc.name)
@@ -111,21 +110,24 @@ def _placeholder_issues(lm: LineMap, path: tuple, texts: list[tuple[str, str]], 
 
 
 def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
-    from fsbench.tools import get_tool
-
-    if w.tool is None:  # already reported by the schema check
+    if w.tool not in TOOLS:  # already reported by the schema check
         return []
-    try:
-        tool = get_tool(w.tool)
-    except KeyError as exc:
-        return [lm.issue(("workloads", w.name, "tool"), f"fsbench cannot run {w.tool} yet",
-                         f"runnable now: {exc.args[0].split('known tools: ')[-1]}; "
-                         f"its outputs can be read with `fsbench ingest {w.tool} FILE...`")]
+    tool = TOOLS.get(w.tool)
     targets = [sc.targets[t] for t in (w.targets or sc.targets) if t in sc.targets]
+    accepts = getattr(tool, "accepts", ("directory",))
+    out: list[Issue] = []
+    for t in targets:
+        address = KINDS.get(t.kind).address
+        if address not in accepts:
+            out.append(lm.issue(("workloads", w.name, "targets" if w.targets else "tool"),
+                                f"{w.tool} cannot run on target {t.name}: a {t.kind} target is a {address}, "
+                                f"{w.tool} works on a {' or '.join(accepts)}",
+                                "restrict the workload with `targets:` to targets it can use"))
+    if out:
+        return out
     ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
            "targets": [(t.name, t.path, t.destructive) for t in targets],
            "allow_commands": w.allow_commands, "job_file": w.job_file}
-    out: list[Issue] = []
     seen: set[tuple] = set()
     # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
     for point in w.sweep.points() or [{}]:

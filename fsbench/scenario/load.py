@@ -7,176 +7,17 @@ from pathlib import Path
 
 from fsbench.errors import Issue, ScenarioError
 from fsbench.config import schema as s
-from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, JuiceFS, Monitor, Scenario, Service, Settings,
-                                    Sweep, Target, Workload)
+from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, Monitor, Report, Scenario, Service, Settings, Sweep,
+                                    Target, Workload)
+from fsbench.targets.kinds import KINDS
+from fsbench.tools import TOOLS
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.secrets import SecretRef
 
-TOOLS = ("fio", "mdtest", "vdbench", "juicefs-bench")
-
 _commands = s.list_of(s.string, allow_single=True)
-HOST = s.Struct({
-    "transport": s.Key(s.one_of("local", "ssh"), doc="local, or ssh (the default for a host of the inventory)"),
-    "address": s.Key(s.address, default=""),
-    "groups": s.Key(s.list_of(s.string), default=list),
-    "slots": s.Key(s.integer(1)),
-}, what="host")
-def _port(value: object, path: tuple, lm, issues: list) -> object:
-    """A TCP port number, or `auto` for a free one chosen at run time."""
-    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536):
-        return value
-    issues.append(lm.issue(path, f"expected a port number or auto, got {value!r}"))
-    return None
 
-
-SERVICE = s.Struct({
-    "description": s.Key(s.string, default=""),
-    "hosts": s.Key(s.list_of(s.string), default=list, doc="hosts or groups it runs on"),
-    "managed": s.Key(s.boolean, default=True, doc="false: already running; only the ready probe runs"),
-    "port": s.Key(_port),
-    "ports": s.Key(s.list_of(s.string), default=list, doc="names of more free ports: ${service.port_NAME}"),
-    "files": s.Key(s.mapping_of(s.string, name_rule=True, what="file"), default=dict),
-    "start": s.Key(_commands, default=list),
-    "ready": s.Key(s.string),
-    "ready_timeout": s.Key(s.duration, default=60.0),
-    "stop": s.Key(_commands, default=list),
-}, what="service")
-JUICEFS = s.Struct({
-    "meta": s.Key(s.string, required=True, doc="the metadata engine URL, e.g. redis://127.0.0.1:6379/1"),
-    "storage": s.Key(s.one_of("file", "s3", "minio"), default="file"),
-    "bucket": s.Key(s.string, default=""),
-    "volume": s.Key(s.string, default=""),
-    "binary": s.Key(s.string, default="juicefs"),
-    "format_options": s.Key(s.list_of(s.string), default=list),
-    "mount_options": s.Key(s.list_of(s.string), default=list),
-    "access_key_env": s.Key(s.string, default=""),
-    "secret_key_env": s.Key(s.string, default=""),
-}, what="juicefs settings")
-TARGET = s.Struct({
-    "path": s.Key(s.line_text, required=True, doc="the directory or mount point under test"),
-    "description": s.Key(s.string, default=""),
-    "baseline": s.Key(s.boolean, default=False),
-    "setup": s.Key(_commands, default=list),
-    "teardown": s.Key(_commands, default=list),
-    "destructive": s.Key(s.boolean, default=False),
-    "setup_timeout": s.Key(s.duration, default=300.0),
-    "hosts": s.Key(s.list_of(s.string), default=list),
-    "kind": s.Key(s.one_of("directory", "juicefs"), default="directory"),
-    "services": s.Key(s.list_of(s.string), default=list),
-    "ready": s.Key(s.string),
-    "ready_timeout": s.Key(s.duration, default=60.0),
-    "juicefs": s.Key(JUICEFS),
-    "extends": s.Key(s.string),
-    "fstype": s.Key(s.string, doc="the file system type the path must be on (findmnt), e.g. fuse.juicefs"),
-}, what="target")
-SWEEP = s.Struct({
-    "product": s.Key(s.mapping_of(s.list_of(s.scalar), name_rule=False), default=dict),
-    "zip": s.Key(s.mapping_of(s.list_of(s.scalar), name_rule=False), default=dict),
-}, what="sweep")
-WORKLOAD = s.Struct({
-    "tool": s.Key(s.one_of(*TOOLS), required=True, doc=f"one of {', '.join(TOOLS)}"),
-    "description": s.Key(s.string, default=""),
-    "options": s.Key(s.mapping_of(s.scalar_or_list, name_rule=False), default=dict),
-    "jobs": s.Key(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), default=dict),
-    "job_file": s.Key(s.string),
-    "sweep": s.Key(SWEEP, default=dict),
-    "repetitions": s.Key(s.integer(1)),
-    "timeout": s.Key(s.duration),
-    "targets": s.Key(s.list_of(s.string), default=list),
-    "drop_caches": s.Key(s.boolean, doc="sync and drop the page cache on every involved host before each case "
-                                         "(default: only after a prepare step laid out files)"),
-    "dataset": s.Key(s.name, doc="cases naming the same dataset on a target share one data folder, kept "
-                                   "until the target's teardown (default: the workload's name)"),
-    "prepare": s.Key(s.one_of("auto", "none"), default="auto",
-                     doc="auto: before a case that reads, lay its files out untimed and unmonitored"),
-    "allow_commands": s.Key(s.boolean, default=False, doc="allow tool options that run commands "
-                                                          "(fio exec_prerun, exec_postrun, exec engine)"),
-    "optional": s.Key(s.boolean, default=False, doc="where its tool is not installed, skip the cases (said in "
-                                                    "the report) instead of refusing to run"),
-}, what="workload")
-SETTINGS = s.Struct({
-    "repetitions": s.Key(s.integer(1), default=1),
-    "case_timeout": s.Key(s.duration),
-    "cooldown": s.Key(s.duration, default=0.0),
-    "output_root": s.Key(s.string, default="reports"),
-    "progress": s.Key(s.one_of("auto", "plain", "none"), default="auto"),
-    "scratch": s.Key(s.string, default="/var/tmp/fsbench"),
-}, what="settings")
-def _percent(value: object, path: tuple, lm, issues: list) -> object:
-    """'10%' or 0.1 -> 0.1."""
-    try:
-        return float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        issues.append(lm.issue(path, f"expected a percentage such as 10%, got {value!r}"))
-        return None
-
-
-def _threshold(value: object, path: tuple, lm, issues: list) -> object:
-    """{good: 150MiB/s, poor: 50MiB/s} under a `workload.operation.metric` key."""
-    from fsbench.thresholds import parse_threshold
-    from fsbench.tidy import METRIC_UNITS
-
-    key = str(path[-1])
-    if key.count(".") < 2 or key.rsplit(".", 1)[-1] not in METRIC_UNITS:
-        issues.append(lm.issue(path, f"a threshold key is WORKLOAD.OPERATION.METRIC (* allowed), got {key!r}",
-                               f"metrics: {', '.join(METRIC_UNITS)}"))
-        return None
-    checked = s.Struct({"good": s.Key(s.scalar, required=True), "poor": s.Key(s.scalar, required=True)},
-                       what="threshold")(value, path, lm, issues)
-    for k in ("good", "poor"):
-        if checked and checked.get(k) is not None:
-            try:
-                parse_threshold(checked[k])
-            except ValueError as exc:
-                issues.append(lm.issue(path + (k,), str(exc)))
-    return checked
-
-
-REPORT = s.Struct({
-    "cv_threshold": s.Key(_percent, default=0.10, doc="mark repetitions that spread more than this"),
-    "same_band": s.Key(_percent, default=0.05, doc="ratios within this band of the baseline are not coloured"),
-    "thresholds": s.Key(s.mapping_of(_threshold, name_rule=False), default=dict),
-    "metrics": s.Key(s.mapping_of(s.list_of(s.string), name_rule=False), default=dict,
-                     doc="metrics shown per tool, e.g. {fio: [bandwidth, iops]}"),
-}, what="report settings")
-
-def _process_name(value: object, path: tuple, lm, issues: list) -> object:
-    """A process name as /proc/PID/comm shows it; `host` is the host's own scope."""
-    name = s.string(value, path, lm, issues)
-    if name == "host":
-        issues.append(lm.issue(path, "`host` names the whole host's figures, not a process"))
-        return None
-    return name
-
-
-MONITOR = s.Struct({
-    "enabled": s.Key(s.boolean, default=True),
-    "interval": s.Key(s.duration, default=1.0),
-    "processes": s.Key(s.list_of(_process_name), default=list,
-                       doc="process names (as in /proc/PID/comm) whose CPU and memory are reported"),
-}, what="monitor settings")
-
-UPLOAD = s.Struct({
-    "from": s.Key(s.string, required=True, doc="a local file or folder (relative to the scenario file)"),
-    "to": s.Key(s.string, required=True, doc="where it goes on every host, e.g. /usr/local/bin/mdtest"),
-}, what="upload")
-DEPLOY = s.Struct({
-    "install": s.Key(s.boolean, default=False, doc="install missing tools with apt-get, dnf or zypper"),
-    "packages": s.Key(s.mapping_of(s.string, name_rule=False), default=dict, doc="tool -> package name"),
-    "upload": s.Key(s.mapping_of(UPLOAD, name_rule=False), default=dict),
-    "before_run": s.Key(s.boolean, default=False, doc="deploy as part of `fsbench run`, before preflight"),
-    "mdtest": s.Key(s.Struct({
-        "method": s.Key(s.one_of("auto", "upload", "build"), default="auto",
-                        doc="auto: this machine's build where OS, arch and MPI match, else built there"),
-        "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to this file) or URL"),
-    }, what="mdtest deploy settings"), default=dict),
-    "vdbench": s.Key(s.Struct({
-        "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to this file)"),
-        "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
-    }, what="vdbench deploy settings"), default=dict),
-}, what="deploy settings")
 
 def _secret(value: object, path: tuple, lm, issues: list) -> object:
     """Where a secret comes from: exactly one of an environment variable or a file."""
@@ -189,24 +30,71 @@ def _secret(value: object, path: tuple, lm, issues: list) -> object:
     return checked
 
 
-SCENARIO = s.Struct({
-    "name": s.Key(s.name, required=True, doc="a short name, used in the run directory's name"),
-    "description": s.Key(s.string, default=""),
-    "use_case": s.Key(s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case"),
-                      default=dict),
-    "variables": s.Key(s.anything, default=dict),
-    "inventory": s.Key(s.string, doc="a host inventory file (relative to this file); --inventory overrides it"),
-    "hosts": s.Key(s.mapping_of(HOST, what="host"), default=dict),
-    "settings": s.Key(SETTINGS, default=dict),
-    "services": s.Key(s.mapping_of(SERVICE, what="service"), default=dict),
-    "report": s.Key(REPORT, default=dict),
-    "monitor": s.Key(MONITOR, default=dict),
-    "deploy": s.Key(DEPLOY, default=dict),
-    "secrets": s.Key(s.mapping_of(_secret, what="secret"), default=dict,
-                     doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere"),
-    "targets": s.Key(s.mapping_of(TARGET, what="target"), required=True),
-    "workloads": s.Key(s.mapping_of(WORKLOAD, what="workload"), required=True),
-}, what="scenario")
+def _plugin_name(registry, what: str) -> s.Check:
+    """A name of a registered plug-in (tool, target kind), with a suggestion for typos."""
+
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        names = registry.names()
+        if value not in names:
+            import difflib
+
+            close = difflib.get_close_matches(str(value), names, n=1)
+            issues.append(lm.issue(path, f"unknown {what} {value!r}",
+                                   (f"did you mean {close[0]!r}? " if close else "") + f"known: {', '.join(names)}"))
+            return None
+        return value
+
+    return run
+
+
+def sections() -> dict[str, s.Struct]:
+    """The checker of each part of a scenario, derived from the model and the plug-ins' own sections."""
+    kinds = {k.name: s.Key(k.section, doc=f"settings of a {k.name} target") for k in KINDS if k.section is not None}
+    sweep = s.struct_of(Sweep, "sweep")
+    return {
+        "host": s.struct_of(Host, "host"),
+        "service": s.struct_of(Service, "service"),
+        "target": s.struct_of(Target, "target", more={"kind": s.Key(_plugin_name(KINDS, "target kind"),
+                                                                     doc=f"one of {', '.join(KINDS.names())}"),
+                                                      **kinds}),
+        "workload": s.struct_of(Workload, "workload", more={"sweep": s.Key(sweep),
+                                                            "tool": s.Key(_plugin_name(TOOLS, "tool"), required=True,
+                                                                          doc=f"one of {', '.join(TOOLS.names())}")}),
+        "settings": s.struct_of(Settings, "settings"),
+        "monitor": s.struct_of(Monitor, "monitor settings"),
+        "report": s.struct_of(Report, "report settings"),
+        "deploy": s.struct_of(Deploy, "deploy settings"),
+    }
+
+
+def scenario_struct() -> s.Struct:
+    """The checker of a whole scenario file."""
+    parts = sections()
+    return s.Struct({
+        "name": s.Key(s.name, required=True, doc="a short name, used in the run directory's name"),
+        "description": s.Key(s.string, default=""),
+        "use_case": s.Key(s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case"),
+                          default=dict),
+        "variables": s.Key(s.anything, default=dict),
+        "inventory": s.Key(s.string, doc="a host inventory file (relative to this file); --inventory overrides it"),
+        "hosts": s.Key(s.mapping_of(parts["host"], what="host"), default=dict),
+        "settings": s.Key(parts["settings"]),
+        "services": s.Key(s.mapping_of(parts["service"], what="service"), default=dict),
+        "report": s.Key(parts["report"]),
+        "monitor": s.Key(parts["monitor"]),
+        "deploy": s.Key(parts["deploy"]),
+        "secrets": s.Key(s.mapping_of(_secret, what="secret"), default=dict,
+                         doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere"),
+        "targets": s.Key(s.mapping_of(parts["target"], what="target"), required=True),
+        "workloads": s.Key(s.mapping_of(parts["workload"], what="workload"), required=True),
+    }, what="scenario")
+
+
+def report_settings(data: dict, file: str = "scenario.yaml") -> Report:
+    """The `report:` section of resolved scenario data, checked with its defaults (for `fsbench report`)."""
+    issues: list[Issue] = []
+    checked = sections()["report"](data.get("report") or {}, ("report",), LineMap(file), issues)
+    return s.build(Report, checked or {})
 
 
 def load_scenario(path: str | Path, overrides: list[str] | dict | None = None,
@@ -232,7 +120,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     data = substitute(raw, values, lm)
     data = apply_extends(data, lm)
     issues: list[Issue] = []
-    checked = SCENARIO(data, (), lm, issues)
+    checked = scenario_struct()(data, (), lm, issues)
     if checked is None:
         raise ScenarioError(issues)
     shape_ok = not issues
@@ -286,17 +174,16 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
         hosts[n] = Host(n, transport, h.get("address") or "", groups, slots, spec if transport == "ssh" else None)
     if not hosts:
         hosts = {"local": Host("local")}
-    targets = {
-        n: Target(n, t["path"], t["description"], t["baseline"], tuple(t["setup"]), tuple(t["teardown"]),
-                  t["destructive"], t["setup_timeout"], tuple(t["hosts"]), t["kind"], tuple(t["services"]),
-                  t["ready"], t["ready_timeout"], _juicefs(t["juicefs"]), t["fstype"])
-        for n, t in d["targets"].items() if t
-    }
-    services = {
-        n: Service(n, v["description"], tuple(v["hosts"]), v["managed"], v["port"], tuple(v["ports"]), dict(v["files"]),
-                   tuple(v["start"]), v["ready"], v["ready_timeout"], tuple(v["stop"]))
-        for n, v in d["services"].items() if v
-    }
+    targets = {}
+    for n, t in d["targets"].items():
+        if t:
+            kind = KINDS.get(t.get("kind") or "directory")
+            for other in KINDS:
+                if other is not kind and t.get(other.name) is not None:
+                    issues.append(lm.issue(("targets", n, other.name), f"`{other.name}:` settings need "
+                                           f"`kind: {other.name}` (this target is a {kind.name})"))
+            targets[n] = s.build(Target, t, name=n, settings=kind.settings(t.get(kind.name)))
+    services = {n: s.build(Service, v, name=n) for n, v in d["services"].items() if v}
     workloads = {}
     for n, w in d["workloads"].items():
         if not w:
@@ -310,32 +197,25 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
             except OSError as exc:
                 issues.append(lm.issue(("workloads", n, "job_file"), f"cannot read job file {jf}: {exc.strerror}",
                                        "paths are relative to the scenario file's folder"))
-        sw = w["sweep"] or {}
-        workloads[n] = Workload(
-            n, w["tool"], dict(w["options"]), w["description"], dict(w["jobs"]), job_file, text,
-            Sweep(dict(sw.get("product") or {}), dict(sw.get("zip") or {})),
-            w["repetitions"], w["timeout"], tuple(w["targets"]), w["drop_caches"], w["optional"],
-            w["dataset"] or "", w["prepare"], w["allow_commands"],
-        )
-    st = d["settings"]
-    settings = Settings(st["repetitions"], st["case_timeout"], st["cooldown"], st["output_root"], st["progress"],
-                        st["scratch"])
+        workloads[n] = s.build(Workload, w, name=n, job_file=job_file, job_file_text=text,
+                               sweep=s.build(Sweep, w.get("sweep") or {}))
     secrets = {}
     for n, v in (d.get("secrets") or {}).items():
         if v:
             file = v.get("file") or ""
             secrets[n] = SecretRef(n, v.get("env") or "", file if file.startswith("~") else _relative(base_dir, file))
+    dep = d.get("deploy") or {}
+    deploy = s.build(Deploy, dep, upload={k: {"from": _relative(base_dir, v["from"]), "to": v["to"]}
+                                          for k, v in (dep.get("upload") or {}).items() if v},
+                     mdtest_method=(dep.get("mdtest") or {}).get("method") or "auto",
+                     ior_source=_relative(base_dir, (dep.get("mdtest") or {}).get("source") or ""),
+                     vdbench_zip=_relative(base_dir, (dep.get("vdbench") or {}).get("zip") or ""),
+                     vdbench_home=(dep.get("vdbench") or {}).get("home") or "/opt/vdbench")
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
-                    values, hosts, targets, workloads, settings, {}, base_dir, services,
-                    Monitor(d["monitor"]["enabled"], d["monitor"]["interval"], tuple(d["monitor"]["processes"])),
-                    {n: h.spec for n, h in hosts.items() if h.spec is not None}, "",
-                    Deploy(d["deploy"]["install"], dict(d["deploy"]["packages"]),
-                           {k: {"from": str(base_dir / v["from"]) if not Path(v["from"]).is_absolute() else v["from"],
-                                "to": v["to"]} for k, v in d["deploy"]["upload"].items() if v},
-                           d["deploy"]["before_run"], d["deploy"]["mdtest"]["method"],
-                           _relative(base_dir, d["deploy"]["mdtest"]["source"]),
-                           _relative(base_dir, d["deploy"]["vdbench"]["zip"]), d["deploy"]["vdbench"]["home"]),
-                    secrets)
+                    values, hosts, targets, workloads, s.build(Settings, d.get("settings") or {}), {}, base_dir,
+                    services, s.build(Monitor, d.get("monitor") or {}),
+                    {n: h.spec for n, h in hosts.items() if h.spec is not None}, "", deploy, secrets,
+                    s.build(Report, d.get("report") or {}))
 
 
 def _relative(base_dir: Path, value: str) -> str:
@@ -343,13 +223,6 @@ def _relative(base_dir: Path, value: str) -> str:
     if not value or "://" in value or Path(value).is_absolute():
         return value
     return str(base_dir / value)
-
-
-def _juicefs(j: dict | None) -> JuiceFS | None:
-    if not j:
-        return None
-    return JuiceFS(j["meta"], j["storage"], j["bucket"], j["volume"], j["binary"], tuple(j["format_options"]),
-                   tuple(j["mount_options"]), j["access_key_env"], j["secret_key_env"])
 
 
 def _cross_check(sc: Scenario, lm: LineMap, issues: list[Issue]) -> None:

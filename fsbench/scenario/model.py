@@ -1,24 +1,80 @@
-"""The validated scenario: plain typed data, nothing touched yet."""
+"""The validated scenario: plain typed data, nothing touched yet.
+
+Each dataclass here is also the declaration of its part of the file: fields made with `option()`
+carry their checker, documentation and default, and the loader derives its checks from them
+(fsbench.config.schema.struct_of), so the shape of a scenario is written down once.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsbench.config import schema as s
+from fsbench.config.schema import option
+from fsbench.thresholds import parse_threshold
+from fsbench.tidy import METRIC_UNITS
+
 USE_CASE_KEYS = (
     "application", "resources", "data_scale", "file_sizes", "access_pattern", "required_performance", "notes",
 )
+_commands = s.list_of(s.string, allow_single=True)
+
+
+def _port(value: object, path: tuple, lm, issues: list) -> object:
+    """A TCP port number, or `auto` for a free one chosen at run time."""
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536):
+        return value
+    issues.append(lm.issue(path, f"expected a port number or auto, got {value!r}"))
+    return None
+
+
+def _percent(value: object, path: tuple, lm, issues: list) -> object:
+    """'10%' or 0.1 -> 0.1."""
+    try:
+        return float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        issues.append(lm.issue(path, f"expected a percentage such as 10%, got {value!r}"))
+        return None
+
+
+def _threshold(value: object, path: tuple, lm, issues: list) -> object:
+    """{good: 150MiB/s, poor: 50MiB/s} under a `workload.operation.metric` key."""
+    key = str(path[-1])
+    if key.count(".") < 2 or key.rsplit(".", 1)[-1] not in METRIC_UNITS:
+        issues.append(lm.issue(path, f"a threshold key is WORKLOAD.OPERATION.METRIC (* allowed), got {key!r}",
+                               f"metrics: {', '.join(METRIC_UNITS)}"))
+        return None
+    checked = s.Struct({"good": s.Key(s.scalar, required=True), "poor": s.Key(s.scalar, required=True)},
+                       what="threshold")(value, path, lm, issues)
+    for k in ("good", "poor"):
+        if checked and checked.get(k) is not None:
+            try:
+                parse_threshold(checked[k])
+            except ValueError as exc:
+                issues.append(lm.issue(path + (k,), str(exc)))
+    return checked
+
+
+def _process_name(value: object, path: tuple, lm, issues: list) -> object:
+    """A process name as /proc/PID/comm shows it; `host` is the host's own scope."""
+    name = s.string(value, path, lm, issues)
+    if name == "host":
+        issues.append(lm.issue(path, "`host` names the whole host's figures, not a process"))
+        return None
+    return name
 
 
 @dataclass(frozen=True)
 class Host:
     """A machine that runs tools: this one (`local`) or one reached over SSH (its spec from the inventory)."""
 
-    name: str
-    transport: str = "local"
-    address: str = ""
-    groups: tuple[str, ...] = ()
-    slots: int = 1
+    name: str = ""
+    transport: str = option(s.one_of("local", "ssh"), "local",
+                            doc="local, or ssh (the default for a host of the inventory)")
+    address: str = option(s.address, "")
+    groups: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
+    slots: int = option(s.integer(1), 1)
     spec: object = None  # fsbench.inventory.HostSpec for ssh hosts
 
     @property
@@ -32,61 +88,51 @@ class Host:
 class Service:
     """A server the scenario owns (start, readiness probe, stop) or merely expects (probe only)."""
 
-    name: str
-    description: str = ""
-    hosts: tuple[str, ...] = ()
-    managed: bool = True
-    port: int | str | None = None  # a number, "auto" (a free port chosen at run time) or none
-    ports: tuple[str, ...] = ()  # more named free ports: ${service.port_NAME}
-    files: dict = field(default_factory=dict)
-    start: tuple[str, ...] = ()
-    ready: str | None = None
-    ready_timeout_s: float = 60.0
-    stop: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class JuiceFS:
-    """A JuiceFS volume fsbench formats and mounts at the target's path."""
-
-    meta: str
-    storage: str = "file"
-    bucket: str = ""
-    volume: str = ""
-    binary: str = "juicefs"
-    format_options: tuple[str, ...] = ()
-    mount_options: tuple[str, ...] = ()
-    access_key_env: str = ""
-    secret_key_env: str = ""
+    name: str = ""
+    description: str = option(s.string, "")
+    hosts: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="hosts or groups it runs on")
+    managed: bool = option(s.boolean, True, doc="false: already running; only the ready probe runs")
+    port: int | str | None = option(_port, None, doc="a number, or auto (a free port chosen at run time)")
+    ports: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple,
+                                    doc="names of more free ports: ${service.port_NAME}")
+    files: dict = option(s.mapping_of(s.string, name_rule=True, what="file"), factory=dict, convert=dict)
+    start: tuple[str, ...] = option(_commands, (), convert=tuple)
+    ready: str | None = option(s.string, None)
+    ready_timeout_s: float = option(s.duration, 60.0, key="ready_timeout")
+    stop: tuple[str, ...] = option(_commands, (), convert=tuple)
 
 
 @dataclass(frozen=True)
 class Target:
-    """A system under test: a directory or mount path, with optional setup/teardown commands."""
+    """A system under test: a path (folder, device or URL) of some kind, with optional setup/teardown."""
 
-    name: str
-    path: str
-    description: str = ""
-    baseline: bool = False
-    setup: tuple[str, ...] = ()
-    teardown: tuple[str, ...] = ()
-    destructive: bool = False
-    setup_timeout_s: float = 300.0
-    hosts: tuple[str, ...] = ()
-    kind: str = "directory"
-    services: tuple[str, ...] = ()
-    ready: str | None = None
-    ready_timeout_s: float = 60.0
-    juicefs: JuiceFS | None = None
-    fstype: str | None = None
+    name: str = ""
+    path: str = option(s.line_text, "", required=True,
+                       doc="the directory or mount point under test (a device or URL for such kinds)")
+    description: str = option(s.string, "")
+    baseline: bool = option(s.boolean, False)
+    setup: tuple[str, ...] = option(_commands, (), convert=tuple)
+    teardown: tuple[str, ...] = option(_commands, (), convert=tuple)
+    destructive: bool = option(s.boolean, False)
+    setup_timeout_s: float = option(s.duration, 300.0, key="setup_timeout")
+    hosts: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
+    kind: str = option(s.string, "directory", doc="directory, device, juicefs, or a plug-in's kind")
+    services: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
+    ready: str | None = option(s.string, None)
+    ready_timeout_s: float = option(s.duration, 60.0, key="ready_timeout")
+    extends: str | None = option(s.string, None)
+    fstype: str | None = option(s.string, None,
+                                doc="the file system type the path must be on (findmnt), e.g. fuse.juicefs")
+    #: the kind's own settings (its section, e.g. `juicefs:`), typed by the kind
+    settings: object = None
 
 
 @dataclass(frozen=True)
 class Sweep:
     """Parameters swept explicitly: the product of `product` axes times the zipped `zip` axes."""
 
-    product: dict[str, list] = field(default_factory=dict)
-    zip: dict[str, list] = field(default_factory=dict)
+    product: dict[str, list] = option(s.mapping_of(s.list_of(s.scalar), name_rule=False), factory=dict, convert=dict)
+    zip: dict[str, list] = option(s.mapping_of(s.list_of(s.scalar), name_rule=False), factory=dict, convert=dict)
 
     def points(self) -> list[dict]:
         """Every combination, in declaration order."""
@@ -103,53 +149,89 @@ class Sweep:
 class Workload:
     """A tool with its options, an optional job file, explicit sweeps and repetitions."""
 
-    name: str
-    tool: str
-    options: dict
-    description: str = ""
-    jobs: dict = field(default_factory=dict)
-    job_file: str | None = None
+    name: str = ""
+    tool: str = option(s.string, "", required=True, doc="fio, mdtest, vdbench, juicefs-bench, or a plug-in's tool")
+    options: dict = option(s.mapping_of(s.scalar_or_list, name_rule=False), factory=dict, convert=dict)
+    description: str = option(s.string, "")
+    jobs: dict = option(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), factory=dict,
+                        convert=dict)
+    job_file: str | None = option(s.string, None, doc="an existing fio job file, relative to the scenario file")
     job_file_text: str | None = None
     sweep: Sweep = field(default_factory=Sweep)
-    repetitions: int | None = None
-    timeout_s: float | None = None
-    targets: tuple[str, ...] = ()
-    drop_caches: bool | None = None  # None: only after a prepare step laid files out
-    optional: bool = False  # skip (not refuse) where the tool is missing
-    dataset: str = ""  # cases of a target naming the same dataset share one data folder ("" = own)
-    prepare: str = "auto"  # auto: lay out the files of a reading case first, untimed; none
-    allow_commands: bool = False  # tool options that run commands (fio exec_prerun...) allowed
+    repetitions: int | None = option(s.integer(1), None)
+    timeout_s: float | None = option(s.duration, None, key="timeout")
+    targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="default: every target")
+    drop_caches: bool | None = option(s.boolean, None, doc="sync and drop the page cache on every involved host "
+                                      "before each case (default: only after a prepare step laid out files)")
+    optional: bool = option(s.boolean, False, doc="where its tool is not installed, skip the cases (said in "
+                                                  "the report) instead of refusing to run")
+    dataset: str = option(s.name, "", doc="cases naming the same dataset on a target share one data folder "
+                                          "(default: a reading workload's own)")
+    prepare: str = option(s.one_of("auto", "none"), "auto",
+                          doc="auto: before a case that reads, lay its files out untimed and unmonitored")
+    allow_commands: bool = option(s.boolean, False, doc="allow tool options that run commands "
+                                                        "(fio exec_prerun, exec_postrun, exec engine)")
 
 
 @dataclass(frozen=True)
 class Settings:
     """Run-wide settings."""
 
-    repetitions: int = 1
-    case_timeout_s: float | None = None
-    cooldown_s: float = 0.0
-    output_root: str = "reports"
-    progress: str = "auto"
-    scratch: str = "/var/tmp/fsbench"
+    repetitions: int = option(s.integer(1), 1)
+    case_timeout_s: float | None = option(s.duration, None, key="case_timeout")
+    cooldown_s: float = option(s.duration, 0.0, key="cooldown")
+    output_root: str = option(s.string, "reports")
+    progress: str = option(s.one_of("auto", "plain", "none"), "auto")
+    scratch: str = option(s.line_text, "/var/tmp/fsbench")
 
 
 @dataclass(frozen=True)
 class Monitor:
     """Resource monitoring during every case, on every host the case involves."""
 
-    enabled: bool = True
-    interval_s: float = 1.0
-    processes: tuple[str, ...] = ()
+    enabled: bool = option(s.boolean, True)
+    interval_s: float = option(s.duration, 1.0, key="interval")
+    processes: tuple[str, ...] = option(s.list_of(_process_name), (), convert=tuple,
+                                        doc="process names (as in /proc/PID/comm) whose CPU and memory are reported")
+
+
+@dataclass(frozen=True)
+class Report:
+    """How the report judges and shows numbers."""
+
+    cv_threshold: float = option(_percent, 0.10, doc="mark repetitions that spread more than this")
+    same_band: float = option(_percent, 0.05, doc="ratios within this band of the baseline are not coloured")
+    thresholds: dict = option(s.mapping_of(_threshold, name_rule=False), factory=dict, convert=dict)
+    metrics: dict = option(s.mapping_of(s.list_of(s.string), name_rule=False), factory=dict, convert=dict,
+                           doc="metrics shown per tool, e.g. {fio: [bandwidth, iops]}")
+
+
+UPLOAD = s.Struct({
+    "from": s.Key(s.string, required=True, doc="a local file or folder (relative to the scenario file)"),
+    "to": s.Key(s.string, required=True, doc="where it goes on every host, e.g. /usr/local/bin/mdtest"),
+}, what="upload")
+MDTEST_DEPLOY = s.Struct({
+    "method": s.Key(s.one_of("auto", "upload", "build"), default="auto",
+                    doc="auto: this machine's build where OS, arch and MPI match, else built there"),
+    "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to this file) or URL"),
+}, what="mdtest deploy settings")
+VDBENCH_DEPLOY = s.Struct({
+    "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to this file)"),
+    "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
+}, what="vdbench deploy settings")
 
 
 @dataclass(frozen=True)
 class Deploy:
     """How `fsbench deploy` (and `before_run`) puts missing tools on hosts."""
 
-    install: bool = False
-    packages: dict = field(default_factory=dict)
-    upload: dict = field(default_factory=dict)  # tool -> {"from": local path, "to": remote path}
-    before_run: bool = False
+    install: bool = option(s.boolean, False, doc="install missing tools with apt-get, dnf or zypper")
+    packages: dict = option(s.mapping_of(s.string, name_rule=False), factory=dict, convert=dict,
+                            doc="tool -> package name")
+    upload: dict = option(s.mapping_of(UPLOAD, name_rule=False), factory=dict, convert=dict)
+    before_run: bool = option(s.boolean, False, doc="deploy as part of `fsbench run`, before preflight")
+    mdtest: dict = option(MDTEST_DEPLOY, factory=dict, convert=dict)
+    vdbench: dict = option(VDBENCH_DEPLOY, factory=dict, convert=dict)
     mdtest_method: str = "auto"  # auto (this machine's build where platforms match, else build), upload, build
     ior_source: str = ""  # IOR release tarball (path or URL) to build mdtest from
     vdbench_zip: str = ""  # the vdbench zip the user downloaded from Oracle
@@ -177,6 +259,7 @@ class Scenario:
     inventory_file: str = ""
     deploy: Deploy = field(default_factory=Deploy)
     secrets: dict = field(default_factory=dict)  # name -> fsbench.secrets.SecretRef (never a value)
+    report: Report = field(default_factory=Report)
 
     def resolve_hosts(self, names: tuple[str, ...] | list[str]) -> list[str]:
         """Host names for a list of host or group names (default: the first host)."""

@@ -1,4 +1,4 @@
-"""A target's session: setup (user commands, then the kind's own), a readiness check, teardown."""
+"""A target's session: setup (user commands, then its kind's), a readiness check, teardown always."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from fsbench.leftovers import NoLeftovers
 from fsbench.secrets import env_name, redact, redact_file
 from fsbench.scenario.model import Target
 from fsbench.shell import render, sh
-from fsbench.targets.juicefs import JuiceFSPlan, plan_juicefs
+from fsbench.targets.kinds import KINDS, KindPlan
 from fsbench.targets.safety import resolved_unsafe_reason
 from fsbench.targets.services import wait_ready
 from fsbench.transport.base import Transport
@@ -33,7 +33,9 @@ class TargetSession:
         self.run_scratch = scratch
         self.service_values = service_values or {}
         self.log_dir = log_dir
-        self.scratch = posixpath.join(target.path, f"fsbench-{run_id}")
+        self.kind = KINDS.get(target.kind)
+        #: tools write only below this folder (a directory target); devices and URLs have none
+        self.scratch = posixpath.join(target.path, f"fsbench-{run_id}") if self.kind.address == "directory" else ""
         self._setup_started = False
         self._mounted: set[str] = set()
 
@@ -43,8 +45,9 @@ class TargetSession:
                 "run.scratch": self.run_scratch, "host.name": host, **self.service_values,
                 **{f"secrets.{k}": v for k, v in self.secrets.items()}}
 
-    def _juicefs(self, host: str) -> JuiceFSPlan | None:
-        return plan_juicefs(self.target, self.values(host), self.run_scratch) if self.target.juicefs else None
+    def plan(self, host: str) -> KindPlan:
+        """The kind's commands for host."""
+        return self.kind.plan(self.target, self.values(host), self.run_scratch)
 
     def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
              env: dict[str, str] | None = None) -> CommandResult:
@@ -61,10 +64,10 @@ class TargetSession:
 
     def cleanup_commands(self, host: str) -> list[list[str]]:
         """What undoes this target's setup on host: unmount, teardown commands, its scratch folder."""
-        jfs = self._juicefs(host)
-        out = [jfs.umount_force] if jfs else []
-        out += [sh(render(cmd, self.values(host))) for cmd in self.target.teardown]
-        return [["rm", "-rf", "--", self.scratch], *out]
+        plan = self.plan(host)
+        out = [["rm", "-rf", "--", self.scratch]] if self.scratch else []
+        out += plan.force_unmount + plan.after
+        return out + [sh(render(cmd, self.values(host))) for cmd in self.target.teardown]
 
     def _setup(self, cancel: threading.Event) -> str | None:
         t = self.target
@@ -75,29 +78,40 @@ class TargetSession:
                 r = self._run(tr, sh(render(cmd, self.values(host))), f"{host}: {cmd}", cancel)
                 if not r.ok:
                     return f"target setup failed {r.describe()}"
-            jfs = self._juicefs(host)
-            if jfs:
-                first = host == next(iter(self.transports))  # one volume, formatted once, mounted everywhere
-                for argv in jfs.prepare + ([jfs.format] if first else []) + [jfs.mount]:
-                    r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
-                                  env=jfs.env)
-                    if not r.ok:
-                        return f"juicefs {argv[1]} failed {r.describe()}"
-                    if argv is jfs.mount:
-                        self._mounted.add(host)
+            plan = self.plan(host)
+            first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
+            steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
+            for argv, mounts in steps:
+                r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
+                              env=plan.env)
+                if not r.ok:
+                    return f"{self.kind.name} {' '.join(argv[1:2])} failed {r.describe()}"
+                if mounts:
+                    self._mounted.add(host)
             if t.ready:
                 r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel,
                                env=self.env or None)
                 if not r.ok:
                     return (f"target {t.name} never became ready on {host} within {t.ready_timeout_s:.0f}s: "
                             f"the check `{t.ready}` {r.describe()}")
-            if not tr.is_dir(t.path):
-                return (f"target path {t.path} is not an existing directory on {host} "
-                        "(create or mount it, or add a setup command that does)")
-            unsafe = None if t.destructive else resolved_unsafe_reason(tr, t.path)
+            missing = self._address_missing(tr, host)
+            if missing:
+                return missing
+            unsafe = None if t.destructive or self.kind.address == "url" else resolved_unsafe_reason(tr, t.path)
             if unsafe:
                 return f"{unsafe}; fsbench will not write there (set `destructive: true` if you mean it)"
-            tr.makedirs(self.scratch)
+            if self.scratch:
+                tr.makedirs(self.scratch)
+        return None
+
+    def _address_missing(self, tr: Transport, host: str) -> str | None:
+        """Why the target's path is not what its kind needs after setup (a folder, a device), or None."""
+        path = self.target.path
+        if self.kind.address == "directory" and not tr.is_dir(path):
+            return (f"target path {path} is not an existing directory on {host} "
+                    "(create or mount it, or add a setup command that does)")
+        if self.kind.address == "device" and not tr.run(["test", "-e", path], timeout=30).ok:
+            return f"target device {path} does not exist on {host}"
         return None
 
     def case_dir(self, case_id: str) -> str:
@@ -131,28 +145,30 @@ class TargetSession:
                 self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
 
     def _teardown_host(self, host: str, tr: Transport) -> None:
-        if tr.is_dir(self.scratch):
+        if self.scratch and tr.is_dir(self.scratch):
             tr.remove_tree(self.scratch)
-        jfs = self._juicefs(host)
-        if jfs and host in self._mounted:
-            self._unmount(host, tr, jfs)
+        if host in self._mounted:
+            self._unmount(host, tr, self.plan(host))
         for cmd in self.target.teardown:
             self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
             r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s, env=self.env or None)
             if not r.ok:
                 self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
 
-    def _unmount(self, host: str, tr: Transport, jfs: JuiceFSPlan) -> None:
-        self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: juicefs umount"))
-        r = tr.run(jfs.umount, timeout=60, env=jfs.env or None)
-        if not r.ok:
-            r = tr.run(jfs.umount_force, timeout=60, env=jfs.env or None)
-        if not r.ok:
-            self.emit(Event("warning", message=f"could not unmount {self.target.path} {r.describe()}"))
+    def _unmount(self, host: str, tr: Transport, plan: KindPlan) -> None:
+        self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: unmount ({self.kind.name})"))
+        ok = all(tr.run(argv, timeout=60, env=plan.env or None).ok for argv in plan.unmount)
+        if not ok:
+            ok = all(tr.run(argv, timeout=60, env=plan.env or None).ok for argv in plan.force_unmount)
+        if not ok:
+            self.emit(Event("warning", message=f"could not unmount {self.target.path} on {host}"))
         else:
             self._mounted.discard(host)
-            tr.run(["rmdir", self.target.path], timeout=30)
+            for argv in plan.after:
+                tr.run(argv, timeout=30)
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            tr.fetch(jfs.log, self.log_dir / f"juicefs-{host}.log")
-            redact_file(self.log_dir / f"juicefs-{host}.log")
+            for remote, local in plan.logs.items():
+                target = self.log_dir / local.format(host=host)
+                tr.fetch(remote, target)
+                redact_file(target)

@@ -1,5 +1,29 @@
-"""Tool adapters: pure build (argv / job text) and parse functions, behind one registry."""
+"""Tools (fio, mdtest, vdbench, juicefs bench, ...): one package each, exposing PLUGIN, behind one registry."""
 
-from fsbench.tools.base import ToolAdapter, get_tool, register, tool_names
+from fsbench.plugins import Registry
+from fsbench.tools.base import ToolAdapter
+from fsbench.tidy import METRIC_UNITS
 
-__all__ = ["ToolAdapter", "get_tool", "register", "tool_names"]
+TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
+    "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench"))
+
+
+def get_tool(name: str) -> ToolAdapter:
+    """The tool called name; KeyError naming the known ones."""
+    return TOOLS.get(name)
+
+
+def tool_names() -> list[str]:
+    """Names of every tool."""
+    return TOOLS.names()
+
+
+def metric_units() -> dict[str, str]:
+    """The metric vocabulary: the tidy table's own, plus what each tool declares it emits."""
+    out = dict(METRIC_UNITS)
+    for tool in TOOLS:
+        out.update(getattr(tool, "metrics", {}) or {})
+    return out
+
+
+__all__ = ["TOOLS", "ToolAdapter", "get_tool", "metric_units", "tool_names"]

@@ -75,7 +75,8 @@ def test_bad_values_are_all_reported_at_once():
 
 def test_str_of_an_issue_reads_file_line_path():
     (issue,) = issues_of(GOOD.replace("tool: fio", "tool: fioo"))
-    assert str(issue).startswith("s.yaml:16: workloads.big-write.tool: expected one of fio, mdtest")
+    assert str(issue).startswith("s.yaml:16: workloads.big-write.tool: unknown tool 'fioo'")
+    assert "did you mean 'fio'" in str(issue)
 
 
 def test_missing_required_and_wrong_type():

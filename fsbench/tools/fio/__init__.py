@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
-from fsbench.tools.base import BuildContext, Invocation, OptionIssue, register
+from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.fio import parse_json
 from fsbench.tools.fio.containment import TargetPlace, find_escapes, split_paths
 from fsbench.tools.fio.jobfile import JobFile, Origin, parse_jobfile
@@ -318,4 +318,4 @@ def _seconds(value: object) -> float:
         return 0.0
 
 
-register(FioAdapter())
+PLUGIN = FioAdapter()

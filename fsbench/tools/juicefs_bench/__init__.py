@@ -3,3 +3,5 @@
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_path, parse_text
 
 __all__ = ["TOOL", "parse_path", "parse_text"]
+
+from fsbench.tools.juicefs_bench.adapter import PLUGIN  # noqa: E402 - the package's plug-in

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
-from fsbench.tools.base import Invocation, OptionIssue, register
+from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.common import read_stream, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_path, parse_text
 from fsbench.units import parse_size
@@ -64,10 +64,8 @@ class JuiceFSBenchAdapter:
 
     def build(self, case, test_dir: str, ctx=None) -> Invocation:
         """`juicefs bench --threads N ... TEST_DIR`."""
-        from fsbench.targets.juicefs import juicefs_binary
-
         o = case.options
-        argv = [juicefs_binary(str(o.get("binary", "juicefs"))), "bench"]
+        argv = [str(o.get("binary", "juicefs")), "bench"]
         if "threads" in o:
             argv += ["--threads", str(o["threads"])]
         if "block_size" in o:
@@ -94,9 +92,7 @@ class JuiceFSBenchAdapter:
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`juicefs version`."""
-        from fsbench.targets.juicefs import juicefs_binary
-
-        return [juicefs_binary(str((options or {}).get("binary", "juicefs"))), "version"]
+        return [str((options or {}).get("binary", "juicefs")), "version"]
 
 
-register(JuiceFSBenchAdapter())
+PLUGIN = JuiceFSBenchAdapter()

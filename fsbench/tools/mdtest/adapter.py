@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fsbench.shell import sh
 from fsbench.tidy import ParseResult
-from fsbench.tools.base import Invocation, OptionIssue, register
+from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.common import read_stream
 from fsbench.tools.mdtest.parse import TOOL, parse_path, parse_text
 
@@ -193,7 +193,7 @@ def ssh_agent_args(spec) -> str:
     return shlex.join(args)
 
 
-register(MdtestAdapter())
+PLUGIN = MdtestAdapter()
 
 
 def _int(value: object, default: int) -> int:

@@ -3,3 +3,5 @@
 from fsbench.tools.vdbench.parse import parse_path
 
 __all__ = ["parse_path"]
+
+from fsbench.tools.vdbench.adapter import PLUGIN  # noqa: E402 - the package's plug-in

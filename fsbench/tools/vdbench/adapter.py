@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fsbench.shell import sh
 from fsbench.tidy import ParseResult
-from fsbench.tools.base import Invocation, OptionIssue, register
+from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.vdbench.parse import parse_path
 
 TOOL = "vdbench"
@@ -126,7 +126,7 @@ class VdbenchAdapter:
         return sh(f"command -v {shlex.quote(str((options or {}).get('binary', 'vdbench')))}")
 
 
-register(VdbenchAdapter())
+PLUGIN = VdbenchAdapter()
 
 
 def _is_target_itself(path: str, ctx: dict) -> bool:

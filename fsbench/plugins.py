@@ -1,0 +1,80 @@
+"""Registries of plug-ins: tools, target kinds, service kinds, transports; built in or from entry points.
+
+Each registry knows the modules of fsbench's own plug-ins (each exposes `PLUGIN`) and an entry-point
+group through which other packages add theirs:
+
+    [project.entry-points."fsbench.tools"]
+    elbencho = "fsbench_elbencho:PLUGIN"
+
+A plug-in is an object with a `name`; a second one with the same name is a mistake that fails loudly.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class PluginError(Exception):
+    """A plug-in could not be loaded, or two claim one name."""
+
+
+class Registry(Generic[T]):
+    """Plug-ins of one kind by name, loaded on first use."""
+
+    def __init__(self, what: str, group: str, builtin: tuple[str, ...]):
+        self.what, self.group, self.builtin = what, group, builtin
+        self._items: dict[str, T] = {}
+        self._loaded = False
+
+    def register(self, plugin: T) -> T:
+        """Add a plug-in (fsbench's own modules do this through PLUGIN; tests may call it)."""
+        name = getattr(plugin, "name", None)
+        if not isinstance(name, str) or not name:
+            raise PluginError(f"a {self.what} plug-in needs a name: {plugin!r}")
+        if name in self._items and self._items[name] is not plugin:
+            raise PluginError(f"two {self.what} plug-ins are called {name!r}")
+        self._items[name] = plugin
+        return plugin
+
+    def unregister(self, name: str) -> None:
+        """Remove a plug-in (for tests that add one of their own)."""
+        self._items.pop(name, None)
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in self.builtin:
+            self.register(importlib.import_module(module).PLUGIN)
+        for ep in entry_points(group=self.group):
+            try:
+                obj = ep.load()
+            except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
+                raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
+            self.register(getattr(obj, "PLUGIN", obj))
+
+    def get(self, name: str) -> T:
+        """The plug-in called name; KeyError naming the known ones."""
+        self._load()
+        try:
+            return self._items[name]
+        except KeyError:
+            raise KeyError(f"unknown {self.what} {name!r}; known: {', '.join(sorted(self._items))}") from None
+
+    def names(self) -> list[str]:
+        """Names of every plug-in, sorted."""
+        self._load()
+        return sorted(self._items)
+
+    def __iter__(self) -> Iterator[T]:
+        self._load()
+        return iter(list(self._items.values()))
+
+    def __contains__(self, name: object) -> bool:
+        self._load()
+        return name in self._items

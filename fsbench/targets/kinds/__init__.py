@@ -1,0 +1,9 @@
+"""Target kinds: what a system under test is and how fsbench sets it up, checks it and takes it down."""
+
+from fsbench.plugins import Registry
+from fsbench.targets.kinds.base import ADDRESSES, KindPlan, TargetKind
+
+KINDS: Registry[TargetKind] = Registry("target kind", "fsbench.target_kinds", (
+    "fsbench.targets.kinds.directory", "fsbench.targets.kinds.device", "fsbench.targets.kinds.juicefs"))
+
+__all__ = ["ADDRESSES", "KINDS", "KindPlan", "TargetKind"]

@@ -1,0 +1,52 @@
+"""The target kind protocol: a kind's settings section, what its path is, and the commands around it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+#: what a target's path is for the tools: a folder they write into, a device (or file) they address
+#: raw, or a URL they reach through their own client (hdfs://, s3a://, rbd:pool/image)
+ADDRESSES = ("directory", "device", "url")
+
+
+@dataclass(frozen=True)
+class KindPlan:
+    """The commands of one target on one host, in the order the session runs them."""
+
+    prepare: list[list[str]] = field(default_factory=list)  # every host, first (folders)
+    once: list[list[str]] = field(default_factory=list)  # the first host only (format a volume)
+    mount: list[list[str]] = field(default_factory=list)  # every host (mount; undone by unmount)
+    unmount: list[list[str]] = field(default_factory=list)  # every host that mounted, at teardown
+    force_unmount: list[list[str]] = field(default_factory=list)  # when unmount fails, and after a crash
+    after: list[list[str]] = field(default_factory=list)  # every host, after unmounting (remove the mount point)
+    logs: dict[str, str] = field(default_factory=dict)  # file on the host -> name under targets/<target>/
+    env: dict[str, str] = field(default_factory=dict)  # environment of these commands (secrets, never argv)
+
+
+@runtime_checkable
+class TargetKind(Protocol):
+    """A kind of system under test; one module under fsbench/targets/kinds/ (or a package's entry point)."""
+
+    name: str
+    #: what tools get (one of ADDRESSES); tools declare which they can work with
+    address: str
+    #: the kind's own settings, checked like the rest of the scenario (None: it has none); under the
+    #: target's key named like the kind (`juicefs: {meta: ...}`)
+    section: object
+
+    def settings(self, checked: dict | None) -> object:
+        """Typed settings from the checked section (None when the kind has none)."""
+        ...
+
+    def texts(self, settings: object) -> list[tuple[str, str]]:
+        """(key, text) of the settings that may use run-time placeholders (${services.redis.port}...)."""
+        ...
+
+    def check(self, target: object) -> list[tuple[tuple, str, str]]:
+        """Problems of a target of this kind: (key path below the target, message, hint)."""
+        ...
+
+    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+        """The commands for one host; values are the host's run-time placeholders."""
+        ...

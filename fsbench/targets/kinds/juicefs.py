@@ -1,0 +1,101 @@
+"""JuiceFS as a target kind: fsbench formats the volume (trash off), mounts it on every host of the
+target with cache and log in the run's scratch space, unmounts it and keeps the client's log."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+
+from fsbench.config import schema as s
+from fsbench.secrets import remember, split_url_password
+from fsbench.shell import render
+from fsbench.targets.kinds.base import KindPlan
+
+
+@dataclass(frozen=True)
+class JuiceFS:
+    """A JuiceFS volume fsbench formats and mounts at the target's path."""
+
+    meta: str
+    storage: str = "file"
+    bucket: str = ""
+    volume: str = ""
+    binary: str = "juicefs"
+    format_options: tuple[str, ...] = ()
+    mount_options: tuple[str, ...] = ()
+    access_key_env: str = ""
+    secret_key_env: str = ""
+
+
+SECTION = s.Struct({
+    "meta": s.Key(s.line_text, required=True, doc="the metadata engine URL, e.g. redis://127.0.0.1:6379/1"),
+    "storage": s.Key(s.one_of("file", "s3", "minio"), default="file"),
+    "bucket": s.Key(s.line_text, default=""),
+    "volume": s.Key(s.line_text, default=""),
+    "binary": s.Key(s.line_text, default="juicefs"),
+    "format_options": s.Key(s.list_of(s.line_text), default=list),
+    "mount_options": s.Key(s.list_of(s.line_text), default=list),
+    "access_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the access key"),
+    "secret_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the secret key"),
+}, what="juicefs settings")
+
+
+def volume_name(target: str) -> str:
+    """JuiceFS volume names: 3-63 of a-z, 0-9 and '-'."""
+    name = re.sub(r"[^a-z0-9-]+", "-", target.lower()).strip("-")
+    return (name + "-vol")[:63] if len(name) < 3 else name[:63]
+
+
+class JuiceFSKind:
+    """A JuiceFS volume on any metadata engine and object store."""
+
+    name = "juicefs"
+    address = "directory"
+    section = SECTION
+
+    def settings(self, checked: dict | None) -> object:
+        if not checked:
+            return None
+        return JuiceFS(**{k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()})
+
+    def texts(self, settings: object) -> list[tuple[str, str]]:
+        spec: JuiceFS = settings  # type: ignore[assignment]
+        return [("meta", spec.meta), ("bucket", spec.bucket)] if spec else []
+
+    def check(self, target: object) -> list[tuple[tuple, str, str]]:
+        if getattr(target, "settings", None) is None:
+            return [(("kind",), "a juicefs target needs a `juicefs:` section", "at least `juicefs: {meta: URL}`")]
+        return []
+
+    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+        """Format with trash off, mount in the background, cache and log in scratch, no usage report."""
+        spec: JuiceFS = target.settings  # type: ignore[attr-defined]
+        path, tname = target.path, target.name  # type: ignore[attr-defined]
+        base = posixpath.join(scratch, "juicefs", tname)
+        # a password in the meta URL travels in META_PASSWORD (juicefs reads it there), never in argv
+        meta, password = split_url_password(render(spec.meta, values, quote=False))
+        bucket = render(spec.bucket, values, quote=False) if spec.bucket else posixpath.join(base, "bucket")
+        cache, log = posixpath.join(base, "cache"), posixpath.join(base, "juicefs.log")
+        prepare = [["mkdir", "-p", path, cache]]
+        if spec.storage == "file":
+            bucket = bucket.rstrip("/") + "/"
+            prepare.append(["mkdir", "-p", bucket])
+        remember(password)
+        env = {"META_PASSWORD": password} if password else {}
+        for var, env_name in (("ACCESS_KEY", spec.access_key_env), ("SECRET_KEY", spec.secret_key_env)):
+            if env_name:  # secrets travel in the environment, never in argv or the run directory
+                env[var] = os.environ.get(env_name, "")
+                remember(env[var])
+        binary = spec.binary
+        fmt = [binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",
+               *spec.format_options, meta, spec.volume or volume_name(tname)]
+        mount = [binary, "mount", "-d", "--no-usage-report", "--cache-dir", cache, "--log", log,
+                 *spec.mount_options, meta, path]
+        return KindPlan(prepare=prepare, once=[fmt], mount=[mount], unmount=[[binary, "umount", path]],
+                        force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
+                        logs={log: "juicefs-{host}.log"}, env=env)
+
+
+PLUGIN = JuiceFSKind()
