@@ -53,15 +53,20 @@ class CaseRun:
     def run(self, session: TargetSession) -> CaseOutcome:
         """Execute the case; failures of any step become the outcome, never an exception."""
         case, start = self.case, time.monotonic()
-        dataset = bool(case.dataset)
-        test_dir = session.data_dir(case.dataset) if dataset else session.case_dir(case.case_id)
+        folder = session.kind.address == "directory"  # devices and URLs: the tool addresses the path itself
+        dataset = bool(case.dataset) and folder
+        test_dir = (session.data_dir(case.dataset) if dataset else session.case_dir(case.case_id)) if folder \
+            else session.target.path
         hosts = {h: self.transports[h] for h in case.hosts}
-        ctx = BuildContext(dict(self.ctx_hosts), port=free_port(), controller=self.controller_info)
+        ctx = BuildContext(dict(self.ctx_hosts), port=free_port(), controller=self.controller_info,
+                           address=session.kind.address, target_kind=session.kind.name,
+                           target_settings=session.target.settings)
         try:
             inv = self.tool.build(case, test_dir, ctx)
             prep = self.tool.prepare(case, test_dir, ctx) if case.prepare and hasattr(self.tool, "prepare") else None
             for h, tr in hosts.items():
-                tr.makedirs(inv.host_dirs.get(h, test_dir))
+                if folder:
+                    tr.makedirs(inv.host_dirs.get(h, test_dir))
             where = "controller" if inv.controller else case.hosts[0]
             transport = self.controller if inv.controller else hosts[where]
             raw = self.rd.raw_dir(case.case_id, where)
@@ -85,7 +90,7 @@ class CaseRun:
         except FsbenchError as exc:
             return self._failed(str(exc), start)
         finally:
-            if not dataset:  # a dataset's files stay for the target's next cases, until its teardown
+            if folder and not dataset:  # a dataset's files stay for the target's next cases, until its teardown
                 for h, tr in hosts.items():
                     try:
                         tr.remove_tree(test_dir)

@@ -1,9 +1,9 @@
 """`fsbench deploy`: put the tools a scenario needs on its hosts, then check they are there.
 
 Per (host, tool) that lacks the tool, in this order: the scenario's own `deploy.upload` for it; the
-tool's own way (mdtest: this machine's build where the platforms match, else IOR built there;
-vdbench: the user's zip and a Java runtime); else the host's package manager (apt-get, dnf, zypper)
-when `deploy.install` allows it. Every tool is checked again afterwards.
+tool plug-in's own `provide` (mdtest: this machine's build where the platforms match, else IOR built
+there; vdbench: the user's zip and a Java runtime); else the packages the plug-in names for the host's
+package manager (apt-get, dnf, zypper) when `deploy.install` allows it. Every tool is checked again.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fsbench import hostpkg
 from fsbench.errors import FsbenchError
-from fsbench.hostpkg import DETECT, install_argv  # noqa: F401 - part of this module's interface
+from fsbench.hostpkg import install_argv
 from fsbench.scenario.model import Deploy, Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
@@ -75,22 +75,17 @@ def _provide(sc: Scenario, settings: Deploy, t: Transport, controller: Transport
             return f"cannot upload: {source} does not exist"
         hostpkg.upload_tree(t, source, up["to"])
         return f"uploaded {source} to {up['to']}"
-    if tool == "mdtest":
-        from fsbench.tools.mdtest import deploy as mdtest_deploy
-
-        return mdtest_deploy.provide(t, controller, binary, method=settings.mdtest_method,
-                                     install=settings.install, source=settings.ior_source)
-    if tool == "vdbench":
-        from fsbench.tools.vdbench import deploy as vdbench_deploy
-
-        return vdbench_deploy.provide(t, binary, settings.vdbench_zip, install=settings.install,
-                                      default_home=settings.vdbench_home)
+    plugin = get_tool(tool)
+    provide = getattr(plugin, "provide", None)
+    if provide is not None:  # the tool's own way (mdtest: a build; vdbench: the user's zip)
+        return provide(t, controller, binary, settings)
     if not settings.install:
         return "not installed: set deploy.install: true (or --install) or give deploy.upload for it"
     manager = hostpkg.package_manager(t)
     if manager is None:
         return "no apt-get, dnf or zypper there: give deploy.upload for it"
-    names = [settings.packages[tool]] if tool in settings.packages else hostpkg.PACKAGES.get(tool, {}).get(manager)
+    names = [settings.packages[tool]] if tool in settings.packages else \
+        (getattr(plugin, "packages", {}) or {}).get(manager)
     if not names:
         return f"no {manager} package known for {tool}: set deploy.packages.{tool} or deploy.upload.{tool}"
     r = t.run(install_argv(manager, *names), timeout=1800)

@@ -23,7 +23,6 @@ PLATFORM = ('. /etc/os-release 2>/dev/null; echo "${ID:-unknown} ${VERSION_ID:-}
 
 #: packages per purpose and package manager
 PACKAGES: dict[str, dict[str, list[str]]] = {
-    "fio": {"apt-get": ["fio"], "dnf": ["fio"], "zypper": ["fio"]},
     "mpi": {"apt-get": ["openmpi-bin"], "dnf": ["openmpi"], "zypper": ["openmpi4"]},
     "mpi-build": {"apt-get": ["gcc", "make", "libopenmpi-dev", "openmpi-bin"], "dnf": ["gcc", "make", "openmpi-devel"],
                   "zypper": ["gcc", "make", "openmpi4-devel"]},

@@ -7,6 +7,7 @@ import shlex
 
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
+from fsbench.targets.kinds import KINDS
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
 
@@ -24,9 +25,12 @@ def case_dir(sc: Scenario, case: Case) -> str:
 def describe_case(sc: Scenario, case: Case) -> str:
     """The case's commands and files as the runner will write them into raw/<case>/<host>/."""
     tool = get_tool(case.tool)
+    target = sc.targets[case.target]
+    kind = KINDS.get(target.kind)
     ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
-                       port=PORT, controller=HostInfo("controller", "127.0.0.1"))
-    folder = case_dir(sc, case)
+                       port=PORT, controller=HostInfo("controller", "127.0.0.1"), address=kind.address,
+                       target_kind=kind.name, target_settings=target.settings)
+    folder = case_dir(sc, case) if kind.address == "directory" else target.path
     lines = [f"== case {case.index}: {case.case_id}",
              f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
              f"timeout {case.timeout_s:.0f}s · data in {folder}" + (" (shared dataset)" if case.dataset else "")]

@@ -13,6 +13,7 @@ from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.report import figures, summary as summary_mod
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.thresholds import thresholds_from
+from fsbench.scenario.load import report_settings
 from fsbench.scenario.model import USE_CASE_KEYS
 from fsbench.units import format_value
 
@@ -60,15 +61,14 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     if baseline is None:
         marked = [n for n, t in tspecs.items() if (t or {}).get("baseline")]
         baseline = marked[0] if marked else (targets[0] if targets else "")
-    rspec = scenario.get("report") or {}
-    style = Style(float(rspec.get("same_band", 0.05) or 0.05), float(rspec.get("cv_threshold", 0.10) or 0.10),
-                  thresholds_from(rspec.get("thresholds")))
+    rspec = report_settings(scenario, str(run / "scenario.yaml"))  # the loader's own checks and defaults
+    style = Style(rspec.same_band, rspec.cv_threshold, thresholds_from(rspec.thresholds))
     results = _with_params(_results(run), cases)
     summary = with_baseline(summarise(results), baseline) if not results.empty else pd.DataFrame()
     counts: dict[str, int] = {}
     for c in cases:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
-    metrics = {**TABLE_METRICS, **(rspec.get("metrics") or {})}
+    metrics = {**TABLE_METRICS, **rspec.metrics}
     workloads = []
     for name, spec in (scenario.get("workloads") or {}).items():
         sub = summary[summary["workload"] == name] if not summary.empty else summary

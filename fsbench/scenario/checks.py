@@ -7,6 +7,8 @@ from fsbench.scenario.model import Scenario
 from fsbench.shell import PLACEHOLDER as RUNTIME
 from fsbench.shell import placeholders
 from fsbench.config.yamllines import LineMap
+from fsbench.services import SERVICE_KINDS
+from fsbench.services.base import BASE_EXPORTS
 from fsbench.targets.kinds import KINDS
 from fsbench.targets.safety import unsafe_path_reason
 from fsbench.tools import TOOLS
@@ -47,7 +49,8 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name",
                    *(f"secrets.{n}" for n in sc.secrets)} | {
             f"services.{s}.{k}" for s in t.services if s in sc.services
-            for k in ("port", "host", "dir", *(f"port_{p}" for p in sc.services[s].ports))}
+            for k in (*BASE_EXPORTS, *SERVICE_KINDS.get(sc.services[s].kind).exports,
+                      *(f"port_{p}" for p in sc.services[s].ports))}
         texts = [("setup", c) for c in t.setup] + [("teardown", c) for c in t.teardown]
         texts += [("ready", t.ready)] if t.ready else []
         texts += [(f"{kind.name}.{key}", text) for key, text in kind.texts(t.settings) if text]
@@ -58,10 +61,11 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
             if h not in _host_names(sc):
                 issues.append(lm.issue(path + ("hosts",), f"unknown host or group {h!r}",
                                        f"hosts: {', '.join(sc.hosts)}"))
-        if svc.managed and not svc.start:
+        splan = SERVICE_KINDS.get(svc.kind).plan(svc)
+        if svc.managed and not splan.start:
             issues.append(lm.issue(path, "a managed service needs `start` commands",
                                    "or set `managed: false` if it already runs"))
-        if not svc.ready:
+        if not splan.ready:
             issues.append(lm.issue(path, "a service needs a `ready` probe (a command that succeeds when it "
                                          "answers)", "e.g. ready: redis-cli -p ${service.port} ping"))
         allowed = {"service.name", "service.port", "service.host", "service.dir", "run.id", "run.scratch",

@@ -9,8 +9,10 @@ from fsbench.errors import Issue, ScenarioError
 from fsbench.config import schema as s
 from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, Monitor, Report, Scenario, Service, Settings, Sweep,
                                     Target, Workload)
+from fsbench.services import SERVICE_KINDS
 from fsbench.targets.kinds import KINDS
 from fsbench.tools import TOOLS
+from fsbench.transport.registry import TRANSPORTS
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.config.yamllines import LineMap, load_yaml
@@ -50,10 +52,15 @@ def _plugin_name(registry, what: str) -> s.Check:
 def sections() -> dict[str, s.Struct]:
     """The checker of each part of a scenario, derived from the model and the plug-ins' own sections."""
     kinds = {k.name: s.Key(k.section, doc=f"settings of a {k.name} target") for k in KINDS if k.section is not None}
+    service_kinds = {k.name: s.Key(k.section, doc=f"settings of a {k.name} service") for k in SERVICE_KINDS
+                     if k.section is not None}
     sweep = s.struct_of(Sweep, "sweep")
     return {
-        "host": s.struct_of(Host, "host"),
-        "service": s.struct_of(Service, "service"),
+        "host": s.struct_of(Host, "host", more={"transport": s.Key(_plugin_name(TRANSPORTS, "transport"),
+                                                                   doc="local, or ssh (an inventory host's default)")}),
+        "service": s.struct_of(Service, "service", more={
+            "kind": s.Key(_plugin_name(SERVICE_KINDS, "service kind"), doc=f"one of {', '.join(SERVICE_KINDS.names())}"),
+            **service_kinds}),
         "target": s.struct_of(Target, "target", more={"kind": s.Key(_plugin_name(KINDS, "target kind"),
                                                                      doc=f"one of {', '.join(KINDS.names())}"),
                                                       **kinds}),
@@ -183,7 +190,11 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                     issues.append(lm.issue(("targets", n, other.name), f"`{other.name}:` settings need "
                                            f"`kind: {other.name}` (this target is a {kind.name})"))
             targets[n] = s.build(Target, t, name=n, settings=kind.settings(t.get(kind.name)))
-    services = {n: s.build(Service, v, name=n) for n, v in d["services"].items() if v}
+    services = {}
+    for n, v in d["services"].items():
+        if v:
+            skind = SERVICE_KINDS.get(v.get("kind") or "command")
+            services[n] = s.build(Service, v, name=n, settings=skind.settings(v.get(skind.name)))
     workloads = {}
     for n, w in d["workloads"].items():
         if not w:

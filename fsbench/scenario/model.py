@@ -70,8 +70,8 @@ class Host:
     """A machine that runs tools: this one (`local`) or one reached over SSH (its spec from the inventory)."""
 
     name: str = ""
-    transport: str = option(s.one_of("local", "ssh"), "local",
-                            doc="local, or ssh (the default for a host of the inventory)")
+    transport: str = option(s.string, "local", doc="local, or ssh (the default for a host of the inventory), "
+                                                  "or a plug-in's transport")
     address: str = option(s.address, "")
     groups: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
     slots: int = option(s.integer(1), 1)
@@ -100,6 +100,9 @@ class Service:
     ready: str | None = option(s.string, None)
     ready_timeout_s: float = option(s.duration, 60.0, key="ready_timeout")
     stop: tuple[str, ...] = option(_commands, (), convert=tuple)
+    kind: str = option(s.string, "command", doc="command (start/ready/stop as written), or a plug-in's kind")
+    #: the kind's own settings (its section), typed by the kind
+    settings: object = None
 
 
 @dataclass(frozen=True)

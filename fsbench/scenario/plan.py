@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 from fsbench.scenario.model import Scenario
+from fsbench.targets.kinds import KINDS
+from fsbench.tools import TOOLS
 
 
 @dataclass(frozen=True)
@@ -64,23 +66,23 @@ def plan_cases(sc: Scenario) -> list[Case]:
     A case's estimate includes its prepare step only where that step writes: for the first case of
     each dataset on a target (later ones find the files laid out).
     """
-    from fsbench.tools import get_tool
-
     cases: list[Case] = []
     for target in sc.targets.values():
         laid_out: set[str] = set()
         for w in sc.workloads.values():
             if w.targets and target.name not in w.targets:
                 continue
-            tool = get_tool(w.tool)
+            tool = TOOLS.get(w.tool)
             reps = w.repetitions or sc.settings.repetitions
             hosts = sc.resolve_hosts(target.hosts)
             for point in w.sweep.points():
                 options = {**w.options, **point}
                 estimate = _estimate(tool, options, w)
-                reads = w.prepare == "auto" and _reads(tool, options, w)
+                reading = _reads(tool, options, w)
+                # files are laid out only in folders; a device holds whatever it holds
+                reads = w.prepare == "auto" and reading and KINDS.get(target.kind).address == "directory"
                 dataset = w.dataset or (w.name if reads else "")
-                drop = w.drop_caches if w.drop_caches is not None else reads
+                drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
                 layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
                 for rep in range(1, reps + 1):
                     first = reads and dataset not in laid_out
@@ -98,10 +100,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
 
 
 def _estimate(tool, options: dict, w) -> float:
-    try:
-        return tool.estimate_seconds(options, w.job_file_text, w.jobs, w.job_file)
-    except TypeError:  # adapters that take no job file path
-        return tool.estimate_seconds(options, w.job_file_text, w.jobs)
+    return tool.estimate_seconds(options, w.job_file_text, w.jobs, w.job_file)
 
 
 def _reads(tool, options: dict, w) -> bool:

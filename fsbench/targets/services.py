@@ -13,6 +13,7 @@ from fsbench.events import Event, Listener
 from fsbench.leftovers import NoLeftovers
 from fsbench.secrets import env_name, has_secrets, redact, redact_tree
 from fsbench.scenario.model import Service
+from fsbench.services import SERVICE_KINDS
 from fsbench.shell import render, sh
 from fsbench.transport.base import Transport
 
@@ -54,6 +55,7 @@ class ServiceSession:
         self.port: int | str = ""
         self.ports: dict[str, int] = {}
         self.started = False
+        self.plan = SERVICE_KINDS.get(svc.kind).plan(svc)
 
     def values(self) -> dict[str, str]:
         """Placeholders of the service's own commands and files."""
@@ -66,7 +68,8 @@ class ServiceSession:
         """Placeholders targets use: ${services.NAME.port|host|dir}."""
         name = self.svc.name
         return {f"services.{name}.port": str(self.port), f"services.{name}.host": self.address,
-                f"services.{name}.dir": self.dir, **{f"services.{name}.port_{k}": str(v) for k, v in self.ports.items()}}
+                f"services.{name}.dir": self.dir, **{f"services.{name}.port_{k}": str(v) for k, v in self.ports.items()},
+                **{f"services.{name}.{k}": render(v, self.values(), quote=False) for k, v in self.plan.exports.items()}}
 
     def start(self, cancel: threading.Event | None = None) -> str | None:
         """Start (when managed) and wait until ready; None when ready, else why not."""
@@ -76,14 +79,14 @@ class ServiceSession:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if svc.managed:
             self.tr.makedirs(self.dir)
-            for name, body in svc.files.items():
+            for name, body in self.plan.files.items():
                 self.tr.put_text(posixpath.join(self.dir, name), render(body, self.values(), quote=False))
                 (self.log_dir / name).write_text(redact(render(body, self.values(), quote=False)))
             # recorded before starting: if fsbench dies, the next run stops it with these commands
             self._cleanup = self.leftovers.add(self.host, f"service {svc.name}",
-                                               [sh(render(c, self.values())) for c in svc.stop])
+                                               [sh(render(c, self.values())) for c in self.plan.stop])
             self.started = True
-            for i, cmd in enumerate(svc.start):
+            for i, cmd in enumerate(self.plan.start):
                 self.emit(Event("service", message=f"start {svc.name} on {self.host}: {cmd}"))
                 r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=svc.ready_timeout_s,
                                 stdout_path=self.log_dir / f"start-{i}.out", stderr_path=self.log_dir / f"start-{i}.err",
@@ -92,11 +95,11 @@ class ServiceSession:
                     return f"service {svc.name} did not start on {self.host}: {r.describe()}"
         if has_secrets():
             redact_tree(self.log_dir)
-        probe = sh(render(svc.ready or "true", self.values()))
+        probe = sh(render(self.plan.ready or "true", self.values()))
         r = wait_ready(self.tr, probe, svc.ready_timeout_s, cancel, env=self.env)
         if not r.ok:
             return (f"service {svc.name} on {self.host} never became ready within {svc.ready_timeout_s:.0f}s: "
-                    f"the probe `{svc.ready}` {r.describe()}")
+                    f"the probe `{self.plan.ready}` {r.describe()}")
         self.emit(Event("service", message=f"{svc.name} ready on {self.host}"
                                            f"{' port ' + str(self.port) if self.port else ''}"))
         return None
@@ -106,7 +109,7 @@ class ServiceSession:
         if not self.started:
             return
         self.started = False
-        for i, cmd in enumerate(self.svc.stop):
+        for i, cmd in enumerate(self.plan.stop):
             self.emit(Event("service", message=f"stop {self.svc.name} on {self.host}: {cmd}"))
             try:
                 r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir,

@@ -62,6 +62,12 @@ class BuildContext:
     port: int = 0
     #: facts of the controller (this machine), where multi-host launchers (mpirun, fio --client) run
     controller: HostInfo | None = None
+    #: what the target's path is to the tool: "directory" (test_dir is a folder in it), "device" (test_dir
+    #: is the device or file itself) or "url" (test_dir is the URL)
+    address: str = "directory"
+    #: the target's kind and settings, for tools that need more than a path (an rbd pool, an S3 bucket)
+    target_kind: str = "directory"
+    target_settings: object = None
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""
@@ -85,18 +91,33 @@ class OptionIssue:
 
 @runtime_checkable
 class ToolAdapter(Protocol):
-    """What the runner, planner and `fsbench ingest` need from a benchmark tool."""
+    """A benchmark tool as a plug-in: one package under fsbench/tools/ exposing PLUGIN (or an entry point).
+
+    Declarations read by the loader, preflight, deploy, ingest and the report:
+    `accepts` (target addresses it works on: directory, device, url), `metrics` (metric -> unit it adds
+    to the tidy table's vocabulary), `operations` (their natural order, for tables), `primary_metrics`
+    (what a report shows first, in order of preference), `packages` (package manager -> names),
+    `bring_your_own`. Optional methods: `provide(transport, controller, binary, deploy settings)` (its
+    own way onto a host), `prepare(case, dir, ctx)` (an untimed step before a case), `reads(...)` and
+    `layout_bytes(...)` (for plans, preflight's space check and datasets).
+    """
 
     name: str
     #: a tool users bring themselves (vdbench: its licence forbids redistribution): where it is missing
     #: its cases are skipped with the reason instead of refusing the run
     bring_your_own: bool
+    accepts: tuple[str, ...]
+    metrics: dict[str, str]
+    operations: tuple[str, ...]
+    primary_metrics: tuple[str, ...]
+    packages: dict[str, list[str]]
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Validate a workload's options before anything runs."""
         ...
 
-    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
         """A rough duration of one case, for plans and ETAs."""
         ...
 

@@ -44,7 +44,7 @@ class Transport(Protocol):
         ...
 
     def fetch(self, path: str, local: Path) -> bool:
-        """Copy a file from the host into the raw directory; False when it does not exist."""
+        """Copy a file or a folder from the host into the raw directory; False when it does not exist."""
         ...
 
     def makedirs(self, path: str) -> None:

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from fsbench.scenario.model import Scenario
+from typing import TYPE_CHECKING
 from fsbench.transport.base import Transport
-from fsbench.transport.local import LocalTransport
+
+if TYPE_CHECKING:
+    from fsbench.scenario.model import Scenario
+from fsbench.transport.registry import TRANSPORTS
 
 
 def make_transports(sc: Scenario) -> dict[str, Transport]:
-    """A transport per host of the scenario; SSH connections open lazily, on first use."""
-    out: dict[str, Transport] = {n: LocalTransport(n) for n, h in sc.hosts.items() if h.transport == "local"}
-    remote = [n for n, h in sc.hosts.items() if h.transport == "ssh"]
-    if remote:
-        from fsbench.transport.hosts import transports_for
-
-        out.update(transports_for(sc.inventory, remote))
+    """A transport per host of the scenario, by each host's transport plug-in; SSH connects on first use."""
+    out: dict[str, Transport] = {}
+    for name in {h.transport for h in sc.hosts.values()}:
+        out.update(TRANSPORTS.get(name).make_all([h for h in sc.hosts.values() if h.transport == name],
+                                                 sc.inventory))
     return {n: out[n] for n in sc.hosts}
 
 

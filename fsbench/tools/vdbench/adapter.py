@@ -23,6 +23,7 @@ from pathlib import Path
 from fsbench.shell import sh
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
+from fsbench.tools.vdbench import deploy as vdbench_deploy
 from fsbench.tools.vdbench.parse import parse_path
 
 TOOL = "vdbench"
@@ -50,6 +51,12 @@ class VdbenchAdapter:
 
     name = TOOL
     bring_your_own = True
+    accepts = ("directory", "device")
+    metrics: dict[str, str] = {}
+    operations = ("all", "read", "write", "mkdir", "rmdir", "create", "open", "close", "delete", "getattr",
+                  "setattr", "access", "copy", "move")
+    primary_metrics = ("rate", "bandwidth", "latency_mean")
+    packages: dict[str, list[str]] = {}  # Oracle's licence: provide() takes the user's zip
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Definitions named fsd*/fwd*/rd*/sd*/wd*; an rd to run; fsbench owns anchors."""
@@ -75,7 +82,8 @@ class VdbenchAdapter:
             out.append(OptionIssue("", "vdbench parameter files are generated from `jobs`; job_file is for fio"))
         return out
 
-    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict) -> float:
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
         """The elapsed time of every run definition, plus start-up of the JVMs."""
         total = 0.0
         for name, spec in jobs.items():
@@ -110,7 +118,8 @@ class VdbenchAdapter:
             hd += [f"hd={name},system={h.address}" for name, h in ctx.hosts.items()]
             head, _, rest = text.partition("\n")
             text = "\n".join([head, *hd, rest])
-        return Invocation(argv=[binary, "-f", PARMFILE, "-o", OUTPUT], files={PARMFILE: text}, outputs=[],
+        # the output folder is fetched back into raw/ whichever host ran vdbench
+        return Invocation(argv=[binary, "-f", PARMFILE, "-o", OUTPUT], files={PARMFILE: text}, outputs=[OUTPUT],
                           controller=multi)
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
@@ -120,6 +129,11 @@ class VdbenchAdapter:
     def parse_file(self, path: Path) -> ParseResult:
         """An existing output folder or flatfile.html."""
         return parse_path(path)
+
+    def provide(self, t, controller, binary: str, settings) -> str:
+        """Put vdbench on a host (fsbench deploy) from the zip its user downloaded, with Java."""
+        return vdbench_deploy.provide(t, binary, settings.vdbench_zip, install=settings.install,
+                                      default_home=settings.vdbench_home)
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """vdbench prints its version only inside a run: its presence is checked."""

@@ -1,0 +1,40 @@
+"""The service kind protocol: a kind's settings section and the commands that start, probe and stop it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+#: what every service exports to targets as ${services.NAME.KEY}
+BASE_EXPORTS = ("port", "host", "dir")
+
+
+@dataclass(frozen=True)
+class ServicePlan:
+    """What a service is, as shell text with run-time placeholders (${service.port}...) still in it."""
+
+    files: dict[str, str] = field(default_factory=dict)  # written into ${service.dir} first
+    start: list[str] = field(default_factory=list)
+    ready: str | None = None
+    stop: list[str] = field(default_factory=list)
+    #: more values for targets, ${services.NAME.KEY}: KEY -> text with the service's placeholders
+    exports: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ServiceKind(Protocol):
+    """A kind of service; one module under fsbench/services/ (or a package's entry point)."""
+
+    name: str
+    #: the kind's settings section (under the service's key named like the kind), or None
+    section: object
+    #: keys it adds to ${services.NAME.*} beyond port, host and dir
+    exports: tuple[str, ...]
+
+    def settings(self, checked: dict | None) -> object:
+        """Typed settings from the checked section."""
+        ...
+
+    def plan(self, service: object) -> ServicePlan:
+        """The service's files and commands (the generic kind: those the scenario wrote)."""
+        ...
