@@ -9,12 +9,12 @@ from typing import Callable, TextIO
 from fsbench.errors import FsbenchError, ParseError
 from fsbench.tidy import MEASUREMENT_COLUMNS, ParseResult
 
-#: tool name -> module with parse_path(Path) -> ParseResult
+#: tool name -> "module:function" of a parse(Path) -> ParseResult that streams the file
 PARSERS = {
-    "fio": "fsbench.tools.fio.files",
-    "mdtest": "fsbench.tools.mdtest.parse",
-    "vdbench": "fsbench.tools.vdbench.parse",
-    "juicefs-bench": "fsbench.tools.juicefs_bench.parse",
+    "fio": "fsbench.tools.fio:parse_any",
+    "mdtest": "fsbench.tools.mdtest.parse:parse_path",
+    "vdbench": "fsbench.tools.vdbench.parse:parse_path",
+    "juicefs-bench": "fsbench.tools.juicefs_bench.parse:parse_path",
 }
 
 
@@ -28,7 +28,8 @@ def parser_for(tool: str) -> Callable[[Path], ParseResult]:
     """The parse_path function of a tool."""
     if tool not in PARSERS:
         raise UnknownTool(f"no parser for {tool!r}; known: {', '.join(PARSERS)}")
-    return importlib.import_module(PARSERS[tool]).parse_path
+    module, _, function = PARSERS[tool].partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseError]]:
@@ -41,6 +42,9 @@ def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseErr
             result = parse(Path(f))
         except ParseError as exc:
             errors.append(exc)
+            continue
+        except Exception as exc:  # noqa: BLE001 - a parser bug must not hide the other files' rows
+            errors.append(ParseError(tool, f, f"internal parser error ({type(exc).__name__}: {exc})"))
             continue
         rows.extend({"source": f, **r} for r in result.rows)
     return rows, errors
