@@ -21,8 +21,7 @@ from typing import TextIO
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult, vet
-from fsbench.tools.fio.parse_json import (  # one job model, errno table and row builder for every fio parser
-    _ERRNO,
+from fsbench.tools.fio.parse_json import (  # one job model and row builder for every fio parser
     METRIC_ORDER,
     PERCENTILES,
     ParsedDirection,

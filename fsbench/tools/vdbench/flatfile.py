@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fsbench.tools.vdbench.model import FLATFILE_KEYS, RdBlock, Record, is_avg_label, number_occurrences
-from fsbench.tools.vdbench.text import IntervalTail, complete_lines, interval_label, non_finite, number, strip_tags
+from fsbench.tools.vdbench.model import FLATFILE_KEYS, RdBlock, Record, number_occurrences
+from fsbench.tools.vdbench.text import IntervalTail, complete_lines, fill, interval_label, number, strip_tags
 
 
 def _header(tokens: list[str]) -> dict[str, int] | None:
@@ -46,6 +46,7 @@ def parse_flatfile(lines: Iterable[str], warnings: list[str], source: str = "fla
     blocks: list[RdBlock] = []
     cur: RdBlock | None = None
     bad = nonfinite = 0
+    lasts: dict[int, tuple[Record, list[str], list[tuple[int, str]]]] = {}  # block -> its last interval
     for raw in complete_lines(lines, warnings, source):
         line = strip_tags(raw).strip()
         if not line or line[0] == "*":
@@ -68,12 +69,6 @@ def parse_flatfile(lines: Iterable[str], warnings: list[str], source: str = "fla
             bad += 1
             continue
         rec = Record(label, {})
-        for i, key in keys:
-            v = number(tokens[i])
-            if v is not None:
-                rec.values[key] = v
-            elif non_finite(tokens[i]):
-                nonfinite += 1
         if _starts_new_block(cur, name, rec):
             cur = RdBlock(name)
             if not keep_intervals:
@@ -81,9 +76,18 @@ def parse_flatfile(lines: Iterable[str], warnings: list[str], source: str = "fla
             blocks.append(cur)
         assert cur is not None
         if rec.number is None:
+            nonfinite += fill(rec, tokens, keys)
             cur.avg = rec
-        else:
+        elif keep_intervals:
+            nonfinite += fill(rec, tokens, keys)
             cur.intervals.append(rec)
+        else:
+            # an interval that will not be reported: only the last of each RD needs its values
+            # (for an RD without an average); reading every cell of a long run is what costs
+            cur.intervals.append(rec)
+            lasts[id(cur)] = (rec, tokens, keys)
+    for rec, tokens, row_keys in lasts.values():
+        nonfinite += fill(rec, tokens, row_keys)
     if bad:
         warnings.append(f"{source}: {bad} malformed row(s) skipped (wrong column count or interval)")
     if nonfinite:

@@ -17,8 +17,8 @@ from fsbench.tools.vdbench.model import SUMMARY_KEYS, RdBlock, Record, is_avg_la
 from fsbench.tools.vdbench.text import (
     IntervalTail,
     complete_lines,
+    fill,
     interval_label,
-    non_finite,
     number,
     start_line,
     strip_tags,
@@ -99,6 +99,7 @@ class _TableReader:
         self.cols: list[str] | None = None
         self.keys: list[tuple[int, str]] = []
         self.bad = self.orphan = self.non_finite = 0
+        self.lasts: dict[int, tuple[Record, list[str], list[tuple[int, str]]]] = {}  # RD -> its last interval
 
     def header(self, head: list[str]) -> None:
         self.cols = head
@@ -128,24 +129,25 @@ class _TableReader:
             self.bad += 1
             return
         rec = Record(m.group(1), {})
-        for j, key in self.keys:
-            v = number(tokens[j])
-            if v is not None:
-                rec.values.setdefault(key, v)
-            elif non_finite(tokens[j]):
-                self.non_finite += 1
         cur = self.cur
         if is_avg_label(rec.interval):
             if cur.avg is not None:
                 self.bad += 1
                 return
+            self.non_finite += fill(rec, tokens, self.keys, setdefault=True)
             cur.avg = rec
         elif cur.avg is None:
+            if self.keep_intervals:
+                self.non_finite += fill(rec, tokens, self.keys, setdefault=True)
+            else:  # not reported: only the last interval of each RD needs its values
+                self.lasts[id(cur)] = (rec, tokens, self.keys)
             cur.intervals.append(rec)
         else:
             self.bad += 1  # an interval after the RD's average: not this RD's
 
     def finish(self) -> list[RdBlock]:
+        for rec, tokens, keys in self.lasts.values():
+            self.non_finite += fill(rec, tokens, keys, setdefault=True)
         if self.bad:
             self.warnings.append(f"{self.source}: {self.bad} malformed table row(s) skipped")
         if self.orphan:

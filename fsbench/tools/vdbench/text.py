@@ -204,6 +204,21 @@ class Failures:
         return f"{text}: {fatal}" if fatal else text
 
 
+def fill(record: Record, tokens: list[str], keys: list[tuple[int, str]], setdefault: bool = False) -> int:
+    """Put a row's cells into its record (keys: column index -> canonical key); the number of cells
+    that hold NaN or infinity (no value is read there)."""
+    bad = 0
+    values = record.values
+    for i, key in keys:
+        v = number(tokens[i])
+        if v is not None:
+            if not (setdefault and key in values):
+                values[key] = v
+        elif non_finite(tokens[i]):
+            bad += 1
+    return bad
+
+
 class IntervalTail(list):
     """An RD's interval records when their rows are not wanted: only the last one is kept (its
     number tells a new for-loop RD apart), every one is counted (len), so a run of a million
