@@ -182,9 +182,10 @@ _CUT = "the output ends inside it (cut off, or fio was killed?)"
 class _Scanner:
     """Top-level objects of a text that arrives in chunks, with a bounded buffer.
 
-    Only the text from the current candidate object on is kept; a candidate that does not decode
-    because the text read so far ends inside it makes the buffer grow by doubling (so decoding a
-    huge object costs about twice its size, not its size squared).
+    Only the text from the current candidate object on is kept. A candidate that does not decode
+    because the text read so far ends inside it is retried with one more chunk (a status-interval
+    object is small), then with all the rest of the text: a huge object is decoded about twice,
+    never once per chunk (which would cost its size squared).
     """
 
     def __init__(self, chunks: Iterable[str]):
