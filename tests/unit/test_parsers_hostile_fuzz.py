@@ -204,6 +204,15 @@ def test_text_parsers_flag_negative_values() -> None:
     assert [r["metric"] for r in vdb.rows if r.get("warnings")] == ["rate"]
 
 
+def test_non_finite_latency_in_fio_text_is_a_warning() -> None:
+    text = TEXTS["fio-normal"]
+    line = next(x for x in text.splitlines() if x.lstrip().startswith("clat (usec)"))
+    result = parse_normal.parse_text(text.replace(line, "    clat (usec): min=inf, max=nan, avg=inf, stdev=nan", 1))
+    read = {r["metric"] for r in result.rows if r["operation"] == "read"}
+    assert "clat_mean" not in read and "clat_p50" in read and "lat_mean" in read  # the rest of the block
+    assert any("unreadable latency line" in w for w in result.warnings)
+
+
 def test_huge_numbers_do_not_escape_as_value_errors() -> None:
     # `groupid=<4,400 digits>` once made int() raise ValueError inside the normal-text parser
     text = TEXTS["fio-normal"].replace("(groupid=0,", f"(groupid={BIG_INT},")

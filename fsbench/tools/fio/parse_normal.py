@@ -293,6 +293,12 @@ def _read_block(block: _Block, warn: Callable[[str], None]) -> bool:
                     continue
                 elif _SAMPLES.match(s):
                     continue
+                elif "min=" in s and s[0] != "b" and s[0] != "i":
+                    # a latency line whose numbers cannot be read (inf, nan, damage): say so rather
+                    # than lose its values silently; the direction goes on
+                    warn(f"line {block.first_no + i}: unreadable latency line {s.strip()[:80]!r}; "
+                         "its values are left out")
+                    continue
             if s.startswith(("read", "write", "trim")):
                 if m := (_DIR3.match(s) or _DIR2.match(s)):
                     if d is not None:
