@@ -66,12 +66,6 @@ def _lines_of(f) -> Iterator[str]:
             yield line
 
 
-def text_lines(text: str) -> Iterator[str]:
-    """The lines of a text (split like a file in text mode), each with its line end, lazily."""
-    for m in re.finditer(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", text):
-        yield m.group()
-
-
 def complete_lines(lines: Iterable[str], warnings: list[str], source: str) -> Iterator[str]:
     """The lines without their line ends and without an unterminated last line: a file cut
     mid-write may end inside a number ("1.1" of "1.110"), and vdbench ends every line it writes."""
@@ -136,14 +130,6 @@ def find_version(lines: Iterable[str]) -> str | None:
             return m.group(1)
         if i > 200:  # vdbench prints it on the second line; do not read a huge log to the end
             return None
-    return None
-
-
-def find_error(lines: Iterable[str]) -> str | None:
-    """The message of the first Java exception vdbench printed (its fatal error), if any."""
-    for line in lines:
-        if ("Exception" in line or "Error" in line) and (m := _EXCEPTION.match(strip_tags(line).strip())):
-            return m.group(1).strip()
     return None
 
 
