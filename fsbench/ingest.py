@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -33,20 +35,27 @@ def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseErr
         except ParseError as exc:
             errors.append(exc)
             continue
-        rows.extend({"source": f, **r} for r in result.rows)
+        except Exception as exc:  # noqa: BLE001 - a parser bug must not hide the other files' rows
+            errors.append(ParseError(tool, f, f"internal parser error ({type(exc).__name__}: {exc})"))
+            continue
+        for r in result.rows:  # in place: a huge output's rows are not copied
+            r["source"] = f
+        rows.extend(result.rows)
     return rows, errors
 
 
 def write_rows(rows: list[dict], output: str | None, stdout: TextIO) -> None:
-    """CSV to stdout, or OUT as .csv / .parquet."""
-    import pandas as pd
+    """CSV to stdout, or OUT as .csv / .parquet (columns: source, the measurement ones, then the
+    extra columns in name order)."""
+    first = ["source"] + MEASUREMENT_COLUMNS
+    columns = first + sorted(set().union(*rows) - set(first)) if rows else first
+    if output is not None and output.endswith(".parquet"):
+        import pandas as pd
 
-    df = pd.DataFrame(rows)
-    cols = ["source"] + MEASUREMENT_COLUMNS
-    df = df.reindex(columns=cols + [c for c in df.columns if c not in cols])
-    if output is None:
-        df.to_csv(stdout, index=False)
-    elif output.endswith(".parquet"):
-        df.to_parquet(output, index=False)
-    else:
-        df.to_csv(output, index=False)
+        pd.DataFrame(rows, columns=columns).to_parquet(output, index=False)
+        return
+    # CSV row by row: a DataFrame of millions of rows would cost several times their memory
+    with (open(output, "w", newline="") if output else nullcontext(stdout)) as fh:
+        writer = csv.DictWriter(fh, columns, restval="", extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -74,3 +75,74 @@ class ParseResult:
     rows: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+
+
+#: the largest value of each canonical unit that can still be a measurement: 1 PB/s, ten billion
+#: op/s, 1 EB, 1e15 operations, 116 days, 1,000 busy cores. Above it a parser misread something
+#: (a unit, a corrupt number); the row is kept but flagged, so nobody averages it unknowingly.
+PLAUSIBLE_MAX: dict[str, float] = {"B/s": 1e15, "op/s": 1e10, "B": 1e18, "count": 1e15, "s": 1e7, "%": 1e5}
+_FLOAT_MAX = 1.7976931348623157e308
+#: the column that says what is wrong with a flagged row (absent on rows that are fine)
+WARNINGS = "warnings"
+
+
+def check_row(row: dict) -> str | None:
+    """What is wrong with a row's value, or None when it is a plausible measurement.
+
+    The rule, the same for every tool: a value that is not a finite number (NaN, infinity) is no
+    measurement, and the row must be left out; every metric of the vocabulary is a magnitude, so a
+    negative value is wrong; a value above PLAUSIBLE_MAX of its unit is beyond physical sense.
+    The last two keep their row, flagged in its `warnings` column (see vet).
+    """
+    value = row.get("value")
+    if not isinstance(value, float) or not math.isfinite(value):
+        return f"value {value!r} is not a finite number"
+    if value < 0:
+        return f"negative {row.get('metric')} ({value:g} {row.get('unit')})"
+    limit = PLAUSIBLE_MAX.get(str(row.get("unit")))
+    if limit is not None and value > limit:
+        return f"{row.get('metric')} {value:g} {row.get('unit')} is above {limit:g}, beyond physical sense"
+    return None
+
+
+def vet(result: "ParseResult") -> "ParseResult":
+    """Apply check_row to every row: non-finite values are dropped, implausible ones flagged.
+
+    A flagged row gets a `warnings` column (a parser may already have set one with a better
+    explanation, which is kept) and the result one warning per kind of problem, with a count,
+    so a huge output with many bad rows does not grow a huge warning list.
+    """
+    kept: list[dict] = []
+    dropped: dict[tuple, list] = {}
+    flagged: dict[tuple, list] = {}
+    for row in result.rows:
+        value = row.get("value")
+        # the common case first, in one comparison (NaN and infinity fail it and are examined below)
+        if isinstance(value, float) and 0.0 <= value <= PLAUSIBLE_MAX.get(row.get("unit"), _FLOAT_MAX):
+            kept.append(row)
+            continue
+        problem = check_row(row)
+        if problem is None:
+            kept.append(row)
+            continue
+        finite = isinstance(value, float) and math.isfinite(value)
+        if finite and row.get(WARNINGS):
+            kept.append(row)  # the parser flagged it already, with its own explanation
+            continue
+        # one warning per kind of problem of each metric (its first example quoted)
+        where = (row.get("tool"), row.get("operation"), row.get("metric"), finite and value < 0)
+        seen = (flagged if finite else dropped).setdefault(where, [problem, 0])
+        seen[1] += 1
+        if finite:
+            row[WARNINGS] = problem
+            kept.append(row)
+    for (tool, op, metric, _), (problem, n) in dropped.items():
+        result.warnings.append(f"{tool} {op} {metric}: {problem}; left out{_rows(n)}")
+    for (tool, op, _, _), (problem, n) in flagged.items():
+        result.warnings.append(f"{tool} {op}: {problem}; kept, flagged in the warnings column{_rows(n)}")
+    result.rows = kept
+    return result
+
+
+def _rows(n: int) -> str:
+    return f" ({n} rows)" if n > 1 else ""

@@ -57,9 +57,25 @@ def test_table_numbers() -> None:
     assert got[("put_object", "ops")] == 356 and math.isclose(got[("put_object", "latency_mean")], 91.47e-3)
     assert got[("delete_object", "ops")] == 0
     assert math.isclose(got[("read_from_cache", "latency_mean")], 0.11e-3)
-    assert len(got) == 24  # 12 items x (value, cost)
-    warnings = parse_path(PUBLIC / "issue-4712_table_negative_update_meta.txt").warnings
-    assert len(warnings) == 1 and "update_meta: negative count -9" in warnings[0]
+    # 12 items x (value, cost), but "-9 operations | 0.00 ms/op" and "0 operations | 0.00 ms/op"
+    # are costs over no operation: not latencies, so no latency_mean row for them
+    assert ("update_meta", "latency_mean") not in got and ("delete_object", "latency_mean") not in got
+    assert len(got) == 22
+    result = parse_path(PUBLIC / "issue-4712_table_negative_update_meta.txt")
+    assert [w.split(":")[0] for w in result.warnings] == ["update_meta", "update_meta", "delete_object"]
+    assert "negative count -9 kept as printed" in result.warnings[0]
+    assert "a cost over 0 operations is not a latency" in result.warnings[2]
+    # the negative count is kept, flagged; every other row is fine
+    flagged = [(r["operation"], r["metric"]) for r in result.rows if r.get("warnings")]
+    assert flagged == [("update_meta", "ops")]
+
+
+def test_zero_operations_in_the_old_text_format() -> None:
+    result = parse_text("FUSE operation: 19333, avg: 0.3 ms\nDelete object: 0, avg: 0.0 ms\n")
+    got = {(r["operation"], r["metric"]): r["value"] for r in result.rows}
+    assert got == {("fuse_operation", "ops"): 19333, ("fuse_operation", "latency_mean"): 0.3e-3,
+                   ("delete_object", "ops"): 0}
+    assert result.warnings == ["delete_object: a cost over 0 operations is not a latency; no latency_mean row"]
 
 
 def test_indented_truncated_table() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -239,12 +240,8 @@ class FioAdapter:
         return parse_json.parse_text(out.read_text(errors="replace"), str(out))
 
     def parse_file(self, path: Path) -> ParseResult:
-        """Any fio output: JSON (also mixed with text), normal text or terse."""
-        try:
-            text = path.read_text(errors="replace")
-        except OSError as exc:
-            raise ParseError("fio", str(path), f"cannot read: {exc.strerror}") from None
-        return parse_any(text, str(path))
+        """Any fio output: JSON (also mixed with text), normal text or terse; read as a stream."""
+        return parse_any(Path(path))
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`fio --version` prints e.g. fio-3.33."""
@@ -252,20 +249,52 @@ class FioAdapter:
 
 
 _TERSE = re.compile(r"^(?:[23]|4|5);fio-", re.MULTILINE)
-_JSON = re.compile(r"^\{\s*$", re.MULTILINE)
+# a line that opens a JSON object: `{` alone (fio's layout) or followed by a key (one-line JSON)
+_JSON = re.compile(r"^[ \t\ufeff]*\{[ \t]*(?:\"|\r?$)", re.MULTILINE)
+#: how much of a file is read to tell its format (fio's text preamble before JSON is a few lines)
+SNIFF = 1 << 20
 
 
-def parse_any(text: str, source: str) -> ParseResult:
-    """Pick the parser by what the text holds: a JSON object line, terse lines, or the normal layout."""
-    if _JSON.search(text):
-        return parse_json.parse_text(text, source)
-    if _TERSE.search(text):
-        from fsbench.tools.fio import parse_terse
+def parse_any(text: str | os.PathLike, source: str | None = None) -> ParseResult:
+    """Pick the parser by what the output holds: a JSON object line, terse lines, or the normal layout.
 
-        return parse_terse.parse_text(text, source)
-    from fsbench.tools.fio import parse_normal
+    `text` is the output itself, or the path of a file, which is then read as a stream (JSON in
+    chunks, text line by line) instead of as one string.
+    """
+    if isinstance(text, str):
+        src = source or "<string>"
+        kind = _kind(text)
+        if kind == "json":
+            return parse_json.parse_text(text, src)
+        from fsbench.tools.fio import parse_normal, parse_terse
 
-    return parse_normal.parse_text(text, source)
+        return (parse_terse if kind == "terse" else parse_normal).parse_text(text, src)
+    path = Path(text)
+    src = source or str(path)
+    try:
+        return _parse_file(path, src)
+    except OSError as exc:
+        raise ParseError("fio", src, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _kind(head: str) -> str:
+    if _JSON.search(head):
+        return "json"
+    return "terse" if _TERSE.search(head) else "normal"
+
+
+def _parse_file(path: Path, source: str) -> ParseResult:
+    from fsbench.tools.fio import parse_normal, parse_terse
+
+    # utf-8-sig drops a byte-order mark; undecodable bytes become U+FFFD, never an exception
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        kind = _kind(f.read(SNIFF))
+        f.seek(0)
+        if kind == "json":
+            return parse_json.parse_chunks(iter(lambda: f.read(parse_json.CHUNK), ""), source)
+    with path.open(encoding="utf-8-sig", errors="replace") as f:  # universal line ends, as text_lines
+        parser = parse_terse if kind == "terse" else parse_normal
+        return parser.parse_lines(parse_normal.file_lines(f), source)
 
 
 def _size_ok(value: object) -> bool:

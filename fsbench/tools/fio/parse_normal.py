@@ -7,32 +7,45 @@ rows_from_jobs(), which parse_terse shares. "ops" comes from the `issued rwts: t
 measurements: both are skipped. A direction whose block the output ends inside is left out with a
 warning (its percentiles may be cut). With --status-interval (a job block repeated with the same pid)
 only the last report counts; not detected in client/server output, where servers may share pids.
+
+The text is read line by line (parse_lines takes any iterable of lines, such as an open file), and
+only the current report is kept, so a huge --status-interval output needs little memory.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement
-from fsbench.tools.fio.parse_json import _ERRNO  # one errno table for every fio parser
+from fsbench.tidy import ParseResult, vet
+from fsbench.tools.fio.parse_json import (  # one job model and row builder for every fio parser
+    METRIC_ORDER,
+    PERCENTILES,
+    ParsedDirection,
+    ParsedJob,
+    rows_from_jobs,
+)
 from fsbench.units import parse_count, parse_size
 
+__all__ = ["METRIC_ORDER", "PERCENTILES", "ParsedDirection", "ParsedJob", "file_lines", "parse_lines",
+           "parse_text", "rows_from_jobs", "scaled", "text_lines"]
+
 TOOL = "fio"
-#: metric order of parse_json, so the text parsers' rows line up with the JSON parser's
-METRIC_ORDER = (
-    "bandwidth", "iops", "io_bytes", "ops", "runtime", "clat_mean", "clat_min", "clat_max", "clat_stddev",
-    "clat_p50", "clat_p90", "clat_p95", "clat_p99", "clat_p99.9", "lat_mean", "slat_mean",
-)
-#: percentile (as printed) -> metric; only these are kept, as in parse_json
-PERCENTILES = {50.0: "clat_p50", 90.0: "clat_p90", 95.0: "clat_p95", 99.0: "clat_p99", 99.9: "clat_p99.9"}
 #: power of ten of each time unit in seconds
 _EXP = {"nsec": -9, "usec": -6, "msec": -3, "sec": 0}
 _SUFFIX_EXP = {"k": 3, "m": 6, "g": 9, "t": 12}
 _DIRECTIONS = ("read", "write", "trim")
+#: at most this many "cannot read line N" warnings; the rest are counted
+MAX_LINE_WARNINGS = 20
+#: characters of a line read from a file (longer lines are junk: only their start is read)
+MAX_LINE = 1 << 20
+#: characters of job blocks kept unread while it is unknown whether a later report replaces them
+BLOCK_BUDGET = 8 << 20
+#: how the lines of a direction block begin (after indentation)
+_BODY = ("|", "clat", "slat", "lat", "bw", "iops")
 
 _N = r"\d+(?:\.\d+)?"
 _NK = _N + r"[kKMGT]?"  # fio's suffixed counts: 101k, 1632.2k
@@ -61,80 +74,55 @@ _PCT_HEAD = re.compile(r"^\s*(?P<kind>clat|lat|slat)\s+percentiles\s*\((?P<unit>
 _PCT_ITEM = re.compile(rf"({_N})th=\[\s*({_NK})\s*\]")
 _SAMPLES = re.compile(r"^\s*(?:bw|iops)\s*[(:]")  # per-sample bw/iops summaries: not measurements
 _ISSUED = re.compile(r"^\s*issued\b[^:]*:\s*total=(?P<total>\S+)")
+# universal line ends (\r\n, \r, \n), as a file opened in text mode splits them
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
-@dataclass
-class ParsedDirection:
-    """One direction block of one job: metric -> value in canonical units."""
-
-    op: str
-    values: dict[str, float] = field(default_factory=dict)
-    complete: bool = False
-
-
-@dataclass
-class ParsedJob:
-    """One job (or All clients) block, before it becomes rows."""
-
-    name: str
-    groupid: int
-    error: int = 0
-    error_text: str = ""
-    pid: int = 0
-    directions: list[ParsedDirection] = field(default_factory=list)
-    ops: dict[str, float] = field(default_factory=dict)
+def file_lines(f: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
+    """The lines of an open text file; a line longer than `limit` keeps only its start (no fio line
+    is that long: it is junk, and holding all of it would cost memory for nothing)."""
+    while line := f.readline(limit):
+        if len(line) == limit and not line.endswith("\n"):
+            while (more := f.readline(limit)) and not more.endswith("\n"):
+                pass  # the rest of an overlong line
+            line += "\n" if more else ""
+        yield line
 
 
-def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult) -> None:
-    """Rows of complete directions that moved data, named and indexed the way parse_json does."""
-    names_by_group: dict[int, set[str]] = {}
-    for job in jobs:
-        if job.name != "All clients":
-            names_by_group.setdefault(job.groupid, set()).add(job.name)
-    seen: Counter = Counter()
-    for job in jobs:
-        aggregate = job.name == "All clients"
-        host, name = ("all", job.name) if aggregate else ("", job.name)
-        if aggregate:  # the aggregate takes its group's job name when there is just one
-            names = names_by_group.get(job.groupid, set())
-            name = next(iter(names)) if len(names) == 1 else "all"
-        index = seen[(host, name)]
-        seen[(host, name)] += 1
-        if job.error:
-            label = _ERRNO.get(job.error, job.error_text or f"errno {job.error}")
-            out.warnings.append(f"fio job {name!r}{' on ' + host if host else ''} ended with "
-                                f"error={job.error} ({label})")
-        extra = {"job_index": index, "groupid": job.groupid}
-        for d in job.directions:
-            values = dict(d.values)
-            if d.op in job.ops:
-                values["ops"] = job.ops[d.op]
-            if not d.complete or not (values.get("io_bytes", 0) > 0 or values.get("ops", 0) > 0):
-                continue  # a direction is reported only when it moved data
-            for metric in METRIC_ORDER:
-                value = values.get(metric)
-                if value is not None and math.isfinite(value):
-                    out.rows.append(measurement(TOOL, d.op, metric, value, host=host, job=name, **extra))
+def text_lines(text: str) -> Iterator[str]:
+    """The lines of a text, each with its line end ('\n'; none on a last line cut short), lazily."""
+    text = text.removeprefix("\ufeff")
+    for m in _LINE.finditer(text):
+        line = m.group()
+        yield line[:-2] + "\n" if line.endswith("\r\n") else line[:-1] + "\n" if line.endswith("\r") else line
 
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
-    """Parse fio's normal output; ParseError when it holds no complete result block."""
-    parser = _Parser(client_server=bool(re.search(r"^(?:<[^<>\s]*>|All clients: |hostname=)", text, re.M)))
-    lines = text.splitlines()
-    cut = bool(text) and not text.endswith(("\n", "\r"))
-    for no, raw in enumerate(lines, 1):
-        line = _HOST_PREFIX.sub("", raw, count=1)
-        if cut and no == len(lines) and not (_JOB.match(line) or _DIR_LIKE.match(line)):
-            continue  # a line cut short cannot tell that the block before it is complete
-        try:
-            parser.feed(line)
-        except (ValueError, OverflowError) as exc:
-            parser.out.warnings.append(f"line {no}: cannot read {line.strip()[:80]!r} ({exc})")
+    """Parse fio's normal output held in a string; ParseError when it holds no complete result block."""
+    return parse_lines(text_lines(text), source)
+
+
+def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
+    """Parse fio's normal output line by line (lines keep their '\\n'; a last one without it was cut)."""
+    try:
+        return _parse(lines, source)
+    except ParseError:
+        raise
+    except MemoryError:
+        raise ParseError(TOOL, source, "the output does not fit in memory") from None
+    except Exception as exc:  # noqa: BLE001 - the contract is "ParseError or rows", even for a bug of ours
+        raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+
+
+def _parse(lines: Iterable[str], source: str) -> ParseResult:
+    parser = _Parser()
+    cut = parser.consume(lines)
     parser.close(cut)
     out = parser.out
     if not parser.jobs:
-        raise ParseError(TOOL, source, _no_result_reason(text))
+        raise ParseError(TOOL, source, _no_result_reason(parser.first_line))
     rows_from_jobs(parser.jobs, out)
+    vet(out)
     if not out.rows:
         if not any(d.complete for j in parser.jobs for d in j.directions) and parser.truncated:
             raise ParseError(TOOL, source, "the output ends before the first result block is complete "
@@ -144,109 +132,199 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
     return out
 
 
-def _no_result_reason(text: str) -> str:
-    if not text.strip():
+def _no_result_reason(first: str | None) -> str:
+    if first is None:
         return "the output is empty: fio printed no result (option error or killed?)"
-    first = text.strip().splitlines()[0][:200]
     return f"no fio result block (`<job>: (groupid=N, jobs=M): err= 0: ...`) found; the output starts with: {first!r}"
 
 
-class _Parser:
-    """Line-by-line state: the current job, direction and percentile block."""
+@dataclass
+class _Block:
+    """The lines of one job block, kept unread until it is known whether they count."""
 
-    def __init__(self, client_server: bool):
-        self.client_server = client_server
+    job: ParsedJob
+    first_no: int
+    lines: list[str] = field(default_factory=list)
+    ended: bool = False  # a later line (next job, Run status group) closed it
+
+
+class _Parser:
+    """Line-by-line state: job blocks of the current report, read when they are known to count.
+
+    With --status-interval every report repeats every block and only the last counts, so blocks
+    are stored as lines (up to BLOCK_BUDGET characters) and read at the end, or when the budget is
+    exceeded (an output with many distinct jobs); a new report drops the stored blocks unread.
+    """
+
+    def __init__(self) -> None:
+        self.client_server = False  # set by the first line only client/server mode prints
         self.out = ParseResult(meta={"fio_version": "", "reports": 0})
         self.jobs: list[ParsedJob] = []
-        self.job: ParsedJob | None = None
-        self.dir: ParsedDirection | None = None
-        self.pct_exp: int | None = None  # set while inside a percentile block (None: not clat)
-        self.in_pct = False
+        self.block: _Block | None = None
+        self.pending: list[_Block] = []
+        self.pending_chars = 0
         self.identities: set[tuple[str, int, int]] = set()
         self.truncated = False
         self.earlier_reports = 0
+        self.first_line: str | None = None
+        self.skipped_warnings = 0
 
-    def feed(self, line: str) -> None:
-        if not self.out.meta["fio_version"] and (v := _VERSION.search(line)):
-            self.out.meta["fio_version"] = v.group(1) or v.group(2)
-        if m := _JOB.match(line):
-            self._end_direction()
-            self._start_job(m)
-        elif self.job is None:
-            return
-        elif m := (_DIR3.match(line) or _DIR2.match(line)):
-            self._end_direction()
-            self.dir = _direction(m, decimal=m.re is _DIR3)
-            self.job.directions.append(self.dir)
-        elif _DIR_LIKE.match(line):
-            self._end_direction()
-            self.out.warnings.append(f"job {self.job.name!r}: unreadable direction line {line.strip()[:80]!r}")
-        elif self.dir is not None and self._direction_line(line):
-            return
+    def line_warning(self, text: str) -> None:
+        """A warning about one line; past MAX_LINE_WARNINGS they are only counted."""
+        if len(self.out.warnings) < MAX_LINE_WARNINGS:
+            self.out.warnings.append(text)
         else:
-            self._end_direction()
-            if m := _ISSUED.match(line):
-                self.job.ops = _issued(m.group("total"))
-            elif line.startswith(("Run status group", "Disk stats")):
-                self.job = None  # group summaries and disk stats follow the job blocks
+            self.skipped_warnings += 1
 
-    def _start_job(self, m: re.Match) -> None:
-        pid = _PID.search(m.group("rest"))
-        err_text = _ERRTEXT.search(m.group("rest"))
-        job = ParsedJob(m.group("name").strip(), int(m.group("gid")), int(m.group("err")),
-                        err_text.group(1).strip() if err_text else "", int(pid.group(1)) if pid else 0)
+    def consume(self, lines: Iterable[str]) -> bool:
+        """Read every line; True when the last one was cut short (no line end)."""
+        # one loop with only cheap tests per line (a substring, the first characters): the
+        # direction blocks are read later, a block at a time, and only those that count
+        cut = False
+        for no, raw in enumerate(lines, 1):
+            cut = not raw.endswith(("\n", "\r"))  # only the last line can lack its end
+            if self.first_line is None and raw.strip():
+                self.first_line = raw.strip()[:200]
+            line = raw
+            if raw[:1] == "<" and (m := _HOST_PREFIX.match(raw)):
+                self.client_server = True
+                line = raw[m.end():]
+            if cut and not (_JOB.match(line) or _DIR_LIKE.match(line)):
+                continue  # a line cut short cannot tell that the block before it is complete
+            if not self.out.meta["fio_version"] and "fio" in line and (v := _VERSION.search(line)):
+                self.out.meta["fio_version"] = v.group(1) or v.group(2)
+            if "(groupid=" in line and (m := _JOB.match(line)):
+                if m.group("name").strip() == "All clients":
+                    self.client_server = True
+                self._end_block(ended=True)
+                self._start_job(m, no)
+            elif line.startswith("hostname="):
+                self.client_server = True  # client/server mode prints each server's banner first
+            elif self.block is not None:
+                if line.startswith(("Run status group", "Disk stats")):
+                    self._end_block(ended=True)  # group summaries and disk stats follow the job blocks
+                else:
+                    self.block.lines.append(line)
+                    self.pending_chars += len(line)
+        return cut
+
+    def _start_job(self, m: re.Match, no: int) -> None:
+        try:
+            pid = _PID.search(m.group("rest"))
+            err_text = _ERRTEXT.search(m.group("rest"))
+            job = ParsedJob(m.group("name").strip(), int(m.group("gid")), int(m.group("err")),
+                            err_text.group(1).strip() if err_text else "", int(pid.group(1)) if pid else 0)
+        except (ValueError, OverflowError) as exc:  # a number too long for int()
+            self.line_warning(f"line {no}: cannot read the job line ({exc})")
+            return
         identity = (job.name, job.groupid, job.pid)
         # --status-interval repeats every block (same pid): each report is cumulative, the last wins.
         # Not in client/server mode, where two servers may well print the same pid.
         if not self.client_server and job.pid and identity in self.identities:
-            self.jobs, self.identities = [], set()
+            self.jobs, self.identities, self.pending, self.pending_chars = [], set(), [], 0
             self.earlier_reports += 1
         self.identities.add(identity)
         self.jobs.append(job)
-        self.job = job
+        self.block = _Block(job, no + 1)
 
-    def _direction_line(self, line: str) -> bool:
-        """Take a line belonging to the current direction block; False when the block has ended."""
-        assert self.dir is not None
-        if m := _STAT.match(line):
-            self.in_pct = False
-            exp = _EXP[m.group("unit")]
-            kind = m.group("kind")
-            if kind == "clat":
-                for stat, key in (("mean", "avg"), ("min", "min"), ("max", "max"), ("stddev", "dev")):
-                    self.dir.values[f"clat_{stat}"] = scaled(m.group(key), exp)
-            else:
-                self.dir.values[f"{kind}_mean"] = scaled(m.group("avg"), exp)
-            return True
-        if m := _PCT_HEAD.match(line):
-            self.in_pct = True  # lat/slat percentiles (lat_percentiles=1) are read past, not kept
-            self.pct_exp = _EXP[m.group("unit")] if m.group("kind") == "clat" else None
-            return True
-        if self.in_pct and line.lstrip().startswith("|"):
-            for pct, value in _PCT_ITEM.findall(line) if self.pct_exp is not None else ():
-                if (metric := PERCENTILES.get(float(pct))) is not None:
-                    self.dir.values[metric] = scaled(value, self.pct_exp)
-            return True
-        return bool(_SAMPLES.match(line))
+    def _end_block(self, *, ended: bool) -> None:
+        if self.block is None:
+            return
+        self.block.ended = ended
+        self.pending.append(self.block)
+        self.block = None
+        if self.pending_chars > BLOCK_BUDGET:
+            self._read_pending()
 
-    def _end_direction(self) -> None:
-        if self.dir is not None:
-            self.dir.complete = True
-        self.dir, self.in_pct = None, False
+    def _read_pending(self) -> None:
+        for block in self.pending:
+            if _read_block(block, self.line_warning):
+                self.truncated = True
+                op = block.job.directions[-1].op
+                self.out.warnings.append(f"the output ends inside the {op} block of job {block.job.name!r}: "
+                                         "that direction is left out (cut off?)")
+        self.pending, self.pending_chars = [], 0
 
     def close(self, cut: bool) -> None:
-        """At the end of the text: a direction still open may have lost lines."""
-        if self.dir is not None and self.job is not None:
-            self.truncated = True
-            self.out.warnings.append(f"the output ends inside the {self.dir.op} block of job {self.job.name!r}: "
-                                     "that direction is left out (cut off?)")
-        elif cut:
+        """At the end of the text: read the blocks that count; a direction still open may have lost lines."""
+        self._end_block(ended=False)
+        before = self.truncated
+        self._read_pending()
+        if cut and not (self.truncated and not before):
             self.truncated = True
             self.out.warnings.append("the output ends mid-line (cut off?); complete job blocks are kept")
         if self.earlier_reports:
             self.out.warnings.append(f"{self.earlier_reports + 1} reports (--status-interval): "
                                      "using the last, each is cumulative")
+        if self.skipped_warnings:
+            self.out.warnings.append(f"{self.skipped_warnings} more unreadable lines")
         self.out.meta["reports"] = self.earlier_reports + 1 if self.jobs else 0
+
+
+def _read_block(block: _Block, warn: Callable[[str], None]) -> bool:
+    """Fill a block's job from its lines; True when its last direction was still open at the end."""
+    job = block.job
+    d: ParsedDirection | None = None
+    in_pct = False
+    pct_exp: int | None = None  # the unit of the clat percentile block being read (None: not clat)
+    for i, line in enumerate(block.lines):
+        s = line.lstrip()
+        try:
+            if d is not None and s.startswith(_BODY):
+                # a line of the current direction: latency stats, percentiles, per-sample summaries
+                if s[0] == "|":
+                    if in_pct:
+                        for pct, value in _PCT_ITEM.findall(s) if pct_exp is not None else ():
+                            if (metric := _percentile_metric(pct)) is not None:
+                                d.values[metric] = scaled(value, pct_exp)
+                        continue
+                elif m := _STAT.match(s):
+                    in_pct = False
+                    exp = _EXP[m.group("unit")]
+                    if m.group("kind") == "clat":
+                        for stat, key in (("mean", "avg"), ("min", "min"), ("max", "max"), ("stddev", "dev")):
+                            d.values[f"clat_{stat}"] = scaled(m.group(key), exp)
+                    else:
+                        d.values[f"{m.group('kind')}_mean"] = scaled(m.group("avg"), exp)
+                    continue
+                elif m := _PCT_HEAD.match(s):
+                    in_pct = True  # lat/slat percentiles (lat_percentiles=1) are read past, not kept
+                    pct_exp = _EXP[m.group("unit")] if m.group("kind") == "clat" else None
+                    continue
+                elif _SAMPLES.match(s):
+                    continue
+                elif "min=" in s and s[0] != "b" and s[0] != "i":
+                    # a latency line whose numbers cannot be read (inf, nan, damage): say so rather
+                    # than lose its values silently; the direction goes on
+                    warn(f"line {block.first_no + i}: unreadable latency line {s.strip()[:80]!r}; "
+                         "its values are left out")
+                    continue
+            if s.startswith(("read", "write", "trim")):
+                if m := (_DIR3.match(s) or _DIR2.match(s)):
+                    if d is not None:
+                        d.complete = True
+                    d, in_pct = _direction(m, decimal=m.re is _DIR3), False
+                    job.directions.append(d)
+                    continue
+                if _DIR_LIKE.match(s):
+                    if d is not None:
+                        d.complete = True
+                    d, in_pct = None, False
+                    warn(f"job {job.name!r}: unreadable direction line {s.strip()[:80]!r}")
+                    continue
+            if d is not None:  # any other line ends the direction block
+                d.complete, d, in_pct = True, None, False
+            if s.startswith("issued") and (m := _ISSUED.match(s)):
+                job.ops = _issued(m.group("total"))
+        except (ValueError, OverflowError) as exc:
+            warn(f"line {block.first_no + i}: cannot read {s.strip()[:80]!r} ({exc})")
+    block.lines = []
+    if d is not None:
+        if block.ended:
+            d.complete = True
+        else:
+            return True
+    return False
 
 
 def _direction(m: re.Match, *, decimal: bool) -> ParsedDirection:
@@ -263,10 +341,24 @@ def scaled(text: str, exp10: int) -> float:
     """'1632.2k' at 10**-9 -> 1.6322e-06; scaling in the exponent gives the float nearest the printed
     decimal (30 usec -> 3e-05, not 2.9999999999999997e-05), which keeps golden files readable."""
     t = text.strip()
-    if t[-1:].lower() in _SUFFIX_EXP:
-        exp10 += _SUFFIX_EXP[t[-1].lower()]
+    suffix = _SUFFIX_EXP.get(t[-1:].lower())
+    if suffix is not None:
+        exp10 += suffix
         t = t[:-1]
-    return float(f"{t}e{exp10}")
+    return float(t + "e" + str(exp10))
+
+
+_PCT_CACHE: dict[str, str | None] = {}
+
+
+def _percentile_metric(printed: str) -> str | None:
+    """'99.90' -> 'clat_p99.9' (None for a percentile not kept); remembered, as each block repeats them."""
+    metric = _PCT_CACHE.get(printed, "")
+    if metric == "":
+        metric = PERCENTILES.get(float(printed))
+        if len(_PCT_CACHE) < 1000:  # odd outputs must not grow it without bound
+            _PCT_CACHE[printed] = metric
+    return metric
 
 
 def _issued(total: str) -> dict[str, float]:

@@ -8,16 +8,26 @@ v5 adds bw samples and iops min/max/mean/dev/samples (47). CPU, IO depth and lat
 (34 fields) follow, then disk util groups and optional error/description fields, all ignored.
 Terse has no operation count, so there is no "ops" metric here. Kb, bw and iops are integers that
 fio truncated (a direction that moved under 1 KiB shows kb=0 and is not reported), and with
-lat_percentiles=1 fio prints total-latency percentiles in the clat slots.
+lat_percentiles=1 fio prints total-latency percentiles in the clat slots. Lines are read one at a
+time (parse_lines takes an open file), so memory holds the jobs, never the whole text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult
-from fsbench.tools.fio.parse_normal import PERCENTILES, ParsedDirection, ParsedJob, rows_from_jobs, scaled
+from fsbench.tidy import ParseResult, vet
+from fsbench.tools.fio.parse_normal import (
+    MAX_LINE_WARNINGS,
+    PERCENTILES,
+    ParsedDirection,
+    ParsedJob,
+    rows_from_jobs,
+    scaled,
+    text_lines,
+)
 
 TOOL = "fio"
 #: version -> (header fields, directions, fields per direction)
@@ -34,41 +44,72 @@ _INT = re.compile(r"^-?\d+$")
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
     """Parse terse lines among any other text; ParseError when no complete terse line is found."""
+    return parse_lines(text_lines(text), source)
+
+
+def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
+    """Parse terse output line by line (lines keep their '\\n'; a last one without it was cut)."""
+    try:
+        return _parse(lines, source)
+    except ParseError:
+        raise
+    except MemoryError:
+        raise ParseError(TOOL, source, "the output does not fit in memory") from None
+    except Exception as exc:  # noqa: BLE001 - the contract is "ParseError or rows", even for a bug of ours
+        raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+
+
+def _parse(lines: Iterable[str], source: str) -> ParseResult:
     out = ParseResult(meta={"fio_version": "", "terse_version": 0})
     jobs: list[ParsedJob] = []
-    lines = text.splitlines()
-    candidates = 0
+    candidates = skipped = 0
+    first: str | None = None
+    warn = out.warnings
+
+    def warning(text: str) -> None:
+        nonlocal skipped
+        if len(warn) < MAX_LINE_WARNINGS:
+            warn.append(text)
+        else:
+            skipped += 1
+
     for no, raw in enumerate(lines, 1):
+        if first is None and raw.strip():
+            first = raw.strip()[:200]
+        if raw.count(";") < 4:
+            continue  # preamble, log lines: not worth splitting
         fields = _HOST_PREFIX.sub("", raw.strip(), count=1).split(";")
         version = _version(fields)
         if version is None:
-            continue  # preamble, client/server log lines, `;`-led disk util lines
+            continue  # client/server log lines, `;`-led disk util lines
         candidates += 1
         head, directions, width = _LAYOUT[version]
         need = head + len(directions) * width + _TAIL
         if len(fields) < need:
-            cut = no == len(lines) and not text.endswith(("\n", "\r"))
-            out.warnings.append(f"line {no}: terse v{version} line has {len(fields)} fields, needs {need}"
-                                + (" (the output is cut off)" if cut else ""))
+            cut = not raw.endswith(("\n", "\r"))
+            warning(f"line {no}: terse v{version} line has {len(fields)} fields, needs {need}"
+                    + (" (the output is cut off)" if cut else ""))
             continue
         try:
             jobs.append(_job(fields, version, head, directions, width))
         except (ValueError, OverflowError) as exc:
-            out.warnings.append(f"line {no}: unreadable terse v{version} line ({exc})")
+            warning(f"line {no}: unreadable terse v{version} line ({exc})")
             continue
         out.meta["terse_version"] = version
         if version > 2:
             out.meta["fio_version"] = fields[1]
+    if skipped:
+        warn.append(f"{skipped} more unreadable lines")
     if not jobs:
         if candidates:
             reason = "no complete terse line: every candidate line is cut off or malformed"
-        elif not text.strip():
+        elif first is None:
             reason = "the output is empty: fio printed no result (option error or killed?)"
         else:
-            first = text.strip().splitlines()[0][:200]
             reason = f"no fio terse line (`3;fio-3.33;job;...`) found; the output starts with: {first!r}"
         raise ParseError(TOOL, source, reason)
     rows_from_jobs(jobs, out)
+    vet(out)
     if not out.rows and not out.warnings:
         out.warnings.append("fio moved no data in any job")
     return out

@@ -7,19 +7,25 @@ N operations -> "ops" count, cost per file / per op -> "latency_mean" s; the Tim
 operation "total" with "runtime" s, "cpu_usage" % and "memory_peak" B. The parameter line (or the
 sizes in old result lines) goes to meta as BlockSize / BigFileSize / SmallFileSize (bytes),
 SmallFileCount and NumThreads (counts). ANSI colours, `\\r` progress bars, indentation and log lines
-are tolerated; negative counts are kept as printed, with a warning; a table cut off keeps its
-complete rows. No result at all raises ParseError; no other exception escapes.
+are tolerated; a table cut off keeps its complete rows. No result at all raises ParseError; no
+other exception escapes.
+
+Counts that are not measurements of a cost: juicefs prints the cost per operation of an item with
+0 operations as `0.00 ms/op` (and a negative count, the difference of the client's counters when
+they went backwards, with whatever cost). A cost over no operation is no latency, so its
+latency_mean row is LEFT OUT, with a warning naming the item; the count itself is a row (0 is a
+true count; a negative one is kept as printed and flagged in its `warnings` column, see
+tidy.check_row).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from pathlib import Path
 
 from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement, snake
+from fsbench.tidy import WARNINGS, ParseResult, measurement, snake, vet
 from fsbench.units import parse_size
 
 TOOL = "juicefs-bench"
@@ -64,7 +70,7 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
                 state.feed(line)
             except (ValueError, OverflowError) as exc:
                 state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
-    out = state.finish()
+    out = vet(state.finish())
     if not out.rows:
         raise ParseError(TOOL, source, _no_result_reason(text, state.progress))
     return out
@@ -97,8 +103,8 @@ class _State:
         self.progress = False
 
     def add(self, operation: str, metric: str, value: float) -> None:
-        if math.isfinite(value):
-            self.out.rows.append(measurement(TOOL, operation, metric, value))
+        # a value that is not finite reaches tidy.vet, which leaves it out with a warning
+        self.out.rows.append(measurement(TOOL, operation, metric, value))
 
     def feed(self, line: str) -> None:
         if m := _LOG.search(line):
@@ -141,16 +147,25 @@ class _State:
             self.add(operation, "rate", number)
         else:
             self._count(operation, number)
+            if number <= 0:
+                self._no_cost(operation, number)
+                return
         if c := _COST.match(cost):
             self.add(operation, "latency_mean", _scaled(c.group(1), _EXP[c.group(2)]))
         else:
             self.out.warnings.append(f"{operation}: cost {cost!r} not understood")
 
+    def _no_cost(self, operation: str, count: float) -> None:
+        self.out.warnings.append(f"{operation}: a cost over {count:g} operations is not a latency; "
+                                 "no latency_mean row")
+
     def _count(self, operation: str, number: float) -> None:
-        if number < 0:
-            self.out.warnings.append(f"{operation}: negative count {number:g} kept as printed (juicefs reports "
-                                     "the difference of the client's counters, which went backwards)")
         self.add(operation, "ops", number)
+        if number < 0 and self.out.rows and self.out.rows[-1]["operation"] == operation:
+            why = (f"negative count {number:g} kept as printed (juicefs reports the difference of the "
+                   "client's counters, which went backwards)")
+            self.out.rows[-1][WARNINGS] = why
+            self.out.warnings.append(f"{operation}: {why}")
 
     def _old_line(self, line: str) -> None:
         """The free-text results of juicefs <= 0.15."""
@@ -169,8 +184,12 @@ class _State:
             self.add("stat_file", "latency_mean", _scaled(m.group(3), -3))
         elif m := _OLD_METRIC.match(line):
             operation = snake(m.group(1))
-            self._count(operation, float(m.group(2)))
-            self.add(operation, "latency_mean", _scaled(m.group(3), -3))
+            count = float(m.group(2))
+            self._count(operation, count)
+            if count <= 0:
+                self._no_cost(operation, count)
+            else:
+                self.add(operation, "latency_mean", _scaled(m.group(3), -3))
         else:
             return
         self.out.meta["format"] = self.out.meta["format"] or "text"

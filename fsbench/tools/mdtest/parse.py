@@ -1,11 +1,12 @@
-"""Parse mdtest text output (hpc/ior 3.2.1 to 4.1.0+dev, mdtest-1.9.3 to mdtest-4.1.0+dev) into tidy rows.
+"""Parse mdtest text output (LLNL mdtest 1.8/1.9.x, hpc/ior 3.2.1 to 4.1.0+dev) into tidy rows.
 
 What becomes a row (tool "mdtest", host "", job "", extra columns `tasks`, from the
 `N tasks, M files/directories` line before each block (several with -f/-l/-s; the "launched with"
 count when there is none), and `iterations`, from "(of N iterations)"):
 
 - every row of a `SUMMARY rate` block: metric "rate" (op/s), stat max/min/mean/stddev from the
-  Max / Min / Mean / Std Dev columns;
+  Max / Min / Mean / Std Dev columns; LLNL mdtest 1.x (1.8, 1.9.x, the mdtest-1.9.3 of old IO500
+  bundles) prints its one block of rates as `SUMMARY: (of N iterations)`, read the same way;
 - every row of a `SUMMARY time` block (-Z, -P): metric "time" in seconds. main (4.1.0+dev) labels
   this block "(in ms/op)", but the numbers are seconds per phase (max over ranks): in
   main-5fcf0ba/print_rate_time_P_i3_np4_ext4, 1200 directories at 80050 op/s take 0.015 s and the
@@ -31,18 +32,22 @@ a last line cut mid-number, a missing `-- finished at`.
 
 When nothing usable is left (empty, binary, help/usage text, a failed or interrupted run)
 ParseError is raised, quoting the error line mdtest (or MPI, from a sibling *.stderr.txt) printed.
-No other exception ever escapes parse_text or parse_path.
+No other exception ever escapes parse_text or parse_path. Lines after `-- finished at` that a batch
+system appends are read past. parse_path reads the file line by line (a line longer than
+MAX_LINE keeps only its start), so memory holds the rows, not the text.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement, snake
+from fsbench.tidy import ParseResult, measurement, snake, vet
 
 TOOL = "mdtest"
 _STATS = ("max", "min", "mean", "stddev")
@@ -52,12 +57,13 @@ _NUMBER = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1
 _PRINTF_3F = re.compile(r"^-?[0-9]+\.[0-9]{3}$|^NA$")
 _MISSING = {"na", "nan", "-nan", "+nan", "inf", "-inf", "+inf"}
 _LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9 ()/_.-]*$")
+# `SUMMARY rate: (of 3 iterations)`, `SUMMARY time (in ms/op): ...`, and 1.x's `SUMMARY: (of 3 iterations)`
 _SUMMARY = re.compile(
-    r"^SUMMARY\s+(rate|time)\b(?:\s*\(in\s+[^)]*\))?\s*:?\s*(?:\(of\s+([0-9]{1,9})\s+iterations?\))?"
+    r"^SUMMARY(?:\s+(rate|time)\b(?:\s*\(in\s+[^)]*\))?\s*:?|\s*:)\s*(?:\(of\s+([0-9]{1,9})\s+iterations?\))?"
 )
 _TASKS = re.compile(r"^([0-9]{1,9}) tasks?, [0-9]{1,18} (?:files/directories|files?|director(?:y|ies))$")
 _LAUNCH = re.compile(
-    r"^(mdtest-\S+) was launched with ([0-9]{1,9}) total task\(s\) on ([0-9]{1,9}) node\(s\)"
+    r"^(mdtest-\S+) was launched with ([0-9]{1,9}) total task\(s\) on ([0-9]{1,9}) node(?:\(s\)|s)?"
 )
 _ITERATION = re.compile(r"\* iteration ([0-9]{1,9}) \*")
 _ERROR = re.compile(
@@ -68,6 +74,12 @@ _IO500 = re.compile(
     r"^\[RESULT(-invalid)?\]\s+(\S+)\s+(\S+)\s+(GiB/s|kIOPS)\s*:\s*time\s+(\S+)\s+seconds", re.IGNORECASE
 )
 _IO500_FACTOR = {"gib/s": ("bandwidth", 2.0**30), "kiops": ("rate", 1000.0)}
+#: warnings about single lines (and error lines remembered) before they are only counted
+MAX_WARNINGS = 20
+#: characters of a line read from a file; no mdtest line is longer, so the rest of one is junk
+MAX_LINE = 1 << 20
+#: how much of the start of the text is kept to explain an output without results
+_HEAD = 8192
 
 
 @dataclass
@@ -96,41 +108,79 @@ class _State:
     iteration: int = 0
     errors: list[str] = field(default_factory=list)
     io500_last: str | None = None
+    line_warnings: int = 0
 
 
 def parse_path(path: Path) -> ParseResult:
     """Parse an mdtest stdout file; a sibling `<case>.stderr.txt` only sharpens error reasons."""
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ParseError(TOOL, str(path), f"cannot read the file: {exc.strerror or exc}") from None
     stderr = ""
     if path.name.endswith(".stdout.txt"):
         try:
             sibling = path.with_name(path.name[: -len(".stdout.txt")] + ".stderr.txt")
-            stderr = sibling.read_bytes().decode("utf-8", errors="replace") if sibling.is_file() else ""
+            stderr = sibling.read_bytes()[:1 << 20].decode("utf-8", errors="replace") if sibling.is_file() else ""
         except OSError:
             stderr = ""  # the stderr only improves messages; its absence is fine
-    return parse_text(text, str(path), stderr=stderr)
+    try:
+        # only "\n" ends a line (as in parse_text); undecodable bytes become U+FFFD
+        with path.open(encoding="utf-8-sig", errors="replace", newline="\n") as f:
+            return _guarded(_file_lines(f), str(path), stderr)
+    except OSError as exc:
+        raise ParseError(TOOL, str(path), f"cannot read the file: {exc.strerror or exc}") from None
 
 
 def parse_text(text: str, source: str = "<string>", *, stderr: str = "") -> ParseResult:
     """Parse mdtest (or IO500 console) output text into tidy rows; raises only ParseError."""
+    return _guarded(_text_lines(text), source, stderr)
+
+
+def _guarded(lines: Iterable[str], source: str, stderr: str) -> ParseResult:
     try:
-        return _parse(text, source, stderr)
+        return _parse(lines, source, stderr)
     except ParseError:
         raise
+    except MemoryError:
+        raise ParseError(TOOL, source, "the output does not fit in memory") from None
     except Exception as exc:  # the contract is "ParseError or rows", even for a bug of ours
         raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
 
 
-def _parse(text: str, source: str, stderr: str) -> ParseResult:
+def _text_lines(text: str) -> Iterator[str]:
+    """Lines split on "\\n" only, each with its "\\n" (not splitlines(): it also splits on \\x1c,
+    \\x85 and friends), lazily: a huge text is not copied into a list."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end + 1]
+        start = end + 1
+    if start < len(text):
+        yield text[start:]
+
+
+def _file_lines(f: TextIO) -> Iterator[str]:
+    while line := f.readline(MAX_LINE):
+        if len(line) == MAX_LINE and not line.endswith("\n"):
+            while (more := f.readline(MAX_LINE)) and not more.endswith("\n"):
+                pass  # the rest of an overlong line
+            line += "\n" if more else ""
+        yield line
+
+
+def _parse(lines: Iterable[str], source: str, stderr: str) -> ParseResult:
     st = _State()
-    lines = text.split("\n")  # not splitlines(): it also splits on \x1c, \x85 and friends
-    for i, raw in enumerate(lines):
-        cut = i == len(lines) - 1 and raw != ""  # last line without its newline: maybe cut short
-        _line(st, raw.rstrip("\r"), i + 1, cut)
+    head: list[str] = []
+    head_len = 0
+    blank = True
+    for no, raw in enumerate(lines, 1):
+        if head_len < _HEAD:
+            head.append(raw[: _HEAD - head_len])
+            head_len += len(head[-1])
+        if blank and raw.strip():
+            blank = False
+            if head_len >= _HEAD:  # the start was all blank: explain from the first text instead
+                head, head_len = [raw[:_HEAD]], min(len(raw), _HEAD)
+        cut = not raw.endswith("\n")  # the last line without its newline: maybe cut short
+        line = raw[:-1] if not cut else raw
+        _line(st, line.rstrip("\r"), no, cut)
     _close(st, at_eof=True)
     res = st.result
     if st.tasks_line is not None and res.rows:
@@ -140,8 +190,11 @@ def _parse(text: str, source: str, stderr: str) -> ParseResult:
         )
     if st.started and not st.finished and any(r["tool"] == TOOL for r in res.rows):
         res.warnings.append("no '-- finished at' line: the run did not end normally (interrupted or crashed)")
+    if st.line_warnings > MAX_WARNINGS:
+        res.warnings.append(f"{st.line_warnings - MAX_WARNINGS} more warnings about single lines")
+    vet(res)
     if not res.rows:
-        raise ParseError(TOOL, source, _why_nothing(st, text, stderr))
+        raise ParseError(TOOL, source, _why_nothing(st, "" if blank else "".join(head), stderr))
     if st.errors:
         res.warnings.append(f"mdtest printed an error but also results: {st.errors[0]}")
     return res
@@ -150,9 +203,16 @@ def _parse(text: str, source: str, stderr: str) -> ParseResult:
 def _line(st: _State, line: str, no: int, cut: bool) -> None:
     s = line.strip()
     meta = st.result.meta
+    if s.startswith("V-"):
+        # -v lines (most of a long verbose run): only an error or the iteration marker matters
+        if _is_error(s):
+            _error(st, s)
+        elif "iteration" in s and (m := _ITERATION.search(s)):
+            st.iteration = int(m.group(1))
+        return
     if m := _SUMMARY.match(s):
         _close(st)
-        st.block = _Block(m.group(1), int(m.group(2)) if m.group(2) else None, st.tasks, no)
+        st.block = _Block(m.group(1) or "rate", int(m.group(2)) if m.group(2) else None, st.tasks, no)
         st.blocks_seen += 1
         st.tasks_line = None
     elif m := _TASKS.match(s):
@@ -181,14 +241,32 @@ def _line(st: _State, line: str, no: int, cut: bool) -> None:
     elif m := _IO500.match(s):
         _io500(st, m, cut)
     elif s.startswith("ERROR INVALID") and st.io500_last:
-        st.result.warnings.append(f"{st.io500_last}: {s}")
-    elif _ERROR.search(s):
-        if s not in st.errors:
-            st.errors.append(s)
-    elif m := _ITERATION.search(s):
+        _warn(st, f"{st.io500_last}: {s}")
+    elif _is_error(s):
+        _error(st, s)
+    elif "iteration" in s and (m := _ITERATION.search(s)):
         st.iteration = int(m.group(1))
     elif st.block is not None and line[:1].isspace():
         _row(st, st.block, s, no, cut)
+
+
+def _is_error(s: str) -> bool:
+    # substring tests first: _ERROR is an alternation searched through the whole line
+    return (s[:1] in "EIm" or "FAILED" in s or "MPI" in s or "***" in s or "exited" in s
+            or "Segmentation" in s) and bool(_ERROR.search(s))
+
+
+def _error(st: _State, s: str) -> None:
+    """Remember an error line (the first few distinct ones: only the first is quoted)."""
+    if len(st.errors) < MAX_WARNINGS and s not in st.errors:
+        st.errors.append(s)
+
+
+def _warn(st: _State, text: str) -> None:
+    """A warning about one line; past MAX_WARNINGS they are only counted."""
+    if st.line_warnings < MAX_WARNINGS:
+        st.result.warnings.append(text)
+    st.line_warnings += 1
 
 
 def _row(st: _State, block: _Block, s: str, no: int, cut: bool) -> None:
@@ -200,13 +278,13 @@ def _row(st: _State, block: _Block, s: str, no: int, cut: bool) -> None:
     looks_like_row = bool(tokens) and tokens[0] in ("Directory", "File", "Tree")
     if n not in (4, 7) or not _LABEL.match(label):
         if looks_like_row:
-            st.result.warnings.append(f"line {no}: incomplete SUMMARY row skipped: {s!r}")
+            _warn(st, f"line {no}: incomplete SUMMARY row skipped: {s!r}")
         return
     if cut and not all(_PRINTF_3F.match(t) for t in tokens[-n:]):
-        st.result.warnings.append(f"line {no}: the output ends in the middle of this row, skipped: {s!r}")
+        _warn(st, f"line {no}: the output ends in the middle of this row, skipped: {s!r}")
         return
     if label in block.rows:
-        st.result.warnings.append(f"line {no}: second '{label}' row in one SUMMARY block ignored")
+        _warn(st, f"line {no}: second '{label}' row in one SUMMARY block ignored")
         return
     # with --showRankStatistics the first three numbers are per-rank; the last four match a plain run
     block.rows[label] = [_value(st, t, label, no) for t in tokens[-4:]]
@@ -217,7 +295,7 @@ def _value(st: _State, token: str, label: str, no: int) -> float | None:
         return None  # mdtest's own "not available" (3.3.0 stonewall row): no row, no warning
     x = float(token) if _NUMBER.match(token) else math.nan
     if not math.isfinite(x):
-        st.result.warnings.append(f"line {no}: '{label}' has a non-finite value {token!r}; no row for it")
+        _warn(st, f"line {no}: '{label}' has a non-finite value {token!r}; no row for it")
         return None
     return x
 
@@ -265,7 +343,8 @@ def _io500(st: _State, m: re.Match[str], cut: bool) -> None:
 
 
 def _why_nothing(st: _State, text: str, stderr: str) -> str:
-    """A reason a user understands for an output without a single result row."""
+    """A reason a user understands for an output without a single result row (text: its start,
+    empty when the output is blank)."""
     mpi = [s.strip() for s in stderr.split("\n") if _ERROR.search(s.strip())]
     said = f"; stderr says: {mpi[0]}" if mpi else ""
     if not text.strip():

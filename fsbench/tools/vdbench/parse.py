@@ -24,61 +24,104 @@ since for-loop RDs share it, plus `for<param>` columns such as `forthreads` from
 An average over no interval (`avg_2-1`: the RD was shorter than the warm-up) gives no rows.
 
 Failures: an RD without an average row (interrupted) is named in a warning and the finished RDs
-are kept. No usable row at all raises ParseError: quoting vdbench's Java exception when there is
-one ("vdbench stopped on a parameter error: Unexpected EOF in parameter file."), else naming the
-unfinished RDs. No input makes parse_path raise anything but ParseError.
+are kept. No usable row at all raises ParseError with the true reason, told apart by what vdbench
+printed besides its Java exception (it exits through the same RuntimeException whatever the cause):
+- I/O errors: lines beyond errorlog.html's header (`op: read lun: /dev/sdc lba: ... errno: EIO: 'I/O
+  error'`, for file-system runs also `Read error using file ...`), the abort being "'data_errors=N'
+  requested. Abort rd=rd1 after last error." -> "vdbench stopped on I/O errors of the storage (5
+  read errors; the first: read of /dev/sdc at lba ... : EIO: 'I/O error'): 'data_errors=5' ...";
+  such a run may die before its reports are flushed, so no RD shows in summary/totals;
+- Data Validation errors (corruption reports) -> "vdbench stopped on Data Validation errors ...";
+- a parameter error: the exception came before the run started (no slave started, no RD started,
+  in status.html, logfile.html or the console) -> "vdbench stopped on a parameter error: Unexpected
+  EOF in parameter file.";
+- any other exception after the start -> "vdbench stopped on an error: ...";
+- else the unfinished RDs are named.
+When rows exist, the same reason is a warning. Reports are read line by line, and with
+intervals=False only the last interval of each RD is held, so a huge run needs little memory.
+No input makes parse_path raise anything but ParseError.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult
+from fsbench.tidy import ParseResult, vet
 from fsbench.tools.vdbench.flatfile import parse_flatfile
 from fsbench.tools.vdbench.model import RdBlock
 from fsbench.tools.vdbench.rows import block_rows
 from fsbench.tools.vdbench.summary import parse_tables
-from fsbench.tools.vdbench.text import COMPLETED, TOOL, find_error, find_version, read_text, strip_tags
+from fsbench.tools.vdbench.text import COMPLETED, TOOL, Failures, find_version, read_lines, strip_tags
 
 _STANDARD = ("flatfile.html", "summary.html", "totals.html", "logfile.html")
 _CONSOLE_SUFFIXES = (".log", ".txt", ".out")
 _HOST_LINK = re.compile(r'HREF="([A-Za-z0-9_.-]+)\.html"', re.IGNORECASE)
+#: how much of the end of a report is read to find vdbench's completion line
+_TAIL = 64 << 10
 
 
 class _Dir:
-    """Lazily read sibling files of one output directory (None when absent or unreadable)."""
+    """Sibling files of one output directory, read line by line on demand (None: absent or unreadable)."""
 
     def __init__(self, directory: Path):
         self.directory = directory
-        self._cache: dict[str, str | None] = {}
 
-    def text(self, name: str) -> str | None:
-        if name not in self._cache:
-            p = self.directory / name
-            try:
-                self._cache[name] = read_text(p) if p.is_file() else None
-            except ParseError:
-                self._cache[name] = None
-        return self._cache[name]
+    def exists(self, name: str) -> bool:
+        try:
+            return (self.directory / name).is_file()
+        except OSError:
+            return False
+
+    def lines(self, name: str) -> Iterator[str] | None:
+        if not self.exists(name):
+            return None
+        try:
+            return read_lines(self.directory / name)
+        except ParseError:
+            return None
+
+    def contains(self, name: str, needle: str, *, tail: bool = False) -> bool:
+        """Whether a file holds a string (tail: only in its last _TAIL bytes, where vdbench ends a run)."""
+        p = self.directory / name
+        try:
+            with p.open("rb") as f:
+                if tail:
+                    f.seek(0, 2)
+                    f.seek(max(0, f.tell() - _TAIL))
+                    return needle.encode() in f.read()
+                data = needle.encode()
+                carry = b""
+                while block := f.read(1 << 20):
+                    if data in carry + block:
+                        return True
+                    carry = block[-len(data):]
+        except OSError:
+            return False
+        return False
 
 
-def _looks_like_flatfile(text: str) -> bool:
+def _looks_like_flatfile(lines: Iterator[str] | None) -> bool:
     """Whether the first line that is not a comment is a flatfile header (Run ... Interval)."""
-    for raw in text.splitlines()[:200]:
+    for i, raw in enumerate(lines or ()):
         line = strip_tags(raw).strip()
         if line and not line.startswith("*"):
             names = {t.lower() for t in line.split()}
             return "run" in names and "interval" in names
+        if i >= 200:
+            break
     return False
 
 
-def _read(path: Path, text: str, warnings: list[str]) -> tuple[list[RdBlock], bool]:
+def _read(d: _Dir, path: Path, warnings: list[str], keep_intervals: bool) -> tuple[list[RdBlock], bool]:
     """Blocks of one file and whether it was read as a flatfile."""
-    if "flatfile" in path.name.lower() or _looks_like_flatfile(text):
-        return parse_flatfile(text, warnings, path.name), True
-    return parse_tables(text, warnings, path.name), False
+    flat = "flatfile" in path.name.lower() or _looks_like_flatfile(d.lines(path.name))
+    lines = read_lines(path)
+    if flat:
+        return parse_flatfile(lines, warnings, path.name, keep_intervals), True
+    return parse_tables(lines, warnings, path.name, keep_intervals), False
 
 
 def _candidates(d: _Dir, forced: Path | None) -> list[Path]:
@@ -89,16 +132,16 @@ def _candidates(d: _Dir, forced: Path | None) -> list[Path]:
         extra = sorted(p for p in d.directory.iterdir() if p.suffix.lower() in _CONSOLE_SUFFIXES)
     except OSError:
         extra = []
-    return out + [p for p in extra if p.is_file() and "Starting RD=" in (d.text(p.name) or "")]
+    return out + [p for p in extra if d.exists(p.name) and d.contains(p.name, "Starting RD=")]
 
 
-def _hosts(summary: str | None) -> list[str]:
+def _hosts(summary: Iterator[str] | None) -> list[str]:
     """Host names linked from summary.html's 'Link to HOST reports:' line (and its continuations)."""
-    if not summary:
-        return []
     hosts: list[str] = []
     inside = False
-    for line in summary.splitlines():
+    for line in summary or ():
+        if "Starting RD=" in line:
+            break  # the links are all above the first RD
         if "Link to HOST reports" in line:
             inside = True
         elif not (inside and line[:1].isspace() and "HREF" in line.upper()):
@@ -132,11 +175,37 @@ def _status_warnings(blocks: list[RdBlock], starts: list[RdBlock]) -> list[str]:
     return out
 
 
-def _no_rows_reason(blocks: list[RdBlock], starts: list[RdBlock], error: str | None, looked: str) -> str:
+def _failure(d: _Dir, main: Path | None) -> Failures:
+    """What vdbench logged about how the run ended: its fatal exception, I/O and validation errors."""
+    found = Failures()
+    # errorlog.html holds each I/O error once; the log and the console repeat some of them
+    errorlog = d.lines("errorlog.html")
+    if errorlog is not None:
+        found.scan(errorlog)
+    # flatfile/summary/totals never hold an exception: only a console log given as the source does
+    console = [main.name] if main is not None and main.name not in _STANDARD else []
+    for name in ("status.html", "logfile.html", *console):
+        found.scan(d.lines(name) or (), count_io=not found.io and name != "status.html")
+    return found
+
+
+def _reason(found: Failures) -> str | None:
+    """The true reason of a failed run, in words, or None when vdbench reported no failure."""
+    fatal = found.fatal
+    why = found.reason(fatal)
+    if why:
+        return why
+    if fatal:
+        # the same RuntimeException ends every failed run: a parameter error is one that came
+        # before anything ran
+        return f"vdbench stopped on {'an error' if found.running else 'a parameter error'}: {fatal}"
+    return None
+
+
+def _no_rows_reason(blocks: list[RdBlock], starts: list[RdBlock], reason: str | None, looked: str) -> str:
+    if reason:
+        return reason
     unfinished = [f"RD={b.name} ({len(b.intervals)} interval(s))" for b in blocks if b.avg is None and b.intervals]
-    if error:
-        kind = "an error" if (blocks or starts) else "a parameter error"
-        return f"vdbench stopped on {kind}: {error}"
     if unfinished:
         return (
             "no run definition finished (no average row; interrupted?): " + ", ".join(unfinished)
@@ -156,33 +225,31 @@ def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
         raise ParseError(TOOL, str(path), "no such file or directory")
     result = ParseResult()
     chosen: Path | None = None
-    main_text = ""
     blocks: list[RdBlock] = []
     flat = False
     warn: list[str] = []
     for cand in _candidates(d, forced):
-        text = read_text(cand) if forced is not None else d.text(cand.name)
-        if text is None:
+        if forced is None and not d.exists(cand.name):
             continue
         w: list[str] = []
-        got, is_flat = _read(cand, text, w)
+        got, is_flat = _read(d, cand, w, intervals)
         data = any(b.has_data for b in got)
         # the first file that has data wins; else the first that exists explains the failure
         if chosen is None or data:
-            chosen, main_text, blocks, flat, warn = cand, text, got, is_flat, w
+            chosen, blocks, flat, warn = cand, got, is_flat, w
         if data:
             break
     result.warnings += warn
     # for-loop values and RDs that never reported: from the start lines of totals/summary
     starts = blocks
     if flat:
-        side = d.text("totals.html") or d.text("summary.html") or ""
-        starts = parse_tables(side, [], "totals.html")
+        side = "totals.html" if d.exists("totals.html") else "summary.html"
+        starts = parse_tables(d.lines(side) or (), [], side, keep_intervals=False)
         _attach_loops(blocks, starts)
     result.warnings += _status_warnings(blocks, starts)
 
     host = ""
-    host_list = _hosts(d.text("summary.html"))
+    host_list = _hosts(d.lines("summary.html"))
     if forced is not None and forced.stem in host_list:
         host = forced.stem  # a host report given directly
     for b in blocks:
@@ -190,21 +257,28 @@ def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
     if hosts and len(host_list) > 1 and (forced is None or forced.name in _STANDARD):
         result.rows += _host_rows(d, host_list, intervals, result.warnings)
 
-    logfile = d.text("logfile.html")
-    error = find_error(logfile or "") or find_error(main_text)
+    found = _failure(d, chosen)
+    version = find_version(d.lines("logfile.html") or ())
+    if version is None and chosen is not None:
+        version = find_version(d.lines(chosen.name) or ())
     result.meta = {
-        "version": find_version(logfile or "") or find_version(main_text),
+        "version": version,
         "source": chosen.name if chosen else None,
         "workload": _workload(blocks),
-        "completed": any(COMPLETED in (t or "") for t in (main_text, logfile, d.text("summary.html")))
-        or "Vdbench complete" in (d.text("status.html") or ""),
+        "completed": any(d.contains(n, COMPLETED, tail=True) for n in
+                         dict.fromkeys([chosen.name if chosen else "logfile.html", "logfile.html", "summary.html"]))
+        or d.contains("status.html", "Vdbench complete"),
         "hosts": host_list,
+        "io_errors": found.io,
     }
+    vet(result)
+    reason = _reason(found)
     if not result.rows:
         looked = ", ".join(_STANDARD) if forced is None else "no table rows in this file"
-        raise ParseError(TOOL, str(path), _no_rows_reason(blocks, starts, error, looked))
-    if error:
-        result.warnings.append(f"vdbench reported an error: {error}")
+        raise ParseError(TOOL, str(path), _no_rows_reason(blocks, starts, reason, looked))
+    if reason:
+        # a parameter error cannot have given rows: the exception came after them
+        result.warnings.append(reason if found.io or found.validation else f"vdbench reported an error: {found.fatal}")
     return result
 
 
@@ -212,11 +286,11 @@ def _host_rows(d: _Dir, host_list: list[str], intervals: bool, warnings: list[st
     rows: list[dict] = []
     missing = []
     for h in host_list:
-        text = d.text(f"{h}.html")
-        if text is None:
+        lines = d.lines(f"{h}.html")
+        if lines is None:
             missing.append(f"{h}.html")
             continue
-        blocks = parse_tables(text, warnings, f"{h}.html")
+        blocks = parse_tables(lines, warnings, f"{h}.html", keep_intervals=intervals)
         for b in blocks:
             # empty-average notes were already given for the run summary
             rows += block_rows(b, host=h, intervals=intervals, warnings=[])
