@@ -76,7 +76,8 @@ def main() -> None:
               f"ratio {statistics.median(ratios):.2f}x (target <= 3x)")
         out = Path(tmp) / "rows.parquet"
         start = time.perf_counter()
-        import subprocess, sys
+        import subprocess
+        import sys
 
         subprocess.run([sys.executable, "-m", "fsbench", "ingest", "fio", *files, "-o", str(out)], check=True)
         cli = time.perf_counter() - start

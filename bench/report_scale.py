@@ -39,10 +39,12 @@ def build(root: Path, targets: int, workloads: int, points: int, reps: int) -> P
                     records.append({"case_id": cid, "index": len(records) + 1, "target": t, "workload": w,
                                     "tool": "fio", "repetition": r, "status": "ok", "params": {"numjobs": p}})
                     for metric, base in METRICS:
-                        v = base * (1 + t_i / 10) * (1 + rng.random() * 0.1) * (p if metric in ("bandwidth", "iops") else 1)
+                        scale = p if metric in ("bandwidth", "iops") else 1
+                        v = base * (1 + t_i / 10) * (1 + rng.random() * 0.1) * scale
                         rows.append({"run_id": rd.run_id, "case_id": cid, "scenario": "scale", "target": t,
                                      "workload": w, "repetition": r,
-                                     **measurement("fio", "read", metric, v, host="local", job=w, job_index=0, groupid=0)})
+                                     **measurement("fio", "read", metric, v, host="local", job=w, job_index=0,
+                                                   groupid=0)})
     rd.write_cases(records)
     rd.write_results(rows)
     rd.write_hosts([{"host": "local", "kernel": "6.x"}])

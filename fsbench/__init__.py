@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-SCHEMA_VERSION = 1
+from fsbench.version import SCHEMA_VERSION, __version__
 
 __all__ = ["SCHEMA_VERSION", "__version__", "load_results"]
 

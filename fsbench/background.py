@@ -5,8 +5,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fsbench.errors import CommandResult
 from fsbench.transport.base import Transport
@@ -49,7 +49,8 @@ class Background:
                     dead = [h for h, t in self.threads.items() if not t.is_alive()]
                     if dead or time.monotonic() > deadline:
                         why = "; ".join(self.results[h].describe() for h in dead if h in self.results)
-                        return f"no server listening on {address}:{port} ({exc.strerror or exc}){': ' + why if why else ''}"
+                        said = f": {why}" if why else ""
+                        return f"no server listening on {address}:{port} ({exc.strerror or exc}){said}"
                     time.sleep(0.1)
         return None
 

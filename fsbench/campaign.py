@@ -5,14 +5,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from fsbench.errors import RunDirError, ScenarioError, Issue
+from fsbench.errors import Issue, RunDirError, ScenarioError
 from fsbench.events import Event, Listener, ignore
-from fsbench.preflight import run_preflight
-from fsbench.transport.factory import close_all, make_transports
-from fsbench.runner import RunOutcome, Runner
-from fsbench.scenario import Scenario, load_scenario, plan_cases
 from fsbench.leftovers import MARKER, STATE_DIR, Leftovers, dead_runs, recover, register_run, unregister_run
+from fsbench.preflight import run_preflight
+from fsbench.runner import Runner, RunOutcome
+from fsbench.scenario import Scenario, load_scenario, plan_cases
 from fsbench.store import RunDir, scenario_hash
+from fsbench.transport.factory import close_all, make_transports
 from fsbench.transport.local import LocalTransport
 
 
@@ -44,7 +44,7 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
             listener(Event("warning", message=w))
         rd = _run_dir(sc, cases, path, output_root, resume)
         for tr in transports.values():
-            tr.marker = {MARKER: rd.run_id}
+            setattr(tr, "marker", {MARKER: rd.run_id})  # noqa: B010 - not every transport plug-in has one
         register_run(rd.path, rd.run_id)
         try:
             outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,
@@ -159,14 +159,25 @@ def deploy_tools(path: str | Path, sets: list[str] | None = None, inventory: str
                  overrides: dict | None = None) -> list:
     """`fsbench deploy`: the tools of every case put on its hosts; one row per (host, tool).
 
-    overrides replace the scenario's deploy settings (install, mdtest_method, ior_source, vdbench_zip).
+    overrides replace the scenario's deploy settings: `install`, or `TOOL.KEY` of a tool's own section
+    (`mdtest.source`, `vdbench.zip`); paths in them are as given on the command line.
     """
     import dataclasses
+    import os
 
     from fsbench.deploy import deploy
 
     sc = load_scenario(path, sets, inventory)
-    settings = dataclasses.replace(sc.deploy, **(overrides or {}))
+    tools = {k: dict(v) for k, v in sc.deploy.tools.items()}
+    plain = {}
+    for key, value in (overrides or {}).items():
+        tool, dot, sub = key.partition(".")
+        if dot:
+            tools.setdefault(tool, {})[sub] = os.path.abspath(value) if sub in ("source", "zip") and \
+                "://" not in str(value) else value
+        else:
+            plain[key] = value
+    settings = dataclasses.replace(sc.deploy, tools=tools, **plain)
     transports = make_transports(sc)
     try:
         return deploy(sc, plan_cases(sc), transports, settings)

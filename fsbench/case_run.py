@@ -80,7 +80,7 @@ class CaseRun:
             if dropped:
                 return self._failed(dropped, start)
             result, monitored, not_listening = self._measure(inv, transport, work, raw, involved)
-            if not_listening:
+            if not_listening or result is None:
                 return self._failed(f"{case.tool} server did not start: {not_listening}", start)
             for name in inv.outputs:
                 transport.fetch(f"{work}/{name}", raw / name)
@@ -170,7 +170,7 @@ class CaseRun:
             return transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
                                  stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
         deadline = time.monotonic() + case.timeout_s
-        result = None
+        result = CommandResult(where_of(transport), [], None)  # replaced by the first step's
         with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
             for i, argv in enumerate(inv.steps):
                 failed = self._drop_caches(involved, f"drop_caches-{i}.json") if i and case.drop_caches else None
@@ -249,10 +249,15 @@ class CaseRun:
         # a row without a host is the whole case's figure: the host's own on one host, `all` across hosts
         # or beside per-host rows (vdbench totals), so sums over hosts never count it twice
         whole = "all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0]
-        rows = [{**context, **r, "host": names.get(r.get("host"), r.get("host")) or whole} for r in parsed.rows]
+        rows = [{**context, **r, "host": names.get(str(r.get("host")), r.get("host")) or whole} for r in parsed.rows]
         warnings = list(parsed.warnings)
         for m in monitored or []:
             rows += [{**context, **r} for r in m.rows]
             warnings += m.warnings
         self.rd.set_case_rows(case.case_id, rows)
         return CaseOutcome(STATUS_OK, "", {**common, "warnings": "; ".join(warnings)})
+
+
+def where_of(transport: Transport) -> str:
+    """The host name a transport reaches."""
+    return str(getattr(transport, "host", "controller"))

@@ -8,8 +8,8 @@ import threading
 
 import click
 
-from fsbench import __version__
 from fsbench.errors import FsbenchError, ScenarioError
+from fsbench.version import __version__
 
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                            help="Override a scenario variable (repeatable), e.g. --set scale=full.")
@@ -138,8 +138,8 @@ def deploy(scenario: str, sets: tuple[str, ...], inventory: str | None, install:
     """Put the tools the scenario needs on its hosts (upload, build or package manager); exit 4 if some stay missing."""
     from fsbench.campaign import deploy_tools
 
-    overrides = {k: v for k, v in (("install", install or None), ("mdtest_method", mdtest_method),
-                                   ("ior_source", ior_source), ("vdbench_zip", vdbench_zip)) if v}
+    overrides = {k: v for k, v in (("install", install or None), ("mdtest.method", mdtest_method),
+                                   ("mdtest.source", ior_source), ("vdbench.zip", vdbench_zip)) if v}
     try:
         rows = deploy_tools(scenario, list(sets), inventory, overrides)
     except FsbenchError as exc:

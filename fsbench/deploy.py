@@ -49,7 +49,7 @@ def deploy(sc: Scenario, cases: list[Case], transports: dict[str, Transport],
     rows = []
     needs: dict[tuple[str, str, str], list[str]] = {}
     for c in cases:
-        binary = str(c.options.get("binary", "")) if c.tool in ("mdtest", "vdbench") else ""
+        binary = str(c.options.get("binary", ""))
         for h in c.hosts:
             needs.setdefault((h, c.tool, binary), get_tool(c.tool).version_argv(c.options))
     controller = LocalTransport("controller")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -12,7 +13,7 @@ class Event:
 
     kind: str  # run_start, target_setup, target_teardown, prepare, case_start, case_end, warning, run_end
     message: str = ""
-    case: object = None
+    case: Any = None  # fsbench.scenario.plan.Case (events are below the scenario layer)
     index: int = 0
     total: int = 0
     status: str = ""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from fsbench.errors import FsbenchError
 from fsbench.transport.base import Transport
@@ -35,8 +35,8 @@ def parse_os_release(text: str) -> dict:
 
 def parse_cpuinfo(text: str) -> dict:
     """/proc/cpuinfo -> cpu_model, cpus."""
-    models = [l.split(":", 1)[1].strip() for l in text.splitlines() if l.startswith("model name")]
-    cpus = sum(1 for l in text.splitlines() if l.startswith("processor"))
+    models = [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")]
+    cpus = sum(1 for line in text.splitlines() if line.startswith("processor"))
     return {"cpu_model": models[0] if models else "", "cpus": cpus}
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from fsbench.errors import FsbenchError, ParseError
 from fsbench.tidy import MEASUREMENT_COLUMNS, ParseResult
 from fsbench.tools import TOOLS
+
 
 class UnknownTool(FsbenchError):
     """`fsbench ingest` was given a tool it has no parser for."""

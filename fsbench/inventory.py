@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fsbench.errors import Issue, ScenarioError
 from fsbench.config import schema as s
 from fsbench.config.yamllines import LineMap, load_yaml
+from fsbench.errors import Issue, ScenarioError
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

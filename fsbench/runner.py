@@ -10,23 +10,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench import facts
+from fsbench.case_run import CaseRun
 from fsbench.errors import FsbenchError
 from fsbench.events import Event, Listener, ignore
+from fsbench.leftovers import NoLeftovers
 from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
-from fsbench.leftovers import NoLeftovers
-from fsbench.store import (STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, out_of_space,
-                           utc_now)
-
-EXIT_OUT_OF_SPACE = 5
+from fsbench.store import STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, out_of_space, utc_now
 from fsbench.targets.lifecycle import TargetSession
-from fsbench.case_run import CaseRun
 from fsbench.targets.manager import ServiceManager
 from fsbench.tools import get_tool
 from fsbench.tools.base import HostInfo
 from fsbench.transport.base import Transport
 from fsbench.transport.local import LocalTransport
 
+EXIT_OUT_OF_SPACE = 5
 
 @dataclass
 class RunOutcome:
@@ -109,7 +107,8 @@ class Runner:
                         data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
         hosts = self.host_facts if self.host_facts is not None else self._host_facts()
         self.host_facts = hosts
-        missing = {(h["host"], tool) for h in hosts for tool in self._tools() if h.get(f"{tool}_version") == "not found"}
+        missing = {(h["host"], tool) for h in hosts for tool in self._tools()
+                   if h.get(f"{tool}_version") == "not found"}
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
         scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
         cleanups = {name: self.leftovers.add(name, "scratch folders", self._scratch_cleanup(tr, scratch))

@@ -7,20 +7,20 @@ import datetime as dt
 import errno
 import fcntl
 import hashlib
-import shutil
-import socket
 import json
 import os
+import shutil
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
 
-from fsbench import SCHEMA_VERSION, __version__
 from fsbench.errors import RunDirError
 from fsbench.secrets import redact
 from fsbench.tidy import COLUMNS
+from fsbench.version import SCHEMA_VERSION, __version__
 
 if TYPE_CHECKING:
     import pandas
@@ -33,7 +33,7 @@ STATUS_SKIPPED = "skipped"  # the tool is not installed where the case would run
 
 def utc_now() -> str:
     """ISO time in UTC, seconds precision."""
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
 def scenario_hash(resolved: dict) -> str:
@@ -75,7 +75,7 @@ class RunDir:
         """A new, unique run directory under root."""
         if not scenario_name or "/" in scenario_name or scenario_name.startswith(".") or "\0" in scenario_name:
             raise RunDirError(f"{scenario_name!r} cannot name a folder under {root}")
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
         base = root / f"{scenario_name}-{stamp}"
         root.mkdir(parents=True, exist_ok=True)
         path, n = base, 1

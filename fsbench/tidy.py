@@ -118,7 +118,7 @@ def vet(result: "ParseResult") -> "ParseResult":
     for row in result.rows:
         value = row.get("value")
         # the common case first, in one comparison (NaN and infinity fail it and are examined below)
-        if isinstance(value, float) and 0.0 <= value <= PLAUSIBLE_MAX.get(row.get("unit"), _FLOAT_MAX):
+        if isinstance(value, float) and 0.0 <= value <= PLAUSIBLE_MAX.get(str(row.get("unit")), _FLOAT_MAX):
             kept.append(row)
             continue
         problem = check_row(row)
@@ -130,7 +130,7 @@ def vet(result: "ParseResult") -> "ParseResult":
             kept.append(row)  # the parser flagged it already, with its own explanation
             continue
         # one warning per kind of problem of each metric (its first example quoted)
-        where = (row.get("tool"), row.get("operation"), row.get("metric"), finite and value < 0)
+        where = (row.get("tool"), row.get("operation"), row.get("metric"), finite and float(value or 0) < 0)
         seen = (flagged if finite else dropped).setdefault(where, [problem, 0])
         seen[1] += 1
         if finite:

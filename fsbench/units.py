@@ -68,7 +68,9 @@ def format_value(value: float, unit: str) -> str:
 def _binary(value: float) -> str:
     for prefix in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if abs(value) < 1024 or prefix == "PiB":
-            return f"{value:.0f} B" if prefix == "B" else f"{value:.3g} {prefix}" if abs(value) < 100 else f"{value:.0f} {prefix}"
+            if prefix == "B":
+                return f"{value:.0f} B"
+            return f"{value:.3g} {prefix}" if abs(value) < 100 else f"{value:.0f} {prefix}"
         value /= 1024
     raise AssertionError("unreachable")
 

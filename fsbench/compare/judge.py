@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from fsbench.compare.model import (BETTER, MIN_REPETITIONS, NOT_SIGNIFICANT, SAME, SIGNIFICANT, UNTESTED,
-                                   WORSE)
+from fsbench.compare.model import BETTER, MIN_REPETITIONS, NOT_SIGNIFICANT, SAME, SIGNIFICANT, UNTESTED, WORSE
 from fsbench.compare.stats import mean_std, welch
 from fsbench.compare.tolerance import format_tolerance
 from fsbench.tidy import HIGHER_IS_BETTER

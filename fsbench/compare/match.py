@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from fsbench.compare.judge import describe, direction, judge
-from fsbench.compare.model import (COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE, Comparison, RunInfo)
+from fsbench.compare.model import COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE, Comparison, RunInfo
 from fsbench.compare.runs import Point, RunData, load_run
 from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
 from fsbench.tidy import METRIC_UNITS

@@ -7,8 +7,20 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from fsbench.compare.model import (BETTER, FAILED, MARKS, MIN_REPETITIONS, MISSING, NEW, NOT_COMPARABLE,
-                                   NOT_SIGNIFICANT, SAME, VERDICTS, WORSE, Comparison)
+from fsbench.compare.model import (
+    BETTER,
+    FAILED,
+    MARKS,
+    MIN_REPETITIONS,
+    MISSING,
+    NEW,
+    NOT_COMPARABLE,
+    NOT_SIGNIFICANT,
+    SAME,
+    VERDICTS,
+    WORSE,
+    Comparison,
+)
 from fsbench.compare.tolerance import DEFAULT_TOLERANCE, format_tolerance
 from fsbench.units import format_value
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable
+from typing import Any
 
-from fsbench.errors import Issue
 from fsbench.config.yamllines import LineMap
+from fsbench.errors import Issue
 from fsbench.units import parse_duration, parse_size
 
-Check = Callable[[object, tuple, LineMap, list], object]
+Check = Callable[[object, tuple, LineMap, list], Any]
 
 
 @dataclass
@@ -32,7 +33,7 @@ class Struct:
     what: str = "mapping"
     extra: Callable[[dict, tuple, LineMap, list], None] | None = field(default=None)
 
-    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if value is None:
             value = {}
         if not isinstance(value, dict):
@@ -62,7 +63,7 @@ class Struct:
 def mapping_of(check: Check, *, name_rule: bool = True, what: str = "entry") -> Check:
     """A mapping of user-chosen names (targets, workloads, hosts) to values checked by check."""
 
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if value is None:
             return {}
         if not isinstance(value, dict):
@@ -83,7 +84,7 @@ def mapping_of(check: Check, *, name_rule: bool = True, what: str = "entry") -> 
 def list_of(check: Check, *, allow_single: bool = False) -> Check:
     """A list whose items are checked by check (a single item is accepted if allow_single)."""
 
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if value is None:
             return []
         if not isinstance(value, list):
@@ -96,7 +97,7 @@ def list_of(check: Check, *, allow_single: bool = False) -> Check:
     return run
 
 
-def string(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def string(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """Any scalar, kept as text (YAML turns `1m` into a string but `64` into an int)."""
     if isinstance(value, (dict, list)) or value is None:
         issues.append(lm.issue(path, f"expected text, got {_kind(value)}"))
@@ -104,7 +105,7 @@ def string(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     return str(value)
 
 
-def scalar(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def scalar(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A plain value: text, number or boolean; text without line breaks (it becomes a line of a file)."""
     if isinstance(value, (dict, list)) or value is None:
         issues.append(lm.issue(path, f"expected a plain value (text, number, true/false), got {_kind(value)}"))
@@ -116,14 +117,14 @@ def scalar(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     return value
 
 
-def scalar_or_list(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def scalar_or_list(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A plain value or a list of them (each tool decides what a list means; fio refuses them)."""
     if isinstance(value, list):
         return [scalar(v, path + (i,), lm, issues) for i, v in enumerate(value)]
     return scalar(value, path, lm, issues)
 
 
-def boolean(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def boolean(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """true or false."""
     if not isinstance(value, bool):
         issues.append(lm.issue(path, f"expected true or false, got {value!r}"))
@@ -134,7 +135,7 @@ def boolean(value: object, path: tuple, lm: LineMap, issues: list) -> object:
 def integer(minimum: int | None = None) -> Check:
     """A whole number, at least minimum."""
 
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             issues.append(lm.issue(path, f"expected a whole number, got {value!r}"))
             return None
@@ -146,7 +147,7 @@ def integer(minimum: int | None = None) -> Check:
     return run
 
 
-def duration(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def duration(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A duration such as 30s, 5m, 1h (a bare number is seconds) -> seconds."""
     try:
         seconds = parse_duration(value)  # type: ignore[arg-type]
@@ -159,7 +160,7 @@ def duration(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     return seconds
 
 
-def size(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def size(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A size such as 4k, 1MiB, 10g -> bytes."""
     try:
         return parse_size(value)  # type: ignore[arg-type]
@@ -168,7 +169,7 @@ def size(value: object, path: tuple, lm: LineMap, issues: list) -> object:
         return None
 
 
-def name(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def name(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A name that becomes a folder: letters, digits, '-', '_' and '.', starting with a letter or digit."""
     if not _good_name(value) or value in (".", ".."):
         issues.append(lm.issue(path, f"bad name {value!r}",
@@ -181,22 +182,22 @@ _ADDRESS = re.compile(r"[A-Za-z0-9_.:%\[\]-]{1,255}\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def address(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def address(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A host name or IP address (it ends up in hostfiles and command lines, so nothing else)."""
     text = string(value, path, lm, issues)
     if text is None:
         return None
-    if not _ADDRESS.match(text):
+    if not _ADDRESS.match(str(text)):
         issues.append(lm.issue(path, f"{text!r} is not a host name or an IP address",
                                "letters, digits, '.', '-', '_', ':' (IPv6) only"))
         return None
     return text
 
 
-def line_text(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def line_text(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """Text that becomes one line of a file or one command-line value: no line breaks or control characters."""
     text = string(value, path, lm, issues)
-    if text is not None and _CONTROL.search(text):
+    if text is not None and _CONTROL.search(str(text)):
         issues.append(lm.issue(path, f"{text!r} holds a line break or another control character",
                                "values become lines of job files and command lines: write it on one line"))
         return None
@@ -206,7 +207,7 @@ def line_text(value: object, path: tuple, lm: LineMap, issues: list) -> object:
 def one_of(*choices: str) -> Check:
     """One of a fixed set of words."""
 
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if value not in choices:
             issues.append(lm.issue(path, f"expected one of {', '.join(choices)}; got {value!r}"))
             return None
@@ -215,7 +216,7 @@ def one_of(*choices: str) -> Check:
     return run
 
 
-def anything(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+def anything(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """Left to a later, more specific check (tool options)."""
     return value
 
@@ -237,8 +238,8 @@ def _kind(value: object) -> str:
 
 
 __all__ = [
-    "Issue", "Key", "Struct", "address", "build", "doc_of", "option", "struct_of", "anything", "boolean", "duration", "integer", "line_text", "list_of",
-    "mapping_of", "name", "one_of", "scalar", "scalar_or_list", "size", "string",
+    "Issue", "Key", "Struct", "address", "anything", "boolean", "build", "doc_of", "duration", "integer", "line_text",
+    "list_of", "mapping_of", "name", "one_of", "option", "scalar", "scalar_or_list", "size", "string", "struct_of",
 ]
 
 
@@ -248,7 +249,7 @@ _NO_DEFAULT = object()
 
 
 def option(check: Check, default: object = _NO_DEFAULT, *, factory: Callable[[], object] | None = None,
-           doc: str = "", required: bool = False, key: str = "", convert: Callable[[object], object] | None = None,
+           doc: str = "", required: bool = False, key: str = "", convert: Callable[[Any], Any] | None = None,
            blank: object = None) -> Any:
     """A dataclass field that is also a key of the file: its checker, documentation and default.
 

@@ -8,10 +8,8 @@ import yaml
 
 from fsbench.errors import Issue, ScenarioError
 
-try:  # the C loader is several times faster when libyaml is present
-    _Loader = yaml.CSafeLoader  # type: ignore[attr-defined]
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+# the C loader is several times faster when libyaml is present
+_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 Path_ = tuple  # a key path: ("workloads", "big-write", "options", "bs") or with list indexes
 

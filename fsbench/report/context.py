@@ -10,11 +10,12 @@ import pandas as pd
 import yaml
 
 from fsbench.analysis.summarise import summarise, with_baseline
-from fsbench.report import figures, summary as summary_mod
+from fsbench.report import figures
+from fsbench.report import summary as summary_mod
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
-from fsbench.thresholds import thresholds_from
 from fsbench.scenario.load import report_settings
 from fsbench.scenario.model import USE_CASE_KEYS
+from fsbench.thresholds import thresholds_from
 from fsbench.units import format_value
 
 #: metrics shown in tables and charts per tool unless the scenario's `report.metrics` says otherwise

@@ -25,12 +25,12 @@ def _scale(unit: str, values: pd.Series) -> tuple[float, str]:
     """A divisor and axis label so the axis reads in friendly units."""
     top = float(values.abs().max() or 0)
     if unit == "B/s":
-        for div, lab in ((2**30, "GiB/s"), (2**20, "MiB/s"), (2**10, "KiB/s")):
+        for div, lab in ((2.0**30, "GiB/s"), (2.0**20, "MiB/s"), (2.0**10, "KiB/s")):
             if top >= div:
                 return div, lab
         return 1, "B/s"
     if unit == "s":
-        for div, lab in ((1, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        for div, lab in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
             if top >= div:
                 return div, lab
         return 1e-9, "ns"

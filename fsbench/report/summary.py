@@ -37,7 +37,7 @@ def winners(summary: pd.DataFrame, targets: list[str]) -> list[dict]:
                           "metric": metric, "point": point})
         if not leads:
             continue
-        top = max(leads, key=lambda x: x["lead"])
+        top = max(leads, key=lambda x: float(x["lead"]))  # type: ignore[arg-type]
         out.append({"workload": workload, "measurements": len(leads),
                     "wins": [{"target": t, "count": n} for t, n in wins.most_common()],
                     "largest": {**top, "lead_text": f"{top['lead']:.2f}×"}})

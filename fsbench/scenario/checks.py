@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from fsbench.config.yamllines import LineMap
 from fsbench.errors import Issue
 from fsbench.scenario.model import Scenario
-from fsbench.shell import PLACEHOLDER as RUNTIME
-from fsbench.shell import placeholders
-from fsbench.config.yamllines import LineMap
 from fsbench.services import SERVICE_KINDS
 from fsbench.services.base import BASE_EXPORTS
+from fsbench.shell import PLACEHOLDER as RUNTIME
+from fsbench.shell import placeholders
 from fsbench.targets.kinds import KINDS
 from fsbench.targets.safety import unsafe_path_reason
 from fsbench.tools import TOOLS
@@ -77,9 +77,9 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         issues.extend(_placeholder_issues(lm, path, texts, allowed))
     for w in sc.workloads.values():
         path = ("workloads", w.name)
-        for t in w.targets:
-            if t not in sc.targets:
-                issues.append(lm.issue(path + ("targets",), f"unknown target {t!r}",
+        for tname in w.targets:
+            if tname not in sc.targets:
+                issues.append(lm.issue(path + ("targets",), f"unknown target {tname!r}",
                                        f"targets: {', '.join(sc.targets)}"))
         lengths = {k: len(v) for k, v in w.sweep.zip.items()}
         if len(set(lengths.values())) > 1:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from fsbench.errors import ScenarioError
 from fsbench.config.yamllines import LineMap
+from fsbench.errors import ScenarioError
 
 NOT_INHERITED = ("baseline", "extends", "description")
 

@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import cast
 
-from fsbench.errors import Issue, ScenarioError
 from fsbench.config import schema as s
-from fsbench.scenario.model import (USE_CASE_KEYS, Deploy, Host, Monitor, Report, Scenario, Service, Settings, Sweep,
-                                    Target, Workload)
+from fsbench.config.yamllines import LineMap, load_yaml
+from fsbench.errors import Issue, ScenarioError
+from fsbench.scenario.extends import apply_extends
+from fsbench.scenario.model import (
+    USE_CASE_KEYS,
+    Deploy,
+    Host,
+    Monitor,
+    Report,
+    Scenario,
+    Service,
+    Settings,
+    Sweep,
+    Target,
+    Workload,
+)
+from fsbench.scenario.variables import parse_set, resolve_variables, substitute
+from fsbench.secrets import SecretRef
 from fsbench.services import SERVICE_KINDS
 from fsbench.targets.kinds import KINDS
 from fsbench.tools import TOOLS
 from fsbench.transport.registry import TRANSPORTS
-from fsbench.scenario.extends import apply_extends
-from fsbench.scenario.variables import parse_set, resolve_variables, substitute
-from fsbench.config.yamllines import LineMap, load_yaml
-from fsbench.secrets import SecretRef
 
 _commands = s.list_of(s.string, allow_single=True)
 
@@ -51,15 +63,17 @@ def _plugin_name(registry, what: str) -> s.Check:
 
 def sections() -> dict[str, s.Struct]:
     """The checker of each part of a scenario, derived from the model and the plug-ins' own sections."""
-    kinds = {k.name: s.Key(k.section, doc=f"settings of a {k.name} target") for k in KINDS if k.section is not None}
-    service_kinds = {k.name: s.Key(k.section, doc=f"settings of a {k.name} service") for k in SERVICE_KINDS
-                     if k.section is not None}
+    kinds = {k.name: s.Key(cast(s.Check, k.section), doc=f"settings of a {k.name} target") for k in KINDS
+             if k.section is not None}
+    service_kinds = {k.name: s.Key(cast(s.Check, k.section), doc=f"settings of a {k.name} service")
+                     for k in SERVICE_KINDS if k.section is not None}
     sweep = s.struct_of(Sweep, "sweep")
     return {
         "host": s.struct_of(Host, "host", more={"transport": s.Key(_plugin_name(TRANSPORTS, "transport"),
                                                                    doc="local, or ssh (an inventory host's default)")}),
         "service": s.struct_of(Service, "service", more={
-            "kind": s.Key(_plugin_name(SERVICE_KINDS, "service kind"), doc=f"one of {', '.join(SERVICE_KINDS.names())}"),
+            "kind": s.Key(_plugin_name(SERVICE_KINDS, "service kind"),
+                          doc=f"one of {', '.join(SERVICE_KINDS.names())}"),
             **service_kinds}),
         "target": s.struct_of(Target, "target", more={"kind": s.Key(_plugin_name(KINDS, "target kind"),
                                                                      doc=f"one of {', '.join(KINDS.names())}"),
@@ -70,7 +84,9 @@ def sections() -> dict[str, s.Struct]:
         "settings": s.struct_of(Settings, "settings"),
         "monitor": s.struct_of(Monitor, "monitor settings"),
         "report": s.struct_of(Report, "report settings"),
-        "deploy": s.struct_of(Deploy, "deploy settings"),
+        "deploy": s.struct_of(Deploy, "deploy settings", more={
+            t.name: s.Key(getattr(t, "deploy_section"), doc=f"how {t.name} is put on hosts") for t in TOOLS
+            if getattr(t, "deploy_section", None) is not None}),
     }
 
 
@@ -142,7 +158,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
             raise
     if issues:
         raise ScenarioError(sorted(issues, key=lambda i: (i.line or 0, i.path)))
-    resolved = copy.deepcopy(data)
+    resolved: dict = copy.deepcopy(data)  # type: ignore[arg-type]
     resolved["variables"] = dict(values)
     scenario.resolved = resolved
     return scenario
@@ -218,10 +234,8 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     dep = d.get("deploy") or {}
     deploy = s.build(Deploy, dep, upload={k: {"from": _relative(base_dir, v["from"]), "to": v["to"]}
                                           for k, v in (dep.get("upload") or {}).items() if v},
-                     mdtest_method=(dep.get("mdtest") or {}).get("method") or "auto",
-                     ior_source=_relative(base_dir, (dep.get("mdtest") or {}).get("source") or ""),
-                     vdbench_zip=_relative(base_dir, (dep.get("vdbench") or {}).get("zip") or ""),
-                     vdbench_home=(dep.get("vdbench") or {}).get("home") or "/opt/vdbench")
+                     tools={t: dict(v) for t, v in dep.items() if t in TOOLS and isinstance(v, dict)},
+                     base_dir=str(base_dir))
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
                     values, hosts, targets, workloads, s.build(Settings, d.get("settings") or {}), {}, base_dir,
                     services, s.build(Monitor, d.get("monitor") or {}),

@@ -213,32 +213,34 @@ UPLOAD = s.Struct({
     "from": s.Key(s.string, required=True, doc="a local file or folder (relative to the scenario file)"),
     "to": s.Key(s.string, required=True, doc="where it goes on every host, e.g. /usr/local/bin/mdtest"),
 }, what="upload")
-MDTEST_DEPLOY = s.Struct({
-    "method": s.Key(s.one_of("auto", "upload", "build"), default="auto",
-                    doc="auto: this machine's build where OS, arch and MPI match, else built there"),
-    "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to this file) or URL"),
-}, what="mdtest deploy settings")
-VDBENCH_DEPLOY = s.Struct({
-    "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to this file)"),
-    "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
-}, what="vdbench deploy settings")
 
 
 @dataclass(frozen=True)
 class Deploy:
-    """How `fsbench deploy` (and `before_run`) puts missing tools on hosts."""
+    """How `fsbench deploy` (and `before_run`) puts missing tools on hosts.
+
+    Besides these keys, `deploy:` holds a section per tool whose plug-in declares one
+    (`deploy_section`): `mdtest: {method, source}`, `vdbench: {zip, home}`; they land in `tools`.
+    """
 
     install: bool = option(s.boolean, False, doc="install missing tools with apt-get, dnf or zypper")
     packages: dict = option(s.mapping_of(s.string, name_rule=False), factory=dict, convert=dict,
                             doc="tool -> package name")
     upload: dict = option(s.mapping_of(UPLOAD, name_rule=False), factory=dict, convert=dict)
     before_run: bool = option(s.boolean, False, doc="deploy as part of `fsbench run`, before preflight")
-    mdtest: dict = option(MDTEST_DEPLOY, factory=dict, convert=dict)
-    vdbench: dict = option(VDBENCH_DEPLOY, factory=dict, convert=dict)
-    mdtest_method: str = "auto"  # auto (this machine's build where platforms match, else build), upload, build
-    ior_source: str = ""  # IOR release tarball (path or URL) to build mdtest from
-    vdbench_zip: str = ""  # the vdbench zip the user downloaded from Oracle
-    vdbench_home: str = "/opt/vdbench"
+    #: tool name -> its checked deploy section (paths in it relative to base_dir)
+    tools: dict = field(default_factory=dict)
+    base_dir: str = "."
+
+    def tool(self, name: str) -> dict:
+        """A tool's deploy settings (empty when the scenario gives none)."""
+        return dict(self.tools.get(name) or {})
+
+    def path(self, value: str) -> str:
+        """A path from a deploy setting: URLs and absolute paths as they are, others below the scenario's folder."""
+        if not value or "://" in value or value.startswith(("/", "~")):
+            return value
+        return str(Path(self.base_dir) / value)
 
 
 @dataclass

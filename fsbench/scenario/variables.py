@@ -6,8 +6,8 @@ import re
 
 import yaml
 
-from fsbench.errors import Issue, ScenarioError
 from fsbench.config.yamllines import LineMap
+from fsbench.errors import Issue, ScenarioError
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: namespaces resolved at run time (`${target.path}`, `${run.id}`), left untouched here

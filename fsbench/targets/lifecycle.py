@@ -10,8 +10,8 @@ from pathlib import Path
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.leftovers import NoLeftovers
-from fsbench.secrets import env_name, redact, redact_file
 from fsbench.scenario.model import Target
+from fsbench.secrets import env_name, redact, redact_file
 from fsbench.shell import render, sh
 from fsbench.targets.kinds import KINDS, KindPlan
 from fsbench.targets.safety import resolved_unsafe_reason

@@ -35,7 +35,7 @@ class ServiceManager:
                 return values, self.failed[name]
             if name not in self.sessions:
                 svc = self.sc.services[name]
-                sessions = []
+                sessions: list[ServiceSession] = []
                 self.sessions[name] = sessions
                 for host in self.sc.resolve_hosts(svc.hosts):
                     session = ServiceSession(svc, host, self.transports[host], self.run_id, self.scratch,

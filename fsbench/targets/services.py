@@ -11,8 +11,8 @@ from pathlib import Path
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.leftovers import NoLeftovers
-from fsbench.secrets import env_name, has_secrets, redact, redact_tree
 from fsbench.scenario.model import Service
+from fsbench.secrets import env_name, has_secrets, redact, redact_tree
 from fsbench.services import SERVICE_KINDS
 from fsbench.shell import render, sh
 from fsbench.transport.base import Transport
@@ -68,7 +68,8 @@ class ServiceSession:
         """Placeholders targets use: ${services.NAME.port|host|dir}."""
         name = self.svc.name
         return {f"services.{name}.port": str(self.port), f"services.{name}.host": self.address,
-                f"services.{name}.dir": self.dir, **{f"services.{name}.port_{k}": str(v) for k, v in self.ports.items()},
+                f"services.{name}.dir": self.dir,
+                **{f"services.{name}.port_{k}": str(v) for k, v in self.ports.items()},
                 **{f"services.{name}.{k}": render(v, self.values(), quote=False) for k, v in self.plan.exports.items()}}
 
     def start(self, cancel: threading.Event | None = None) -> str | None:
@@ -89,7 +90,8 @@ class ServiceSession:
             for i, cmd in enumerate(self.plan.start):
                 self.emit(Event("service", message=f"start {svc.name} on {self.host}: {cmd}"))
                 r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=svc.ready_timeout_s,
-                                stdout_path=self.log_dir / f"start-{i}.out", stderr_path=self.log_dir / f"start-{i}.err",
+                                stdout_path=self.log_dir / f"start-{i}.out",
+                                stderr_path=self.log_dir / f"start-{i}.err",
                                 cancel=cancel, env=self.env)
                 if not r.ok:
                     return f"service {svc.name} did not start on {self.host}: {r.describe()}"

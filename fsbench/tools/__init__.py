@@ -1,8 +1,8 @@
 """Tools (fio, mdtest, vdbench, juicefs bench, ...): one package each, exposing PLUGIN, behind one registry."""
 
 from fsbench.plugins import Registry
-from fsbench.tools.base import ToolAdapter
 from fsbench.tidy import METRIC_UNITS
+from fsbench.tools.base import ToolAdapter
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
     "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench"))

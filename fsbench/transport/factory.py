@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
 from fsbench.transport.base import Transport
 
 if TYPE_CHECKING:

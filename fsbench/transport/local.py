@@ -57,7 +57,7 @@ class LocalTransport:
             so, se = pipes.result() if pipes else (b"", b"")
         finally:
             for fh in (out, err):
-                if fh is not subprocess.PIPE:
+                if not isinstance(fh, int):  # a file we opened (subprocess.PIPE is an int)
                     fh.close()
         duration = time.monotonic() - start
         if stdout_path:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import stat
 import logging
 import re
+import stat
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any

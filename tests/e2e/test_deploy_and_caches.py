@@ -8,7 +8,6 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-
 from fsbench.hostpkg import DETECT, install_argv, parse_platform
 from fsbench.shell import sh
 from fsbench.targets.cache import drop_caches
@@ -45,7 +44,7 @@ def test_deploy_uploads_a_missing_tool_then_finds_it(lab, tmp_path):
     assert lines[1].startswith("h3") and "missing" not in lines[1]
     assert os.access(dest, os.X_OK)
     again = run_cli("deploy", str(scenario), check=True)
-    assert all(l.rstrip().endswith("none") for l in again.stdout.splitlines()[1:])
+    assert all(line.rstrip().endswith("none") for line in again.stdout.splitlines()[1:])
 
 
 def _mdtest_scenario(tmp_path: Path, dest: Path, extra: str = "") -> Path:

@@ -66,6 +66,6 @@ def test_meta_engines_end_to_end(tmp_path):
 def test_an_inventory_gives_the_seed_layout():
     proc = run_cli("plan", str(REPO / "scenarios" / "meta-engines.yaml"), "--set", "scale=full", "--inventory",
                    str(REPO / "configs" / "inventory-meta-engines.example.yaml"), check=True)
-    lines = [l for l in proc.stdout.splitlines() if "__" in l]
-    assert len(lines) == 6 * 4 * 3 and all("client1,client2,client3" in l for l in lines)  # 3 repetitions
+    lines = [line for line in proc.stdout.splitlines() if "__" in line]
+    assert len(lines) == 6 * 4 * 3 and all("client1,client2,client3" in line for line in lines)  # 3 repetitions
     assert "meta1" not in proc.stdout  # services run there, cases on the clients

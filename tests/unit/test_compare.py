@@ -10,8 +10,19 @@ import pandas as pd
 import pytest
 import yaml
 
-from fsbench.compare import (Comparison, RunData, ToleranceError, compare, compare_runs, exit_code, parse_metrics,
-                             parse_tolerances, to_html, to_markdown, tolerance_for)
+from fsbench.compare import (
+    Comparison,
+    RunData,
+    ToleranceError,
+    compare,
+    compare_runs,
+    exit_code,
+    parse_metrics,
+    parse_tolerances,
+    to_html,
+    to_markdown,
+    tolerance_for,
+)
 from fsbench.compare.judge import judge
 from fsbench.compare.stats import t_two_sided_p, welch
 from fsbench.tidy import measurement

@@ -7,6 +7,7 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from fsbench.config import schema as s
 from fsbench.secrets import remember, split_url_password
@@ -58,7 +59,8 @@ class JuiceFSKind:
     def settings(self, checked: dict | None) -> object:
         if not checked:
             return None
-        return JuiceFS(**{k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()}
+        return JuiceFS(**values)
 
     def texts(self, settings: object) -> list[tuple[str, str]]:
         spec: JuiceFS = settings  # type: ignore[assignment]

@@ -41,9 +41,9 @@ class JobFile:
 
     def section(self, name: str) -> dict[str, str | None]:
         """The named section, created at the end (global at the front) when missing."""
-        for n, opts in self.sections:
+        for n, found in self.sections:
             if n == name:
-                return opts
+                return found
         opts: dict[str, str | None] = {}
         if name == "global":
             self.sections.insert(0, (name, opts))
@@ -133,8 +133,9 @@ def _read_into(jf: JobFile, text: str, source: str, env: Mapping[str, str], read
         if not line:
             continue
         if line.startswith("[") and line.endswith("]"):
-            current[0] = line[1:-1].strip()
-            jf.section(current[0])
+            name = line[1:-1].strip()
+            current[0] = name
+            jf.section(name)
             continue
         if line.startswith("include ") or line.startswith("include\t"):
             _include(jf, line.split(None, 1)[1].strip(), origin, env, read, current, depth)

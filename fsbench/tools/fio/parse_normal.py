@@ -276,7 +276,7 @@ def _read_block(block: _Block, warn: Callable[[str], None]) -> bool:
                     if in_pct:
                         for pct, value in _PCT_ITEM.findall(s) if pct_exp is not None else ():
                             if (metric := _percentile_metric(pct)) is not None:
-                                d.values[metric] = scaled(value, pct_exp)
+                                d.values[metric] = scaled(value, pct_exp or 0)
                         continue
                 elif m := _STAT.match(s):
                     in_pct = False

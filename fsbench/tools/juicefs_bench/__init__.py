@@ -2,6 +2,6 @@
 
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_path, parse_text
 
-__all__ = ["TOOL", "parse_path", "parse_text"]
+__all__ = ["TOOL", "parse_path", "parse_text", "PLUGIN"]
 
-from fsbench.tools.juicefs_bench.adapter import PLUGIN  # noqa: E402 - the package's plug-in
+from fsbench.tools.juicefs_bench.adapter import PLUGIN

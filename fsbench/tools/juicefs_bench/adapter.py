@@ -25,11 +25,11 @@ BIG_BW, SMALL_RATE = 400 * 2**20, 300.0
 
 def _mib(value: object) -> str:
     """juicefs takes MiB for block and big-file sizes."""
-    return f"{parse_size(value) / 2**20:g}"
+    return f"{parse_size(str(value)) / 2**20:g}"
 
 
 def _kib(value: object) -> str:
-    return f"{parse_size(value) / 2**10:g}"
+    return f"{parse_size(str(value)) / 2**10:g}"
 
 
 class JuiceFSBenchAdapter:

@@ -2,6 +2,6 @@
 
 from fsbench.tools.mdtest.parse import parse_path, parse_text
 
-__all__ = ["parse_path", "parse_text"]
+__all__ = ["parse_path", "parse_text", "PLUGIN"]
 
-from fsbench.tools.mdtest.adapter import PLUGIN  # noqa: E402 - the package's plug-in
+from fsbench.tools.mdtest.adapter import PLUGIN

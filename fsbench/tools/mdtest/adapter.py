@@ -13,6 +13,7 @@ import re
 import shlex
 from pathlib import Path
 
+from fsbench.config import schema as s
 from fsbench.shell import sh
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
@@ -64,6 +65,11 @@ class MdtestAdapter:
                   "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal")
     primary_metrics = ("rate",)
     packages: dict[str, list[str]] = {}  # not packaged: provide() uploads a build or compiles IOR
+    deploy_section = s.Struct({
+        "method": s.Key(s.one_of(*mdtest_deploy.METHODS), default="auto",
+                        doc="auto: this machine's build where OS, arch and MPI match, else IOR built there"),
+        "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to the scenario) or URL"),
+    }, what="mdtest deploy settings")
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Flags mdtest knows; `d` is fsbench's; values where mdtest wants them."""
@@ -83,7 +89,8 @@ class MdtestAdapter:
                 if not isinstance(value, bool):
                     out.append(OptionIssue(key, f"-{key} is a switch: write `{key}: true`"))
             elif key not in VALUED and not re.fullmatch(r"-?-?[A-Za-z][A-Za-z-]+", key):
-                out.append(OptionIssue(key, f"unknown mdtest flag -{key}", "write flags without their dash: n, u, z, F"))
+                out.append(OptionIssue(key, f"unknown mdtest flag -{key}",
+                                       "write flags without their dash: n, u, z, F"))
         tasks = options.get("tasks", 1)
         if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
             out.append(OptionIssue("tasks", f"tasks must be a whole number >= 1, got {tasks!r}"))
@@ -180,8 +187,9 @@ class MdtestAdapter:
 
     def provide(self, t, controller, binary: str, settings) -> str:
         """Put mdtest on a host (fsbench deploy): this machine's build or IOR compiled there."""
-        return mdtest_deploy.provide(t, controller, binary, method=settings.mdtest_method, install=settings.install,
-                                     source=settings.ior_source)
+        own = settings.tool(self.name)
+        return mdtest_deploy.provide(t, controller, binary, method=own.get("method") or "auto",
+                                     install=settings.install, source=settings.path(own.get("source") or ""))
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`mdtest-4.0.0 (Open MPI 4.1.4)`: mdtest has no --version, so a one-item run tells (about 1 s)."""
@@ -214,6 +222,6 @@ def _int(value: object, default: int) -> int:
     if isinstance(value, bool):
         return default
     try:
-        return int(value)  # type: ignore[arg-type]
+        return int(str(value))
     except (TypeError, ValueError):
         return default

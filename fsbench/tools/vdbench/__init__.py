@@ -2,6 +2,6 @@
 
 from fsbench.tools.vdbench.parse import parse_path
 
-__all__ = ["parse_path"]
+__all__ = ["parse_path", "PLUGIN"]
 
-from fsbench.tools.vdbench.adapter import PLUGIN  # noqa: E402 - the package's plug-in
+from fsbench.tools.vdbench.adapter import PLUGIN

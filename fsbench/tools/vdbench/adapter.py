@@ -14,12 +14,12 @@ launch are tested with a stand-in program, the parser with genuine public output
 
 from __future__ import annotations
 
-import shlex
-
 import posixpath
 import re
+import shlex
 from pathlib import Path
 
+from fsbench.config import schema as s
 from fsbench.shell import sh
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
@@ -57,6 +57,10 @@ class VdbenchAdapter:
                   "setattr", "access", "copy", "move")
     primary_metrics = ("rate", "bandwidth", "latency_mean")
     packages: dict[str, list[str]] = {}  # Oracle's licence: provide() takes the user's zip
+    deploy_section = s.Struct({
+        "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to the scenario)"),
+        "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
+    }, what="vdbench deploy settings")
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Definitions named fsd*/fwd*/rd*/sd*/wd*; an rd to run; fsbench owns anchors."""
@@ -114,7 +118,8 @@ class VdbenchAdapter:
         multi = ctx is not None and ctx.multi()
         if multi:
             user = next((getattr(h.spec, "user", None) for h in ctx.hosts.values() if h.spec is not None), None)
-            hd = [f"hd=default,vdbench={posixpath.dirname(binary) or '.'},shell=ssh" + (f",user={user}" if user else "")]
+            login = f",user={user}" if user else ""
+            hd = [f"hd=default,vdbench={posixpath.dirname(binary) or '.'},shell=ssh{login}"]
             hd += [f"hd={name},system={h.address}" for name, h in ctx.hosts.items()]
             head, _, rest = text.partition("\n")
             text = "\n".join([head, *hd, rest])
@@ -132,8 +137,9 @@ class VdbenchAdapter:
 
     def provide(self, t, controller, binary: str, settings) -> str:
         """Put vdbench on a host (fsbench deploy) from the zip its user downloaded, with Java."""
-        return vdbench_deploy.provide(t, binary, settings.vdbench_zip, install=settings.install,
-                                      default_home=settings.vdbench_home)
+        own = settings.tool(self.name)
+        return vdbench_deploy.provide(t, binary, settings.path(own.get("zip") or ""), install=settings.install,
+                                      default_home=own.get("home") or vdbench_deploy.DEFAULT_HOME)
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """vdbench prints its version only inside a run: its presence is checked."""

@@ -75,7 +75,7 @@ class Record:
     def empty_average(self) -> bool:
         """True for an average over no interval (avg_2-1: the RD was shorter than the warm-up)."""
         m = _AVG.match(self.interval)
-        return bool(m) and int(m.group(1)) > int(m.group(2))
+        return m is not None and int(m.group(1)) > int(m.group(2))
 
 
 @dataclass

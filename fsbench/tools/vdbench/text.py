@@ -168,11 +168,11 @@ class Failures:
                 self.validation = self.validation or bool(_VALIDATION.search(line))
             if not self.running and ("Start" in line or "lave" in line):
                 self.running = bool(_RUNNING.search(line))
-            if self.fatal is None and ("Exception" in line or "Error" in line):
-                if m := _EXCEPTION.match(strip_tags(line).strip()):
-                    self.fatal = m.group(1).strip()
+            if self.fatal is None and ("Exception" in line or "Error" in line) and \
+                    (m := _EXCEPTION.match(strip_tags(line).strip())):
+                self.fatal = m.group(1).strip()
         if count_io and not self.io and file_errors:  # a console that only has the file-system form
-            for op, name in file_errors:
+            for op, _name in file_errors:
                 self.reads += op == "read"
                 self.writes += op == "write"
             self.first = f"{file_errors[0][0]} of {file_errors[0][1]}"
@@ -205,18 +205,18 @@ def fill(record: Record, tokens: list[str], keys: list[tuple[int, str]], setdefa
     return bad
 
 
-class IntervalTail(list):
+class IntervalTail(list):  # type: ignore[type-arg]
     """An RD's interval records when their rows are not wanted: only the last one is kept (its
     number tells a new for-loop RD apart), every one is counted (len), so a run of a million
     intervals costs one record of memory."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.count = 0
+        self.seen = 0
 
     def append(self, record: Record) -> None:  # type: ignore[override]
-        self.count += 1
+        self.seen += 1
         self[:] = [record]
 
     def __len__(self) -> int:
-        return self.count
+        return self.seen

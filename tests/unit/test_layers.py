@@ -1,0 +1,96 @@
+"""Dependencies go one way: entry points -> presentation -> runtime -> scenario -> plug-ins -> base.
+
+Every import counts, also those inside functions (they would only hide a cycle); imports under
+`if TYPE_CHECKING:` do not run and are allowed for annotations.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.paths import REPO
+
+PACKAGE = REPO / "fsbench"
+#: lowest first; a module belongs to the first layer with a matching prefix
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.secrets",
+              "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
+              "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor")),
+    ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry")),
+    ("scenario", ("fsbench.scenario",)),
+    ("runtime", ("fsbench.targets", "fsbench.background", "fsbench.case_run", "fsbench.runner", "fsbench.preflight",
+                 "fsbench.deploy", "fsbench.leftovers", "fsbench.store", "fsbench.plan_show",
+                 "fsbench.transport.factory")),
+    ("presentation", ("fsbench.analysis", "fsbench.report", "fsbench.compare", "fsbench.ingest", "fsbench.progress")),
+    ("entry points", ("fsbench.campaign", "fsbench.cli", "fsbench.__main__", "fsbench")),
+]
+
+
+def layer_of(module: str) -> int:
+    """The index of the layer a module belongs to (the most specific prefix wins)."""
+    best, best_len = len(LAYERS) - 1, -1
+    for i, (_name, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best_len:
+                best, best_len = i, len(p)
+    return best
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(REPO).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every fsbench import that runs, at module level or in a function."""
+    tree = ast.parse(path.read_text())
+    skip: set[int] = set()
+    for node in ast.walk(tree):  # `if TYPE_CHECKING:` blocks only serve annotations
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for child in node.body for n in ast.walk(child)}
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.startswith("fsbench")]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsbench"):
+            names = [f"{node.module}.{a.name}" for a in node.names]
+            out += [(node.lineno, n if _is_module(n) else node.module) for n in names]
+    return out
+
+
+def _is_module(name: str) -> bool:
+    rel = Path(*name.split("."))
+    return (REPO / rel).with_suffix(".py").exists() or (REPO / rel / "__init__.py").exists()
+
+
+def test_no_module_imports_from_a_higher_layer():
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        mine = layer_of(module)
+        for line, target in _imports(path):
+            theirs = layer_of(target)
+            if theirs > mine:
+                wrong.append(f"{path.relative_to(REPO)}:{line}: {module} ({LAYERS[mine][0]}) imports {target} "
+                             f"({LAYERS[theirs][0]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
+    from fsbench.services import SERVICE_KINDS
+    from fsbench.targets.kinds import KINDS
+    from fsbench.tools import TOOLS
+    from fsbench.transport.registry import TRANSPORTS
+
+    assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "vdbench"]
+    assert KINDS.names() == ["device", "directory", "juicefs"]
+    assert SERVICE_KINDS.names() == ["command"] and TRANSPORTS.names() == ["local", "ssh"]
+    for tool in TOOLS:
+        for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
+            assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"
