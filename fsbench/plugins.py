@@ -16,11 +16,13 @@ from collections.abc import Iterator
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
+from fsbench.errors import FsbenchError
+
 T = TypeVar("T")
 
 
-class PluginError(Exception):
-    """A plug-in could not be loaded, or two claim one name."""
+class PluginError(FsbenchError):
+    """A plug-in could not be loaded, or two claim one name (exit 2, named, no traceback)."""
 
 
 class Registry(Generic[T]):
