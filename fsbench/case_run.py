@@ -19,6 +19,7 @@ from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.secrets import has_secrets, redact, redact_tree
 from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
+from fsbench.targets.kinds import KINDS
 from fsbench.targets.lifecycle import TargetSession
 from fsbench.targets.services import free_port
 from fsbench.tools import get_tool
@@ -209,7 +210,10 @@ class CaseRun:
             return []
         from fsbench.monitor import MonitorSession
 
-        return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
+        target = self.sc.targets[self.case.target]
+        client = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
+        processes = list(dict.fromkeys([*mon.processes, *([client] if client else [])]))
+        return [MonitorSession(self.transports[h], h, mon.interval_s, processes,
                                self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120)
                 for h in hosts]
 

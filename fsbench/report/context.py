@@ -12,10 +12,14 @@ import yaml
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.report import figures
 from fsbench.report import summary as summary_mod
+from fsbench.report.conclusions import view_sentences
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
+from fsbench.report.views import RunView, build_view, params_of
 from fsbench.scenario.load import report_settings
 from fsbench.scenario.model import USE_CASE_KEYS
+from fsbench.targets.kinds import KINDS
 from fsbench.thresholds import thresholds_from
+from fsbench.tools import TOOLS
 from fsbench.units import format_value
 
 #: metrics shown in tables and charts per tool unless the scenario's `report.metrics` says otherwise
@@ -52,7 +56,7 @@ def _with_params(results: pd.DataFrame, cases: list[dict]) -> pd.DataFrame:
 
 
 def build_context(run: Path, baseline: str | None = None) -> dict:
-    """The report's data: scenario, environment, summary, per-workload tables and charts, failures."""
+    """The report's data: use case, conclusions, the views in order, more measurements, environment."""
     manifest = json.loads((run / "manifest.json").read_text())
     scenario = yaml.safe_load((run / "scenario.yaml").read_text()) or {}
     cases = _read_csv(run / "cases.csv")
@@ -69,24 +73,33 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     counts: dict[str, int] = {}
     for c in cases:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
-    metrics = {**TABLE_METRICS, **rspec.metrics}
-    workloads = []
-    for name, spec in (scenario.get("workloads") or {}).items():
-        sub = summary[summary["workload"] == name] if not summary.empty else summary
-        workloads.append(_workload(name, spec or {}, sub, targets, baseline, style, metrics))
+    wspecs = {n: (w or {}) for n, w in (scenario.get("workloads") or {}).items()}
+    rv = RunView(summary, targets, baseline, style,
+                 tools={n: TOOLS.get(str(w.get("tool"))) for n, w in wspecs.items() if w.get("tool") in TOOLS},
+                 tool_names={n: str(w.get("tool", "")) for n, w in wspecs.items()},
+                 descriptions={n: str(w.get("description", "")) for n, w in wspecs.items()},
+                 clients=client_processes(tspecs))
+    specs = [dict(v) for v in rspec.views] or default_views(rv, list(wspecs))
+    views = [v for v in (build_view(rv, spec) for spec in specs) if v["tables"] or v["charts"]]
+    for v in views:
+        v["tables"] = [part for t in v["tables"] for part in split_wide(t)]
+    generated = [(v["title"], view_sentences(v, baseline)) for v in views]
     unstable, more_unstable = summary_mod.unstable(summary, style.cv_threshold)
     verdicts: dict[str, int] = {}
-    for w in workloads:
-        for t in w["tables"]:
+    for v in views:
+        for t in v["tables"]:
             for r in t["rows"]:
                 for c in r["cells"]:
                     if c.get("verdict"):
                         verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
+    metrics = {**TABLE_METRICS, **rspec.metrics}
     return {
         "title": scenario.get("name", manifest.get("scenario", "fsbench run")),
         "description": scenario.get("description", ""),
         "use_case": [(k.replace("_", " ").capitalize(), v) for k, v in (scenario.get("use_case") or {}).items()
                      if v and k in USE_CASE_KEYS],
+        "conclusions": rspec.conclusions,
+        "generated": [(title, lines) for title, lines in generated if lines],
         "manifest": manifest,
         "counts": counts,
         "total_cases": len(cases),
@@ -97,15 +110,77 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "baseline": baseline,
         "failed": [c for c in cases if c["status"] != "ok"],
         "problems": summary_mod.problems(cases),
-        "winners": summary_mod.winners(summary, targets),
         "unstable": unstable,
         "more_unstable": more_unstable,
+        "unstable_count": len(unstable) + more_unstable,
         "verdicts": verdicts,
         "cv_threshold": f"{style.cv_threshold * 100:.0f}%",
         "same_band": f"{style.same_band * 100:.0f}%",
-        "workloads": workloads,
+        "views": views,
+        "workloads": [_split_all(_workload(name, spec, summary[summary["workload"] == name] if not summary.empty
+                                           else summary, targets, baseline, style, metrics))
+                      for name, spec in wspecs.items()],
         "variables": scenario.get("variables") or {},
     }
+
+
+def _split_all(workload: dict) -> dict:
+    for key in ("tables", "extra_tables"):
+        workload[key] = [part for t in workload[key] for part in split_wide(t)]
+    return workload
+
+
+def client_processes(tspecs: dict) -> dict[str, str]:
+    """target -> the process that serves it on its hosts (its own setting, else its kind's)."""
+    out = {}
+    for name, t in tspecs.items():
+        t = t or {}
+        kind = t.get("kind") or "directory"
+        proc = t.get("client_process") or (getattr(KINDS.get(kind), "client_process", "") if kind in KINDS else "")
+        if proc:
+            out[name] = str(proc)
+    return out
+
+
+def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
+    """Without `report.views`: each workload in the shape its tool declares, its sweep decides the rest."""
+    out: list[dict] = []
+    for w in workloads:
+        df = rv.rows([w])
+        if df.empty:
+            continue
+        swept = [p.removeprefix("param_") for p in params_of(df[df["stat"].isin(["value", "mean"])])]
+        tool = rv.tools.get(w)
+        declared = list(getattr(tool, "views", ("table",)) or ("table",))
+        if len(swept) == 1:
+            out.append({"view": "by_value", "workload": w, "param": swept[0], "resources": True})
+            values = pd.to_numeric(df[f"param_{swept[0]}"], errors="coerce")
+            if values.notna().all() and values.nunique() >= 3:
+                out.append({"view": "chart", "workload": w, "param": swept[0], "per": "target"})
+        else:
+            out.append({"view": "table", "workload": w, "resources": True, "chart": True})
+        out += [{"view": v, "workload": w} for v in declared if v != "table"]
+    return out
+
+
+def split_wide(table: dict, most: int = 6) -> list[dict]:
+    """A table with more targets than fit a page (1280 px) as several, the baseline's column in each."""
+    targets = table.get("targets") or []
+    if table.get("kind") not in ("compare", "pivot") or len(targets) <= most:
+        return [table]
+    base = targets[0]
+    rest = targets[1:]
+    size = most - 1
+    out = []
+    for i in range(0, len(rest), size):
+        chunk = [base, *rest[i:i + size]]
+        idx = [targets.index(t) for t in chunk]
+        rows = [{**r, "cells": [r["cells"][j] for j in idx]} if r.get("cells") else r for r in table["rows"]]
+        part = f" ({i // size + 1} of {(len(rest) + size - 1) // size})"
+        labels = len(table["head"]) - len(targets)  # the label columns before the targets'
+        out.append({**table, "targets": chunk, "head": [*table["head"][:labels], *chunk], "rows": rows,
+                    "title": (table.get("title") or "") + part})
+    return out
 
 
 def _host_facts(hosts: list[dict]) -> list[tuple[str, list[str]]]:

@@ -53,13 +53,17 @@ def render(ctx: dict, *, html_href: str = "", results_href: str = "results.csv",
     out += [f"Run {code(m.get('run_id', ''))} · {m.get('started', '')} → {m.get('ended') or 'unfinished'} · "
             f"status **{m.get('status', '')}** · scenario hash {code(m.get('scenario_hash', ''))} · "
             f"fsbench {m.get('fsbench_version', '')}", ""]
-    out += _summary(ctx)
-    if ctx.get("use_case"):
+    if ctx.get("use_case"):  # the evaluation guide asks for it first
         out += ["## Use case", ""]
         out += table(["", ""], [[f"**{escape(label)}**", escape(text)] for label, text in ctx["use_case"]])
-    out += _environment(ctx)
+    out += _conclusions(ctx)
+    out += _summary(ctx)
+    for v in ctx.get("views", []):
+        out += _view(v, ctx.get("baseline", ""), html_href)
+    out += ["## All measurements", "", "Every metric of every workload, resources included.", ""]
     for w in ctx.get("workloads", []):
         out += _workload(w, ctx.get("baseline", ""), html_href)
+    out += _environment(ctx)
     links = [f"[results.csv]({results_href}) (one measurement per row)", f"[cases.csv]({cases_href})"]
     if html_href:
         links.append(f"[report.html]({html_href}) (with charts)")
@@ -68,8 +72,30 @@ def render(ctx: dict, *, html_href: str = "", results_href: str = "results.csv",
     return "\n".join(out) + "\n"
 
 
+def _conclusions(ctx: dict) -> list[str]:
+    out = ["## Conclusions", ""]
+    if ctx.get("conclusions"):
+        out += [escape(ctx["conclusions"]).strip(), ""]
+    lines = [line for _title, group in ctx.get("generated", []) for line in group]
+    out += [f"- {escape(line)}" for line in lines] + ([""] if lines else [])
+    return out
+
+
+def _view(v: dict, baseline: str, html_href: str) -> list[str]:
+    out = [f"## {escape(v['title'])}" + (f" ({escape(v['tool'])})" if v.get("tool") else ""), ""]
+    if v.get("description"):
+        out += [escape(v["description"]), ""]
+    for t in v.get("tables", []):
+        out += _table(t, baseline)
+    if v.get("charts"):
+        where = f"[report.html]({html_href})" if html_href else "report.html"
+        titles = "; ".join(escape(c.get("title") or c.get("metric", "")) for c in v["charts"])
+        out += [f"*Charts in {where}: {titles}.*", ""]
+    return out
+
+
 def _summary(ctx: dict) -> list[str]:
-    out = ["## Summary", ""]
+    out = ["## Cases", ""]
     counts = ", ".join(f"{n} {escape(status)}" for status, n in ctx.get("counts", {}).items())
     band, cv = ctx.get("same_band", "5%"), ctx.get("cv_threshold", "10%")
     out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. Baseline target "
@@ -79,21 +105,15 @@ def _summary(ctx: dict) -> list[str]:
     if ctx.get("verdicts"):
         out += ["Against the scenario's thresholds: " + ", ".join(
             f"{marks.get(v, '')} {n} {escape(v)}" for v, n in ctx["verdicts"].items()) + ".", ""]
-    for w in ctx.get("winners") or []:
-        wins = ", ".join(f"**{escape(x['target'])}** {x['count']}" for x in w["wins"])
-        top = w["largest"]
-        out.append(f"- {escape(w['workload'])}: best on {wins} of {w['measurements']} measurements; largest lead "
-                   f"{top['lead_text']} ({escape(top['target'])} over {escape(top['runner_up'])}, "
-                   f"{escape(top['operation'])} {top['metric']}{' ' + escape(top['point']) if top['point'] else ''})")
-    if ctx.get("winners"):
-        out.append("")
     if ctx.get("unstable"):
-        out += [f"**Unstable** (repetitions spread more than {cv}):", ""]
+        n = ctx.get("unstable_count") or len(ctx["unstable"])
+        out += ["<details>", f"<summary>{n} unstable measurements (repetitions spread more than {cv})</summary>", ""]
         out += table(["workload", "target", "point", "operation", "metric", "spread", "n"],
                      [[escape(u["workload"]), escape(u["target"]), escape(u["point"]), escape(u["operation"]),
                        u["metric"], u["cv"], str(u["n"])] for u in ctx["unstable"]])
         if ctx.get("more_unstable"):
             out += [f"… and {ctx['more_unstable']} more.", ""]
+        out += ["</details>", ""]
     failed = ctx.get("problems")
     if failed is None:  # older contexts list failed cases one by one
         failed = [{"status": c["status"], "reason": c.get("reason") or "not run", "count": 1,
@@ -147,6 +167,9 @@ def _table(t: dict, baseline: str) -> list[str]:
     head = [escape(h) + (" (baseline)" if h == baseline and h in targets else "") for h in head]
     rows, n_labels = [], 0
     for r in t["rows"]:
+        if r.get("section") is not None:  # a block's heading row: bold in the first column
+            rows.append([f"**{escape(r['section'])}**", *([""] * (len(head) - 1))])
+            continue
         labels = r.get("labels") or [r["operation"], r["metric"]]
         n_labels = len(labels)
         rows.append([*(escape(x) for x in labels), *(_value(c) for c in r["cells"])])

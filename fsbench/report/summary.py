@@ -49,6 +49,7 @@ def unstable(summary: pd.DataFrame, threshold: float) -> tuple[list[dict], int]:
     if summary.empty:
         return [], 0
     df = summary[(summary["n"] > 1) & (summary["cv"] > threshold) & summary["stat"].isin(["value", "mean"])]
+    df = df[df["tool"] != "monitor"] if "tool" in df else df  # resources vary by nature; results should not
     pcols = [c for c in df.columns if c.startswith("param_")]
     rows = []
     for _, r in df.sort_values("cv", ascending=False).iterrows():

@@ -48,6 +48,8 @@ def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload
         "unstable": cv > style.cv_threshold,
         "value": value,
         "verdict": verdict_for(style.thresholds, workload, str(r["operation"]), metric, value),
+        "n": int(r.get("n", 1) or 1),
+        "spread": cv,
     }
 
 

@@ -75,6 +75,11 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         texts += [("ready", svc.ready)] if svc.ready else []
         texts += [(f"files.{n}", body) for n, body in svc.files.items()]
         issues.extend(_placeholder_issues(lm, path, texts, allowed))
+    for i, view in enumerate(sc.report.views):
+        for name in view.get("workloads") or [view.get("workload")]:
+            if name and name not in sc.workloads:
+                issues.append(lm.issue(("report", "views", i), f"unknown workload {name!r}",
+                                       f"workloads: {', '.join(sc.workloads)}"))
     for w in sc.workloads.values():
         path = ("workloads", w.name)
         for tname in w.targets:

@@ -85,7 +85,8 @@ def sections() -> dict[str, s.Struct]:
         "monitor": s.struct_of(Monitor, "monitor settings"),
         "report": s.struct_of(Report, "report settings"),
         "deploy": s.struct_of(Deploy, "deploy settings", more={
-            t.name: s.Key(getattr(t, "deploy_section"), doc=f"how {t.name} is put on hosts") for t in TOOLS
+            t.name: s.Key(getattr(t, "deploy_section"), doc=f"how {t.name} is put on hosts")  # noqa: B009
+            for t in TOOLS
             if getattr(t, "deploy_section", None) is not None}),
     }
 

@@ -126,6 +126,10 @@ class Target:
     extends: str | None = option(s.string, None)
     fstype: str | None = option(s.string, None,
                                 doc="the file system type the path must be on (findmnt), e.g. fuse.juicefs")
+    client_process: str | None = option(s.string, None,
+                                        doc="the process that serves this target on its hosts (as in "
+                                            "/proc/PID/comm, e.g. s3fs): its CPU and peak memory are "
+                                            "reported beside each result")
     #: the kind's own settings (its section, e.g. `juicefs:`), typed by the kind
     settings: object = None
 
@@ -198,6 +202,42 @@ class Monitor:
                                         doc="process names (as in /proc/PID/comm) whose CPU and memory are reported")
 
 
+#: the shapes a report view can take (docs/report.md shows each with the seed it comes from)
+VIEW_KINDS = ("table", "by_value", "stats", "best", "chart", "at")
+
+
+def _view_extra(out: dict, path: tuple, lm, issues: list) -> None:
+    kind = out.get("view")
+    if not out.get("workload") and not out.get("workloads"):
+        issues.append(lm.issue(path, "a view needs `workload:` (or `workloads:` for one table of several)"))
+    if kind in ("chart", "at") and not out.get("param"):
+        issues.append(lm.issue(path + ("view",), f"a {kind} view needs `param:`, the swept parameter",
+                               "e.g. param: numjobs"))
+    if kind == "at" and out.get("value") is None:
+        issues.append(lm.issue(path + ("view",), "an `at` view needs `value:`, the swept value to show",
+                               "e.g. value: 20"))
+
+
+VIEW = s.Struct({
+    "view": s.Key(s.one_of(*VIEW_KINDS), required=True,
+                  doc="table: operations x targets (value and ratio); by_value: per swept value, targets x "
+                      "metrics; stats: per target Max/Min/Mean/StdDev; best: per operation % of the best; "
+                      "chart: metric vs a swept value; at: the values at one swept value"),
+    "workload": s.Key(s.string),
+    "workloads": s.Key(s.list_of(s.string), doc="several workloads in one table, one block each"),
+    "title": s.Key(s.string, default=""),
+    "metrics": s.Key(s.list_of(s.string), default=list, doc="default: the tool's primary metrics"),
+    "operations": s.Key(s.list_of(s.string), default=list, doc="which operations, in this order"),
+    "param": s.Key(s.string, doc="the swept parameter (by_value, chart, at)"),
+    "value": s.Key(s.scalar, doc="the swept value (at)"),
+    "per": s.Key(s.one_of("target", "operation"), default="target",
+                 doc="chart: one chart per target (a line per operation) or per operation (a line per target)"),
+    "resources": s.Key(s.boolean, default=True,
+                       doc="add each target's client process CPU and peak memory beside the numbers"),
+    "chart": s.Key(s.boolean, default=False, doc="table and by_value: also a bar chart of the values"),
+}, what="report view", extra=_view_extra)
+
+
 @dataclass(frozen=True)
 class Report:
     """How the report judges and shows numbers."""
@@ -207,6 +247,9 @@ class Report:
     thresholds: dict = option(s.mapping_of(_threshold, name_rule=False), factory=dict, convert=dict)
     metrics: dict = option(s.mapping_of(s.list_of(s.string), name_rule=False), factory=dict, convert=dict,
                            doc="metrics shown per tool, e.g. {fio: [bandwidth, iops]}")
+    views: tuple = option(s.list_of(VIEW), (), convert=tuple,
+                          doc="the report's tables and charts in order; default: each tool's own views")
+    conclusions: str = option(s.string, "", doc="your own conclusions, shown first, before the generated ones")
 
 
 UPLOAD = s.Struct({

@@ -397,7 +397,7 @@ def test_after_sigkill_the_next_run_cleans_up_the_dead_run_first(tmp_path, fio):
             setup: ["mkdir -p ${{target.path}}", "mount -t tmpfs -o size=64m fsbench-killed ${{target.path}}"]
             teardown: ["umount ${{target.path}}", "rmdir ${{target.path}}"]
         workloads:
-          long: {{tool: fio, options: {{rw: write, size: 8m, time_based: true, runtime: 60}}}}
+          long: {{tool: fio, options: {{rw: write, size: 8m, time_based: true, runtime: 8}}}}
         """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "fsbench", "run", str(scenario), "-o", str(tmp_path / "out"),
@@ -429,9 +429,9 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
           t:
             path: {tmp_path}/t
             setup: ["mkdir -p ${{target.path}}"]
-            teardown: ["sleep 20", "rm -rf ${{target.path}}"]
+            teardown: ["sleep 4", "rm -rf ${{target.path}}"]
         workloads:
-          long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 60}}}}
+          long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 6}}}}
         """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "fsbench", "run", str(scenario), "-o", str(tmp_path / "out"),
@@ -441,7 +441,7 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    time.sleep(1.5)  # teardown's `sleep 20` is running now
+    time.sleep(1.5)  # teardown's `sleep 4` is running now
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err[-2000:]

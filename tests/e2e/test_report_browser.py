@@ -49,12 +49,21 @@ def test_report_in_headless_chromium(report):
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(report.as_uri(), wait_until="load")
             assert page.title() == "browser · fsbench report"
-            # one swept parameter: per operation and metric a table by numjobs (seed 004's layout)
-            assert page.locator("section.workload table.results.pivot").count() == 2 * 4
-            assert page.locator("text=read · bandwidth by numjobs").count() == 1
-            assert page.locator("section.workload figure svg").count() >= 3
-            cells = page.locator("table.results td.num")
+            # one swept parameter: per thread count a table of targets x metrics (seed 004's layout),
+            # then a chart per target of each operation against numjobs
+            assert page.locator("section.view table.results.by_value").count() == 3
+            assert page.locator("section.view h3", has_text="numjobs=4").count() == 1
+            head = page.locator("section.view table.results.by_value").first.locator("th").all_inner_texts()
+            assert head[1:5] == ["read bandwidth", "read iops", "write bandwidth", "write iops"], head
+            assert page.locator("section.view figure svg").count() >= 2
+            cells = page.locator("section.view table.results td.num")
             assert cells.count() > 0 and "(1.00)" in cells.first.inner_text()
+            # the use case, then the conclusions, then the tables; nothing wider than the page
+            order = page.evaluate("""() => ['use-case', 'conclusions'].map(id =>
+                document.getElementById(id).getBoundingClientRect().top)
+                .concat([document.querySelector('section.view').getBoundingClientRect().top])""")
+            assert order == sorted(order)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1200
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
         finally:

@@ -34,6 +34,9 @@ class TargetKind(Protocol):
     #: the kind's own settings, checked like the rest of the scenario (None: it has none); under the
     #: target's key named like the kind (`juicefs: {meta: ...}`)
     section: object
+    #: the process that serves a target of this kind on its hosts (juicefs), "" when none: its CPU and
+    #: peak memory are sampled during every case and reported beside the results
+    client_process: str
 
     def settings(self, checked: dict | None) -> object:
         """Typed settings from the checked section (None when the kind has none)."""

@@ -11,6 +11,7 @@ class DeviceKind:
     name = "device"
     address = "device"
     section = None
+    client_process = ""
 
     def settings(self, checked: dict | None) -> object:
         return None

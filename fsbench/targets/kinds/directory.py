@@ -11,6 +11,7 @@ class DirectoryKind:
     name = "directory"
     address = "directory"
     section = None
+    client_process = ""
 
     def settings(self, checked: dict | None) -> object:
         return None

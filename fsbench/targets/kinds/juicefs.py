@@ -55,6 +55,7 @@ class JuiceFSKind:
     name = "juicefs"
     address = "directory"
     section = SECTION
+    client_process = "juicefs"  # its CPU and peak memory are reported beside each result
 
     def settings(self, checked: dict | None) -> object:
         if not checked:

@@ -47,6 +47,8 @@ class FioAdapter:
     metrics: dict[str, str] = {}  # only the tidy table's own vocabulary
     operations = ("read", "write", "trim")
     primary_metrics = ("bandwidth", "iops", "clat_mean", "clat_p99")
+    #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
+    views = ("table",)
     packages = {"apt-get": ["fio"], "dnf": ["fio"], "zypper": ["fio"]}
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:

@@ -64,6 +64,8 @@ class MdtestAdapter:
     operations = ("directory_creation", "directory_stat", "directory_rename", "directory_removal", "file_creation",
                   "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal")
     primary_metrics = ("rate",)
+    #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
+    views = ("table", "stats", "best")
     packages: dict[str, list[str]] = {}  # not packaged: provide() uploads a build or compiles IOR
     deploy_section = s.Struct({
         "method": s.Key(s.one_of(*mdtest_deploy.METHODS), default="auto",

@@ -56,6 +56,8 @@ class VdbenchAdapter:
     operations = ("all", "read", "write", "mkdir", "rmdir", "create", "open", "close", "delete", "getattr",
                   "setattr", "access", "copy", "move")
     primary_metrics = ("rate", "bandwidth", "latency_mean")
+    #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
+    views = ("table",)
     packages: dict[str, list[str]] = {}  # Oracle's licence: provide() takes the user's zip
     deploy_section = s.Struct({
         "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to the scenario)"),
