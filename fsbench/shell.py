@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from fsbench.secrets import is_secret_placeholder, placeholder_env
+
 #: run-time placeholders: ${target.path}, ${run.scratch}, ${service.port}, ${services.redis.port} ...
 PLACEHOLDER = re.compile(r"\$\{((?:target|run|case|host|service)\.[a-z_]+|services\.[A-Za-z0-9_-]+\.[a-z_]+"
                          r"|secrets\.[A-Za-z0-9_-]+)\}")
@@ -21,11 +23,9 @@ def render(template: str, values: dict[str, str], *, quote: bool = True) -> str:
         if key not in values:
             raise KeyError(f"unknown placeholder ${{{key}}}; known here: "
                            f"{', '.join('${' + k + '}' for k in sorted(values) if not k.startswith('secrets.'))}")
-        if quote and key.startswith("secrets."):
+        if quote and is_secret_placeholder(key):
             # shell text gets a reference to the environment variable the secret travels in, never the value
-            from fsbench.secrets import env_name
-
-            return f'"${env_name(key.split(".", 1)[1])}"'
+            return f'"${placeholder_env(key)}"'
         return shlex.quote(str(values[key])) if quote else str(values[key])
 
     return PLACEHOLDER.sub(repl, template)

@@ -216,6 +216,20 @@ def one_of(*choices: str) -> Check:
     return run
 
 
+def matches(pattern: str, what: str) -> Check:
+    """A string matching a regular expression (bucket names, ...); `what` says what it should be."""
+    rule = re.compile(pattern)
+
+    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+        text = string(value, path, lm, issues)
+        if text is not None and not rule.match(str(text)):
+            issues.append(lm.issue(path, f"{text!r} is not {what}"))
+            return None
+        return text
+
+    return run
+
+
 def anything(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """Left to a later, more specific check (tool options)."""
     return value

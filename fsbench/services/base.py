@@ -19,6 +19,11 @@ class ServicePlan:
     stop: list[str] = field(default_factory=list)
     #: more values for targets, ${services.NAME.KEY}: KEY -> text with the service's placeholders
     exports: dict[str, str] = field(default_factory=dict)
+    #: values made up per run (keys): NAME -> length, as ${service.NAME} and ${services.S.NAME}; names in
+    #: fsbench.secrets.SECRET_WORDS are secrets (masked, passed in the environment)
+    generated: dict[str, int] = field(default_factory=dict)
+    #: the port when the scenario gives none ("auto": a free one at run time)
+    default_port: str | None = None
 
 
 @runtime_checkable

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import posixpath
+import random
 import socket
+import string
 import threading
 import time
 from pathlib import Path
@@ -12,12 +14,19 @@ from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.leftovers import NoLeftovers
 from fsbench.scenario.model import Service
-from fsbench.secrets import env_name, has_secrets, redact, redact_tree
+from fsbench.secrets import SECRET_WORDS, has_secrets, redact, redact_tree, remember, secret_env
 from fsbench.services import SERVICE_KINDS
 from fsbench.shell import render, sh
 from fsbench.transport.base import Transport
 
 PROBE_EVERY_S = 0.5
+_KEY_CHARACTERS = string.ascii_uppercase + string.digits
+
+
+def made_up(length: int, alphabet: str = _KEY_CHARACTERS + string.ascii_lowercase) -> str:
+    """A random key of length characters (letters and digits: safe in URLs, files and every client's config)."""
+    pick = random.SystemRandom()
+    return "".join(pick.choice(alphabet) for _ in range(length))
 
 
 def free_port(address: str = "127.0.0.1") -> int:
@@ -46,7 +55,6 @@ class ServiceSession:
                  secrets: dict[str, str] | None = None):
         self.svc, self.host, self.tr, self.emit = svc, host, transport, emit
         self.secrets = dict(secrets or {})
-        self.env = {env_name(n): v for n, v in self.secrets.items()} or None
         self.leftovers = leftovers or NoLeftovers()
         self._cleanup = ""
         self.address = address  # how clients reach it: 127.0.0.1 here, the meta node's address on a cluster
@@ -56,13 +64,24 @@ class ServiceSession:
         self.ports: dict[str, int] = {}
         self.started = False
         self.plan = SERVICE_KINDS.get(svc.kind).plan(svc)
+        #: per-run values of the kind (an S3 server's keys): secrets are masked from now on
+        self.generated = {k: made_up(n) for k, n in self.plan.generated.items()}
+        for k, v in self.generated.items():
+            if k in SECRET_WORDS:
+                remember(v)
 
     def values(self) -> dict[str, str]:
         """Placeholders of the service's own commands and files."""
         return {"service.name": self.svc.name, "service.port": str(self.port), "service.host": self.address,
                 "service.dir": self.dir, "run.id": self.run_id, "run.scratch": self.scratch, "host.name": self.host,
                 **{f"service.port_{k}": str(v) for k, v in self.ports.items()},
+                **{f"service.{k}": v for k, v in self.generated.items()},
                 **{f"secrets.{k}": v for k, v in self.secrets.items()}}
+
+    @property
+    def env(self) -> dict[str, str] | None:
+        """The environment of the service's commands: every secret its placeholders may refer to."""
+        return secret_env(self.values()) or None
 
     def exported(self) -> dict[str, str]:
         """Placeholders targets use: ${services.NAME.port|host|dir}."""
@@ -75,7 +94,8 @@ class ServiceSession:
     def start(self, cancel: threading.Event | None = None) -> str | None:
         """Start (when managed) and wait until ready; None when ready, else why not."""
         svc = self.svc
-        self.port = free_port() if svc.port == "auto" else (svc.port or "")
+        port = svc.port if svc.port is not None else self.plan.default_port
+        self.port = free_port() if port == "auto" else (port or "")
         self.ports = {name: free_port() for name in svc.ports}
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if svc.managed:
