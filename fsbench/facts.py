@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fsbench.errors import FsbenchError
+from fsbench.secrets import redact
 from fsbench.transport.base import Transport
+
+if TYPE_CHECKING:
+    from fsbench.targets.kinds.base import KindPlan
 
 
 @dataclass(frozen=True)
@@ -88,3 +94,22 @@ def mount_of(transport: Transport, path: str) -> dict:
     if len(parts) >= 3:
         return {"source": parts[0], "fstype": parts[1], "options": parts[2]}
     return {"source": "", "fstype": "", "options": ""}
+
+
+def client_of(transport: Transport, target: str, plan: KindPlan) -> dict:
+    """hosts.csv columns of a target's client: its command line (options included, keys never, they travel
+    in the environment) and its version; none for targets without a client."""
+    row = {}
+    command = plan.client_command()
+    if command:
+        # a scenario's own shell text (the fuse kind) is shown as written, not as `/bin/sh -e -c '...'`
+        shell = len(command) == 4 and command[:3] == ["/bin/sh", "-e", "-c"]
+        row[f"client_{target}"] = redact(command[3] if shell else shlex.join(command))
+    if plan.version:
+        try:
+            r = transport.run(plan.version, timeout=10)
+        except FsbenchError:
+            r = None
+        text = (r.extra.get("stdout", "") or r.stderr_tail).strip() if r is not None and r.ok else ""
+        row[f"client_version_{target}"] = text.splitlines()[0] if text else "not found"
+    return row

@@ -165,6 +165,7 @@ class Runner:
                 if h["host"] in session.transports and ready is None:
                     m = facts.mount_of(session.transports[h["host"]], target.path)
                     h[f"mount_{target.name}"] = " ".join(v for v in m.values() if v)
+                    h.update(facts.client_of(session.transports[h["host"]], target.name, session.plan(h["host"])))
                     if target.fstype and m["fstype"] != target.fstype:
                         ready = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "
                                  f"the scenario expects {target.fstype}")

@@ -11,7 +11,7 @@ from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.leftovers import NoLeftovers
 from fsbench.scenario.model import Target
-from fsbench.secrets import env_name, redact, redact_file
+from fsbench.secrets import redact, redact_file, secret_env
 from fsbench.shell import render, sh
 from fsbench.targets.kinds import KINDS, KindPlan
 from fsbench.targets.safety import resolved_unsafe_reason
@@ -27,7 +27,6 @@ class TargetSession:
                  log_dir: Path | None = None, leftovers=None, secrets: dict[str, str] | None = None):
         self.target, self.transports, self.run_id, self.emit = target, transports, run_id, emit
         self.secrets = dict(secrets or {})
-        self.env = {env_name(n): v for n, v in self.secrets.items()}
         self.leftovers = leftovers or NoLeftovers()
         self._cleanups: dict[str, str] = {}
         self.run_scratch = scratch
@@ -38,6 +37,7 @@ class TargetSession:
         self.scratch = posixpath.join(target.path, f"fsbench-{run_id}") if self.kind.address == "directory" else ""
         self._setup_started = False
         self._mounted: set[str] = set()
+        self._attempted: set[str] = set()  # hosts where a mount command ran (it may have failed)
 
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""
@@ -49,10 +49,15 @@ class TargetSession:
         """The kind's commands for host."""
         return self.kind.plan(self.target, self.values(host), self.run_scratch)
 
+    def env(self, host: str) -> dict[str, str]:
+        """The environment of the target's commands on host: every secret its placeholders may refer to."""
+        return secret_env(self.values(host))
+
     def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
              env: dict[str, str] | None = None) -> CommandResult:
         self.emit(Event("target_setup", message=redact(f"{self.target.name}: {what}")))
-        return tr.run(argv, timeout=self.target.setup_timeout_s, cancel=cancel, env={**self.env, **(env or {})} or None)
+        return tr.run(argv, timeout=self.target.setup_timeout_s, cancel=cancel,
+                      env={**self.env(tr.host), **(env or {})} or None)
 
     def setup(self, cancel: threading.Event) -> str | None:
         """Run setup on every host of the target; None when ready, else the reason it is not."""
@@ -82,15 +87,22 @@ class TargetSession:
             first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
             steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
             for argv, mounts in steps:
+                if mounts:
+                    self._attempted.add(host)
                 r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
                               env=plan.env)
                 if not r.ok:
-                    return f"{self.kind.name} {' '.join(argv[1:2])} failed {r.describe()}"
+                    return f"{self.kind.name} {' '.join(argv[1:2])} failed {r.describe()}{self._log_tail(host, tr)}"
                 if mounts:
                     self._mounted.add(host)
+            if plan.mount:  # a client that returned before its mount is there (or never mounted) is caught here
+                r = wait_ready(tr, ["mountpoint", "-q", t.path], t.ready_timeout_s, cancel)
+                if not r.ok:
+                    return (f"{self.kind.name} reported success but {t.path} on {host} is not a mount point after "
+                            f"{t.ready_timeout_s:.0f}s{self._log_tail(host, tr)}")
             if t.ready:
                 r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel,
-                               env=self.env or None)
+                               env=self.env(host) or None)
                 if not r.ok:
                     return (f"target {t.name} never became ready on {host} within {t.ready_timeout_s:.0f}s: "
                             f"the check `{t.ready}` {r.describe()}")
@@ -103,6 +115,32 @@ class TargetSession:
             if self.scratch:
                 tr.makedirs(self.scratch)
         return None
+
+    def _fetch_logs(self, host: str, tr: Transport, plan: KindPlan) -> list[Path]:
+        """Copy the client's logs into targets/<target>/ (masked); the copies that exist."""
+        if self.log_dir is None:
+            return []
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        copies = []
+        for remote, local in plan.logs.items():
+            target = self.log_dir / local.format(host=host)
+            try:
+                tr.fetch(remote, target)
+            except FsbenchError:
+                continue
+            if target.exists():
+                redact_file(target)
+                copies.append(target)
+        return copies
+
+    def _log_tail(self, host: str, tr: Transport, lines: int = 5) -> str:
+        """The last lines of the client's log, for the message of a failed mount (fetched right away)."""
+        for copy in self._fetch_logs(host, tr, self.plan(host)):
+            tail = [line for line in copy.read_text(errors="replace").splitlines() if line.strip()][-lines:]
+            if tail:
+                name = copy.relative_to(self.log_dir.parent.parent) if self.log_dir else copy.name
+                return f"; the end of its log ({name}):\n  " + "\n  ".join(tail)
+        return ""
 
     def _address_missing(self, tr: Transport, host: str) -> str | None:
         """Why the target's path is not what its kind needs after setup (a folder, a device), or None."""
@@ -149,9 +187,18 @@ class TargetSession:
             tr.remove_tree(self.scratch)
         if host in self._mounted:
             self._unmount(host, tr, self.plan(host))
+        elif host in self._attempted:  # a mount that failed: nothing to unmount unless it appeared late
+            plan = self.plan(host)
+            if tr.run(["mountpoint", "-q", self.target.path], timeout=30).ok:
+                self._unmount(host, tr, plan)
+            else:
+                for argv in plan.after:
+                    tr.run(argv, timeout=30)
+                self._fetch_logs(host, tr, plan)
         for cmd in self.target.teardown:
             self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
-            r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s, env=self.env or None)
+            r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s,
+                       env=self.env(host) or None)
             if not r.ok:
                 self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
 
@@ -166,9 +213,4 @@ class TargetSession:
             self._mounted.discard(host)
             for argv in plan.after:
                 tr.run(argv, timeout=30)
-        if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            for remote, local in plan.logs.items():
-                target = self.log_dir / local.format(host=host)
-                tr.fetch(remote, target)
-                redact_file(target)
+        self._fetch_logs(host, tr, plan)

@@ -22,6 +22,12 @@ class KindPlan:
     after: list[list[str]] = field(default_factory=list)  # every host, after unmounting (remove the mount point)
     logs: dict[str, str] = field(default_factory=dict)  # file on the host -> name under targets/<target>/
     env: dict[str, str] = field(default_factory=dict)  # environment of these commands (secrets, never argv)
+    version: list[str] = field(default_factory=list)  # prints the client's version (hosts.csv)
+    shown: list[str] = field(default_factory=list)  # the client's command line for hosts.csv, when not mount[0]
+
+    def client_command(self) -> list[str]:
+        """The command line that mounts the client, as recorded in hosts.csv (options included, keys never)."""
+        return self.shown or (self.mount[0] if self.mount else [])
 
 
 @runtime_checkable

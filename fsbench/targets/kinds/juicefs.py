@@ -28,6 +28,8 @@ class JuiceFS:
     mount_options: tuple[str, ...] = ()
     access_key_env: str = ""
     secret_key_env: str = ""
+    access_key: str = ""
+    secret_key: str = ""
 
 
 SECTION = s.Struct({
@@ -40,6 +42,8 @@ SECTION = s.Struct({
     "mount_options": s.Key(s.list_of(s.line_text), default=list),
     "access_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the access key"),
     "secret_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the secret key"),
+    "access_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}"),
+    "secret_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}"),
 }, what="juicefs settings")
 
 
@@ -65,7 +69,8 @@ class JuiceFSKind:
 
     def texts(self, settings: object) -> list[tuple[str, str]]:
         spec: JuiceFS = settings  # type: ignore[assignment]
-        return [("meta", spec.meta), ("bucket", spec.bucket)] if spec else []
+        return [("meta", spec.meta), ("bucket", spec.bucket), ("access_key", spec.access_key),
+                ("secret_key", spec.secret_key)] if spec else []
 
     def check(self, target: object) -> list[tuple[tuple, str, str]]:
         if getattr(target, "settings", None) is None:
@@ -87,9 +92,14 @@ class JuiceFSKind:
             prepare.append(["mkdir", "-p", bucket])
         remember(password)
         env = {"META_PASSWORD": password} if password else {}
-        for var, env_name in (("ACCESS_KEY", spec.access_key_env), ("SECRET_KEY", spec.secret_key_env)):
-            if env_name:  # secrets travel in the environment, never in argv or the run directory
+        for var, env_name, text in (("ACCESS_KEY", spec.access_key_env, spec.access_key),
+                                    ("SECRET_KEY", spec.secret_key_env, spec.secret_key)):
+            # secrets travel in the environment, never in argv or the run directory
+            if text:
+                env[var] = render(text, values, quote=False)
+            elif env_name:
                 env[var] = os.environ.get(env_name, "")
+            if var in env:
                 remember(env[var])
         binary = spec.binary
         fmt = [binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",
@@ -98,7 +108,7 @@ class JuiceFSKind:
                  *spec.mount_options, meta, path]
         return KindPlan(prepare=prepare, once=[fmt], mount=[mount], unmount=[[binary, "umount", path]],
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
-                        logs={log: "juicefs-{host}.log"}, env=env)
+                        logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"])
 
 
 PLUGIN = JuiceFSKind()

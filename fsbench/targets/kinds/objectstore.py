@@ -1,0 +1,88 @@
+"""What every FUSE client of an object store is told: where the store is, which bucket, with which keys.
+
+Keys are texts with run-time placeholders (`${services.s3.access_key}`, `${secrets.ak}`): a kind puts
+their values in the environment of its commands, never in argv or a file of the run directory."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from fsbench.config import schema as s
+from fsbench.secrets import remember
+from fsbench.shell import render, sh
+
+
+@dataclass(frozen=True)
+class ObjectStore:
+    """An S3 endpoint, a bucket and keys, plus the client's binary and its own options."""
+
+    endpoint: str
+    bucket: str
+    access_key: str = ""
+    secret_key: str = ""
+    region: str = "us-east-1"
+    prefix: str = ""
+    binary: str = ""
+    options: tuple[str, ...] = ()
+
+
+def section(client: str, binary: str, options_doc: str) -> s.Struct:
+    """The settings section of a client kind (`s3fs:`, `rclone:`)."""
+    return s.Struct({
+        "endpoint": s.Key(s.line_text, required=True,
+                          doc="the S3 endpoint URL, e.g. ${services.s3.endpoint} or https://s3.eu-west-1.amazonaws.com"),
+        "bucket": s.Key(s.line_text, required=True, doc="the bucket, e.g. ${services.s3.bucket}"),
+        "access_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}"),
+        "secret_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}"),
+        "region": s.Key(s.line_text, default="us-east-1"),
+        "prefix": s.Key(s.line_text, default="", doc="a folder in the bucket to mount instead of its root"),
+        "binary": s.Key(s.line_text, default=binary, doc=f"the {client} program"),
+        "options": s.Key(s.list_of(s.line_text), default=list, doc=options_doc),
+    }, what=f"{client} settings")
+
+
+def settings(checked: dict | None) -> ObjectStore | None:
+    """Typed settings from a checked section (None when the target has none)."""
+    if not checked:
+        return None
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()}
+    return ObjectStore(**values)
+
+
+def texts(spec: ObjectStore | None) -> list[tuple[str, str]]:
+    """The settings that may hold run-time placeholders."""
+    if spec is None:
+        return []
+    return [("endpoint", spec.endpoint), ("bucket", spec.bucket), ("access_key", spec.access_key),
+            ("secret_key", spec.secret_key), ("region", spec.region), ("prefix", spec.prefix)]
+
+
+def resolved(spec: ObjectStore, values: dict[str, str]) -> ObjectStore:
+    """The settings with their placeholders filled in; the keys are masked from now on."""
+    def fill(text: str) -> str:
+        return render(text, values, quote=False) if text else ""
+
+    out = ObjectStore(endpoint=fill(spec.endpoint), bucket=fill(spec.bucket), access_key=fill(spec.access_key),
+                      secret_key=fill(spec.secret_key), region=fill(spec.region), prefix=fill(spec.prefix),
+                      binary=spec.binary, options=spec.options)
+    remember(out.access_key)
+    remember(out.secret_key)
+    return out
+
+
+def missing(target: object, kind: str) -> list[tuple[tuple, str, str]]:
+    """The check every client kind shares: its section must be there."""
+    if getattr(target, "settings", None) is None:
+        return [(("kind",), f"a {kind} target needs a `{kind}:` section",
+                 f"at least `{kind}: {{endpoint: URL, bucket: NAME}}`")]
+    return []
+
+
+def fuse_unmount(path: str) -> tuple[list[list[str]], list[list[str]]]:
+    """(unmount, force unmount) of a FUSE mount point: fusermount3 or fusermount, umount as a last resort."""
+    q = shlex.quote(path)
+    unmount = sh(f"fusermount3 -u {q} 2>/dev/null || fusermount -u {q} 2>/dev/null || umount {q}")
+    force = sh(f"fusermount3 -uz {q} 2>/dev/null || fusermount -uz {q} 2>/dev/null || umount -l {q}")
+    return [unmount], [force]
