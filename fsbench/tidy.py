@@ -16,6 +16,7 @@ COLUMNS = CONTEXT_COLUMNS + MEASUREMENT_COLUMNS
 METRIC_UNITS: dict[str, str] = {
     "bandwidth": "B/s",
     "iops": "op/s",
+    "file_rate": "file/s",
     "rate": "op/s",
     "io_bytes": "B",
     "ops": "count",
@@ -30,7 +31,7 @@ METRIC_UNITS: dict[str, str] = {
 }
 STATS = ("value", "max", "min", "mean", "stddev")
 #: metrics where a bigger number is better (the others, latencies and times, are better small)
-HIGHER_IS_BETTER = {"bandwidth", "iops", "rate", "io_bytes", "ops"}
+HIGHER_IS_BETTER = {"bandwidth", "iops", "file_rate", "rate", "io_bytes", "ops"}
 
 
 def measurement(

@@ -57,8 +57,8 @@ def format_value(value: float, unit: str) -> str:
         return _binary(value)
     if unit == "s":
         return _seconds(value)
-    if unit in ("op/s", "count"):
-        suffix = " op/s" if unit == "op/s" else ""
+    if unit in ("op/s", "file/s", "count"):
+        suffix = f" {unit}" if unit != "count" else ""
         return _decimal(value) + suffix
     if unit == "%":
         return f"{value:.1f}%"

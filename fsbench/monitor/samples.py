@@ -135,6 +135,8 @@ def _stat(pid: int, comm: str, line: str, names: dict[int, str], sample: Sample)
     name = names.get(pid)
     if name is None or len(rest) < 20:
         return
+    if rest[0] in ("Z", "X"):
+        return  # a zombie (a client that exited and was not reaped yet) is not a running process
     if comm != name and not (len(comm) == COMM_LEN and name.startswith(comm)):
         return  # the pid was reused by another program since the sampler's last pid scan
     vals = _ints([rest[11], rest[12], rest[19]])

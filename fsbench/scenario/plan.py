@@ -86,7 +86,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
                 for rep in range(1, reps + 1):
                     first = reads and dataset not in laid_out
-                    if reads:
+                    if reads or w.dataset:  # a writing workload of a dataset leaves its files for the reads
                         laid_out.add(dataset)
                     # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
                     total = estimate + (layout if first else 0.0) + (PREPARE_START_S if reads else 0.0)

@@ -120,3 +120,35 @@ def test_unreadable_file_is_a_parse_error(tmp_path: Path) -> None:
         parse_any(tmp_path / "missing.json")
     with pytest.raises(ParseError, match="cannot read"):
         parse_any(tmp_path)  # a directory
+
+
+SMALL_FILES = INPUTS / "fio-3.33_json_small_files_bs_equals_filesize_read_psync.json"
+
+
+def test_whole_file_reads_are_counted_in_files_per_second() -> None:
+    # a real run: 2 threads x 20 files of 128k read with bs=128k (bs in the job, filesize in [global])
+    rows = [r for r in parse_any(SMALL_FILES).rows if r["metric"] in ("iops", "file_rate", "ops")]
+    by_job: dict[int, dict[str, float]] = {}
+    for r in rows:
+        by_job.setdefault(r["job_index"], {})[r["metric"]] = r["value"]
+    assert len(by_job) == 2
+    for values in by_job.values():
+        assert values["ops"] == 20 and values["file_rate"] == values["iops"] > 0
+    assert {r["unit"] for r in parse_any(SMALL_FILES).rows if r["metric"] == "file_rate"} == {"file/s"}
+
+
+@pytest.mark.parametrize("options, whole", [
+    ({"bs": "128k", "filesize": "128k"}, True),
+    ({"bs": "131072", "filesize": "128KiB"}, True),
+    ({"bs": "4k", "filesize": "128k"}, False),
+    ({"bs": "128k", "filesize": "64k-128k"}, False),  # a range is not one size
+    ({"bs": "128k,4k", "filesize": "128k"}, False),  # per-direction block sizes
+    ({"bs": "128k"}, False),
+    ({"bs": "x", "filesize": "x"}, False),
+])
+def test_whole_file_io(options: dict, whole: bool) -> None:
+    assert parse_json.whole_file_io(options) is whole
+
+
+def test_other_outputs_have_no_file_rate() -> None:
+    assert not [r for r in parse_any(ONE_LINE).rows if r["metric"] == "file_rate"]

@@ -29,6 +29,7 @@ class P:
     rss_kb: int = 1024
     hwm_kb: int | None = None
     comm: str | None = None  # what the kernel shows, when it differs from the watched name
+    state: str = "S"  # /proc/PID/stat's state letter (Z: a zombie)
 
 
 @dataclass
@@ -57,7 +58,7 @@ def block(seq: int, s: Snap) -> str:
             " carrier compressed"]
     out += [f"{n:>6}: {rx} 10 0 0 0 0 0 0 {tx} 10 0 0 0 0 0 0" for n, (rx, tx) in s.nets.items()]
     for p in s.procs:
-        out.append(f"{p.pid} ({p.comm or p.name}) S 1 {p.pid} {p.pid} 0 -1 4194560 100 0 0 0 {p.utime} {p.stime} "
+        out.append(f"{p.pid} ({p.comm or p.name}) {p.state} 1 {p.pid} {p.pid} 0 -1 4194560 100 0 0 0 {p.utime} {p.stime} "
                    f"0 0 20 0 3 0 {p.start} 123456789 {p.rss_kb // 4} 18446744073709551615 1 1 0 0 0 0 0")
         out += [f"Name:\t{(p.comm or p.name)[:15]}", "Umask:\t0022", "State:\tS (sleeping)", f"Tgid:\t{p.pid}",
                 f"Pid:\t{p.pid}", "PPid:\t1", f"VmPeak:\t  {p.rss_kb * 2} kB",
@@ -122,6 +123,15 @@ def test_process_cpu_sums_its_pids():
     got = rows(text)
     assert got["ossfs", "cpu_usage", "mean"] == 150.0
     assert [r["operation"] for r in analyse(text, "h1").summary if r["job"] == "ossfs"] == ["process"] * 3
+
+
+def test_a_zombie_is_not_a_running_client():
+    # a FUSE client that exited after its unmount but was not reaped (PID 1 of a container) stays in
+    # /proc as a zombie: no CPU, no memory, and it must not appear as a process of the next target
+    z0, z1 = P(100, "juicefs", start=50, utime=10, state="Z"), P(100, "juicefs", start=50, utime=10, state="Z")
+    live0, live1 = P(200, "s3fs", start=60, utime=10), P(200, "s3fs", start=60, utime=30)
+    text = raw(Snap(1000.0, procs=[z0, live0]), Snap(1001.0, procs=[z1, live1]), watch=("juicefs", "s3fs"))
+    assert {r["job"] for r in analyse(text, "h1").summary if r["operation"] == "process"} == {"s3fs"}
 
 
 def test_custom_clock_ticks():

@@ -163,9 +163,17 @@ class FioAdapter:
         # fio prefixes a filename with the directory set *before* it, so each job gets its directory
         # first and then its filename (moved down from [global], where it would be added too early)
         glob_file = glob.pop("filename", None)
+        dataset = getattr(case, "dataset", "")
+        sections = 0
         for name, opts in jf.sections:
             if name == "global":
                 continue
+            if dataset and "filename_format" not in opts and "filename_format" not in glob \
+                    and "filename" not in opts and glob_file is None:
+                # cases sharing a dataset share file names, whatever their job names: a read workload
+                # finds the files a write workload of the same dataset left (n-th section <-> n-th section)
+                opts["filename_format"] = f"{dataset}.{sections}.$jobnum.$filenum"
+            sections += 1
             own = opts.pop("directory", None) or glob_dir
             filename = opts.pop("filename", glob_file)
             head: dict[str, str | None] = {}

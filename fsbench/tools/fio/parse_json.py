@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 
 from fsbench.errors import ParseError
 from fsbench.tidy import METRIC_UNITS, ParseResult, vet
+from fsbench.units import parse_size
 
 TOOL = "fio"
 DIRECTIONS = ("read", "write", "trim")
 #: metric order of every fio parser, so rows of the JSON, normal and terse parsers line up
 METRIC_ORDER = (
     "bandwidth", "iops", "io_bytes", "ops", "runtime", "clat_mean", "clat_min", "clat_max", "clat_stddev",
-    "clat_p50", "clat_p90", "clat_p95", "clat_p99", "clat_p99.9", "lat_mean", "slat_mean",
+    "clat_p50", "clat_p90", "clat_p95", "clat_p99", "clat_p99.9", "lat_mean", "slat_mean", "file_rate",
 )
 #: clat percentile -> metric; only these are kept ("50.000000" in JSON, "50.00th" in text)
 PERCENTILES = {50.0: "clat_p50", 90.0: "clat_p90", 95.0: "clat_p95", 99.0: "clat_p99", 99.9: "clat_p99.9"}
@@ -75,10 +76,26 @@ class ParsedJob:
     directions: list[ParsedDirection] = field(default_factory=list)
     ops: dict[str, float] = field(default_factory=dict)
     host: str = ""
+    #: the job's own options ("job options" of fio's JSON), for the whole-file test of file_rate
+    options: dict[str, str] = field(default_factory=dict)
 
 
-def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult) -> None:
+def whole_file_io(options: dict[str, str]) -> bool:
+    """Whether every I/O of a job is one whole file: one block size equal to one file size (bs=filesize=128k,
+    seed 001's small files). Then its IOPS are files per second, reported as the metric file_rate."""
+    bs, filesize = str(options.get("bs", "")), str(options.get("filesize", ""))
+    if not bs or not filesize or any(c in bs + filesize for c in "-:,/%"):
+        return False  # ranges, per-direction sizes and percentages are not one size
+    try:
+        return parse_size(bs) == parse_size(filesize) > 0
+    except ValueError:
+        return False
+
+
+def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult, global_options: dict | None = None) -> None:
     """Rows of complete directions that moved data; same-named jobs told apart by job_index."""
+    base = {str(k): str(v) for k, v in (global_options or {}).items()}
+    whole_files = {id(job): whole_file_io({**base, **job.options}) for job in jobs}
     names_by_group: dict[int, set[str]] = {}
     for job in jobs:
         if job.name != "All clients":
@@ -101,6 +118,8 @@ def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult) -> None:
             values = d.values
             if d.op in job.ops:
                 values = {**values, "ops": job.ops[d.op]}
+            if whole_files.get(id(job)) and "iops" in values:
+                values = {**values, "file_rate": values["iops"]}
             if not d.complete or not (values.get("io_bytes", 0) > 0 or values.get("ops", 0) > 0):
                 continue  # a direction is reported only when it moved data
             op = d.op
@@ -152,7 +171,8 @@ def _parse(chunks: Iterable[str], source: str) -> ParseResult:
     if not client_mode:
         for job in jobs:
             job.host = ""  # only client/server entries name their host
-    rows_from_jobs(jobs, out)
+    options = final.get("global options")
+    rows_from_jobs(jobs, out, options if isinstance(options, dict) and not client_mode else None)
     vet(out)
     if not out.rows:
         errors = [w for w in out.warnings if "error=" in w]
@@ -294,8 +314,11 @@ def _hook(d: dict) -> object:
 def _job(d: dict) -> ParsedJob:
     name = d.get("jobname", "")
     host = d.get("hostname", "")
+    options = d.get("job options")
     job = ParsedJob(name if isinstance(name, str) else str(name), _int(d.get("groupid")), _int(d.get("error")),
-                    host=host if isinstance(host, str) else str(host))
+                    host=host if isinstance(host, str) else str(host),
+                    options={str(k): str(v) for k, v in options.items() if k in ("bs", "filesize")}
+                    if isinstance(options, dict) else {})
     for op in DIRECTIONS:
         dd = d.get(op)
         if isinstance(dd, dict):
