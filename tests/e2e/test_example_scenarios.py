@@ -202,7 +202,10 @@ def test_ossfs_plan_is_the_seeds_tests():
     assert small.repetitions == 5
     assert [n for n, x in w.items() if x.drop_caches] == ["seq-read-1m", "seq-read-1m-4-threads",
                                                           "small-files-read-128-threads"]
-    assert "-o direct_read -o readdir_optimize" in " ".join(sc.targets["ossfs-1"].setup)
+    assert "-o direct_read -o readdir_optimize" in sc.targets["ossfs-1"].settings.mount
+    assert sc.targets["ossfs-1"].kind == "fuse" and sc.targets["ossfs-1"].client_process == "ossfs"
+    assert {n for n, x in w.items() if x.dataset == "big-file"} == {"seq-write-1m", "seq-read-1m",
+                                                                    "seq-read-1m-4-threads"}
     assert "--upload_buffer_size=33554432" in " ".join(sc.targets["ossfs-2"].setup)
 
 
