@@ -7,9 +7,11 @@ import pandas as pd
 #: how rows of one case combine when a tool reports several jobs or hosts
 ADDITIVE = {"bandwidth", "iops", "rate", "io_bytes", "ops"}
 MAXIMAL = {"runtime", "time", "clat_max", "memory_peak"}
-MINIMAL = {"clat_min"}
+MINIMAL = {"clat_min", "functional"}  # functional: an outcome, the worst one counts
 
 KEYS = ["target", "workload", "tool", "job", "operation", "metric", "unit"]
+#: a tool's own verdict of a value (juicefs bench's colours), worst first
+VERDICT_ORDER = ("poor", "fair", "good")
 
 
 def _combine(metric: str) -> str:
@@ -63,7 +65,32 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     out = out.rename(columns={"count": "n"})
     out["std"] = out["std"].fillna(0.0)
     out["cv"] = (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0)
-    return out
+    return _with_tool_verdicts(out, results, group)
+
+
+def _worst(verdicts: pd.Series) -> str:
+    have = set(verdicts.dropna().astype(str))
+    return next((v for v in VERDICT_ORDER if v in have), "")
+
+
+def _with_tool_verdicts(out: pd.DataFrame, results: pd.DataFrame, group: list[str]) -> pd.DataFrame:
+    """`tool_verdict`: the worst verdict the tool itself gave a value over the repetitions (a run judged
+    poor once is not good on average), where its rows carry one."""
+    if "verdict" not in results.columns or not results["verdict"].astype("string").fillna("").ne("").any():
+        return out
+    df = results[results["verdict"].astype("string").fillna("").ne("")].copy()
+    df["job"] = df["job"].astype("string").fillna("").astype(str) if "job" in df else ""
+    df["stat"] = df["stat"].fillna("value") if "stat" in df else "value"
+    for c in group:
+        if c.startswith("param_"):
+            df[c] = df[c].astype("string").fillna("") if c in df else ""
+    keys = [c for c in group if c in df.columns]
+    worst = df.groupby(keys, sort=False, dropna=False)["verdict"].agg(_worst).reset_index()
+    worst = worst.rename(columns={"verdict": "tool_verdict"})
+    for c in keys:
+        if c.startswith("param_"):
+            out[c] = out[c].astype("string").fillna("")
+    return out.merge(worst, on=keys, how="left")
 
 
 def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:

@@ -98,12 +98,16 @@ def _summary(ctx: dict) -> list[str]:
     out = ["## Cases", ""]
     counts = ", ".join(f"{n} {escape(status)}" for status, n in ctx.get("counts", {}).items())
     band, cv = ctx.get("same_band", "5%"), ctx.get("cv_threshold", "10%")
-    out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. Baseline target "
-            f"**{escape(ctx.get('baseline', ''))}**; values in parentheses are the ratio to it (✅ better, "
-            f"❌ worse, by more than {band}; ⚠ repetitions spread more than {cv}).", ""]
+    if len(ctx.get("targets") or []) > 1:
+        out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. Baseline target "
+                f"**{escape(ctx.get('baseline', ''))}**; values in parentheses are the ratio to it (✅ better, "
+                f"❌ worse, by more than {band}; ⚠ repetitions spread more than {cv}).", ""]
+    else:  # one system under test: nothing to compare with, no ratios
+        out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. One target, so no ratios "
+                f"(⚠ repetitions spread more than {cv}).", ""]
     marks = {"good": "🟢", "fair": "🟡", "poor": "🔴"}
     if ctx.get("verdicts"):
-        out += ["Against the scenario's thresholds: " + ", ".join(
+        out += ["Verdicts (the scenario's thresholds, else the tool's own limits): " + ", ".join(
             f"{marks.get(v, '')} {n} {escape(v)}" for v, n in ctx["verdicts"].items()) + ".", ""]
     if ctx.get("unstable"):
         n = ctx.get("unstable_count") or len(ctx["unstable"])
@@ -164,7 +168,7 @@ def _table(t: dict, baseline: str) -> list[str]:
     out = [f"### {escape(title)}", ""] if title else []
     targets = t.get("targets", [])
     head = t.get("head") or ["operation", "metric", *targets]
-    head = [escape(h) + (" (baseline)" if h == baseline and h in targets else "") for h in head]
+    head = [escape(h) + (" (baseline)" if h == baseline and h in targets and len(targets) > 1 else "") for h in head]
     rows, n_labels = [], 0
     for r in t["rows"]:
         if r.get("section") is not None:  # a block's heading row: bold in the first column

@@ -47,10 +47,17 @@ def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload
         "cv": f"±{cv * 100:.0f}%" if int(r.get("n", 1)) > 1 else "",
         "unstable": cv > style.cv_threshold,
         "value": value,
-        "verdict": verdict_for(style.thresholds, workload, str(r["operation"]), metric, value),
+        # the scenario's thresholds first (your requirement), else the tool's own verdict (juicefs bench)
+        "verdict": verdict_for(style.thresholds, workload, str(r["operation"]), metric, value)
+        or _tool_verdict(r),
         "n": int(r.get("n", 1) or 1),
         "spread": cv,
     }
+
+
+def _tool_verdict(r: pd.Series) -> str:
+    v = r.get("tool_verdict")
+    return str(v) if isinstance(v, str) and v in ("good", "fair", "poor") else ""
 
 
 def row_order(df: pd.DataFrame) -> list[tuple[str, str, str]]:

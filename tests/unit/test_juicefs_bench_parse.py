@@ -120,6 +120,8 @@ def test_colours_progress_warnings_and_newer_parameter_line() -> None:
     )
     result = parse_text(text, "coloured")
     plain = parse_text(table, "plain")
+    judged = {(r["operation"], r["metric"]): r.pop("verdict") for r in result.rows if "verdict" in r}
+    assert judged == {("write_big_file", "bandwidth"): "good", ("update_meta", "ops"): "poor"}
     assert [r for r in result.rows if r["operation"] != "total"] == plain.rows
     assert result.meta["BigFileSize"] == 2**30 and result.meta["NumThreads"] == 4
     assert ("Clear cache operation has been skipped (2 times)" in " ".join(result.warnings))
@@ -141,3 +143,38 @@ def test_no_result(text: str, reason: str) -> None:
 def test_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="cannot read"):
         parse_path(tmp_path / "missing.txt")
+
+
+PTY = GOLDEN_DIR / "inputs" / "juicefs-1.4.2_bench_p2_pty_colours.txt"
+
+
+def test_the_tools_own_colours_become_verdicts() -> None:
+    # a real `juicefs bench -p 2` run under a pseudo-terminal (`script`), as fsbench runs it: every VALUE
+    # and COST is coloured; FUSE operation's cost was yellow (0.55 ms/op), everything else green
+    result = parse_path(PTY)
+    check_golden(result.rows, GOLDEN_DIR / f"{PTY.stem}.csv")
+    verdicts = {(r["operation"], r["metric"]): r.get("verdict") for r in result.rows}
+    assert verdicts[("fuse_operation", "latency_mean")] == "fair"
+    assert verdicts[("write_big_file", "bandwidth")] == "good" and verdicts[("stat_file", "latency_mean")] == "good"
+    assert verdicts[("fuse_operation", "ops")] == "good"
+    assert "verdict" not in {k for r in result.rows if r["operation"] == "total" for k in r}
+    assert result.meta["NumThreads"] == 2
+
+
+def test_plain_output_has_no_verdicts() -> None:
+    rows = parse_path(PUBLIC / "pr-352_internal_metrics_lines.txt").rows
+    assert rows and not any("verdict" in r for r in rows)
+
+
+def test_it_runs_under_a_pseudo_terminal_unless_told_not_to() -> None:
+    from fsbench.scenario.plan import Case
+    from fsbench.tools.juicefs_bench.adapter import PLUGIN
+
+    case = Case("c", 1, "t", "w", TOOL, 1, {}, {"threads": 2}, {}, None, ("local",), 1.0, 60.0)
+    inv = PLUGIN.build(case, "/mnt/jfs/x")
+    assert inv.argv[:2] == ["script", "-qfec"] and inv.argv[2] == "juicefs bench --threads 2 /mnt/jfs/x"
+    assert inv.env["TERM"].startswith("xterm")
+    plain = PLUGIN.build(Case("c", 1, "t", "w", TOOL, 1, {}, {"verdicts": False}, {}, None, ("local",), 1.0, 60.0),
+                         "/mnt/jfs/x")
+    assert plain.argv == ["juicefs", "bench", "/mnt/jfs/x"]
+    assert [i.path for i in PLUGIN.check_options({"verdicts": "yes"}, None, {}, {})] == ["verdicts"]

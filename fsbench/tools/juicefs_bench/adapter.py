@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from fsbench.errors import ParseError
@@ -18,6 +19,8 @@ OPTIONS = {
     "small_file_size": "size of each small file, e.g. 128k",
     "small_file_count": "small files per thread",
     "binary": "the juicefs command (default: juicefs on PATH or beside fsbench's Python)",
+    "verdicts": "true (default): run it under a pseudo-terminal (util-linux `script`) so it colours its "
+                "values green / yellow / red against its own limits, kept as each row's verdict",
 }
 #: rough speeds for plans and ETAs
 BIG_BW, SMALL_RATE = 400 * 2**20, 300.0
@@ -57,6 +60,8 @@ class JuiceFSBenchAdapter:
                     parse_size(options[key])
                 except ValueError:
                     issues.append(OptionIssue(key, f"{key}={options[key]!r} is not a size", "for example 1m, 128k"))
+        if "verdicts" in options and not isinstance(options["verdicts"], bool):
+            issues.append(OptionIssue("verdicts", f"verdicts must be true or false, got {options['verdicts']!r}"))
         for key in ("threads", "small_file_count"):
             v = options.get(key, 1)
             if isinstance(v, bool) or not isinstance(v, int) or v < (1 if key == "threads" else 0):
@@ -87,7 +92,13 @@ class JuiceFSBenchAdapter:
             argv += ["--small-file-size", _kib(o["small_file_size"])]
         if "small_file_count" in o:
             argv += ["--small-file-count", str(o["small_file_count"])]
-        return Invocation(argv=argv + [test_dir])
+        argv.append(test_dir)
+        if o.get("verdicts", True) is False:
+            return Invocation(argv=argv)
+        # juicefs colours its verdicts only on a terminal: `script` gives it one (its output, stderr
+        # included, still goes to stdout; -e returns juicefs's own exit status)
+        return Invocation(argv=["script", "-qfec", shlex.join(argv), "/dev/null"],
+                          env={"TERM": "xterm-256color", "SHELL": "/bin/sh"})
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """The table on stdout (some versions log it to stderr: then both are read)."""

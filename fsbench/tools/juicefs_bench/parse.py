@@ -10,6 +10,11 @@ SmallFileCount and NumThreads (counts). ANSI colours, `\\r` progress bars, inden
 are tolerated; a table cut off keeps its complete rows. No result at all raises ParseError; no
 other exception escapes.
 
+Verdicts: on a terminal juicefs bench colours each VALUE and COST green, yellow or red against its own
+limits (which scale with -p). Where the output holds those colours (fsbench runs it under a
+pseudo-terminal for this), each row gets a `verdict` column: good (green), fair (yellow), poor (red),
+the VALUE's colour on its bandwidth/rate row and the COST's on its latency_mean row.
+
 Counts that are not measurements of a cost: juicefs prints the cost per operation of an item with
 0 operations as `0.00 ms/op` (and a negative count, the difference of the client's counters when
 they went backwards, with whatever cost). A cost over no operation is no latency, so its
@@ -32,6 +37,10 @@ TOOL = "juicefs-bench"
 _N = r"-?\d+(?:\.\d+)?"
 _SIZE = r"\d+(?:\.\d+)?\s*[KMGTP]?i?B"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+#: juicefs bench's colours of a cell: the SGR code before its number (1;32m green, 1;33m yellow, 1;31m red)
+_COLOUR = re.compile(r"\x1b\[(?:\d;)?3([123])m")
+VERDICTS = {"2": "good", "3": "fair", "1": "poor"}
+VERDICT = "verdict"
 _PARAM = re.compile(rf"\b(BlockSize|BigFileSize|SmallFileSize|SmallFileCount|NumThreads):\s*({_SIZE}|\d+)\b")
 _TOTAL = re.compile(
     rf"^(?:Time used|Used):\s*({_N})\s*s,\s*CPU:\s*({_N})\s*%,\s*(?:Memory|MEM):\s*({_N})\s*([KMGTP]?i?B)\b"
@@ -67,13 +76,19 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
         line = _ANSI.sub("", raw).strip()
         if line:
             try:
-                state.feed(line)
+                state.feed(line, raw)
             except (ValueError, OverflowError) as exc:
                 state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
     out = vet(state.finish())
     if not out.rows:
         raise ParseError(TOOL, source, _no_result_reason(text, state.progress))
     return out
+
+
+def _colour_of(cell: str) -> str:
+    """The verdict of a table cell's colour ('' when it has none)."""
+    m = _COLOUR.search(cell)
+    return VERDICTS[m.group(1)] if m else ""
 
 
 def _scaled(number: str, exp10: int) -> float:
@@ -102,15 +117,18 @@ class _State:
         self.table_open = False  # a row was read and no closing border yet
         self.progress = False
 
-    def add(self, operation: str, metric: str, value: float) -> None:
+    def add(self, operation: str, metric: str, value: float, verdict: str = "") -> None:
         # a value that is not finite reaches tidy.vet, which leaves it out with a warning
-        self.out.rows.append(measurement(TOOL, operation, metric, value))
+        row = measurement(TOOL, operation, metric, value)
+        if verdict:
+            row[VERDICT] = verdict
+        self.out.rows.append(row)
 
-    def feed(self, line: str) -> None:
+    def feed(self, line: str, raw: str = "") -> None:
         if m := _LOG.search(line):
             self.logs[f"<{m.group(1)}>: {m.group(2)}"] += 1
         elif line.startswith("|"):
-            self._table_row(line)
+            self._table_row(line, raw)
         elif _BORDER.match(line):
             self.table_open = False
         elif m := _TOTAL.match(line):
@@ -125,8 +143,10 @@ class _State:
         else:
             self._old_line(line)
 
-    def _table_row(self, line: str) -> None:
+    def _table_row(self, line: str, raw: str = "") -> None:
         cells = [c.strip() for c in line.strip("|").split("|")]
+        colours = [_colour_of(c) for c in raw.strip().strip("|").split("|")] if "\x1b" in raw else []
+        value_verdict, cost_verdict = (colours[1], colours[2]) if len(colours) == 3 else ("", "")
         if cells and cells[0].upper() == "ITEM":
             return
         if not line.endswith("|") or len(cells) != 3:
@@ -142,16 +162,16 @@ class _State:
             return
         number = float(v.group(1))
         if v.group(2):
-            self.add(operation, "bandwidth", number * parse_size("1" + v.group(2)))
+            self.add(operation, "bandwidth", number * parse_size("1" + v.group(2)), value_verdict)
         elif v.group(3):
-            self.add(operation, "rate", number)
+            self.add(operation, "rate", number, value_verdict)
         else:
-            self._count(operation, number)
+            self._count(operation, number, value_verdict)
             if number <= 0:
                 self._no_cost(operation, number)
                 return
         if c := _COST.match(cost):
-            self.add(operation, "latency_mean", _scaled(c.group(1), _EXP[c.group(2)]))
+            self.add(operation, "latency_mean", _scaled(c.group(1), _EXP[c.group(2)]), cost_verdict)
         else:
             self.out.warnings.append(f"{operation}: cost {cost!r} not understood")
 
@@ -159,8 +179,8 @@ class _State:
         self.out.warnings.append(f"{operation}: a cost over {count:g} operations is not a latency; "
                                  "no latency_mean row")
 
-    def _count(self, operation: str, number: float) -> None:
-        self.add(operation, "ops", number)
+    def _count(self, operation: str, number: float, verdict: str = "") -> None:
+        self.add(operation, "ops", number, verdict)
         if number < 0 and self.out.rows and self.out.rows[-1]["operation"] == operation:
             why = (f"negative count {number:g} kept as printed (juicefs reports the difference of the "
                    "client's counters, which went backwards)")
