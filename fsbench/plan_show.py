@@ -29,7 +29,7 @@ def describe_case(sc: Scenario, case: Case) -> str:
     kind = KINDS.get(target.kind)
     ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
                        port=PORT, controller=HostInfo("controller", "127.0.0.1"), address=kind.address,
-                       target_kind=kind.name, target_settings=target.settings)
+                       target_kind=kind.name, target_settings=target.settings, store=_store(kind, target))
     folder = case_dir(sc, case) if kind.address == "directory" else target.path
     lines = [f"== case {case.index}: {case.case_id}",
              f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
@@ -42,6 +42,24 @@ def describe_case(sc: Scenario, case: Case) -> str:
         lines.append("-- drop the page cache on every involved host (sync; echo 3 > /proc/sys/vm/drop_caches)")
     lines += _invocation("run (timed and monitored)", tool.build(case, folder, ctx))
     return "\n".join(lines) + "\n"
+
+
+class _AsWritten(dict):
+    """Run-time values not known yet: every placeholder stands for itself (`${services.s3.endpoint}`)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> str:
+        return "${" + key + "}"
+
+
+def _store(kind, target) -> object:
+    """The object store behind the target, with its run-time values as placeholders (None when it has none)."""
+    try:
+        return kind.plan(target, _AsWritten(), posixpath.join("/var/tmp/fsbench", RUN_ID)).store
+    except Exception:  # noqa: BLE001 - only a plan display: a kind that needs real values shows no store
+        return None
 
 
 def _invocation(title: str, inv: Invocation) -> list[str]:

@@ -30,6 +30,8 @@ METRIC_UNITS: dict[str, str] = {
     "memory_peak": "B",
 }
 STATS = ("value", "max", "min", "mean", "stddev")
+#: the unit of outcomes (functional checks): 1 pass, 0 not supported, -1 failed
+OUTCOME_UNIT = "result"
 #: metrics where a bigger number is better (the others, latencies and times, are better small)
 HIGHER_IS_BETTER = {"bandwidth", "iops", "file_rate", "rate", "io_bytes", "ops"}
 
@@ -93,11 +95,15 @@ def check_row(row: dict) -> str | None:
     The rule, the same for every tool: a value that is not a finite number (NaN, infinity) is no
     measurement, and the row must be left out; every metric of the vocabulary is a magnitude, so a
     negative value is wrong; a value above PLAUSIBLE_MAX of its unit is beyond physical sense.
-    The last two keep their row, flagged in its `warnings` column (see vet).
+    The last two keep their row, flagged in its `warnings` column (see vet). The one exception is the
+    unit `result`, an outcome rather than a magnitude (a functional check: 1 pass, 0 not supported,
+    -1 failed).
     """
     value = row.get("value")
     if not isinstance(value, float) or not math.isfinite(value):
         return f"value {value!r} is not a finite number"
+    if row.get("unit") == OUTCOME_UNIT:
+        return None if value in (-1.0, 0.0, 1.0) else f"{row.get('metric')} {value:g} is not an outcome (1, 0, -1)"
     if value < 0:
         return f"negative {row.get('metric')} ({value:g} {row.get('unit')})"
     limit = PLAUSIBLE_MAX.get(str(row.get("unit")))

@@ -62,6 +62,8 @@ def format_value(value: float, unit: str) -> str:
         return _decimal(value) + suffix
     if unit == "%":
         return f"{value:.1f}%"
+    if unit == "result":  # an outcome: the mean of repetitions that disagree is no outcome
+        return {1.0: "pass", 0.0: "not supported", -1.0: "failed"}.get(value, "varies")
     return f"{value:.4g} {unit}".strip()
 
 

@@ -19,12 +19,12 @@ MIN_DIFFERENCE = 0.02
 
 def view_sentences(view: dict, baseline: str) -> list[str]:
     """Sentences about one view's tables (table, by_value and at views)."""
-    out = _verdict_sentences(view)
+    out = _verdict_sentences(view) + _check_sentences(view)
     measurements = []  # (label, {target: (value, cv, n, ratio)}, higher_is_better)
     for t in view.get("tables", []):
         if t.get("kind") == "compare":
             for r in t["rows"]:
-                if r.get("section") is not None or r.get("resource"):
+                if r.get("section") is not None or r.get("resource") or r.get("check"):
                     continue
                 vals = _values(t["targets"], r["cells"])
                 if len(vals) >= 2:
@@ -44,6 +44,26 @@ def view_sentences(view: dict, baseline: str) -> list[str]:
     if not measurements:
         return out
     return out + _summarise(view["title"], measurements, baseline)
+
+
+def _check_sentences(view: dict) -> list[str]:
+    """Functional checks: per target how many pass, and which failed or are not supported."""
+    out = []
+    for t in view.get("tables", []):
+        checks = [r for r in t["rows"] if r.get("check")]
+        for i, target in enumerate(t.get("targets") or []):
+            outcome: dict[str, list[str]] = {}
+            for r in checks:
+                outcome.setdefault(r["cells"][i]["text"], []).append(r["labels"][0].lower())
+            if not outcome:
+                continue
+            who = f" on {target}" if len(t["targets"]) > 1 else ""
+            text = f"{view['title']}{who}: {len(outcome.get('pass', []))} of {len(checks)} checks pass"
+            for word in ("failed", "not supported", "varies"):
+                if outcome.get(word):
+                    text += f"; {word}: {', '.join(outcome[word])}"
+            out.append(text + ".")
+    return out
 
 
 def _verdict_sentences(view: dict) -> list[str]:

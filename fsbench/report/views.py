@@ -5,11 +5,13 @@ targets, each value with its ratio to the baseline: seed 000), `by_value` (per s
 metrics with client CPU and peak memory: seeds 001 and 004), `stats` (per target Max/Min/Mean/StdDev
 per operation: seed 004), `best` (per operation, % of the best: seed 004), `chart` (a metric against a
 swept value, one chart per target or per operation: seed 002) and `at` (the values at one swept value:
-seed 002's latency at 20 and throughput at 100).
+seed 002's latency at 20 and throughput at 100), `checks` (functional checks, pass / not supported /
+failed per target: juicefs objbench, seed 003).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -36,13 +38,23 @@ class RunView:
     tool_names: dict[str, str]  # workload -> tool name
     descriptions: dict[str, str] = field(default_factory=dict)
     clients: dict[str, str] = field(default_factory=dict)  # target -> its client process name
+    #: rows of other tools beside a workload's own (collectors: juicefs-stats, juicefs-profile) -> plug-in
+    side_tools: dict[str, object] = field(default_factory=dict)
 
-    def rows(self, workloads: list[str]) -> pd.DataFrame:
-        """The tools' own summary rows (not the monitor's) of these workloads."""
+    def rows(self, workloads: list[str], tool: str | None = None) -> pd.DataFrame:
+        """The summary rows of these workloads: its tools' own (not the monitor's or a collector's), or
+        those of `tool` (a view's `tool:`, e.g. a collector's)."""
         s = self.summary
         if s.empty:
             return s
-        return s[s["workload"].isin(workloads) & (s["tool"] != "monitor")]
+        s = s[s["workload"].isin(workloads)]
+        if tool:
+            return s[s["tool"] == tool]
+        return s[(s["tool"] != "monitor") & ~s["tool"].isin(list(self.side_tools))]
+
+    def tool_of(self, workload: str, spec: dict) -> object:
+        """The plug-in whose declarations (operation order, primary metrics) the view follows."""
+        return self.side_tools.get(str(spec.get("tool"))) if spec.get("tool") else self.tools.get(workload)
 
     def present(self, df: pd.DataFrame) -> list[str]:
         """Targets with results, in the scenario's order."""
@@ -61,6 +73,10 @@ def ordered_operations(df: pd.DataFrame, tool: object, wanted: list[str]) -> lis
     have = list(dict.fromkeys(str(o) for o in df["operation"]))
     if wanted:
         return [o for o in wanted if o in have]
+    order_by = getattr(tool, "order_by", "")
+    if order_by:  # the biggest first, as the tool itself lists them (juicefs profile: total time)
+        totals = df[df["metric"] == order_by].groupby("operation")["mean"].sum()
+        return sorted(have, key=lambda o: -float(totals.get(o, 0.0)))
     natural = list(getattr(tool, "operations", ()) or ())
     if natural and any(o in have for o in natural):
         return [o for o in natural if o in have]  # the others (a tool's internals) go to "All measurements"
@@ -93,7 +109,7 @@ def _point(row_params: dict) -> str:
 def table_view(rv: RunView, spec: dict) -> dict:
     """Operations x targets, value (ratio to the baseline); one block per workload; per sweep point."""
     workloads = _workloads(spec)
-    df = _main_stat(rv.rows(workloads))
+    df = _main_stat(rv.rows(workloads, spec.get("tool")))
     targets = rv.present(df)
     single = len(targets) == 1
     tables = []
@@ -105,7 +121,7 @@ def table_view(rv: RunView, spec: dict) -> dict:
             wdf = pdf[pdf["workload"] == w]
             if wdf.empty:
                 continue
-            tool = rv.tools.get(w)
+            tool = rv.tool_of(w, spec)
             if len(workloads) > 1:
                 rows.append({"section": (rv.descriptions.get(w) or w), "labels": [], "cells": []})
             for op in ordered_operations(wdf, tool, spec.get("operations") or []):
@@ -131,7 +147,7 @@ def _bar_charts(rv: RunView, spec: dict, df: pd.DataFrame, most: int = 2) -> lis
     picked = []
     for w in _workloads(spec):
         wdf = df[df["workload"] == w]
-        tool = rv.tools.get(w)
+        tool = rv.tool_of(w, spec)
         for op in ordered_operations(wdf, tool, spec.get("operations") or []):
             metric = primary_metric(wdf, tool, op, spec.get("metrics") or [])
             picked.append(wdf[(wdf["operation"] == op) & (wdf["metric"] == metric)])
@@ -240,14 +256,14 @@ def _num(v: object) -> tuple:
 def by_value_view(rv: RunView, spec: dict) -> dict:
     """Per value of the swept parameter (or once, when none is given): targets x metrics, resources last."""
     workloads = _workloads(spec)
-    df = _main_stat(rv.rows(workloads))
+    df = _main_stat(rv.rows(workloads, spec.get("tool")))
     targets = rv.present(df)
     param = f"param_{spec['param']}" if spec.get("param") else ""
     tables = []
     groups = [((), df)] if not param or param not in df else \
         sorted(((((param, v),), sub) for v, sub in df.groupby(param, sort=False)), key=lambda p: _num(p[0][0][1]))
     for w in workloads:
-        tool = rv.tools.get(w)
+        tool = rv.tool_of(w, spec)
         for pkey, pdf in groups:
             wdf = pdf[pdf["workload"] == w]
             if wdf.empty:
@@ -288,14 +304,14 @@ def _by_value_columns(df: pd.DataFrame, tool: object, wanted: list[str]) -> list
 def stats_view(rv: RunView, spec: dict) -> dict:
     """Per target: each operation's Max / Min / Mean / StdDev as the tool reported them (seed 004)."""
     workloads = _workloads(spec)
-    s = rv.rows(workloads)
+    s = rv.rows(workloads, spec.get("tool"))
     s = s[s["stat"].isin(STATS)] if not s.empty else s
     tables = []
     for w in workloads:
         wdf = s[s["workload"] == w] if not s.empty else s
         if wdf.empty or not set(wdf["stat"]) & {"max", "min", "stddev"}:
             continue
-        tool = rv.tools.get(w)
+        tool = rv.tool_of(w, spec)
         metric = (spec.get("metrics") or [None])[0] or next(
             (m for m in getattr(tool, "primary_metrics", ()) if m in set(wdf["metric"])), str(wdf["metric"].iloc[0]))
         unit_word = {"rate": "IOPS", "iops": "IOPS", "bandwidth": "bandwidth"}.get(metric, metric)
@@ -321,11 +337,11 @@ def stats_view(rv: RunView, spec: dict) -> dict:
 def best_view(rv: RunView, spec: dict) -> dict:
     """Per operation: each target's value and its percentage of the best one (seed 004's Compare)."""
     workloads = _workloads(spec)
-    df = _main_stat(rv.rows(workloads))
+    df = _main_stat(rv.rows(workloads, spec.get("tool")))
     tables = []
     for w in workloads:
         wdf = df[df["workload"] == w]
-        tool = rv.tools.get(w)
+        tool = rv.tool_of(w, spec)
         for op in ordered_operations(wdf, tool, spec.get("operations") or []):
             metric = primary_metric(wdf, tool, op, spec.get("metrics") or [])
             sub = wdf[(wdf["operation"] == op) & (wdf["metric"] == metric)]
@@ -356,14 +372,14 @@ def best_view(rv: RunView, spec: dict) -> dict:
 def chart_view(rv: RunView, spec: dict) -> dict:
     """One line chart per target (a line per operation) or per operation (a line per target) (seed 002)."""
     workloads = _workloads(spec)
-    df = _main_stat(rv.rows(workloads))
+    df = _main_stat(rv.rows(workloads, spec.get("tool")))
     param = f"param_{spec['param']}"
     charts: list[dict] = []
     if df.empty or param not in df:
         return _view("chart", spec, rv, charts=charts)
     for w in workloads:
         wdf = df[df["workload"] == w]
-        tool = rv.tools.get(w)
+        tool = rv.tool_of(w, spec)
         metric = (spec.get("metrics") or [None])[0] or next(
             (m for m in getattr(tool, "primary_metrics", ()) if m in set(wdf["metric"])), None)
         if metric is None:
@@ -390,18 +406,17 @@ def at_view(rv: RunView, spec: dict) -> dict:
     """The table view restricted to one value of a swept parameter, with a bar chart (seed 002)."""
     param, value = f"param_{spec['param']}", str(spec["value"])
     workloads = _workloads(spec)
-    df = _main_stat(rv.rows(workloads))
+    df = _main_stat(rv.rows(workloads, spec.get("tool")))
     if df.empty or param not in df:
         return _view("at", spec, rv)
     picked = df[df[param].astype(str) == value]
-    sub = RunView(rv.summary[(rv.summary.get(param, pd.Series(dtype=str)).astype(str) == value)]
-                  if param in rv.summary else rv.summary.iloc[0:0], rv.targets, rv.baseline, rv.style, rv.tools,
-                  rv.tool_names, rv.descriptions, rv.clients)
+    sub = dataclasses.replace(rv, summary=rv.summary[(rv.summary.get(param, pd.Series(dtype=str)).astype(str)
+                                                       == value)] if param in rv.summary else rv.summary.iloc[0:0])
     inner = table_view(sub, {**spec, "resources": spec.get("resources", False)})
     charts = []
     for w in workloads:
         wdf = picked[picked["workload"] == w]
-        tool = rv.tools.get(w)
+        tool = rv.tool_of(w, spec)
         metric = (spec.get("metrics") or [None])[0] or next(
             (m for m in getattr(tool, "primary_metrics", ()) if m in set(wdf["metric"])), None)
         m = wdf[wdf["metric"] == metric]
@@ -416,8 +431,48 @@ def at_view(rv: RunView, spec: dict) -> dict:
     return _view("at", spec, rv, tables=inner["tables"], charts=charts)
 
 
+# -- checks: functional checks x targets ------------------------------------------------------------
+
+#: a functional check's outcome (the metric `functional`, unit `result`) as a cell
+OUTCOMES = {1.0: ("pass", "better"), 0.0: ("not supported", ""), -1.0: ("failed", "worse")}
+
+
+def checks_view(rv: RunView, spec: dict) -> dict:
+    """Functional checks (rows, grouped by category) x targets: pass, not supported or failed (seed 003's
+    objbench table). A check whose repetitions disagree says `varies`."""
+    workloads = _workloads(spec)
+    df = rv.rows(workloads, spec.get("tool"))
+    df = df[df["metric"] == "functional"] if not df.empty else df
+    targets = rv.present(df)
+    tables = []
+    for w in workloads:
+        wdf = df[df["workload"] == w]
+        if wdf.empty:
+            continue
+        rows: list[dict] = []
+        for category in dict.fromkeys(wdf["job"].astype(str)):
+            cdf = wdf[wdf["job"].astype(str) == category]
+            if category:
+                rows.append({"section": category, "labels": [], "cells": []})
+            for op in dict.fromkeys(cdf["operation"].astype(str)):
+                cells = []
+                for t in targets:
+                    r = cdf[(cdf["operation"] == op) & (cdf["target"] == t)]
+                    if r.empty:
+                        cells.append(dict(EMPTY))
+                        continue
+                    text, cls = OUTCOMES.get(float(r["mean"].iloc[0]), ("varies", ""))
+                    cells.append({**EMPTY, "text": text, "cls": cls, "value": text})
+                rows.append({"labels": [_label(op)], "operation": op, "metric": "functional", "workload": w,
+                             "cells": cells, "check": True})
+        title = rv.descriptions.get(w) or w if len(workloads) > 1 else ""
+        tables.append({"kind": "compare", "title": title, "head": ["", *targets], "targets": targets, "rows": rows,
+                       "single": len(targets) == 1})
+    return _view("checks", spec, rv, tables=tables)
+
+
 BUILDERS = {"table": table_view, "by_value": by_value_view, "stats": stats_view, "best": best_view,
-            "chart": chart_view, "at": at_view}
+            "chart": chart_view, "at": at_view, "checks": checks_view}
 
 
 def build_view(rv: RunView, spec: dict) -> dict:
@@ -431,13 +486,15 @@ def _workloads(spec: dict) -> list[str]:
 
 def _view(kind: str, spec: dict, rv: RunView, *, tables: list | None = None, charts: list | None = None) -> dict:
     workloads = _workloads(spec)
-    names = {rv.tool_names.get(w, "") for w in workloads}
+    names = {str(spec["tool"])} if spec.get("tool") else {rv.tool_names.get(w, "") for w in workloads}
     suffix = {"stats": " · Max / Min / Mean / StdDev per target", "best": " · % of the best, per operation",
+              "checks": " · functional checks",
               "by_value": f" · per {spec.get('param')}" if spec.get("param") else "",
               "chart": f" · by {spec.get('param')}", "at": f" · at {spec.get('param')}={spec.get('value')}"}
     title = spec.get("title") or ((workloads[0] if len(workloads) == 1 else ", ".join(workloads))
                                   + suffix.get(kind, ""))
     return {"kind": kind, "title": title, "workloads": workloads, "tool": ", ".join(sorted(n for n in names if n)),
             "description": rv.descriptions.get(workloads[0], "") if len(workloads) == 1 else "",
-            "anchor": "view-" + "-".join(workloads) + f"-{kind}", "tables": tables or [], "charts": charts or [],
+            "anchor": "view-" + "-".join(workloads) + f"-{kind}" + (f"-{spec['tool']}" if spec.get("tool") else ""),
+            "tables": tables or [], "charts": charts or [],
             "spec": spec}

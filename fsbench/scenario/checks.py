@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import LineMap
 from fsbench.errors import Issue
 from fsbench.scenario.model import Scenario
@@ -75,6 +76,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         texts += [("ready", svc.ready)] if svc.ready else []
         texts += [(f"files.{n}", body) for n, body in svc.files.items()]
         issues.extend(_placeholder_issues(lm, path, texts, allowed))
+    issues.extend(_collector_issues(sc, lm))
     for i, view in enumerate(sc.report.views):
         for name in view.get("workloads") or [view.get("workload")]:
             if name and name not in sc.workloads:
@@ -108,6 +110,35 @@ def _host_names(sc: Scenario) -> set[str]:
     return set(sc.hosts) | {g for h in sc.hosts.values() for g in h.groups}
 
 
+def _collector_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
+    """Collectors name existing targets, workloads and hosts, of kinds they apply to; placeholders known."""
+    out: list[Issue] = []
+    for c in sc.collectors.values():
+        path = ("collectors", c.name)
+        kind = COLLECTORS.get(c.kind)
+        for key, names, known in (("targets", c.targets, sc.targets), ("workloads", c.workloads, sc.workloads)):
+            for n in names:
+                if n not in known:
+                    out.append(lm.issue(path + (key,), f"unknown {key[:-1]} {n!r}", f"{key}: {', '.join(known)}"))
+        for h in c.hosts:
+            if h not in _host_names(sc):
+                out.append(lm.issue(path + ("hosts",), f"unknown host or group {h!r}", f"hosts: {', '.join(sc.hosts)}"))
+        for t in c.targets:
+            if t in sc.targets and kind.target_kinds and sc.targets[t].kind not in kind.target_kinds:
+                works = " or ".join(kind.target_kinds)
+                out.append(lm.issue(path + ("targets",), f"a {c.kind} collector works on {works} targets; {t} is a "
+                                                         f"{sc.targets[t].kind} target", "leave it out of `targets:`"))
+        if not sc.collector_targets(c, kind.target_kinds):
+            out.append(lm.issue(path, f"no target a {c.kind} collector applies to "
+                                      f"({' or '.join(kind.target_kinds)} targets)"))
+        for sub, message, hint in kind.check(c):
+            out.append(lm.issue(path + tuple(sub), message, hint))
+        allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name", "case.id", "case.dir",
+                   *(f"secrets.{n}" for n in sc.secrets)}
+        out.extend(_placeholder_issues(lm, path, [("command", c.command or "")], allowed))
+    return out
+
+
 def _placeholder_issues(lm: LineMap, path: tuple, texts: list[tuple[str, str]], allowed: set[str]) -> list[Issue]:
     out = []
     for key, text in texts:
@@ -136,7 +167,9 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
         return out
     ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
            "targets": [(t.name, t.path, t.destructive) for t in targets],
-           "allow_commands": w.allow_commands, "job_file": w.job_file}
+           "allow_commands": w.allow_commands, "job_file": w.job_file,
+           # which targets have an object store behind them (for tools that test the store itself)
+           "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets}}
     seen: set[tuple] = set()
     # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
     for point in w.sweep.points() or [{}]:

@@ -68,6 +68,9 @@ class BuildContext:
     #: the target's kind and settings, for tools that need more than a path (an rbd pool, an S3 bucket)
     target_kind: str = "directory"
     target_settings: object = None
+    #: the object store behind the target (fsbench.targets.kinds.StoreAccess: storage, bucket, env), for
+    #: tools that test the store itself (juicefs objbench); None when the target has none
+    store: object = None
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""

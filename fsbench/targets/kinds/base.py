@@ -11,6 +11,17 @@ ADDRESSES = ("directory", "device", "url")
 
 
 @dataclass(frozen=True)
+class StoreAccess:
+    """The object store behind a target (JuiceFS's data, an S3 FUSE client's bucket), for tools that
+    test the store itself (`juicefs objbench`): JuiceFS's storage type, the bucket (URL or folder) and
+    the keys as ACCESS_KEY / SECRET_KEY in an environment, never in argv."""
+
+    storage: str
+    bucket: str
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class KindPlan:
     """The commands of one target on one host, in the order the session runs them."""
 
@@ -24,6 +35,7 @@ class KindPlan:
     env: dict[str, str] = field(default_factory=dict)  # environment of these commands (secrets, never argv)
     version: list[str] = field(default_factory=list)  # prints the client's version (hosts.csv)
     shown: list[str] = field(default_factory=list)  # the client's command line for hosts.csv, when not mount[0]
+    store: StoreAccess | None = None  # the object store behind the target, when it has one
 
     def client_command(self) -> list[str]:
         """The command line that mounts the client, as recorded in hosts.csv (options included, keys never)."""
@@ -43,6 +55,7 @@ class TargetKind(Protocol):
     #: the process that serves a target of this kind on its hosts (juicefs), "" when none: its CPU and
     #: peak memory are sampled during every case and reported beside the results
     client_process: str
+    #: optional `object_store = True`: its plans name the object store behind it (KindPlan.store)
 
     def settings(self, checked: dict | None) -> object:
         """Typed settings from the checked section (None when the kind has none)."""

@@ -12,7 +12,7 @@ from typing import Any
 from fsbench.config import schema as s
 from fsbench.secrets import remember, split_url_password
 from fsbench.shell import render
-from fsbench.targets.kinds.base import KindPlan
+from fsbench.targets.kinds.base import KindPlan, StoreAccess
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class JuiceFSKind:
 
     name = "juicefs"
     address = "directory"
+    object_store = True  # its plan names the store behind it (KindPlan.store)
     section = SECTION
     client_process = "juicefs"  # its CPU and peak memory are reported beside each result
 
@@ -108,7 +109,8 @@ class JuiceFSKind:
                  *spec.mount_options, meta, path]
         return KindPlan(prepare=prepare, once=[fmt], mount=[mount], unmount=[[binary, "umount", path]],
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
-                        logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"])
+                        logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"],
+                        store=StoreAccess(spec.storage, bucket, {k: v for k, v in env.items() if k != "META_PASSWORD"}))
 
 
 PLUGIN = JuiceFSKind()

@@ -12,6 +12,7 @@ from typing import Any
 from fsbench.config import schema as s
 from fsbench.secrets import remember
 from fsbench.shell import render, sh
+from fsbench.targets.kinds.base import StoreAccess
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,12 @@ def resolved(spec: ObjectStore, values: dict[str, str]) -> ObjectStore:
     remember(out.access_key)
     remember(out.secret_key)
     return out
+
+
+def store_of(spec: ObjectStore) -> StoreAccess:
+    """The bucket as JuiceFS's tools name an S3 store: storage s3, ENDPOINT/BUCKET, keys in the environment."""
+    env = {"ACCESS_KEY": spec.access_key, "SECRET_KEY": spec.secret_key} if spec.access_key else {}
+    return StoreAccess("s3", f"{spec.endpoint.rstrip('/')}/{spec.bucket}", env)
 
 
 def missing(target: object, kind: str) -> list[tuple[tuple, str, str]]:

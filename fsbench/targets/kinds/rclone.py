@@ -18,6 +18,7 @@ class RcloneKind:
 
     name = "rclone"
     address = "directory"
+    object_store = True  # its plan names the store behind it (KindPlan.store)
     section = objectstore.section("rclone", "rclone", "more flags of `rclone mount`: [--vfs-cache-mode, full, "
                                                       "--transfers, '16'] (default: --vfs-cache-mode writes)")
     client_process = "rclone"
@@ -51,7 +52,8 @@ class RcloneKind:
         unmount, force = objectstore.fuse_unmount(path)
         return KindPlan(prepare=[["mkdir", "-p", path, cache]], mount=[mount], unmount=unmount, force_unmount=force,
                         after=[["rmdir", path]], logs={log: "rclone-{host}.log"}, env=env,
-                        version=[spec.binary, "version"], shown=argv)
+                        version=[spec.binary, "version"], shown=argv,
+                        store=objectstore.store_of(spec))
 
 
 PLUGIN = RcloneKind()

@@ -14,6 +14,7 @@ class S3fsKind:
 
     name = "s3fs"
     address = "directory"
+    object_store = True  # its plan names the store behind it (KindPlan.store)
     section = objectstore.section("s3fs", "s3fs", "more `-o` options, without the -o: [use_cache=/var/tmp/c, "
                                                   "parallel_count=8, multipart_size=32]")
     client_process = "s3fs"
@@ -40,7 +41,7 @@ class S3fsKind:
         unmount, force = objectstore.fuse_unmount(path)
         return KindPlan(prepare=[["mkdir", "-p", path, posixpath.dirname(log)]], mount=[mount], unmount=unmount,
                         force_unmount=force, after=[["rmdir", path]], logs={log: "s3fs-{host}.log"}, env=env,
-                        version=[spec.binary, "--version"])
+                        version=[spec.binary, "--version"], store=objectstore.store_of(spec))
 
 
 PLUGIN = S3fsKind()

