@@ -17,7 +17,7 @@ from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
-from fsbench.secrets import has_secrets, redact, redact_tree
+from fsbench.secrets import has_secrets, redact, redact_tree, secret_env
 from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
 from fsbench.targets.kinds import KINDS
 from fsbench.targets.lifecycle import TargetSession
@@ -28,6 +28,8 @@ from fsbench.transport.base import Transport
 from fsbench.transport.local import LocalTransport
 
 PREPARE = "prepare"
+#: how long collectors get to open their sources (the access log, a stats file) before the tool starts
+COLLECTOR_START_S = 1.0
 
 
 @dataclass
@@ -61,7 +63,7 @@ class CaseRun:
         hosts = {h: self.transports[h] for h in case.hosts}
         ctx = BuildContext(dict(self.ctx_hosts), port=free_port(), controller=self.controller_info,
                            address=session.kind.address, target_kind=session.kind.name,
-                           target_settings=session.target.settings)
+                           target_settings=session.target.settings, store=session.plan(case.hosts[0]).store)
         try:
             inv = self.tool.build(case, test_dir, ctx)
             prep = self.tool.prepare(case, test_dir, ctx) if case.prepare and hasattr(self.tool, "prepare") else None
@@ -80,7 +82,8 @@ class CaseRun:
             dropped = self._drop_caches(involved) if case.drop_caches else None
             if dropped:
                 return self._failed(dropped, start)
-            result, monitored, not_listening = self._measure(inv, transport, work, raw, involved)
+            collectors = self._collectors(session, test_dir)
+            result, monitored, not_listening = self._measure(inv, transport, work, raw, involved, collectors)
             if not_listening or result is None:
                 return self._failed(f"{case.tool} server did not start: {not_listening}", start)
             for name in inv.outputs:
@@ -140,15 +143,20 @@ class CaseRun:
             return f"the prepare step (laying out the files to read, not measured) {what} {r.describe()}", r
         return None, r
 
-    def _measure(self, inv: Invocation, transport: Transport, work: str, raw: Path,
-                 involved: list[str]) -> tuple[CommandResult | None, list, str | None]:
-        """Monitors and servers around the tool's run: (result, monitor summaries, server failure)."""
+    def _measure(self, inv: Invocation, transport: Transport, work: str, raw: Path, involved: list[str],
+                 collectors: list | None = None) -> tuple[CommandResult | None, list, str | None]:
+        """Monitors, collectors and servers around the tool's run: (result, summaries, server failure)."""
         monitors = self._monitors(involved)
+        collectors = collectors or []
         servers = Background(inv.servers, self.transports, lambda h: self.rd.raw_dir(self.case.case_id, h),
                              self.case.timeout_s + 60)
         start = time.monotonic()
         for m in monitors:
             m.start()
+        for c in collectors:
+            c.start()
+        if collectors:
+            time.sleep(COLLECTOR_START_S)
         servers.start()
         result, monitored = None, []
         try:
@@ -158,9 +166,12 @@ class CaseRun:
             result = self._execute(inv, transport, work, raw, involved)
         finally:
             servers.stop()
+            for c in collectors:
+                c.stop()
             # a long case has its tail sampled already; a short one waits for one more sample
             short = time.monotonic() - start < 3 * self.sc.monitor.interval_s
             monitored = [m.stop(final_sample=short and not self.cancel.is_set()) for m in monitors]
+            monitored += [c.finish(self.controller) for c in collectors]
         return result, monitored, None
 
     def _execute(self, inv: Invocation, transport: Transport, work: str, raw: Path,
@@ -216,6 +227,23 @@ class CaseRun:
         return [MonitorSession(self.transports[h], h, mon.interval_s, processes,
                                self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120)
                 for h in hosts]
+
+    def _collectors(self, session: TargetSession, test_dir: str) -> list:
+        """The scenario's collectors that apply to this case, one session per host they run on."""
+        from fsbench.collectors import COLLECTORS
+        from fsbench.collectors.session import CollectorSession
+
+        case, out = self.case, []
+        for c in self.sc.collectors.values():
+            kind = COLLECTORS.get(c.kind)
+            if not c.applies(case.target, case.workload, self.sc.collector_targets(c, kind.target_kinds)):
+                continue
+            for h in (self.sc.resolve_hosts(c.hosts) if c.hosts else list(case.hosts)):
+                values = {**session.values(h), "case.id": case.case_id, "case.dir": test_dir}
+                out.append(CollectorSession(c, kind, h, self.transports[h], kind.command(c, values),
+                                            self.rd.raw_dir(case.case_id, h), case.timeout_s + 120,
+                                            env=secret_env(values)))
+        return out
 
     def _raw_sub(self, host: str, sub: str) -> Path:
         path = self.rd.raw_dir(self.case.case_id, host) / sub

@@ -10,6 +10,7 @@ import pandas as pd
 import yaml
 
 from fsbench.analysis.summarise import summarise, with_baseline
+from fsbench.collectors import COLLECTORS
 from fsbench.report import figures
 from fsbench.report import summary as summary_mod
 from fsbench.report.conclusions import view_sentences
@@ -78,7 +79,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
                  tools={n: TOOLS.get(str(w.get("tool"))) for n, w in wspecs.items() if w.get("tool") in TOOLS},
                  tool_names={n: str(w.get("tool", "")) for n, w in wspecs.items()},
                  descriptions={n: str(w.get("description", "")) for n, w in wspecs.items()},
-                 clients=client_processes(tspecs))
+                 clients=client_processes(tspecs), side_tools={k.tool: k for k in COLLECTORS if k.tool})
     specs = [dict(v) for v in rspec.views] or default_views(rv, list(wspecs))
     views = [v for v in (build_view(rv, spec) for spec in specs) if v["tables"] or v["charts"]]
     for v in views:
@@ -160,6 +161,11 @@ def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
         else:
             out.append({"view": "table", "workload": w, "resources": True, "chart": True})
         out += [{"view": v, "workload": w} for v in declared if v != "table"]
+        # what collectors measured beside it (juicefs profile's totals, juicefs stats' means)
+        beside = rv.summary[rv.summary["workload"] == w] if not rv.summary.empty else rv.summary
+        for side in (t for t in rv.side_tools if not beside.empty and (beside["tool"] == t).any()):
+            out.append({"view": "table", "workload": w, "tool": side, "resources": False,
+                        "metrics": list(getattr(rv.side_tools[side], "primary_metrics", ()))})
     return out
 
 

@@ -6,12 +6,14 @@ import copy
 from pathlib import Path
 from typing import cast
 
+from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
 from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.model import (
     USE_CASE_KEYS,
+    Collector,
     Deploy,
     Host,
     Monitor,
@@ -83,6 +85,8 @@ def sections() -> dict[str, s.Struct]:
                                                                           doc=f"one of {', '.join(TOOLS.names())}")}),
         "settings": s.struct_of(Settings, "settings"),
         "monitor": s.struct_of(Monitor, "monitor settings"),
+        "collector": s.struct_of(Collector, "collector", more={
+            "kind": s.Key(_plugin_name(COLLECTORS, "collector kind"), doc=f"one of {', '.join(COLLECTORS.names())}")}),
         "report": s.struct_of(Report, "report settings"),
         "deploy": s.struct_of(Deploy, "deploy settings", more={
             t.name: s.Key(getattr(t, "deploy_section"), doc=f"how {t.name} is put on hosts")  # noqa: B009
@@ -106,6 +110,8 @@ def scenario_struct() -> s.Struct:
         "services": s.Key(s.mapping_of(parts["service"], what="service"), default=dict),
         "report": s.Key(parts["report"]),
         "monitor": s.Key(parts["monitor"]),
+        "collectors": s.Key(s.mapping_of(parts["collector"], what="collector"), default=dict,
+                            doc="commands beside each case: juicefs stats, juicefs profile's access log, iostat..."),
         "deploy": s.Key(parts["deploy"]),
         "secrets": s.Key(s.mapping_of(_secret, what="secret"), default=dict,
                          doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere"),
@@ -237,11 +243,12 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                                           for k, v in (dep.get("upload") or {}).items() if v},
                      tools={t: dict(v) for t, v in dep.items() if t in TOOLS and isinstance(v, dict)},
                      base_dir=str(base_dir))
+    collectors = {n: s.build(Collector, c, name=n) for n, c in (d.get("collectors") or {}).items() if c}
     return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
                     values, hosts, targets, workloads, s.build(Settings, d.get("settings") or {}), {}, base_dir,
                     services, s.build(Monitor, d.get("monitor") or {}),
                     {n: h.spec for n, h in hosts.items() if h.spec is not None}, "", deploy, secrets,
-                    s.build(Report, d.get("report") or {}))
+                    s.build(Report, d.get("report") or {}), collectors)
 
 
 def _relative(base_dir: Path, value: str) -> str:

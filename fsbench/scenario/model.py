@@ -181,6 +181,31 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class Collector:
+    """A command beside every case it applies to, on the case's hosts: juicefs stats, juicefs profile's
+    access log, iostat... Its output goes to raw/<case>/<host>/collector-<name>.txt, and where its kind
+    has a parser, into a time series (collector-<name>-<host>.csv) and rows of the tidy table."""
+
+    name: str = ""
+    kind: str = option(s.string, "command", doc="command (your own), juicefs-stats, juicefs-profile, or a plug-in's")
+    description: str = option(s.string, "")
+    command: str | None = option(s.string, None, doc="kind command: shell text, e.g. iostat -x 1; may use "
+                                                     "${target.path}, ${host.name}, ${case.id}, ${case.dir}")
+    targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple,
+                                      doc="default: every target (of the kinds it applies to)")
+    workloads: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="default: every workload")
+    hosts: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple,
+                                    doc="hosts or groups it runs on; default: the case's hosts")
+    interval_s: float = option(s.duration, 1.0, key="interval", doc="juicefs-stats: seconds between lines")
+    options: dict = option(s.mapping_of(s.scalar, name_rule=False), factory=dict, convert=dict,
+                           doc="the kind's own: binary (juicefs), verbosity (juicefs-stats)")
+
+    def applies(self, target: str, workload: str, targets: list[str]) -> bool:
+        """Whether it runs beside a case of this target and workload (targets: those it may apply to)."""
+        return target in (self.targets or targets) and (not self.workloads or workload in self.workloads)
+
+
+@dataclass(frozen=True)
 class Settings:
     """Run-wide settings."""
 
@@ -203,7 +228,7 @@ class Monitor:
 
 
 #: the shapes a report view can take (docs/report.md shows each with the seed it comes from)
-VIEW_KINDS = ("table", "by_value", "stats", "best", "chart", "at")
+VIEW_KINDS = ("table", "by_value", "stats", "best", "chart", "at", "checks")
 
 
 def _view_extra(out: dict, path: tuple, lm, issues: list) -> None:
@@ -222,7 +247,8 @@ VIEW = s.Struct({
     "view": s.Key(s.one_of(*VIEW_KINDS), required=True,
                   doc="table: operations x targets (value and ratio); by_value: per swept value, targets x "
                       "metrics; stats: per target Max/Min/Mean/StdDev; best: per operation % of the best; "
-                      "chart: metric vs a swept value; at: the values at one swept value"),
+                      "chart: metric vs a swept value; at: the values at one swept value; checks: functional "
+                      "checks (pass / not supported / failed) x targets"),
     "workload": s.Key(s.string),
     "workloads": s.Key(s.list_of(s.string), doc="several workloads in one table, one block each"),
     "title": s.Key(s.string, default=""),
@@ -235,6 +261,8 @@ VIEW = s.Struct({
     "resources": s.Key(s.boolean, default=True,
                        doc="add each target's client process CPU and peak memory beside the numbers"),
     "chart": s.Key(s.boolean, default=False, doc="table and by_value: also a bar chart of the values"),
+    "tool": s.Key(s.string, doc="the rows of another tool than the workload's own, e.g. a collector's "
+                                "(juicefs-profile, juicefs-stats)"),
 }, what="report view", extra=_view_extra)
 
 
@@ -308,6 +336,11 @@ class Scenario:
     deploy: Deploy = field(default_factory=Deploy)
     secrets: dict = field(default_factory=dict)  # name -> fsbench.secrets.SecretRef (never a value)
     report: Report = field(default_factory=Report)
+    collectors: dict[str, Collector] = field(default_factory=dict)
+
+    def collector_targets(self, c: Collector, kinds: tuple[str, ...]) -> list[str]:
+        """The targets a collector may apply to: its own list, else every target of the kinds it serves."""
+        return list(c.targets) or [t.name for t in self.targets.values() if not kinds or t.kind in kinds]
 
     def resolve_hosts(self, names: tuple[str, ...] | list[str]) -> list[str]:
         """Host names for a list of host or group names (default: the first host)."""

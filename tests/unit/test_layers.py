@@ -17,7 +17,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.secrets",
               "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
               "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor")),
-    ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry")),
+    ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry",
+                  "fsbench.collectors")),
     ("scenario", ("fsbench.scenario",)),
     ("runtime", ("fsbench.targets", "fsbench.background", "fsbench.case_run", "fsbench.runner", "fsbench.preflight",
                  "fsbench.deploy", "fsbench.leftovers", "fsbench.store", "fsbench.plan_show",
@@ -88,7 +89,7 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.tools import TOOLS
     from fsbench.transport.registry import TRANSPORTS
 
-    assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "vdbench"]
+    assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "vdbench"]
     assert KINDS.names() == ["device", "directory", "fuse", "juicefs", "rclone", "s3fs"]
     assert SERVICE_KINDS.names() == ["command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:

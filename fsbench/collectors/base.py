@@ -1,0 +1,51 @@
+"""The collector kind protocol: a command that runs beside a case on its hosts, an optional step that
+turns its output into something readable on the controller, and a parser into series and rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+#: the time series columns, the same as the monitor's (monitor-<host>.csv)
+SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
+
+
+@dataclass
+class Collected:
+    """What a collector's output gave: a time series, tidy rows (summaries), warnings."""
+
+    series: list[dict] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class CollectorKind(Protocol):
+    """A kind of collector; one module under fsbench/collectors/ (or a package's entry point)."""
+
+    name: str
+    #: the `tool` of its rows in the tidy table ("" when it has no parser: its output is only kept)
+    tool: str
+    #: the target kinds it applies to (empty: any)
+    target_kinds: tuple[str, ...]
+
+    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
+        """Problems of a collector of this kind: (key path below it, message, hint)."""
+        ...
+
+    def command(self, collector: object, values: dict[str, str]) -> list[str]:
+        """argv started on each host before the case's tool and stopped after it; its stdout is kept."""
+        ...
+
+    def after(self, collector: object, output: str) -> list[str] | None:
+        """argv run on the controller once the output (a local file) is complete, or None; its stdout is
+        kept beside the output (juicefs profile replaying an access log)."""
+        ...
+
+    # optional: `tail_s(collector) -> float`, how long it keeps running after the case's tool ends (a
+    # sampler's next line), before it is stopped
+
+    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+        """The series and rows of one host's output (and the after step's); raises ValueError when the
+        output is unusable (the case keeps its own results, the collector's problem is a warning)."""
+        ...

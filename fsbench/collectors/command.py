@@ -1,0 +1,32 @@
+"""The generic collector: the scenario's own command (iostat -x 1, ceph -s, redis-cli --stat...), its
+output kept in raw/ beside the case, not parsed."""
+
+from __future__ import annotations
+
+from fsbench.collectors.base import Collected
+from fsbench.shell import render, sh
+
+
+class CommandCollector:
+    """Whatever `command:` says, until the case's tool ends."""
+
+    name = "command"
+    tool = ""
+    target_kinds: tuple[str, ...] = ()
+
+    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
+        if not getattr(collector, "command", None):
+            return [((), "a command collector needs `command:`", "e.g. command: iostat -x 1")]
+        return []
+
+    def command(self, collector: object, values: dict[str, str]) -> list[str]:
+        return sh(render(str(getattr(collector, "command")), values))  # noqa: B009
+
+    def after(self, collector: object, output: str) -> list[str] | None:
+        return None
+
+    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+        return Collected()
+
+
+PLUGIN = CommandCollector()

@@ -1,0 +1,91 @@
+"""`juicefs profile` beside a case: the client's access log (`cat MOUNT/.accesslog`) recorded while the
+case runs, then replayed on the controller with `juicefs profile LOG --interval 0` into totals per FUSE
+operation, as seed 003 does by hand.
+
+Rows (tool `juicefs-profile`, job = the collector's name), per operation: `ops` (count),
+`latency_mean` (s) and `time` (s, the total). Where the replay is not possible (no juicefs on the
+controller), the same totals are counted from the log itself, with a warning saying so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from fsbench.collectors.base import Collected
+from fsbench.tidy import measurement
+
+TOOL = "juicefs-profile"
+_ROW = re.compile(r"^([a-z_]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+[\d.]+\s*$")
+_LOG = re.compile(r"^\d{4}\.\d\d\.\d\d \d\d:\d\d:\d\d\.\d+ \[[^\]]*\] ([a-z_]+) .*<(\d+(?:\.\d+)?)>\s*$")
+
+
+class JuiceFSProfile:
+    """The access log of the target's mount, replayed by `juicefs profile --interval 0`."""
+
+    name = "juicefs-profile"
+    tool = TOOL
+    target_kinds = ("juicefs",)
+    #: how reports show its rows: the most time first, as juicefs profile lists them
+    order_by = "time"
+    primary_metrics = ("ops", "latency_mean", "time")
+
+    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
+        return []
+
+    def command(self, collector: object, values: dict[str, str]) -> list[str]:
+        # .accesslog is a virtual file at the mount's root: it gives the log while someone reads it
+        return ["cat", values["target.path"].rstrip("/") + "/.accesslog"]
+
+    def after(self, collector: object, output: str) -> list[str] | None:
+        options = dict(getattr(collector, "options", {}) or {})
+        return [str(options.get("binary", "juicefs")), "profile", output, "--interval", "0"]
+
+    def tail_s(self, collector: object) -> float:
+        """The log's last lines reach the reader a moment after the operations."""
+        return 0.5
+
+    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+        name = str(getattr(collector, "name", "profile"))
+        got = Collected()
+        totals = parse_profile(after or "")
+        if not totals:
+            totals = count_log(output)
+            if totals:
+                got.warnings.append("juicefs profile did not replay the access log; its totals were counted from "
+                                    "the log itself")
+        if not totals and output.strip():
+            raise ValueError("neither juicefs profile's table nor access log lines were found")
+        for op, (count, mean_s, total_s) in totals.items():
+            got.rows.append(measurement(TOOL, op, "ops", float(count), host=host, job=name))
+            got.rows.append(measurement(TOOL, op, "latency_mean", mean_s, host=host, job=name))
+            got.rows.append(measurement(TOOL, op, "time", total_s, host=host, job=name))
+        if not totals:
+            got.warnings.append("the access log is empty: no FUSE operation reached the mount during the case")
+        return got
+
+
+def parse_profile(text: str) -> dict[str, tuple[int, float, float]]:
+    """`juicefs profile --interval 0`'s table: operation -> (count, average s, total s)."""
+    out = {}
+    for line in text.splitlines():
+        m = _ROW.match(line.strip())
+        if m:
+            out[m.group(1)] = (int(m.group(2)), int(m.group(3)) / 1e6, int(m.group(4)) / 1e6)
+    return out
+
+
+def count_log(text: str) -> dict[str, tuple[int, float, float]]:
+    """The same totals from the access log's lines (`... open (...) - OK <0.000023>`)."""
+    count: dict[str, int] = defaultdict(int)
+    total: dict[str, float] = defaultdict(float)
+    for line in text.splitlines():
+        m = _LOG.match(line.strip())
+        if m:
+            count[m.group(1)] += 1
+            total[m.group(1)] += float(m.group(2))
+    order = sorted(count, key=lambda op: -total[op])
+    return {op: (count[op], total[op] / count[op], total[op]) for op in order}
+
+
+PLUGIN = JuiceFSProfile()

@@ -1,0 +1,85 @@
+"""One collector on one host during a case: started before the tool, stopped after it, output first."""
+
+from __future__ import annotations
+
+import csv
+import threading
+from pathlib import Path
+
+from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind
+from fsbench.errors import CommandResult, FsbenchError
+from fsbench.transport.base import Transport
+
+STOP_S = 20.0
+AFTER_TIMEOUT_S = 600.0
+
+
+class CollectorSession:
+    """Runs a collector's command on a host from start() to stop(); finish() parses what it wrote."""
+
+    def __init__(self, collector: object, kind: CollectorKind, host: str, transport: Transport, argv: list[str],
+                 raw_dir: Path, max_s: float, env: dict[str, str] | None = None):
+        self.collector, self.kind, self.host, self.transport, self.argv = collector, kind, host, transport, argv
+        self.name = str(getattr(collector, "name", kind.name))
+        raw_dir.mkdir(parents=True, exist_ok=True)
+        self.output = raw_dir / f"collector-{self.name}.txt"
+        self.stderr = raw_dir / f"collector-{self.name}.stderr"
+        self.series_path = raw_dir / f"collector-{self.name}-{host}.csv"
+        self.max_s, self.env = max_s, env or None
+        self.result: CommandResult | None = None
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        (raw_dir / f"collector-{self.name}.command").write_text(" ".join(argv) + "\n")
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"collector-{self.name}-{self.host}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.result = self.transport.run(self.argv, timeout=self.max_s, stdout_path=self.output,
+                                             stderr_path=self.stderr, cancel=self._cancel, env=self.env)
+        except FsbenchError as exc:  # a lost host: the case says so on its own, the collector only warns
+            self.result = CommandResult(self.host, self.argv, None, stderr_tail=str(exc))
+
+    def stop(self) -> None:
+        """Let the collector catch the end of the case (its kind's `tail_s`: a sampler's next line), then end it."""
+        tail = getattr(self.kind, "tail_s", None)
+        wait = float(tail(self.collector)) if callable(tail) else 0.0
+        if wait > 0 and self._thread is not None:
+            self._thread.join(timeout=wait)
+        self._cancel.set()
+        if self._thread is not None:
+            self._thread.join(timeout=STOP_S)
+
+    def finish(self, controller: Transport) -> Collected:
+        """The after step on the controller (juicefs profile), then the kind's parser; problems are warnings."""
+        warnings = []
+        r = self.result
+        if r is not None and not r.ok and not r.interrupted:
+            warnings.append(f"collector {self.name} on {self.host} ended early {r.describe()}")
+        output = self.output.read_text(errors="replace") if self.output.exists() else ""
+        after_text = None
+        after = self.kind.after(self.collector, str(self.output))
+        if after:
+            after_path = self.output.with_name(f"collector-{self.name}.after.txt")
+            try:
+                a = controller.run(after, timeout=AFTER_TIMEOUT_S, stdout_path=after_path,
+                                   stderr_path=after_path.with_suffix(".stderr"))
+                if a.ok:
+                    after_text = after_path.read_text(errors="replace")
+                else:
+                    warnings.append(f"collector {self.name}: `{' '.join(after)}` {a.describe()}")
+            except FsbenchError as exc:
+                warnings.append(f"collector {self.name}: `{' '.join(after)}` could not run: {exc}")
+        try:
+            got = self.kind.parse(self.collector, output, after_text, self.host)
+        except ValueError as exc:
+            return Collected(warnings=warnings + [f"collector {self.name} on {self.host}: {exc}"])
+        if got.series:
+            with open(self.series_path, "w", newline="") as fh:
+                writer = csv.DictWriter(fh, fieldnames=SERIES_COLUMNS, extrasaction="ignore")
+                writer.writeheader()
+                writer.writerows(got.series)
+        got.warnings = warnings + [f"collector {self.name} on {self.host}: {w}" for w in got.warnings]
+        return got
