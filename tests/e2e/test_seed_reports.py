@@ -115,13 +115,17 @@ def test_seed_002_metadata_curves(browser, tmp_path):
 
 def test_seed_003_evaluation_guide(browser, tmp_path):
     page, errors = _open(browser, tmp_path, JUICEFS, ["scale=full"])
+    # the views of the synthetic run (no collector rows: profile and stats appear only in a real run)
     assert _views(page) == ["juicefs bench -p 4", "juicefs bench: time per file or operation by threads",
-                            "fio, 1 MiB, 4 jobs", "vdbench, three clients"]
+                            "juicefs objbench: functional checks", "juicefs objbench: performance",
+                            "fio, 1 MiB, 4 jobs", "vdbench, three clients", "vdbench on one client"]
     _first_order(page)
     assert page.locator("#use-case dt").count() >= 6  # the guide's use-case checklist, first
     bench = page.locator("section.view").first
     assert bench.locator("span.verdict").count() >= 3 and bench.locator(".ratio").all_inner_texts() == \
         [""] * bench.locator(".ratio").count()  # one target: colours, no meaningless (1.00) ratios
+    checks = page.locator("section.view").nth(2)
+    assert checks.locator("td.worse").count() == 2 and checks.locator("td.better").count() == 11
     _fits(page)
     assert errors == []
 
