@@ -19,6 +19,9 @@ class ServicePlan:
     stop: list[str] = field(default_factory=list)
     #: more values for targets, ${services.NAME.KEY}: KEY -> text with the service's placeholders
     exports: dict[str, str] = field(default_factory=dict)
+    #: files or folders on the host (text with placeholders) -> name under services/<name>/<host>/,
+    #: fetched after the stop commands (a server's logs, kept when its data is deleted)
+    logs: dict[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable
