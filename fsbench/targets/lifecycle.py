@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import threading
@@ -37,6 +38,7 @@ class TargetSession:
         #: tools write only below this folder (a directory target); devices and URLs have none
         self.scratch = posixpath.join(target.path, f"fsbench-{run_id}") if self.kind.address == "directory" else ""
         self._setup_started = False
+        self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
         self._mounted: set[str] = set()
 
     def values(self, host: str) -> dict[str, str]:
@@ -48,6 +50,29 @@ class TargetSession:
     def plan(self, host: str) -> KindPlan:
         """The kind's commands for host."""
         return self.kind.plan(self.target, self.values(host), self.run_scratch)
+
+    def tool_settings(self, host: str) -> object:
+        """The kind's settings with run-time placeholders filled, for tools that address the target
+        through them (fio's rbd engine: pool, image, conf)."""
+        settings = self.target.settings
+        if settings is None or not dataclasses.is_dataclass(settings) or isinstance(settings, type):
+            return settings
+        names = {f.name for f in dataclasses.fields(settings)}
+        filled = {k: render(v, self.values(host), quote=False) for k, v in self.kind.texts(settings)
+                  if k in names and isinstance(v, str)}
+        return dataclasses.replace(settings, **filled)
+
+    def via(self, host: str) -> str:
+        """How host reaches the target, as its kind says after setup (one line), or ""."""
+        argv = self.plan(host).via
+        tr = self.transports.get(host)
+        if not argv or tr is None:
+            return ""
+        try:
+            r = tr.run(argv, timeout=30)
+        except FsbenchError:
+            return ""
+        return " ".join(r.extra.get("stdout", "").split()) if r.ok else ""
 
     def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
              env: dict[str, str] | None = None) -> CommandResult:
@@ -81,11 +106,12 @@ class TargetSession:
             plan = self.plan(host)
             first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
             steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
+            if steps:
+                self._begun.add(host)
             for argv, mounts in steps:
-                r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
-                              env=plan.env)
+                r = self._run(tr, argv, f"{host}: {_label(argv)}", cancel, env=plan.env)
                 if not r.ok:
-                    return f"{self.kind.name} {' '.join(argv[1:2])} failed {r.describe()}"
+                    return f"{self.kind.name} target: {_label(argv, short=True)} failed {r.describe()}"
                 if mounts:
                     self._mounted.add(host)
             if t.ready:
@@ -149,6 +175,14 @@ class TargetSession:
             tr.remove_tree(self.scratch)
         if host in self._mounted:
             self._unmount(host, tr, self.plan(host))
+        elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing: undo what it did
+            plan = self.plan(host)
+            for argv in (plan.force_unmount if plan.mount else []) + plan.after:
+                r = tr.run(argv, timeout=self.target.setup_timeout_s, env=plan.env or None)
+                if not r.ok and not plan.mount:
+                    self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
+                                                       f"{_label(argv, short=True)} failed {r.describe()}"))
+            self._fetch_logs(host, tr, plan)
         for cmd in self.target.teardown:
             self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
             r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s, env=self.env or None)
@@ -165,10 +199,23 @@ class TargetSession:
         else:
             self._mounted.discard(host)
             for argv in plan.after:
-                tr.run(argv, timeout=30)
-        if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-            for remote, local in plan.logs.items():
-                target = self.log_dir / local.format(host=host)
-                tr.fetch(remote, target)
+                tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
+        self._fetch_logs(host, tr, plan)
+
+    def _fetch_logs(self, host: str, tr: Transport, plan: KindPlan) -> None:
+        if self.log_dir is None:
+            return
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        for remote, local in plan.logs.items():
+            target = self.log_dir / local.format(host=host)
+            if tr.fetch(remote, target):
                 redact_file(target)
+
+
+def _label(argv: list[str], short: bool = False) -> str:
+    """A step for messages: a shell script by its first line when that is a comment, else the command."""
+    if argv[:3] == ["/bin/sh", "-e", "-c"] and argv[3].startswith("# "):
+        return argv[3].split("\n", 1)[0][2:]
+    if short:
+        return " ".join([Path(argv[0]).name, *argv[1:2]])
+    return shlex.join([Path(argv[0]).name, *argv[1:]])

@@ -89,8 +89,8 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.transport.registry import TRANSPORTS
 
     assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "vdbench"]
-    assert KINDS.names() == ["device", "directory", "juicefs"]
-    assert SERVICE_KINDS.names() == ["command"] and TRANSPORTS.names() == ["local", "ssh"]
+    assert KINDS.names() == ["cephfs", "device", "directory", "juicefs", "rbd", "rbd-image"]
+    assert SERVICE_KINDS.names() == ["ceph-lab", "command"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"

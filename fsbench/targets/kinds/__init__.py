@@ -4,6 +4,7 @@ from fsbench.plugins import Registry
 from fsbench.targets.kinds.base import ADDRESSES, KindPlan, TargetKind
 
 KINDS: Registry[TargetKind] = Registry("target kind", "fsbench.target_kinds", (
-    "fsbench.targets.kinds.directory", "fsbench.targets.kinds.device", "fsbench.targets.kinds.juicefs"))
+    "fsbench.targets.kinds.directory", "fsbench.targets.kinds.device", "fsbench.targets.kinds.juicefs",
+    "fsbench.targets.kinds.cephfs", "fsbench.targets.kinds.rbd", "fsbench.targets.kinds.rbd_image"))
 
 __all__ = ["ADDRESSES", "KINDS", "KindPlan", "TargetKind"]
