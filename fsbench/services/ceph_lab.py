@@ -259,8 +259,11 @@ class CephLabService:
     def settings(self, checked: dict | None) -> object:
         if not checked:
             return CephLab()
-        osds = tuple(Osd(o["store"], o["size"], o["class"]) for o in checked["osds"] if o)
+        osds = tuple(Osd(o["store"], int(o["size"]), o["class"]) for o in checked["osds"] if o)
         values = {k: v for k, v in checked.items() if k != "osds" and v is not None}
+        for key in ("osd_memory_target", "mds_cache_memory_limit"):  # sizes come as floats
+            if key in values:
+                values[key] = int(values[key])
         return CephLab(**values, osds=osds or CephLab().osds)
 
     def plan(self, service: object) -> ServicePlan:

@@ -111,7 +111,8 @@ class TargetSession:
             for argv, mounts in steps:
                 r = self._run(tr, argv, f"{host}: {_label(argv)}", cancel, env=plan.env)
                 if not r.ok:
-                    return f"{self.kind.name} target: {_label(argv, short=True)} failed {r.describe()}"
+                    what = _label(argv, short=True)
+                    return f"{self.kind.name} target: {what} failed {r.describe(_script_name(argv))}"
                 if mounts:
                     self._mounted.add(host)
             if t.ready:
@@ -181,7 +182,8 @@ class TargetSession:
                 r = tr.run(argv, timeout=self.target.setup_timeout_s, env=plan.env or None)
                 if not r.ok and not plan.mount:
                     self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
-                                                       f"{_label(argv, short=True)} failed {r.describe()}"))
+                                                       f"{_label(argv, short=True)} failed "
+                                                       f"{r.describe(_script_name(argv))}"))
             self._fetch_logs(host, tr, plan)
         for cmd in self.target.teardown:
             self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
@@ -210,6 +212,11 @@ class TargetSession:
             target = self.log_dir / local.format(host=host)
             if tr.fetch(remote, target):
                 redact_file(target)
+
+
+def _script_name(argv: list[str]) -> str | None:
+    """A kind's shell script named by its purpose in messages (its text is in the kind's module), else None."""
+    return f"sh: {_label(argv)}" if argv[:3] == ["/bin/sh", "-e", "-c"] and argv[3].startswith("# ") else None
 
 
 def _label(argv: list[str], short: bool = False) -> str:

@@ -51,7 +51,7 @@ def create_image(rbd: list[str], spec: str, size: int, features: str, state: str
         f"if {q(*rbd, 'info', spec)} > /dev/null 2>&1; then",
         "  true" if destructive else f"  {refuse}",
         "else",
-        f"  {q(*rbd, 'create', '--size', f'{max(1, size // MIB)}M', '--image-feature', features, spec)}",
+        f"  {q(*rbd, 'create', '--size', f'{max(1, int(size) // MIB)}M', '--image-feature', features, spec)}",
         f"  touch {shlex.quote(posixpath.join(state, 'created'))}",
         "fi",
     ])

@@ -82,6 +82,8 @@ class RbdKind:
             return None
         values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()
                                   if v is not None}
+        if "size" in values:
+            values["size"] = int(values["size"])  # sizes are checked as floats
         if "mkfs_options" not in values and values.get("fstype") == "xfs":
             values["mkfs_options"] = ("-q", "-f", "-K")
         return Rbd(**values)

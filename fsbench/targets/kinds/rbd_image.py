@@ -61,6 +61,8 @@ class RbdImageKind:
         if not checked:
             return None
         values: dict[str, Any] = {k: v for k, v in checked.items() if v is not None}
+        if "size" in values:
+            values["size"] = int(values["size"])  # sizes are checked as floats
         return RbdImage(**values)
 
     def texts(self, settings: object) -> list[tuple[str, str]]:

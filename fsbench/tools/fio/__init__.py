@@ -50,6 +50,8 @@ class FioAdapter:
     #: what it works on, what it measures and how reports order and pick its numbers
     #: target addresses, and kinds it reaches with an engine of its own (rbd-image: ioengine=rbd)
     accepts = ("directory", "device", RBD_KIND)
+    #: where a case that reads gets what it reads written first: files in a folder, or the image's extent
+    prepares = ("directory", RBD_KIND)
     metrics: dict[str, str] = {}  # only the tidy table's own vocabulary
     operations = ("read", "write", "trim")
     primary_metrics = ("bandwidth", "iops", "clat_mean", "clat_p99")
