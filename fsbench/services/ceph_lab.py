@@ -89,14 +89,14 @@ SECTION = s.Struct({
     "subnet": s.Key(_subnet, default="127.0.10", doc="where auto picks the address: 127.0.10 -> 127.0.10.2-254"),
     "osds": s.Key(s.list_of(s.Struct({
         "store": s.Key(s.one_of(*STORES), default="bluestore"),
-        "size": s.Key(s.size, default="4g", doc="memstore: its capacity (RAM); bluestore: its sparse file"),
+        "size": s.Key(s.size, default=4 * GIB, doc="memstore: its capacity (RAM); bluestore: its sparse file"),
         "class": s.Key(s.one_of(*CLASSES), default="hdd", doc="the device class its pools are placed by"),
-    }, what="OSD")), default=lambda: [{"store": "memstore", "size": "2g", "class": "ssd"}]),
+    }, what="OSD")), default=lambda: [{"store": "memstore", "size": 2 * GIB, "class": "ssd"}]),
     "pg_num": s.Key(s.integer(1), default=8),
     "cephfs": s.Key(s.boolean, default=True, doc="a CephFS cephfs-<class> per device class"),
     "rbd": s.Key(s.boolean, default=True, doc="an RBD pool rbd-<class> per device class"),
-    "osd_memory_target": s.Key(s.size, default="896m", doc="bluestore's cache aims at this (the lowest Ceph allows)"),
-    "mds_cache_memory_limit": s.Key(s.size, default="256m"),
+    "osd_memory_target": s.Key(s.size, default=896 * 2**20, doc="bluestore's cache aims at this (the lowest Ceph allows)"),
+    "mds_cache_memory_limit": s.Key(s.size, default=256 * 2**20),
     "nice": s.Key(s.integer(0), default=10, doc="the daemons' niceness: the clients under test come first"),
     "python": s.Key(s.line_text, default="/usr/bin/python3", doc="a Python with python3-rados"),
     "config": s.Key(s.mapping_of(s.mapping_of(_config_value, name_rule=False), what="ceph.conf section"),
@@ -128,8 +128,9 @@ def conf_template(lab: CephLab) -> str:
         # a shared disk with <30% free would raise MON_DISK_LOW, and stop the mon at 5%
         "mon data avail warn = 2", "mon data avail crit = 1",
         "mgr initial modules =", "mgr stats period = 1",
-        # clients each get their own admin socket, else the CLI and the FUSE clients fight over one
-        "[client]", f"admin socket = {d}/run/$name.$pid.asok", f"pid file = {d}/run/$name.$pid.pid",
+        # clients each get their own admin socket (per process and context: fio opens several), else the
+        # CLI and the FUSE clients fight over one
+        "[client]", f"admin socket = {d}/run/$name.$pid.$cctid.asok", f"pid file = {d}/run/$name.$pid.pid",
         f"log file = {d}/log/$name.$pid.log",
         # map changes commit in 50 ms instead of batching for 1 s: pools and file systems in under a second
         "[mon]", f"mon data = {d}/$name", "paxos propose interval = 0.05", "paxos min wait = 0.01",
@@ -278,7 +279,7 @@ class CephLabService:
             exports[f"fs_{cls}"] = f"cephfs-{cls}"
             exports[f"rbd_pool_{cls}"] = f"rbd-{cls}"
         return ServicePlan(files=files, start=start, ready=ready, stop=[stop_script()], exports=exports,
-                           logs={"${service.dir}/log": "log"})
+                           logs={"${service.dir}/log": "log", "${service.dir}/ceph.conf": "ceph.conf"})
 
 
 PLUGIN = CephLabService()

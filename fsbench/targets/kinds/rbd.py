@@ -57,7 +57,7 @@ class Rbd:
 SECTION = s.Struct({
     "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
     "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
-    "size": s.Key(s.size, default="10g", doc="the size of an image fsbench creates"),
+    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
     # exclusive-lock would ping-pong between the jobs of one image
     "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
     "map": s.Key(s.one_of(*MAPS), default="auto", doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device"),

@@ -43,7 +43,7 @@ class RbdImage:
 SECTION = s.Struct({
     "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
     "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
-    "size": s.Key(s.size, default="10g", doc="the size of an image fsbench creates"),
+    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
     "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
     **CLIENT_KEYS,
 }, what="rbd-image settings")
