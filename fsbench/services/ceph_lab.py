@@ -95,7 +95,8 @@ SECTION = s.Struct({
     "pg_num": s.Key(s.integer(1), default=8),
     "cephfs": s.Key(s.boolean, default=True, doc="a CephFS cephfs-<class> per device class"),
     "rbd": s.Key(s.boolean, default=True, doc="an RBD pool rbd-<class> per device class"),
-    "osd_memory_target": s.Key(s.size, default=896 * 2**20, doc="bluestore's cache aims at this (the lowest Ceph allows)"),
+    "osd_memory_target": s.Key(s.size, default=896 * 2**20,
+                               doc="bluestore's cache aims at this (the lowest Ceph allows)"),
     "mds_cache_memory_limit": s.Key(s.size, default=256 * 2**20),
     "nice": s.Key(s.integer(0), default=10, doc="the daemons' niceness: the clients under test come first"),
     "python": s.Key(s.line_text, default="/usr/bin/python3", doc="a Python with python3-rados"),
@@ -174,7 +175,10 @@ def _mon(lab: CephLab) -> str:
         'monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:$addr:3300,v1:$addr:6789]" "$d/monmap" '
         "> /dev/null",
         'ceph-mon -c "$conf" --mkfs -i a --monmap "$d/monmap" --keyring "$d/mon.keyring"',
-        f'nice -n {lab.nice} ceph-mon -c "$conf" -i a',
+        # the daemon must not inherit the lock (it would hold it for its life); the lock is released
+        # once the mon holds its address, so the next lab picks another
+        f'nice -n {lab.nice} ceph-mon -c "$conf" -i a 9>&-',
+        f'{_helper(lab, "listening")} "$addr" 60',
     ])
 
 

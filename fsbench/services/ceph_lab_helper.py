@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import time
 import uuid
 import zlib
 
@@ -32,6 +33,19 @@ def free_address(prefix: str, seed: str) -> str:
             continue
         return candidate
     raise SystemExit(f"no free address in {prefix}.2-254 (ports {MON_PORTS})")
+
+
+def wait_listening(address: str, seconds: float) -> None:
+    """Return once the mon accepts connections on its msgr2 port; exit 1 after seconds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with socket.create_connection((address, MON_PORTS[0]), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"nothing listens on {address}:{MON_PORTS[0]} after {seconds:.0f}s") from None
+            time.sleep(0.1)
 
 
 def connect(conf: str):
@@ -107,9 +121,11 @@ def ready(conf: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """address PREFIX SEED | mon CONF JSON... | osds CONF CLASS... | ready CONF."""
+    """address PREFIX SEED | listening ADDRESS SECONDS | mon CONF JSON... | osds CONF CLASS... | ready CONF."""
     if len(argv) == 3 and argv[0] == "address":
         print(free_address(argv[1], argv[2]))
+    elif len(argv) == 3 and argv[0] == "listening":
+        wait_listening(argv[1], float(argv[2]))
     elif len(argv) >= 2 and argv[0] == "mon":
         mon_commands(argv[1], argv[2:])
     elif len(argv) >= 2 and argv[0] == "osds":
@@ -117,8 +133,8 @@ def main(argv: list[str]) -> None:
     elif len(argv) == 2 and argv[0] == "ready":
         ready(argv[1])
     else:
-        raise SystemExit("usage: ceph_lab_helper.py address PREFIX SEED | mon CONF JSON... | osds CONF CLASS... "
-                         "| ready CONF")
+        raise SystemExit("usage: ceph_lab_helper.py address PREFIX SEED | listening ADDRESS SECONDS "
+                         "| mon CONF JSON... | osds CONF CLASS... | ready CONF")
 
 
 if __name__ == "__main__":

@@ -194,11 +194,13 @@ def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(cluster, tmp_path):
 def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(cluster, tmp_path):
     subprocess.run(["rbd", "-c", cluster, "create", "--size", "64M", "--image-feature", "layering", "rbd-hdd/kept"],
                    check=True, capture_output=True, timeout=60)
+    # another client with the image open until its stdin closes (then it closes the image: no stale watcher)
     holder = subprocess.Popen(["/usr/bin/python3", "-c", (
-        "import rados, rbd, sys, time\n"
-        "c = rados.Rados(conffile=sys.argv[1]); c.connect(timeout=30)\n"
-        "img = rbd.Image(c.open_ioctx('rbd-hdd'), 'kept'); print('open', flush=True); time.sleep(120)"), cluster],
-        stdout=subprocess.PIPE, text=True)
+        "import rados, rbd, sys\n"
+        "c = rados.Rados(conffile=sys.argv[1]); c.connect(timeout=30); io = c.open_ioctx('rbd-hdd')\n"
+        "img = rbd.Image(io, 'kept'); print('open', flush=True); sys.stdin.read()\n"
+        "img.close(); io.close(); c.shutdown()"), cluster],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "open"  # a watcher: another client has the image open
         for destructive in ("false", "true"):
@@ -218,8 +220,8 @@ def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(cluste
             expected = "is open by another client" if destructive == "true" else "exists already"
             assert expected in reason, reason
     finally:
-        holder.kill()
-        holder.wait()
+        holder.stdin.close()
+        holder.wait(timeout=60)
     assert _images(cluster, "rbd-hdd") == ["kept"]  # an image fsbench did not create stays
     subprocess.run(["rbd", "-c", cluster, "rm", "--no-progress", "rbd-hdd/kept"], check=True, capture_output=True,
                    timeout=60)
@@ -230,12 +232,12 @@ def test_seed_004_runs_for_real_on_a_lab_cluster(tmp_path):
     mdtest and fio, the seed's tables with real numbers, and nothing left afterwards."""
     _require_ceph()
     started = time.monotonic()
-    proc = run_cli("run", str(CEPH), "--set", "scale=smoke", "-o", str(tmp_path / "out"), "--markdown",
-                   timeout=900)
+    proc = run_cli("run", str(CEPH), "--set", "scale=smoke", "-o", str(tmp_path / "out"), timeout=900)
     took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr[-4000:]
     print(f"scale=smoke took {took:.0f}s")
     run = Path(proc.stdout.splitlines()[0])
+    run_cli("report", str(run), "--markdown", check=True)
     cases = list(csv.DictReader((run / "cases.csv").open()))
     assert len(cases) == 4 * (1 + 4 * 2) and {c["status"] for c in cases} == {"ok"}
     hosts = next(csv.DictReader((run / "hosts.csv").open()))

@@ -188,7 +188,7 @@ def test_rbd_plan_creates_maps_formats_mounts_and_undoes_it():
     assert "umount -l /mnt/t" in forced and "kill -KILL" in forced and "|| true" in forced
     remove = plan.after[0][3]
     assert f"if [ -e {state}/created ]; then" in remove
-    assert f"timeout 60 {rbd} --client_mount_timeout 15 rm --no-progress {image}" in remove
+    assert f"timeout 60 {rbd} --client_mount_timeout 10 rm --no-progress {image}" in remove
     assert plan.after[1] == ["rmdir", "/mnt/t"] and plan.via == ["cat", f"{state}/via"]
     for argv in plan.once + plan.mount + plan.unmount + plan.force_unmount + plan.after[:1]:
         _syntax_ok(argv)

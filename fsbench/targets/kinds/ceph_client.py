@@ -69,7 +69,7 @@ def remove_image(rbd: list[str], spec: str, state: str) -> str:
     return "\n".join([
         f"# remove the RBD image {spec} if fsbench created it",
         f"if [ -e {marker} ]; then",
-        f"  timeout 60 {q(*rbd, '--client_mount_timeout', '15', 'rm', '--no-progress', spec)}",
+        f"  timeout 60 {q(*rbd, '--client_mount_timeout', '10', 'rm', '--no-progress', spec)}",
         f"  rm -f {marker}",
         "fi",
     ])
