@@ -74,14 +74,15 @@ def _images(conf: str, pool: str) -> list[str]:
     return r.stdout.split()
 
 
-def _nothing_left(marker: str, mounts: tuple[str, ...] = ()) -> None:
-    """No process, mount or loop device of a run (found by its scratch path or run id) remains."""
+def _nothing_left(marker: str, mounts: tuple[str, ...] = (), run_id: str = "") -> None:
+    """No process, mount or loop device of a run (found by its scratch path, its mounts, the run id in
+    its images' names: a loop device whose rbd-fuse died shows its file as /IMAGE) remains."""
     deadline = time.monotonic() + 15
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_with(marker) == []
     assert _mounts_under(marker, *mounts) == []
-    assert _loops_backed_by(marker) == []
+    assert _loops_backed_by(marker) == [] and (not run_id or _loops_backed_by(run_id) == [])
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +187,7 @@ def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(cluster, tmp_path):
     assert (run / "raw" / "librbd-hdd__randrw__numjobs=4__r1" / "local" / "prepare" / "fio.json").exists()
     assert (run / "targets" / "cephfs-hdd" / "ceph-fuse-local.log").exists()
     # undone: mounts, loop devices, FUSE clients, the images fsbench created, the scratch space
-    _nothing_left(str(scratch), (str(tmp_path / "rbd"), str(tmp_path / "cephfs")))
+    _nothing_left(str(scratch), (str(tmp_path / "rbd"), str(tmp_path / "cephfs")), run.name)
     assert _images(cluster, "rbd-ssd") == [] and _images(cluster, "rbd-hdd") == []
     assert not scratch.exists() or not any(scratch.iterdir())
 
@@ -269,7 +270,7 @@ def test_seed_004_runs_for_real_on_a_lab_cluster(tmp_path):
     assert "### numjobs=16" in md and "100%" in md and "The seed's questions" in md
     assert (run / "services" / "ceph" / "local" / "log").is_dir()
     run_id = run.name
-    _nothing_left(f"/var/tmp/fsbench/{run_id}", ("/mnt/fsbench-rbd-", "/mnt/fsbench-cephfs-"))
+    _nothing_left(f"/var/tmp/fsbench/{run_id}", ("/mnt/fsbench-rbd-", "/mnt/fsbench-cephfs-"), run_id)
     assert not Path(f"/var/tmp/fsbench/{run_id}").exists()
     assert json.loads((run / "leftovers.json").read_text()) == []
 
@@ -321,7 +322,7 @@ def test_a_killed_runs_ceph_is_cleaned_up_by_the_next_run(tmp_path):
     assert nxt.returncode == 0, nxt.stderr[-3000:]
     assert "cleaned up after the dead run" in nxt.stderr
     print(f"the next run cleaned up and ran in {time.monotonic() - started:.0f}s")
-    _nothing_left(str(scratch), (str(mount),))
+    _nothing_left(str(scratch), (str(mount),), run.name)
     assert not scratch.exists() or not any(scratch.iterdir())
     assert json.loads((run / "manifest.json").read_text())["status"] == "interrupted"
     assert json.loads((run / "leftovers.json").read_text()) == []

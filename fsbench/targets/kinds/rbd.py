@@ -151,6 +151,7 @@ class RbdKind:
     @staticmethod
     def _unmap(rbd: list[str], spec_text: str, path: str, state: str, file: str, *, lazy: bool) -> str:
         """Unmount, then undo the mapping the state names; `lazy` (after a crash): detach, ignore errors."""
+        image = posixpath.basename(file)
         dev, via, pid = (shlex.quote(posixpath.join(state, k)) for k in ("device", "via", "rbd-fuse.pid"))
         fuse_dir = shlex.quote(posixpath.dirname(file))
         ok = " 2> /dev/null || true" if lazy else ""
@@ -163,8 +164,11 @@ class RbdKind:
             f'  krbd*) [ -z "$d" ] || {q(*quick, *rbd, "unmap", *(["-o", "force"] if lazy else []))} "$d"{ok} ;;',
             f'  nbd*) [ -z "$d" ] || {q(*quick, "rbd-nbd", "unmap")} "$d"{ok} ;;',
             "esac",
-            # loop devices on our rbd-fuse file: listed from sysfs, so a dead rbd-fuse does not stop it
-            f"for l in $(losetup -l -n -O NAME,BACK-FILE | awk -v f={shlex.quote(file)} '$2 == f {{print $1}}'); do "
+            # loop devices on our rbd-fuse file, listed from sysfs (a dead rbd-fuse does not stop it); once
+            # rbd-fuse is gone the kernel names the file from its detached mount (/IMAGE): then the device
+            # the state recorded is ours if its file still has that name
+            f"for l in $(losetup -l -n -O NAME,BACK-FILE | awk -v f={shlex.quote(file)} "
+            f"""-v g={shlex.quote('/' + image)} -v d="$d" '$2 == f || ($1 == d && $2 == g) {{print $1}}'); do """
             f'losetup -d "$l"{ok}; done',
             f'if [ -s {pid} ]; then p=$(cat {pid}); kill -{"KILL" if lazy else "TERM"} "$p" 2> /dev/null || true; '
             'i=0; while kill -0 "$p" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; fi',
