@@ -175,7 +175,7 @@ def test_rbd_plan_creates_maps_formats_mounts_and_undoes_it():
     assert f"{rbd} create --size 1024M --image-feature layering {image}" in create
     assert "exists already" in create and "destructive: true" in create and f"touch {state}/created" in create
     mount = plan.mount[0][3]
-    assert f"{rbd} status --format json {image} | grep -q" in mount  # nobody else has it open
+    assert f"{rbd} status --format json {image} | grep -Eq" in mount  # nobody else has it open
     assert f"setsid rbd-fuse -c {conf} --id admin --keyring /etc/ceph/k -p rbd-ssd -r fsbench-r1-t -f " \
            f"{state}/rbd-fuse" in mount
     assert f"losetup --find --show --direct-io=on {state}/rbd-fuse/fsbench-r1-t" in mount

@@ -59,7 +59,7 @@ def create_image(rbd: list[str], spec: str, size: int, features: str, state: str
 
 def unused_image(rbd: list[str], spec: str) -> str:
     """Fail when any client has the image open: two writers (a mount and fio's rbd engine) corrupt it."""
-    return (f"{q(*rbd, 'status', '--format', 'json', spec)} | grep -q '\"watchers\":\\[\\]' || "
+    return (f"{q(*rbd, 'status', '--format', 'json', spec)} | grep -Eq '\"watchers\": ?\\[\\]' || "
             f"{{ {q('echo', f'the RBD image {spec} is open by another client (rbd status {spec})')} >&2; exit 1; }}")
 
 
