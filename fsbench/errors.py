@@ -83,8 +83,8 @@ class CommandResult:
     def ok(self) -> bool:
         return self.exit_status == 0 and not self.timed_out and not self.interrupted
 
-    def describe(self) -> str:
-        """A one-paragraph account for logs and failed-case reasons."""
+    def describe(self, shown: str | None = None) -> str:
+        """A one-paragraph account for logs and failed-case reasons (`shown`: the command as named there)."""
         import shlex
 
         state = (
@@ -93,7 +93,7 @@ class CommandResult:
             else f"exit status {self.exit_status}"
         )
         tail = (self.stderr_tail or self.stdout_tail).strip().splitlines()[-5:]
-        text = f"on {self.host}: `{shlex.join(self.argv)}` {state} after {self.duration_s:.1f}s"
+        text = f"on {self.host}: `{shown or shlex.join(self.argv)}` {state} after {self.duration_s:.1f}s"
         return text + ("\n  " + "\n  ".join(tail) if tail else "")
 
 

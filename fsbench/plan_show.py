@@ -33,7 +33,8 @@ def describe_case(sc: Scenario, case: Case) -> str:
     folder = case_dir(sc, case) if kind.address == "directory" else target.path
     lines = [f"== case {case.index}: {case.case_id}",
              f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
-             f"timeout {case.timeout_s:.0f}s · data in {folder}" + (" (shared dataset)" if case.dataset else "")]
+             f"timeout {case.timeout_s:.0f}s · data in {folder}"
+             + (" (shared dataset)" if case.dataset and kind.address == "directory" else "")]
     if case.prepare and hasattr(tool, "prepare"):
         prep = tool.prepare(case, folder, ctx)
         if prep is not None:

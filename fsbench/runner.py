@@ -164,7 +164,9 @@ class Runner:
             for h in hosts:
                 if h["host"] in session.transports and ready is None:
                     m = facts.mount_of(session.transports[h["host"]], target.path)
-                    h[f"mount_{target.name}"] = " ".join(v for v in m.values() if v)
+                    via = session.via(h["host"])  # which client (ceph-fuse, rbd-fuse+loop...) the kind used
+                    words = [v for v in m.values() if v] + ([f"via {via}"] if via else [])
+                    h[f"mount_{target.name}"] = " ".join(words)
                     h.update(facts.client_of(session.transports[h["host"]], target.name, session.plan(h["host"])))
                     if target.fstype and m["fstype"] != target.fstype:
                         ready = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "

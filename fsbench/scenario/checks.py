@@ -158,7 +158,7 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
     out: list[Issue] = []
     for t in targets:
         address = KINDS.get(t.kind).address
-        if address not in accepts:
+        if address not in accepts and t.kind not in accepts:
             out.append(lm.issue(("workloads", w.name, "targets" if w.targets else "tool"),
                                 f"{w.tool} cannot run on target {t.name}: a {t.kind} target is a {address}, "
                                 f"{w.tool} works on a {' or '.join(accepts)}",
@@ -166,7 +166,7 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
     if out:
         return out
     ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
-           "targets": [(t.name, t.path, t.destructive) for t in targets],
+           "targets": [(t.name, t.path, t.destructive, t.kind) for t in targets],
            "allow_commands": w.allow_commands, "job_file": w.job_file,
            # which targets have an object store behind them (for tools that test the store itself)
            "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets}}

@@ -79,8 +79,11 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 options = {**w.options, **point}
                 estimate = _estimate(tool, options, w)
                 reading = _reads(tool, options, w)
-                # files are laid out only in folders; a device holds whatever it holds
-                reads = w.prepare == "auto" and reading and KINDS.get(target.kind).address == "directory"
+                # files are laid out in folders, and by tools that fill other kinds themselves (fio: an RBD
+                # image); a device holds whatever it holds
+                fills = getattr(tool, "prepares", ("directory",))
+                reads = w.prepare == "auto" and reading and (KINDS.get(target.kind).address in fills
+                                                             or target.kind in fills)
                 dataset = w.dataset or (w.name if reads else "")
                 drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
                 layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0

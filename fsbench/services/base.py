@@ -24,6 +24,9 @@ class ServicePlan:
     generated: dict[str, int] = field(default_factory=dict)
     #: the port when the scenario gives none ("auto": a free one at run time)
     default_port: str | None = None
+    #: files or folders on the host (text with placeholders) -> name under services/<name>/<host>/,
+    #: fetched after the stop commands (a server's logs, kept when its data is deleted)
+    logs: dict[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import threading
@@ -36,8 +37,8 @@ class TargetSession:
         #: tools write only below this folder (a directory target); devices and URLs have none
         self.scratch = posixpath.join(target.path, f"fsbench-{run_id}") if self.kind.address == "directory" else ""
         self._setup_started = False
+        self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
         self._mounted: set[str] = set()
-        self._attempted: set[str] = set()  # hosts where a mount command ran (it may have failed)
 
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""
@@ -52,6 +53,29 @@ class TargetSession:
     def env(self, host: str) -> dict[str, str]:
         """The environment of the target's commands on host: every secret its placeholders may refer to."""
         return secret_env(self.values(host))
+
+    def tool_settings(self, host: str) -> object:
+        """The kind's settings with run-time placeholders filled, for tools that address the target
+        through them (fio's rbd engine: pool, image, conf)."""
+        settings = self.target.settings
+        if settings is None or not dataclasses.is_dataclass(settings) or isinstance(settings, type):
+            return settings
+        names = {f.name for f in dataclasses.fields(settings)}
+        filled = {k: render(v, self.values(host), quote=False) for k, v in self.kind.texts(settings)
+                  if k in names and isinstance(v, str)}
+        return dataclasses.replace(settings, **filled)
+
+    def via(self, host: str) -> str:
+        """How host reaches the target, as its kind says after setup (one line), or ""."""
+        argv = self.plan(host).via
+        tr = self.transports.get(host)
+        if not argv or tr is None:
+            return ""
+        try:
+            r = tr.run(argv, timeout=30)
+        except FsbenchError:
+            return ""
+        return " ".join(r.extra.get("stdout", "").split()) if r.ok else ""
 
     def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
              env: dict[str, str] | None = None) -> CommandResult:
@@ -86,18 +110,20 @@ class TargetSession:
             plan = self.plan(host)
             first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
             steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
+            if steps:
+                self._begun.add(host)
             for argv, mounts in steps:
-                if mounts:
-                    self._attempted.add(host)
-                r = self._run(tr, argv, f"{host}: {shlex.join([Path(argv[0]).name, *argv[1:]])}", cancel,
-                              env=plan.env)
+                r = self._run(tr, argv, f"{host}: {_label(argv)}", cancel, env=plan.env)
                 if not r.ok:
-                    return f"{self.kind.name} {' '.join(argv[1:2])} failed {r.describe()}{self._log_tail(host, tr)}"
+                    what = _label(argv, short=True)
+                    return (f"{self.kind.name} target: {what} failed {r.describe(_script_name(argv))}"
+                            f"{self._log_tail(host, tr)}")
                 if mounts:
                     self._mounted.add(host)
             if plan.mount:  # a client that returned before its mount is there (or never mounted) is caught here
                 r = wait_ready(tr, ["mountpoint", "-q", t.path], t.ready_timeout_s, cancel)
                 if not r.ok:
+                    self._mounted.discard(host)  # nothing to unmount: teardown undoes the rest (_begun)
                     return (f"{self.kind.name} reported success but {t.path} on {host} is not a mount point after "
                             f"{t.ready_timeout_s:.0f}s{self._log_tail(host, tr)}")
             if t.ready:
@@ -187,14 +213,15 @@ class TargetSession:
             tr.remove_tree(self.scratch)
         if host in self._mounted:
             self._unmount(host, tr, self.plan(host))
-        elif host in self._attempted:  # a mount that failed: nothing to unmount unless it appeared late
+        elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing: undo what it did
             plan = self.plan(host)
-            if tr.run(["mountpoint", "-q", self.target.path], timeout=30).ok:
-                self._unmount(host, tr, plan)
-            else:
-                for argv in plan.after:
-                    tr.run(argv, timeout=30)
-                self._fetch_logs(host, tr, plan)
+            for argv in (plan.force_unmount if plan.mount else []) + plan.after:
+                r = tr.run(argv, timeout=self.target.setup_timeout_s, env=plan.env or None)
+                if not r.ok and not plan.mount:
+                    self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
+                                                       f"{_label(argv, short=True)} failed "
+                                                       f"{r.describe(_script_name(argv))}"))
+            self._fetch_logs(host, tr, plan)
         for cmd in self.target.teardown:
             self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
             r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s,
@@ -212,5 +239,19 @@ class TargetSession:
         else:
             self._mounted.discard(host)
             for argv in plan.after:
-                tr.run(argv, timeout=30)
+                tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
         self._fetch_logs(host, tr, plan)
+
+
+def _script_name(argv: list[str]) -> str | None:
+    """A kind's shell script named by its purpose in messages (its text is in the kind's module), else None."""
+    return f"sh: {_label(argv)}" if argv[:3] == ["/bin/sh", "-e", "-c"] and argv[3].startswith("# ") else None
+
+
+def _label(argv: list[str], short: bool = False) -> str:
+    """A step for messages: a shell script by its first line when that is a comment, else the command."""
+    if argv[:3] == ["/bin/sh", "-e", "-c"] and argv[3].startswith("# "):
+        return argv[3].split("\n", 1)[0][2:]
+    if short:
+        return " ".join([Path(argv[0]).name, *argv[1:2]])
+    return shlex.join([Path(argv[0]).name, *argv[1:]])

@@ -142,4 +142,15 @@ class ServiceSession:
                 return
             if not r.ok:
                 self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe()}"))
+        self._fetch_logs()
         self.leftovers.done(self._cleanup)
+
+    def _fetch_logs(self) -> None:
+        """The kind's logs into services/<name>/<host>/, masked; a log that cannot be had is a warning."""
+        for remote, local in self.plan.logs.items():
+            try:
+                self.tr.fetch(render(remote, self.values(), quote=False), self.log_dir / local)
+            except FsbenchError as exc:
+                self.emit(Event("warning", message=f"could not fetch {remote} of service {self.svc.name}: {exc}"))
+        if self.plan.logs and has_secrets():
+            redact_tree(self.log_dir)

@@ -168,8 +168,10 @@ def test_validates_alone_and_with_the_inventory(scenario):
         proc = run_cli("validate", str(scenario), *args)
         assert proc.returncode == 0, proc.stderr
         assert "ok" in proc.stdout
-    # the scenario names the inventory itself: the same cases on the same hosts either way
-    assert plan_rows(str(scenario)) == plan_rows(str(scenario), "--inventory", str(INVENTORY))
+    # the scenario names the inventory itself: the same cases on the same hosts either way (seed 004
+    # names it at scale=full, where it joins an existing cluster; its default runs a lab cluster here)
+    sets = ["--set", "scale=full"] if scenario == CEPH else []
+    assert plan_rows(str(scenario), *sets) == plan_rows(str(scenario), *sets, "--inventory", str(INVENTORY))
 
 
 def test_inventory_has_example_names_only():
@@ -365,9 +367,17 @@ def test_cephfs_vs_rbd_plan():
         assert (o["ioengine"], o["rw"], o["bs"], o["direct"], o["size"], o["runtime"], o["fallocate"]) == \
             ("psync", rw, bs, 1, "1G", 60, "none")
         assert bool(o.get("time_based")) is timed
-    setup = " ; ".join(sc.targets["rbd-hdd"].setup)
-    assert "rbd --id admin map rbd-hdd/" in setup and "mkfs.ext4" in setup and "mount /dev/rbd/rbd-hdd/" in setup
-    assert "mount -t ceph" in " ".join(sc.targets["cephfs-ssd"].setup)
+    # an existing cluster: the kinds map, format and mount the RBD images and mount the file systems,
+    # with the conf and keyring the client has; no lab cluster is started
+    rbd, cephfs = sc.targets["rbd-hdd"], sc.targets["cephfs-ssd"]
+    assert (rbd.kind, rbd.settings.pool, rbd.settings.fstype, rbd.settings.conf) == \
+        ("rbd", "rbd-hdd", "ext4", "/etc/ceph/ceph.conf")
+    assert (cephfs.kind, cephfs.settings.fs, cephfs.settings.client) == ("cephfs", "cephfs-ssd", "auto")
+    assert all(t.services == () for t in sc.targets.values())
+    # at scale=lab the same variants on a cluster fsbench starts here, with the seed's thread counts
+    lab = load_scenario(CEPH, ["scale=lab"])
+    assert all(t.services == ("ceph",) for t in lab.targets.values()) and lab.services["ceph"].kind == "ceph-lab"
+    assert len(plan_cases(lab)) == 4 * (1 + 4 * 4)
 
 
 def test_cephfs_vs_rbd_report_per_thread_count(tmp_path):

@@ -57,7 +57,7 @@ def test_split_paths_honours_escaped_colons():
     ("filename_format=/tmp/$jobname", "points outside"),
     ("opendir=/srv", "reads files outside"),
     ("ioengine=sg", "addresses a device"),
-    ("ioengine=rbd", "addresses a device"),
+    ("ioengine=rbd", "writes to an RBD image"),
     ("read_iolog=trace.log", "replays I/O"),
     ("ioscheduler=none", "changes the I/O scheduler"),
     ("write_bw_log=/tmp/bw", "writes its log outside"),

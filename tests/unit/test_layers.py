@@ -90,8 +90,8 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.transport.registry import TRANSPORTS
 
     assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "vdbench"]
-    assert KINDS.names() == ["device", "directory", "fuse", "juicefs", "rclone", "s3fs"]
-    assert SERVICE_KINDS.names() == ["command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
+    assert KINDS.names() == ["cephfs", "device", "directory", "fuse", "juicefs", "rbd", "rbd-image", "rclone", "s3fs"]
+    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"

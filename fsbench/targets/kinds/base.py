@@ -33,6 +33,9 @@ class KindPlan:
     after: list[list[str]] = field(default_factory=list)  # every host, after unmounting (remove the mount point)
     logs: dict[str, str] = field(default_factory=dict)  # file on the host -> name under targets/<target>/
     env: dict[str, str] = field(default_factory=dict)  # environment of these commands (secrets, never argv)
+    #: after setup, a command printing one line on how the host reaches the target (`ceph-fuse`,
+    #: `rbd-fuse+loop /dev/loop3`): hosts.csv shows it beside findmnt's source, type and options
+    via: list[str] = field(default_factory=list)
     version: list[str] = field(default_factory=list)  # prints the client's version (hosts.csv)
     shown: list[str] = field(default_factory=list)  # the client's command line for hosts.csv, when not mount[0]
     store: StoreAccess | None = None  # the object store behind the target, when it has one

@@ -5,7 +5,9 @@ can still name other places: `filename` (absolute names, `..`, raw devices), `di
 `filename_format` (absolute or `..`), `opendir`, engines that address devices or remote systems
 rather than files, I/O logs that replay onto the files they name, mmap'ed buffers in a file, the
 host's I/O scheduler. Each is refused unless it stays inside the case folder, or the target is
-`destructive: true` and the path is that target's own device or file. Options that run commands
+`destructive: true` and the path is that target's own device or file. fio's rbd engine is allowed on
+rbd-image targets only (their image is made for it), and there only: never on a destructive device,
+which would not stop it from writing to an image a file system is mounted from. Options that run commands
 (`exec_prerun`, `exec_postrun`, the `exec` engine, external engines, triggers) are refused unless
 the workload says `allow_commands: true`.
 """
@@ -21,6 +23,8 @@ from fsbench.tools.fio.jobfile import JobFile, Origin
 #: engines that address a device or a remote system instead of files in a folder
 DEVICE_ENGINES = {"sg", "mtd", "rbd", "rados", "nbd", "libhdfs", "http", "nfs", "dfs", "libiscsi", "io_uring_cmd",
                   "xnvme", "spdk", "e4defrag", "rdma", "net", "netsplice", "libcufile"}
+#: fio's librbd engine, and the target kind made for it
+RBD_ENGINE, RBD_KIND = "rbd", "rbd-image"
 #: options whose value runs a command on the host
 COMMAND_OPTIONS = {"exec_prerun", "exec_postrun", "trigger", "trigger_cmd", "trigger-file", "trigger_file"}
 #: options that write a log file (relative names land in the case's raw folder, where fio runs)
@@ -36,6 +40,7 @@ class TargetPlace:
     name: str
     path: str
     destructive: bool = False
+    kind: str = "directory"
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,12 @@ def _problems(key: str, value: str | None, targets: list[TargetPlace], names: st
     if key == "opendir" and not (text.startswith("/") and _is_target_itself(text, targets)):
         return [(f"opendir={text} reads files outside the case folder",
                  "remove it, or make that folder a destructive target's path")]
+    if key == "ioengine" and text.split(":")[0] == RBD_ENGINE:
+        if targets and all(t.kind == RBD_KIND for t in targets):
+            return []
+        return [(f"ioengine={text} writes to an RBD image, not to files in the case folder",
+                 "use an `kind: rbd-image` target (fsbench then sets ioengine=rbd, pool, rbdname and clientname "
+                 "itself); never point it at an image a file system is mounted from")]
     if key == "ioengine" and text.split(":")[0] in DEVICE_ENGINES and not destructive:
         return [(f"ioengine={text} addresses a device or a remote system, not files in the case folder",
                  "use it only on targets with `destructive: true` (their path names the device)")]

@@ -155,4 +155,4 @@ def _is_target_itself(path: str, ctx: dict) -> bool:
     """Whether path is, on every target of the workload, that destructive target's own path."""
     targets = ctx.get("targets") or []
     return bool(targets) and all(destructive and posixpath.normpath(path) == posixpath.normpath(tpath)
-                                 for _name, tpath, destructive in targets)
+                                 for _name, tpath, destructive, *_rest in targets)

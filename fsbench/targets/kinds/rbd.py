@@ -1,0 +1,181 @@
+"""An RBD image as a target kind: created if missing, mapped, formatted and mounted; all undone afterwards.
+
+`map: auto` uses krbd where the host has the rbd module, else rbd-nbd where it has nbd, else rbd-fuse
+(the image as a file) under a loop device with direct I/O, so that no second page cache sits under the
+file system. Which one was used, and its device, is kept in the target's state and shown in
+hosts.csv. An image that exists already is formatted only on a `destructive: true` target; an image
+fsbench created is removed at teardown. One host at a time: mapping refuses an image another client
+has open (a second mount, or fio's rbd engine, would corrupt the file system).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from fsbench.config import schema as s
+from fsbench.shell import render, sh
+from fsbench.targets.kinds.base import KindPlan
+from fsbench.targets.kinds.ceph_client import (
+    CLIENT_KEYS,
+    DEFAULT_CONF,
+    DEFAULT_IMAGE,
+    client_args,
+    create_image,
+    q,
+    remove_image,
+    state_dir,
+    unused_image,
+)
+
+MAPS = ("auto", "krbd", "nbd", "fuse")
+#: no lazy inode-table or journal initialisation: it would write in the background during the tests
+EXT4_OPTIONS = ("-q", "-F", "-E", "nodiscard,lazy_itable_init=0,lazy_journal_init=0")
+KRBD_PROBE = "[ -e /sys/bus/rbd ] || modinfo rbd > /dev/null 2>&1"
+NBD_PROBE = "command -v rbd-nbd > /dev/null && { [ -e /sys/module/nbd ] || modinfo nbd > /dev/null 2>&1; }"
+
+
+@dataclass(frozen=True)
+class Rbd:
+    """An RBD image with a local file system on it."""
+
+    pool: str = "rbd"
+    image: str = DEFAULT_IMAGE
+    size: int = 10 * 2**30
+    features: str = "layering"
+    map: str = "auto"
+    fstype: str = "ext4"
+    mkfs_options: tuple[str, ...] = EXT4_OPTIONS
+    mount_options: str = ""
+    conf: str = DEFAULT_CONF
+    keyring: str = ""
+    user: str = "admin"
+
+
+SECTION = s.Struct({
+    "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
+    "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
+    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
+    # exclusive-lock would ping-pong between the jobs of one image
+    "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
+    "map": s.Key(s.one_of(*MAPS), default="auto", doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device"),
+    "fstype": s.Key(s.one_of("ext4", "xfs"), default="ext4"),
+    "mkfs_options": s.Key(s.list_of(s.line_text), default=None, doc="default for ext4: -q -F -E nodiscard,"
+                          "lazy_itable_init=0,lazy_journal_init=0; for xfs: -q -f -K"),
+    "mount_options": s.Key(s.line_text, default="", doc="mount -o OPTIONS"),
+    **CLIENT_KEYS,
+}, what="rbd settings")
+
+
+class RbdKind:
+    """A mapped, formatted and mounted RBD image."""
+
+    name = "rbd"
+    address = "directory"
+    section = SECTION
+    client_process = "rbd-fuse"  # krbd and rbd-nbd: the kernel, or rbd-nbd, serve it instead
+
+    def settings(self, checked: dict | None) -> object:
+        if not checked:
+            return None
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()
+                                  if v is not None}
+        if "size" in values:
+            values["size"] = int(values["size"])  # sizes are checked as floats
+        if "mkfs_options" not in values and values.get("fstype") == "xfs":
+            values["mkfs_options"] = ("-q", "-f", "-K")
+        return Rbd(**values)
+
+    def texts(self, settings: object) -> list[tuple[str, str]]:
+        spec: Rbd = settings  # type: ignore[assignment]
+        if spec is None:
+            return []
+        return [("pool", spec.pool), ("image", spec.image), ("conf", spec.conf), ("keyring", spec.keyring),
+                ("user", spec.user)]
+
+    def check(self, target: object) -> list[tuple[tuple, str, str]]:
+        if getattr(target, "settings", None) is None:
+            return [(("kind",), "an rbd target needs an `rbd:` section", "at least `rbd: {pool: NAME}`")]
+        return []
+
+    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+        """Create (first host), map and mount (every host, one at a time by the image's watchers), undo all."""
+        spec: Rbd = target.settings  # type: ignore[attr-defined]
+        path, name = target.path, target.name  # type: ignore[attr-defined]
+        state = state_dir(scratch, name)
+        image = render(spec.image, values, quote=False)
+        spec_text = f"{render(spec.pool, values, quote=False)}/{image}"
+        rbd = ["rbd", *client_args(spec.conf, spec.user, spec.keyring, values)]
+        fuse_dir = posixpath.join(state, "rbd-fuse")
+        file = posixpath.join(fuse_dir, image)
+        files = {k: shlex.quote(posixpath.join(state, k)) for k in ("via", "device", "rbd-fuse.pid", "rbd-fuse.log")}
+        create = create_image(rbd, spec_text, spec.size, spec.features, state,
+                              bool(getattr(target, "destructive", False)))
+        mount = "\n".join([
+            f"# map {spec_text} (krbd, rbd-nbd, else rbd-fuse + loop), make {spec.fstype} and mount it",
+            unused_image(rbd, spec_text),
+            f"via={spec.map}",
+            f'if [ "$via" = auto ]; then if {KRBD_PROBE}; then via=krbd; elif {NBD_PROBE}; then via=nbd; '
+            "else via=fuse; fi; fi",
+            'case "$via" in',
+            f"  krbd) dev=$({q(*rbd, 'map', spec_text)}) ;;",
+            f"  nbd) dev=$({q('rbd-nbd', *rbd[1:], 'map', spec_text)}) ;;",
+            "  fuse)",
+            f"    mkdir -p {shlex.quote(fuse_dir)}",
+            # its own session: it must outlive this command (and an SSH session's process group)
+            f"    setsid {q('rbd-fuse', *rbd[1:], '-p', spec_text.split('/')[0], '-r', image, '-f', fuse_dir)} "
+            f"> {files['rbd-fuse.log']} 2>&1 &",
+            f"    echo $! > {files['rbd-fuse.pid']}",
+            f"    i=0; while [ ! -e {shlex.quote(file)} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done",
+            f"    [ -e {shlex.quote(file)} ] || {{ echo 'rbd-fuse did not show {spec_text}' >&2; "
+            f"cat {files['rbd-fuse.log']} >&2; exit 1; }}",
+            # direct I/O: no page cache under the file system's own (reads would come from RAM)
+            f"    dev=$(losetup --find --show --direct-io=on {shlex.quote(file)}) ;;",
+            "esac",
+            f'echo "$dev" > {files["device"]}',
+            f'if [ "$via" = fuse ]; then echo "rbd-fuse+loop $dev" > {files["via"]}; '
+            f'else echo "$via $dev" > {files["via"]}; fi',
+            f'{q("mkfs", "-t", spec.fstype, *spec.mkfs_options)} "$dev"',
+            f'{q("mount", "-t", spec.fstype, *(["-o", spec.mount_options] if spec.mount_options else []))} '
+            f'"$dev" {shlex.quote(path)}',
+        ])
+        return KindPlan(prepare=[["mkdir", "-p", path, state]], once=[sh(create)], mount=[sh(mount)],
+                        unmount=[sh(self._unmap(rbd, spec_text, path, state, file, lazy=False))],
+                        force_unmount=[sh(self._unmap(rbd, spec_text, path, state, file, lazy=True))],
+                        after=[sh(remove_image(rbd, spec_text, state)), ["rmdir", path]],
+                        logs={posixpath.join(state, "rbd-fuse.log"): "rbd-fuse-{host}.log"},
+                        via=["cat", posixpath.join(state, "via")])
+
+    @staticmethod
+    def _unmap(rbd: list[str], spec_text: str, path: str, state: str, file: str, *, lazy: bool) -> str:
+        """Unmount, then undo the mapping the state names; `lazy` (after a crash): detach, ignore errors."""
+        image = posixpath.basename(file)
+        dev, via, pid = (shlex.quote(posixpath.join(state, k)) for k in ("device", "via", "rbd-fuse.pid"))
+        fuse_dir = shlex.quote(posixpath.dirname(file))
+        ok = " 2> /dev/null || true" if lazy else ""
+        quick = ["timeout", "30"] if lazy else []
+        lines = [
+            f"# unmount {path} and unmap {spec_text}" + (" (forced)" if lazy else ""),
+            f"if mountpoint -q {shlex.quote(path)}; then umount {'-l ' if lazy else ''}{shlex.quote(path)}{ok}; fi",
+            f'd=$(cat {dev} 2> /dev/null || true); v=$(cat {via} 2> /dev/null || true)',
+            'case "$v" in',
+            f'  krbd*) [ -z "$d" ] || {q(*quick, *rbd, "unmap", *(["-o", "force"] if lazy else []))} "$d"{ok} ;;',
+            f'  nbd*) [ -z "$d" ] || {q(*quick, "rbd-nbd", "unmap")} "$d"{ok} ;;',
+            "esac",
+            # loop devices on our rbd-fuse file, listed from sysfs (a dead rbd-fuse does not stop it); once
+            # rbd-fuse is gone the kernel names the file from its detached mount (/IMAGE): then the device
+            # the state recorded is ours if its file still has that name
+            f"for l in $(losetup -l -n -O NAME,BACK-FILE | awk -v f={shlex.quote(file)} "
+            f"""-v g={shlex.quote('/' + image)} -v d="$d" '$2 == f || ($1 == d && $2 == g) {{print $1}}'); do """
+            f'losetup -d "$l"{ok}; done',
+            f'if [ -s {pid} ]; then p=$(cat {pid}); kill -{"KILL" if lazy else "TERM"} "$p" 2> /dev/null || true; '
+            'i=0; while kill -0 "$p" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; fi',
+            f"if mountpoint -q {fuse_dir}; then umount -l {fuse_dir}{ok}; fi",
+            f"rm -f {dev} {via} {pid}",
+        ]
+        return "\n".join(lines)
+
+
+PLUGIN = RbdKind()
