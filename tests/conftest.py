@@ -25,6 +25,14 @@ def require(binary: str) -> str:
     return path
 
 
+def require_s3_server() -> str:
+    """The S3 server the `s3` service kind will start: fsbench-s3 (install.sh builds it where Go >= 1.24 is
+    there), else moto_server (installed with fsbench); fails (not skips) when neither is installed."""
+    path = shutil.which("fsbench-s3") or shutil.which("moto_server")
+    assert path, "neither fsbench-s3 nor moto_server is installed: run the README's install command first"
+    return path
+
+
 @pytest.fixture
 def fio() -> str:
     return require("fio")

@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from tests.conftest import require, run_cli
+from tests.conftest import require, require_s3_server, run_cli
 from tests.paths import REPO
 
 SCENARIO = REPO / "scenarios" / "juicefs-evaluation.yaml"
 
 
 def test_the_guide_end_to_end(tmp_path):
-    for tool in ("fio", "juicefs", "redis-server", "fsbench-s3", "script", "fusermount3"):
+    for tool in ("fio", "juicefs", "redis-server", "script", "fusermount3"):
         require(tool)
+    require_s3_server()
     proc = run_cli("run", str(SCENARIO), "--set", "scale=smoke", "-o", str(tmp_path), "--progress", "plain",
                    timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
