@@ -26,6 +26,16 @@ CLIENT_KEYS = {
 }
 
 
+#: the image keys of both RBD kinds (mounted, or addressed by fio's rbd engine)
+IMAGE_KEYS = {
+    "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
+    "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
+    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
+    # exclusive-lock would ping-pong between the jobs of one image
+    "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
+}
+
+
 def client_args(conf: str, user: str, keyring: str, values: dict[str, str]) -> list[str]:
     """`-c CONF --id USER [--keyring PATH]` with run-time placeholders filled."""
     out = ["-c", render(conf, values, quote=False), "--id", render(user, values, quote=False)]

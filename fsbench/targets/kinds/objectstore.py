@@ -93,3 +93,21 @@ def fuse_unmount(path: str) -> tuple[list[list[str]], list[list[str]]]:
     unmount = sh(f"fusermount3 -u {q} 2>/dev/null || fusermount -u {q} 2>/dev/null || umount {q}")
     force = sh(f"fusermount3 -uz {q} 2>/dev/null || fusermount -uz {q} 2>/dev/null || umount -l {q}")
     return [unmount], [force]
+
+
+class ObjectClientKind:
+    """What the FUSE clients of an S3 bucket share as target kinds: a mounted directory, the common
+    section, its checks; each client adds its name, binary, process and plan."""
+
+    address = "directory"
+    object_store = True  # its plan names the store behind it (KindPlan.store)
+    name = ""
+
+    def settings(self, checked: dict | None) -> object:
+        return settings(checked)
+
+    def texts(self, spec: object) -> list[tuple[str, str]]:
+        return texts(spec)  # type: ignore[arg-type]
+
+    def check(self, target: object) -> list[tuple[tuple, str, str]]:
+        return missing(target, self.name)

@@ -22,6 +22,7 @@ from fsbench.targets.kinds.ceph_client import (
     CLIENT_KEYS,
     DEFAULT_CONF,
     DEFAULT_IMAGE,
+    IMAGE_KEYS,
     client_args,
     create_image,
     q,
@@ -55,11 +56,7 @@ class Rbd:
 
 
 SECTION = s.Struct({
-    "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
-    "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
-    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
-    # exclusive-lock would ping-pong between the jobs of one image
-    "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
+    **IMAGE_KEYS,
     "map": s.Key(s.one_of(*MAPS), default="auto", doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device"),
     "fstype": s.Key(s.one_of("ext4", "xfs"), default="ext4"),
     "mkfs_options": s.Key(s.list_of(s.line_text), default=None, doc="default for ext4: -q -F -E nodiscard,"

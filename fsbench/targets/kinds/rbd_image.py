@@ -19,6 +19,7 @@ from fsbench.targets.kinds.ceph_client import (
     CLIENT_KEYS,
     DEFAULT_CONF,
     DEFAULT_IMAGE,
+    IMAGE_KEYS,
     client_args,
     create_image,
     remove_image,
@@ -41,10 +42,7 @@ class RbdImage:
 
 
 SECTION = s.Struct({
-    "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
-    "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
-    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
-    "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
+    **IMAGE_KEYS,
     **CLIENT_KEYS,
 }, what="rbd-image settings")
 

@@ -13,24 +13,13 @@ from fsbench.targets.kinds.base import KindPlan
 REMOTE = "FSB"  # the remote's name in RCLONE_CONFIG_<REMOTE>_*
 
 
-class RcloneKind:
+class RcloneKind(objectstore.ObjectClientKind):
     """rclone's FUSE mount of an S3 bucket (Debian `rclone`)."""
 
     name = "rclone"
-    address = "directory"
-    object_store = True  # its plan names the store behind it (KindPlan.store)
     section = objectstore.section("rclone", "rclone", "more flags of `rclone mount`: [--vfs-cache-mode, full, "
                                                       "--transfers, '16'] (default: --vfs-cache-mode writes)")
     client_process = "rclone"
-
-    def settings(self, checked: dict | None) -> object:
-        return objectstore.settings(checked)
-
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        return objectstore.texts(settings)  # type: ignore[arg-type]
-
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        return objectstore.missing(target, self.name)
 
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
         spec = objectstore.resolved(target.settings, values)  # type: ignore[attr-defined]

@@ -9,24 +9,13 @@ from fsbench.targets.kinds import objectstore
 from fsbench.targets.kinds.base import KindPlan
 
 
-class S3fsKind:
+class S3fsKind(objectstore.ObjectClientKind):
     """s3fs-fuse (Debian `s3fs`; ossfs 1.0 is a fork of it)."""
 
     name = "s3fs"
-    address = "directory"
-    object_store = True  # its plan names the store behind it (KindPlan.store)
     section = objectstore.section("s3fs", "s3fs", "more `-o` options, without the -o: [use_cache=/var/tmp/c, "
                                                   "parallel_count=8, multipart_size=32]")
     client_process = "s3fs"
-
-    def settings(self, checked: dict | None) -> object:
-        return objectstore.settings(checked)
-
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        return objectstore.texts(settings)  # type: ignore[arg-type]
-
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        return objectstore.missing(target, self.name)
 
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
         spec = objectstore.resolved(target.settings, values)  # type: ignore[attr-defined]

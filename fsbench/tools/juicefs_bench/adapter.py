@@ -5,10 +5,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
-from fsbench.tools.common import read_stream, unknown_options
+from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_path, parse_text
 from fsbench.units import parse_size
 
@@ -102,11 +101,7 @@ class JuiceFSBenchAdapter:
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """The table on stdout (some versions log it to stderr: then both are read)."""
-        out = read_stream(raw_dir, "stdout")
-        try:
-            return parse_text(out, str(raw_dir / "stdout"))
-        except ParseError:
-            return parse_text(out + "\n" + read_stream(raw_dir, "stderr"), str(raw_dir / "stdout"))
+        return parse_stdout_then_both(parse_text, raw_dir)
 
     def parse_file(self, path: Path) -> ParseResult:
         """An existing `juicefs bench` output."""

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import WARNINGS, ParseResult, measurement, snake, vet
+from fsbench.tools.common import parse_file_with
 from fsbench.units import parse_size
 
 TOOL = "juicefs-bench"
@@ -62,11 +63,7 @@ _OLD_NAMES = {"Written": "write", "Read": "read"}
 
 def parse_path(path: str | Path) -> ParseResult:
     """Read a file and parse it; ParseError when it cannot be read or holds no result."""
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError as exc:
-        raise ParseError(TOOL, str(path), f"cannot read: {exc.strerror}") from None
-    return parse_text(text, str(path))
+    return parse_file_with(parse_text, TOOL, path)
 
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:

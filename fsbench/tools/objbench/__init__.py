@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fsbench.errors import FsbenchError, ParseError
+from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
-from fsbench.tools.common import read_stream, unknown_options
+from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, TOOL, parse_path, parse_text
 from fsbench.units import parse_size
 
@@ -104,11 +104,7 @@ class ObjbenchAdapter:
         return Invocation(argv=[*argv, bucket], env=env)
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
-        out = read_stream(raw_dir, "stdout")
-        try:
-            return parse_text(out, str(raw_dir / "stdout"))
-        except ParseError:
-            return parse_text(out + "\n" + read_stream(raw_dir, "stderr"), str(raw_dir / "stdout"))
+        return parse_stdout_then_both(parse_text, raw_dir)
 
     def parse_file(self, path: Path) -> ParseResult:
         return parse_path(path)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import OUTCOME_UNIT, ParseResult, measurement, snake, vet
+from fsbench.tools.common import parse_file_with
 from fsbench.units import parse_size
 
 TOOL = "juicefs-objbench"
@@ -34,11 +35,7 @@ _NOT_SUPPORTED = "not support"
 
 def parse_path(path: str | Path) -> ParseResult:
     """Read a file and parse it; ParseError when it cannot be read or holds no result."""
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError as exc:
-        raise ParseError(TOOL, str(path), f"cannot read: {exc.strerror}") from None
-    return parse_text(text, str(path))
+    return parse_file_with(parse_text, TOOL, path)
 
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
