@@ -88,7 +88,7 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.tools import TOOLS
     from fsbench.transport.registry import TRANSPORTS
 
-    assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "vdbench"]
+    assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "metabench", "vdbench"]
     assert KINDS.names() == ["device", "directory", "fuse", "juicefs", "rclone", "s3fs"]
     assert SERVICE_KINDS.names() == ["command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
