@@ -125,13 +125,20 @@ class MetabenchAdapter:
         return argv
 
     def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
-        """metabench in the case's folder; across hosts on every host at once, each in `<folder>/<host>`."""
+        """metabench in the case's folder; across hosts on every host at once, each in `<folder>/<host>`,
+        every operation started together: `metabench barrier` runs on the first host as the case's
+        background server (checked to listen first) and each host's metabench waits there."""
         if ctx is None or not ctx.multi():
             return Invocation(argv=self.argv(case.options, test_dir), outputs=[OUTPUT])
         inv = Invocation(argv=[], outputs=[OUTPUT])
+        first, info = next(iter(ctx.hosts.items()))
+        where = f"[{info.address}]:{ctx.port}" if ":" in info.address else f"{info.address}:{ctx.port}"
+        binary = str(case.options.get("binary", "metabench"))
+        inv.servers[first] = [binary, "barrier", "--listen", where, "--parties", str(len(ctx.hosts))]
+        inv.wait_ports.append((info.address, ctx.port))
         for name in ctx.hosts:
             folder = f"{test_dir}/{name}"
-            inv.per_host[name] = self.argv(case.options, folder)
+            inv.per_host[name] = [*self.argv(case.options, folder), "--barrier", where]
             inv.host_dirs[name] = folder
         return inv
 

@@ -3,12 +3,15 @@
  *
  *   metabench calls --dir DIR --output FILE [--ops LIST] [--iterations N] [--warmup N] [--cache-wait S]
  *   metabench concurrency --dir DIR --output FILE [--ops LIST] [--threads T] [--files N] [--bytes B]
+ *   metabench barrier --listen HOST:PORT --parties N
  *   metabench --version | --list
  *
  * `calls` times one system call at a time, N times per operation after a warm-up, each on objects
  * prepared for it outside the timed region (seed 000's per-call table). `concurrency` runs
  * create_write, open_read, rename and delete phases on T threads, N files each, every phase released
- * by a barrier so that all threads start together (seed 002's NNBench operations).
+ * by a barrier so that all threads start together (seed 002's NNBench operations). Across hosts, every
+ * host's metabench is given `--barrier HOST:PORT` of one `metabench barrier` (fsbench starts it on the
+ * first host): each operation starts on all hosts when the last host is ready for it.
  *
  * Everything is created inside DIR/metabench.<pid>/ and removed at the end. Results go to FILE as
  * JSON (written to FILE.part, then renamed): nanoseconds measured with CLOCK_MONOTONIC around the
@@ -24,6 +27,9 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -35,6 +41,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -484,12 +491,123 @@ static const char *CONCURRENT_OPS[] = {"create_write", "open_read", "rename", "d
 #define N_CONCURRENT_OPS 4
 
 /* ------------------------------------------------------------------------------------------------ */
+/* the barrier across hosts: one byte each way per operation over TCP                                */
+
+static int barrier_fd = -1;
+
+/* HOST:PORT (or [IPv6]:PORT) -> addresses; the host part is cut at the last colon */
+static struct addrinfo *resolve(const char *spec, int passive)
+{
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : 0;
+    if (!colon || !len || len >= sizeof host || !colon[1])
+        die(2, "'%s' is not HOST:PORT", spec);
+    memcpy(host, spec, len);
+    host[len] = 0;
+    if (host[0] == '[' && host[len - 1] == ']') {
+        memmove(host, host + 1, len - 2);
+        host[len - 2] = 0;
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0};
+    struct addrinfo *found = NULL;
+    int err = getaddrinfo(host, colon + 1, &hints, &found);
+    if (err)
+        die(3, "cannot resolve %s: %s", spec, gai_strerror(err));
+    return found;
+}
+
+/* Join the barrier at HOST:PORT, retrying for 30 s while its server starts. */
+static void barrier_join(const char *spec)
+{
+    struct addrinfo *ai = resolve(spec, 0);
+    for (int attempt = 0; attempt < 300 && barrier_fd < 0; attempt++) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            barrier_fd = fd;
+            break;
+        }
+        if (fd >= 0)
+            close(fd);
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+    }
+    freeaddrinfo(ai);
+    if (barrier_fd < 0)
+        die(3, "cannot reach the barrier across hosts at %s: %s", spec, strerror(errno));
+    int one = 1;
+    setsockopt(barrier_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (write(barrier_fd, "h", 1) != 1)   /* a party, not a probe that only checks the port */
+        die(3, "the barrier across hosts at %s refused this host: %s", spec, strerror(errno));
+}
+
+/* Wait until every host has reached this point (nothing to wait for on one host). */
+static void barrier_wait(const char *what)
+{
+    char c = 'r';
+    if (barrier_fd < 0)
+        return;
+    if (write(barrier_fd, &c, 1) != 1 || read(barrier_fd, &c, 1) != 1 || c != 'g')
+        die(3, "the barrier across hosts broke before %s: another host stopped early (see its stderr)", what);
+}
+
+/* The barrier's server: N parties connect and say hello; then each round every party sends one byte
+ * and all are answered when the last one has. Exits 0 when all parties have left together. */
+static int serve_barrier(const char *spec, long parties)
+{
+    struct addrinfo *ai = resolve(spec, 1);
+    int one = 1, lfd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, (int)parties + 8))
+        die(3, "cannot listen on %s: %s", spec, strerror(errno));
+    freeaddrinfo(ai);
+    int *fds = calloc((size_t)parties, sizeof *fds);
+    if (!fds)
+        die(3, "out of memory for %ld parties", parties);
+    for (long joined = 0; joined < parties;) {
+        char c;
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR)
+                continue;
+            die(3, "accepting parties on %s: %s", spec, strerror(errno));
+        }
+        if (read(fd, &c, 1) == 1 && c == 'h') {
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            fds[joined++] = fd;
+        } else {
+            close(fd);   /* a probe that only checked the port is open */
+        }
+    }
+    close(lfd);
+    printf("metabench barrier: %ld parties joined\n", parties);
+    fflush(stdout);
+    for (long round = 1;; round++) {
+        long left = 0;
+        for (long k = 0; k < parties; k++) {
+            char c;
+            ssize_t n = read(fds[k], &c, 1);
+            left += n != 1;
+        }
+        if (left == parties) {
+            printf("metabench barrier: %ld rounds, every party left\n", round - 1);
+            return 0;
+        }
+        if (left)   /* some stopped early: the others must not wait forever */
+            die(1, "round %ld: %ld of %ld parties left early", round, left, parties);
+        for (long k = 0; k < parties; k++)
+            if (write(fds[k], "g", 1) != 1)
+                die(1, "round %ld: a party is gone: %s", round, strerror(errno));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* options                                                                                           */
 
 struct options {
-    const char *mode, *dir, *output;
+    const char *mode, *dir, *output, *barrier, *listen;
     char *ops;
-    long iterations, warmup, threads, files, bytes;
+    long iterations, warmup, threads, files, bytes, parties;
     double cache_wait;
 };
 
@@ -510,6 +628,8 @@ static void usage(FILE *f)
             "                       [--cache-wait SECONDS]\n"
             "       metabench concurrency --dir DIR --output FILE [--ops LIST] [--threads T] [--files N]\n"
             "                       [--bytes B]\n"
+            "       (both: [--barrier HOST:PORT] to start each operation together with other hosts)\n"
+            "       metabench barrier --listen HOST:PORT --parties N\n"
             "       metabench --version | --list\n");
 }
 
@@ -532,6 +652,8 @@ static struct options parse_options(int argc, char **argv)
         {"warmup", required_argument, NULL, 'w'},     {"cache-wait", required_argument, NULL, 'c'},
         {"threads", required_argument, NULL, 't'},    {"files", required_argument, NULL, 'f'},
         {"bytes", required_argument, NULL, 'b'},      {"help", no_argument, NULL, 'h'},
+        {"barrier", required_argument, NULL, 'B'},    {"listen", required_argument, NULL, 'L'},
+        {"parties", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
     struct options o = {.iterations = 100, .warmup = 10, .threads = 1, .files = 100};
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
@@ -542,7 +664,7 @@ static struct options parse_options(int argc, char **argv)
         list_ops();
         exit(0);
     }
-    if (argc < 2 || (strcmp(argv[1], "calls") && strcmp(argv[1], "concurrency"))) {
+    if (argc < 2 || (strcmp(argv[1], "calls") && strcmp(argv[1], "concurrency") && strcmp(argv[1], "barrier"))) {
         usage(stderr);
         exit(2);
     }
@@ -559,6 +681,9 @@ static struct options parse_options(int argc, char **argv)
         case 't': o.threads = number("threads", optarg, 1, MAX_THREADS); break;
         case 'f': o.files = number("files", optarg, 1, MAX_ITERATIONS); break;
         case 'b': o.bytes = number("bytes", optarg, 0, 1L << 30); break;
+        case 'B': o.barrier = optarg; break;
+        case 'L': o.listen = optarg; break;
+        case 'P': o.parties = number("parties", optarg, 1, MAX_THREADS); break;
         case 'c': {
             char *end;
             o.cache_wait = strtod(optarg, &end);
@@ -572,6 +697,11 @@ static struct options parse_options(int argc, char **argv)
     }
     if (optind < argc)
         die(2, "unexpected argument '%s'", argv[optind]);
+    if (!strcmp(o.mode, "barrier")) {
+        if (!o.listen || !o.parties)
+            die(2, "barrier needs --listen HOST:PORT and --parties N");
+        return o;
+    }
     if (!o.dir || !o.output)
         die(2, "--dir and --output are required");
     if (o.threads * o.files > MAX_ITERATIONS)
@@ -643,7 +773,12 @@ static void json_head(struct run *r)
     json_str(f, u.release);
     fprintf(f, ", \"dir\": ");
     json_str(f, realpath(r->o.dir, real) ? real : r->o.dir);
-    fprintf(f, ", \"fs_magic\": \"0x%lx\",\n", fstatfs(r->workfd, &fs) ? 0UL : (unsigned long)fs.f_type);
+    fprintf(f, ", \"fs_magic\": \"0x%lx\", \"barrier\": ", fstatfs(r->workfd, &fs) ? 0UL : (unsigned long)fs.f_type);
+    if (r->o.barrier)
+        json_str(f, r->o.barrier);
+    else
+        fputs("null", f);
+    fputs(",\n", f);
     fprintf(f, "  \"clock\": \"CLOCK_MONOTONIC\", \"timer_overhead_ns\": %llu, \"started\": %.6f,\n",
             (unsigned long long)timer_overhead(), wall_s());
 }
@@ -676,14 +811,13 @@ static void run_call_op(struct run *r, const struct call_op *op, int first, uint
     int err = 0;
     FILE *f = r->out;
     snprintf(folder, sizeof folder, "op.%s", op->name);
-    if (mkdirat(r->workfd, folder, 0755) || (c.dfd = openat(r->workfd, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+    if (mkdirat(r->workfd, folder, 0755) || (c.dfd = openat(r->workfd, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         err = errno;
-        goto done;
-    }
-    if (op->setup && op->setup(&c, total)) {
+    else if (op->setup && op->setup(&c, total))
         err = errno;
+    barrier_wait(op->name);   /* every host ready (its setup done, or failed: the rounds stay in step) */
+    if (err)
         goto done;
-    }
     if (op->cold && r->o.cache_wait > 0) {
         struct timespec ts = {(time_t)r->o.cache_wait,
                               (long)((r->o.cache_wait - (double)(time_t)r->o.cache_wait) * 1e9)};
@@ -879,6 +1013,7 @@ static void run_phase(struct run *r, struct shared *sh, struct worker *ws, uint6
     FILE *f = r->out;
     json_op_head(f, first, CONCURRENT_OPS[phase]);
     sh->phase = phase;
+    barrier_wait(CONCURRENT_OPS[phase]);   /* every host ready */
     double started = wall_s();
     pthread_barrier_wait(&sh->start);   /* every thread is waiting here: they leave together */
     pthread_barrier_wait(&sh->end);
@@ -980,6 +1115,8 @@ int main(int argc, char **argv)
 {
     struct run r = {.o = parse_options(argc, argv), .workfd = -1};
     struct stat st;
+    if (!strcmp(r.o.mode, "barrier"))
+        return serve_barrier(r.o.listen, r.o.parties);
     if (!strcmp(r.o.mode, "calls")) {
         const char *names[N_CALL_OPS];
         for (size_t k = 0; k < N_CALL_OPS; k++)
@@ -1002,6 +1139,8 @@ int main(int argc, char **argv)
     snprintf(r.part, sizeof r.part, "%s.part", r.o.output);
     if (!(r.out = fopen(r.part, "w")))
         die(3, "cannot write %s: %s", r.part, strerror(errno));
+    if (r.o.barrier)
+        barrier_join(r.o.barrier);
     if (!strcmp(r.o.mode, "calls"))
         run_calls(&r);
     else

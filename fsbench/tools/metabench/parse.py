@@ -28,8 +28,9 @@ MODES = {"calls": CALLS, "concurrency": CONCURRENCY}
 LATENCIES = (("mean_ns", "latency_mean"), ("min_ns", "latency_min"), ("max_ns", "latency_max"),
              ("stddev_ns", "latency_stddev"), ("p50_ns", "latency_p50"), ("p90_ns", "latency_p90"),
              ("p99_ns", "latency_p99"), ("p999_ns", "latency_p99.9"))
-#: phases of several hosts that overlap less than this are not "together" (a warning says so)
-OVERLAP = 0.9
+#: hosts that start an operation further apart than this share of its shortest run, and than SKEW_S (what
+#: NTP and a process wake-up may differ by), did not run it together
+SKEW, SKEW_S = 0.1, 0.005
 
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
@@ -117,35 +118,41 @@ def combine_hosts(parts: dict[str, ParseResult]) -> ParseResult:
             value = sum(values) / len(values)
         extra = {k: v for k, v in rows[0].items() if k not in ("host", "value", "warnings")}
         out.rows.append({**extra, "host": "all", "value": float(value)})
-    out.warnings += _overlap_warnings(parts)
+    out.warnings += _skew_warnings(parts)
     return out
 
 
-def _overlap_warnings(parts: dict[str, ParseResult]) -> list[str]:
-    """Phases that did not run together on the hosts (their sum of rates then overstates the load)."""
+def _skew_warnings(parts: dict[str, ParseResult]) -> list[str]:
+    """Operations the hosts did not start together (metabench's barrier holds them to about a millisecond;
+    more means the barrier was not used or the hosts' clocks disagree)."""
     out = []
     names = {op for p in parts.values() for op in p.meta.get("phases", {})}
     for op in sorted(names):
         spans = [p.meta["phases"][op] for p in parts.values() if op in p.meta.get("phases", {})]
         if len(spans) < 2:
             continue
-        whole = max(e for _, e in spans) - min(s for s, _ in spans)
-        common = min(e for _, e in spans) - max(s for s, _ in spans)
-        if whole > 0 and common / whole < OVERLAP:
-            out.append(f"{op}: the hosts ran together for {max(common, 0) / whole:.0%} of the phase "
-                       "(their clocks or start-up differ): the aggregate rate is not one of simultaneous load")
+        skew = max(s for s, _ in spans) - min(s for s, _ in spans)
+        shortest = min(e - s for s, e in spans)
+        if skew > max(SKEW * shortest, SKEW_S):
+            out.append(f"{op}: the hosts started it {skew * 1e3:.1f} ms apart, {skew / max(shortest, 1e-9):.0%} of "
+                       "its shortest run (clocks that disagree, or no barrier): the aggregate is not of one "
+                       "simultaneous load")
     return out
 
 
 def _document(text: str, source: str) -> dict:
     if not text.strip():
         raise ParseError(TOOL, source, "empty output: metabench wrote nothing (see its stderr)")
+    if not text.lstrip("\ufeff \t\r\n").startswith("{"):
+        raise ParseError(TOOL, source, f"not a metabench JSON document: it begins with {text.strip()[:60]!r}")
     try:
         doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        why = "the document ends early (truncated)" if exc.pos >= len(text.rstrip()) else exc.msg
-        raise ParseError(TOOL, source, f"not a complete JSON document: {why} at {where}") from None
+        if not text.rstrip().endswith("}"):  # a run cut short (killed, disk full, a partial copy)
+            raise ParseError(TOOL, source, f"not a complete JSON document: it ends early (truncated) after "
+                                           f"line {text.rstrip().count(chr(10)) + 1}") from None
+        raise ParseError(TOOL, source, f"not a complete JSON document: {exc.msg} at line {exc.lineno} "
+                                       f"column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:  # NaN, 5,000-digit numbers, nesting beyond the stack
         raise ParseError(TOOL, source, f"not a metabench result: {exc}") from None
     if not isinstance(doc, dict) or doc.get("tool") != TOOL:
