@@ -800,30 +800,53 @@ static void json_error(FILE *f, const char *status, const char *where, int err)
 /* ------------------------------------------------------------------------------------------------ */
 /* mode `calls`                                                                                      */
 
-/* One operation: its folder, setup, warm-up and timed iterations, then its folder removed. */
-static void run_call_op(struct run *r, const struct call_op *op, int first, uint64_t *samples, char *buf)
+/* An operation's objects, laid out before its timed calls (untimed). */
+struct prepared {
+    struct call_ctx c;
+    int done, err;
+    uint64_t at;                /* when its setup ended (CLOCK_MONOTONIC) */
+};
+
+static void prepare_op(struct run *r, const struct call_op *op, struct prepared *p, char *buf)
+{
+    char folder[NAME_MAX_LEN + 8];
+    p->c = (struct call_ctx){.dfd = -1, .fd = -1, .buf = buf, .buflen = LIST_BUF};
+    p->done = 1;
+    snprintf(folder, sizeof folder, "op.%s", op->name);
+    if (mkdirat(r->workfd, folder, 0755) ||
+        (p->c.dfd = openat(r->workfd, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        p->err = errno;
+    else if (op->setup && op->setup(&p->c, r->o.warmup + r->o.iterations))
+        p->err = errno;
+    p->at = now_ns();
+}
+
+/* Until the kernel's entry cache of objects made at `at` has expired (--cache-wait after their setup). */
+static void wait_cache(const struct run *r, uint64_t at)
+{
+    uint64_t until = at + (uint64_t)(r->o.cache_wait * 1e9), now = now_ns();
+    if (now >= until)
+        return;
+    struct timespec ts = {(time_t)((until - now) / 1000000000ULL), (long)((until - now) % 1000000000ULL)};
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+/* One operation, prepared: warm-up and timed iterations, then its folder removed. */
+static void run_call_op(struct run *r, const struct call_op *op, int first, uint64_t *samples, struct prepared *p)
 {
     long warm = r->o.warmup, total = r->o.warmup + r->o.iterations, i = 0;
-    struct call_ctx c = {.dfd = -1, .fd = -1, .buf = buf, .buflen = LIST_BUF};
-    char folder[NAME_MAX_LEN + 8], path[PATH_MAX + NAME_MAX_LEN + 16];
+    struct call_ctx c = p->c;
+    char path[PATH_MAX + NAME_MAX_LEN + 16];
     enum { SETUP, PREPARE, CALL, AFTER } stage = SETUP;
     double started = wall_s();
-    int err = 0;
+    int err = p->err;
     FILE *f = r->out;
-    snprintf(folder, sizeof folder, "op.%s", op->name);
-    if (mkdirat(r->workfd, folder, 0755) || (c.dfd = openat(r->workfd, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        err = errno;
-    else if (op->setup && op->setup(&c, total))
-        err = errno;
+    if (op->cold && !err)
+        wait_cache(r, p->at);
     barrier_wait(op->name);   /* every host ready (its setup done, or failed: the rounds stay in step) */
     if (err)
         goto done;
-    if (op->cold && r->o.cache_wait > 0) {
-        struct timespec ts = {(time_t)r->o.cache_wait,
-                              (long)((r->o.cache_wait - (double)(time_t)r->o.cache_wait) * 1e9)};
-        while (nanosleep(&ts, &ts) && errno == EINTR)
-            ;
-    }
     started = wall_s();
     for (i = 0; i < total; i++) {
         stage = PREPARE;
@@ -876,7 +899,7 @@ done:
         close(c.fd);
     if (c.dfd >= 0)
         close(c.dfd);
-    snprintf(path, sizeof path, "%s/%s", r->work, folder);
+    snprintf(path, sizeof path, "%s/op.%s", r->work, op->name);
     if (remove_tree(path) && errno != ENOENT) {
         fprintf(stderr, "metabench: removing %s: %s\n", path, strerror(errno));
         r->failed = 1;
@@ -893,8 +916,19 @@ static void run_calls(struct run *r)
     json_head(r);
     fprintf(r->out, "  \"iterations\": %ld, \"warmup\": %ld, \"cache_wait_s\": %g,\n  \"operations\": [\n",
             r->o.iterations, r->o.warmup, r->o.cache_wait);
-    for (int k = 0; k < r->count; k++)
-        run_call_op(r, &CALL_OPS[r->picked[k]], k == 0, samples, buf);
+    struct prepared prep[N_CALL_OPS];
+    memset(prep, 0, sizeof prep);
+    for (int k = 0; k < r->count; k++) {
+        const struct call_op *op = &CALL_OPS[r->picked[k]];
+        /* the first operation that needs expired entry caches lays out the objects of all of them, so
+         * that one --cache-wait serves them all */
+        for (int j = k; op->cold && j < r->count; j++)
+            if (CALL_OPS[r->picked[j]].cold && !prep[j].done)
+                prepare_op(r, &CALL_OPS[r->picked[j]], &prep[j], buf);
+        if (!prep[k].done)
+            prepare_op(r, op, &prep[k], buf);
+        run_call_op(r, op, k == 0, samples, &prep[k]);
+    }
     free(samples);
     free(buf);
 }
