@@ -157,7 +157,8 @@ class Workload:
     """A tool with its options, an optional job file, explicit sweeps and repetitions."""
 
     name: str = ""
-    tool: str = option(s.string, "", required=True, doc="fio, mdtest, vdbench, juicefs-bench, or a plug-in's tool")
+    tool: str = option(s.string, "", required=True,
+                       doc="fio, mdtest, vdbench, juicefs-bench, metabench, or a plug-in's tool")
     options: dict = option(s.mapping_of(s.scalar_or_list, name_rule=False), factory=dict, convert=dict)
     description: str = option(s.string, "")
     jobs: dict = option(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), factory=dict,
@@ -202,6 +203,8 @@ class Monitor:
                                         doc="process names (as in /proc/PID/comm) whose CPU and memory are reported")
 
 
+#: units a view may show every time in (`time_unit`); `us` is µs for keyboards without it
+TIME_UNITS = ("s", "ms", "µs", "us", "ns")
 #: the shapes a report view can take (docs/report.md shows each with the seed it comes from)
 VIEW_KINDS = ("table", "by_value", "stats", "best", "chart", "at")
 
@@ -235,6 +238,8 @@ VIEW = s.Struct({
     "resources": s.Key(s.boolean, default=True,
                        doc="add each target's client process CPU and peak memory beside the numbers"),
     "chart": s.Key(s.boolean, default=False, doc="table and by_value: also a bar chart of the values"),
+    "time_unit": s.Key(s.one_of(*TIME_UNITS), doc="table, by_value, at: every time in this unit (seed 000's "
+                                                 "table: µs per call) instead of each value's most readable one"),
 }, what="report view", extra=_view_extra)
 
 
