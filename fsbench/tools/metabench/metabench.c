@@ -537,7 +537,7 @@ static void barrier_join(const char *spec)
         die(3, "cannot reach the barrier across hosts at %s: %s", spec, strerror(errno));
     int one = 1;
     setsockopt(barrier_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (write(barrier_fd, "h", 1) != 1)   /* a party, not a probe that only checks the port */
+    if (send(barrier_fd, "h", 1, MSG_NOSIGNAL) != 1)   /* a party, not a probe that only checks the port */
         die(3, "the barrier across hosts at %s refused this host: %s", spec, strerror(errno));
 }
 
@@ -547,7 +547,7 @@ static void barrier_wait(const char *what)
     char c = 'r';
     if (barrier_fd < 0)
         return;
-    if (write(barrier_fd, &c, 1) != 1 || read(barrier_fd, &c, 1) != 1 || c != 'g')
+    if (send(barrier_fd, &c, 1, MSG_NOSIGNAL) != 1 || read(barrier_fd, &c, 1) != 1 || c != 'g')
         die(3, "the barrier across hosts broke before %s: another host stopped early (see its stderr)", what);
 }
 
@@ -596,7 +596,7 @@ static int serve_barrier(const char *spec, long parties)
         if (left)   /* some stopped early: the others must not wait forever */
             die(1, "round %ld: %ld of %ld parties left early", round, left, parties);
         for (long k = 0; k < parties; k++)
-            if (write(fds[k], "g", 1) != 1)
+            if (send(fds[k], "g", 1, MSG_NOSIGNAL) != 1)
                 die(1, "round %ld: a party is gone: %s", round, strerror(errno));
     }
 }
@@ -1167,12 +1167,15 @@ int main(int argc, char **argv)
         die(2, "--dir %s is not a folder", r.o.dir);
     if (strlen(r.o.dir) > PATH_MAX - 64 || strlen(r.o.output) > PATH_MAX - 16)
         die(2, "--dir and --output must be shorter than %d bytes", PATH_MAX - 64);
-    snprintf(r.work, sizeof r.work, "%s/metabench.%ld", r.o.dir, (long)getpid());
-    if (mkdir(r.work, 0755) || (r.workfd = open(r.work, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        die(3, "cannot make its working folder %s: %s", r.work, strerror(errno));
     snprintf(r.part, sizeof r.part, "%s.part", r.o.output);
     if (!(r.out = fopen(r.part, "w")))
         die(3, "cannot write %s: %s", r.part, strerror(errno));
+    snprintf(r.work, sizeof r.work, "%s/metabench.%ld", r.o.dir, (long)getpid());
+    if (mkdir(r.work, 0755) || (r.workfd = open(r.work, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        int err = errno;
+        unlink(r.part);
+        die(3, "cannot make its working folder %s: %s", r.work, strerror(err));
+    }
     if (r.o.barrier)
         barrier_join(r.o.barrier);
     if (!strcmp(r.o.mode, "calls"))
