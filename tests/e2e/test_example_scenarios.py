@@ -23,7 +23,7 @@ from fsbench.tidy import measurement
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo
 from tests.conftest import run_cli
-from tests.paths import FIXTURES, REPO
+from tests.paths import FIXTURES, GOLDEN, REPO
 
 INVENTORY = REPO / "configs" / "inventory-example.yaml"
 OSSFS = REPO / "scenarios" / "ossfs-1-vs-2.yaml"
@@ -44,6 +44,9 @@ JUICEFS_BENCH = [FIXTURES / "public" / "juicefs-bench" / name for name in (
     "issue-4712_table_negative_update_meta.txt",  # 612 MiB/s: good
     "issue-3681_indented_progress_and_table_TRUNCATED.txt",  # 60 MiB/s: poor
 )]
+# fsbench's own tool: real outputs made on this project's machine (tests/golden/metabench/inputs)
+METABENCH_CALLS = GOLDEN / "metabench" / "inputs" / "calls_juicefs_redis_cache_wait_1.2s.json"
+METABENCH_CONCURRENCY = GOLDEN / "metabench" / "inputs" / "concurrency_s3fs_4_threads_4k.json"
 
 # the seed's CPU (100 = one core) and peak memory (MiB) of each version's FUSE process, per test
 OSSFS_PROCESS = {
@@ -70,6 +73,8 @@ def fixture_for(case: Case, point: int = 0) -> Path:
         return VDBENCH_MULTI_HOST if len(case.hosts) > 1 else VDBENCH_ONE_HOST
     if case.tool == "juicefs-bench":
         return JUICEFS_BENCH[point % len(JUICEFS_BENCH)]
+    if case.tool == "metabench":
+        return METABENCH_CONCURRENCY if case.options.get("mode") == "concurrency" else METABENCH_CALLS
     raise AssertionError(f"no fixture for {case.tool}")
 
 
