@@ -272,3 +272,28 @@ def test_fsbench_ingest_reads_existing_outputs(tmp_path: Path) -> None:
     rows, errors = ingest_files("metabench", [str(TMPFS), str(junk)])
     assert len(rows) == len(parse_path(TMPFS).rows) and {r["source"] for r in rows} == {str(TMPFS)}
     assert len(errors) == 1 and "truncated" in errors[0].reason
+
+
+def test_across_hosts_every_host_gets_its_folder_and_the_barrier() -> None:
+    from types import SimpleNamespace
+
+    from fsbench.plan_show import _invocation
+    from fsbench.tools.base import BuildContext, HostInfo
+
+    case = SimpleNamespace(options={"mode": "concurrency", "threads": 10, "files": 100})
+    ctx = BuildContext({"c1": HostInfo("c1", "10.0.0.11"), "c2": HostInfo("c2", "fd00::12")}, port=4242)
+    inv = PLUGIN.build(case, "/mnt/shared/case", ctx)
+    assert inv.argv == [] and inv.outputs == ["metabench.json"]
+    assert inv.servers == {"c1": ["metabench", "barrier", "--listen", "10.0.0.11:4242", "--parties", "2"]}
+    assert inv.wait_ports == [("10.0.0.11", 4242)]
+    assert inv.host_dirs == {"c1": "/mnt/shared/case/c1", "c2": "/mnt/shared/case/c2"}
+    for host, argv in inv.per_host.items():
+        assert argv[argv.index("--dir") + 1] == f"/mnt/shared/case/{host}" and argv[-2:] == ["--barrier",
+                                                                                               "10.0.0.11:4242"]
+    shown = "\n".join(_invocation("run", inv))
+    assert "on every host at once" in shown and "[c1, in the background] metabench barrier" in shown
+    assert "[c2] $ metabench concurrency --dir /mnt/shared/case/c2" in shown
+    ipv6 = PLUGIN.build(case, "/d", BuildContext({"a": HostInfo("a", "fd00::1"), "b": HostInfo("b", "x")}, port=9))
+    assert ipv6.servers["a"][3] == "[fd00::1]:9"
+    one = PLUGIN.build(case, "/d", BuildContext({"a": HostInfo("a", "10.0.0.1")}, port=9))
+    assert not one.per_host and not one.servers and one.argv[:2] == ["metabench", "concurrency"]
