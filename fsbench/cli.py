@@ -235,7 +235,7 @@ def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str |
            with_report: bool) -> None:
     """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result).
 
-    TOOL is fio, mdtest, vdbench (FILE may be an output directory) or juicefs-bench.
+    TOOL is fio, mdtest, vdbench (FILE may be an output directory), juicefs-bench or metabench.
     """
     from pathlib import Path
 

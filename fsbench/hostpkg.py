@@ -26,6 +26,7 @@ PACKAGES: dict[str, dict[str, list[str]]] = {
     "mpi": {"apt-get": ["openmpi-bin"], "dnf": ["openmpi"], "zypper": ["openmpi4"]},
     "mpi-build": {"apt-get": ["gcc", "make", "libopenmpi-dev", "openmpi-bin"], "dnf": ["gcc", "make", "openmpi-devel"],
                   "zypper": ["gcc", "make", "openmpi4-devel"]},
+    "c-build": {"apt-get": ["gcc", "libc6-dev"], "dnf": ["gcc", "glibc-devel"], "zypper": ["gcc", "glibc-devel"]},
     "java": {"apt-get": ["default-jre-headless"], "dnf": ["java-17-openjdk-headless"],
              "zypper": ["java-17-openjdk-headless"]},
 }

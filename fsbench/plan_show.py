@@ -64,11 +64,15 @@ def _store(kind, target) -> object:
 
 
 def _invocation(title: str, inv: Invocation) -> list[str]:
-    where = "this machine (the controller)" if inv.controller else "the case's host"
+    where = "this machine (the controller)" if inv.controller else \
+        "every host at once" if inv.per_host else "the case's host"
     out = [f"-- {title}, on {where}:"]
     for host, argv in inv.servers.items():
         out.append(f"   [{host}, in the background] {shlex.join(argv)}")
-    out += [f"   $ {shlex.join(argv)}" for argv in (inv.steps or [inv.argv])]
+    if inv.per_host:
+        out += [f"   [{host}] $ {shlex.join(argv)}" for host, argv in inv.per_host.items()]
+    else:
+        out += [f"   $ {shlex.join(argv)}" for argv in (inv.steps or [inv.argv])]
     if inv.env:
         out.append(f"   environment: {', '.join(sorted(inv.env))} (values not shown)")
     for name, text in inv.files.items():

@@ -25,7 +25,8 @@ METRIC_UNITS: dict[str, str] = {
     "clat_mean": "s", "clat_min": "s", "clat_max": "s", "clat_stddev": "s",
     "clat_p50": "s", "clat_p90": "s", "clat_p95": "s", "clat_p99": "s", "clat_p99.9": "s",
     "lat_mean": "s", "slat_mean": "s",
-    "latency_mean": "s",
+    "latency_mean": "s", "latency_min": "s", "latency_max": "s", "latency_stddev": "s",
+    "latency_p50": "s", "latency_p90": "s", "latency_p99": "s", "latency_p99.9": "s",
     "cpu_usage": "%",
     "memory_peak": "B",
 }

@@ -47,10 +47,14 @@ def parse_count(text: str) -> float:
     return float(t[:-1]) * mult if mult else float(t)
 
 
-def format_value(value: float, unit: str) -> str:
-    """Format a canonical value for people: 1.5 GiB/s, 12.3k op/s, 250 µs."""
+def format_value(value: float, unit: str, time_unit: str = "") -> str:
+    """Format a canonical value for people: 1.5 GiB/s, 12.3k op/s, 250 µs (a time in `time_unit` when given)."""
     if value != value:  # NaN
         return "–"
+    if unit == "s" and time_unit:
+        shown = "µs" if time_unit == "us" else time_unit
+        scaled = value / _TIME_UNITS[shown]
+        return f"{scaled:.3g} {shown}" if abs(scaled) < 100 else f"{scaled:.0f} {shown}"
     if unit == "B/s":
         return _binary(value) + "/s"
     if unit == "B":
@@ -83,6 +87,9 @@ def _decimal(value: float) -> str:
             return f"{value:.3g}{prefix}" if abs(value) < 100 or prefix else f"{value:.0f}"
         value /= 1000
     raise AssertionError("unreachable")
+
+
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
 
 
 def _seconds(value: float) -> str:

@@ -6,8 +6,8 @@ import pandas as pd
 
 #: how rows of one case combine when a tool reports several jobs or hosts
 ADDITIVE = {"bandwidth", "iops", "rate", "io_bytes", "ops"}
-MAXIMAL = {"runtime", "time", "clat_max", "memory_peak"}
-MINIMAL = {"clat_min", "functional"}  # functional: an outcome, the worst one counts
+MAXIMAL = {"runtime", "time", "clat_max", "latency_max", "memory_peak"}
+MINIMAL = {"clat_min", "latency_min", "functional"}  # functional: an outcome, the worst one counts
 
 KEYS = ["target", "workload", "tool", "job", "operation", "metric", "unit"]
 #: a tool's own verdict of a value (juicefs bench's colours), worst first

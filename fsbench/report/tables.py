@@ -26,8 +26,9 @@ def _finite(x: object) -> bool:
     return x is not None and x == x
 
 
-def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload: str = "") -> dict:
-    """One value with its ratio to the baseline, its spread and its verdict."""
+def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload: str = "",
+         time_unit: str = "") -> dict:
+    """One value with its ratio to the baseline, its spread and its verdict (times in time_unit when given)."""
     if r is None:
         return {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
     ratio = r.get("ratio")
@@ -41,7 +42,7 @@ def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload
     cv = float(r.get("cv", 0) or 0)
     value = float(r["mean"])
     return {
-        "text": format_value(value, str(r["unit"])),
+        "text": format_value(value, str(r["unit"]), time_unit),
         "ratio": f"({ratio:.2f})" if _finite(ratio) else "",
         "cls": cls,
         "cv": f"±{cv * 100:.0f}%" if int(r.get("n", 1)) > 1 else "",

@@ -132,7 +132,8 @@ def table_view(rv: RunView, spec: dict) -> dict:
                 for metric in [m for m in shown if m]:
                     rows.append({"labels": [_label(op) + (f" · {metric.replace('_', ' ')}" if len(shown) > 1 else "")],
                                  "operation": op, "metric": metric, "workload": w,
-                                 "cells": _cells(wdf, op, metric, targets, rv, w, ratio=not single)})
+                                 "cells": _cells(wdf, op, metric, targets, rv, w, ratio=not single,
+                                                 time_unit=spec.get("time_unit") or "")})
             if spec.get("resources", True):
                 rows += _resource_rows(rv, w, pkey, targets, single)
         if rows:
@@ -171,7 +172,7 @@ def _bar_charts(rv: RunView, spec: dict, df: pd.DataFrame, most: int = 2) -> lis
 
 
 def _cells(df: pd.DataFrame, op: str, metric: str, targets: list[str], rv: RunView, workload: str,
-           ratio: bool = True) -> list[dict]:
+           ratio: bool = True, time_unit: str = "") -> list[dict]:
     out = []
     for t in targets:
         r = df[(df["operation"] == op) & (df["metric"] == metric) & (df["target"] == t)]
@@ -181,7 +182,7 @@ def _cells(df: pd.DataFrame, op: str, metric: str, targets: list[str], rv: RunVi
         row = r.iloc[0].copy()
         if not ratio:
             row["ratio"] = float("nan")
-        out.append(cell(row, metric, t == rv.baseline, rv.style, workload))
+        out.append(cell(row, metric, t == rv.baseline, rv.style, workload, time_unit))
     return out
 
 
@@ -277,7 +278,8 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
             for t in targets:
                 cells = []
                 for op, metric in columns:
-                    cells += _cells(wdf, op, metric, [t], rv, w, ratio=len(targets) > 1)
+                    cells += _cells(wdf, op, metric, [t], rv, w, ratio=len(targets) > 1,
+                                    time_unit=spec.get("time_unit") or "")
                 for metric, stat, _ in res_cols:
                     r = res[(res["metric"] == metric) & (res["stat"] == stat) & (res["target"] == t)]
                     c = cell(r.iloc[0].copy(), metric, t == rv.baseline, rv.style, w) if not r.empty else dict(EMPTY)

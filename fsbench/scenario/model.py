@@ -157,7 +157,8 @@ class Workload:
     """A tool with its options, an optional job file, explicit sweeps and repetitions."""
 
     name: str = ""
-    tool: str = option(s.string, "", required=True, doc="fio, mdtest, vdbench, juicefs-bench, or a plug-in's tool")
+    tool: str = option(s.string, "", required=True,
+                       doc="fio, mdtest, vdbench, juicefs-bench, metabench, or a plug-in's tool")
     options: dict = option(s.mapping_of(s.scalar_or_list, name_rule=False), factory=dict, convert=dict)
     description: str = option(s.string, "")
     jobs: dict = option(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), factory=dict,
@@ -227,6 +228,8 @@ class Monitor:
                                         doc="process names (as in /proc/PID/comm) whose CPU and memory are reported")
 
 
+#: units a view may show every time in (`time_unit`); `us` is µs for keyboards without it
+TIME_UNITS = ("s", "ms", "µs", "us", "ns")
 #: the shapes a report view can take (docs/report.md shows each with the seed it comes from)
 VIEW_KINDS = ("table", "by_value", "stats", "best", "chart", "at", "checks")
 
@@ -263,6 +266,8 @@ VIEW = s.Struct({
     "chart": s.Key(s.boolean, default=False, doc="table and by_value: also a bar chart of the values"),
     "tool": s.Key(s.string, doc="the rows of another tool than the workload's own, e.g. a collector's "
                                 "(juicefs-profile, juicefs-stats)"),
+    "time_unit": s.Key(s.one_of(*TIME_UNITS), doc="table, by_value, at: every time in this unit (seed 000's "
+                                                 "table: µs per call) instead of each value's most readable one"),
 }, what="report view", extra=_view_extra)
 
 

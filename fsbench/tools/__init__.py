@@ -1,4 +1,4 @@
-"""Tools (fio, mdtest, vdbench, juicefs bench, ...): one package each, exposing PLUGIN, behind one registry."""
+"""Tools (fio, mdtest, vdbench, juicefs bench, metabench...): one package each, exposing PLUGIN, in one registry."""
 
 from fsbench.plugins import Registry
 from fsbench.tidy import METRIC_UNITS
@@ -6,7 +6,7 @@ from fsbench.tools.base import ToolAdapter
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
     "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench",
-    "fsbench.tools.objbench"))
+    "fsbench.tools.objbench", "fsbench.tools.metabench"))
 
 
 def get_tool(name: str) -> ToolAdapter:

@@ -36,6 +36,10 @@ class Invocation:
     #: instead of argv: several commands in order (mdtest's create, stat, read, remove phases), with the
     #: page cache dropped before each when the workload asks; their outputs are concatenated
     steps: list[list[str]] = field(default_factory=list)
+    #: instead of argv: one command per host (name -> argv), all started at once, each in its own
+    #: raw/<case>/<host>/ with its own outputs and parsed there; the tool's optional
+    #: `combine_hosts({host: ParseResult})` then gives the rows (per host and an aggregate)
+    per_host: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

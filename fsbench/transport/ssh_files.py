@@ -157,9 +157,12 @@ class SSHFileOps:
 
 
 def work_name(raw_dir: Path) -> str:
-    """`<run>/<case>` from a raw folder `.../<run>/raw/<case>/<host>`; a hashed name for other folders."""
+    """`<run>/<case>/<host>` from a raw folder `.../<run>/raw/<case>/<host>[/prepare]` (hosts that share a
+    remote_base, an NFS home or loopback addresses, each get their own); a hashed name for other folders."""
     parts = raw_dir.parts
     idx = max((i for i, p in enumerate(parts) if p == "raw"), default=-1)
+    if 0 < idx < len(parts) - 2:
+        return f"{_safe(parts[idx - 1])}/{_safe(parts[idx + 1])}/{_safe(parts[idx + 2])}"
     if 0 < idx < len(parts) - 1:
         return f"{_safe(parts[idx - 1])}/{_safe(parts[idx + 1])}"
     digest = hashlib.sha1(str(raw_dir.resolve()).encode()).hexdigest()[:10]

@@ -23,7 +23,7 @@ from fsbench.tidy import measurement
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo
 from tests.conftest import run_cli
-from tests.paths import FIXTURES, REPO
+from tests.paths import FIXTURES, GOLDEN, REPO
 
 INVENTORY = REPO / "configs" / "inventory-example.yaml"
 OSSFS = REPO / "scenarios" / "ossfs-1-vs-2.yaml"
@@ -47,6 +47,9 @@ JUICEFS_BENCH = [FIXTURES / "public" / "juicefs-bench" / name for name in (
 # a real run under a pseudo-terminal, as fsbench runs it: juicefs bench's own colours (green, one yellow)
 JUICEFS_BENCH_COLOURS = REPO / "tests" / "golden" / "juicefs-bench" / "inputs" / "juicefs-1.4.2_bench_p2_pty_colours.txt"
 OBJBENCH = REPO / "tests" / "golden" / "objbench" / "inputs" / "juicefs-1.4.2_objbench_fsbench-s3_p2.txt"
+# fsbench's own tool: real outputs made on this project's machine (tests/golden/metabench/inputs)
+METABENCH_CALLS = GOLDEN / "metabench" / "inputs" / "calls_juicefs_redis_cache_wait_1.2s.json"
+METABENCH_CONCURRENCY = GOLDEN / "metabench" / "inputs" / "concurrency_s3fs_4_threads_4k.json"
 
 # the seed's CPU (100 = one core) and peak memory (MiB) of each version's FUSE process, per test
 OSSFS_PROCESS = {
@@ -75,6 +78,8 @@ def fixture_for(case: Case, point: int = 0) -> Path:
         return [*JUICEFS_BENCH[:2], JUICEFS_BENCH_COLOURS, JUICEFS_BENCH[2]][point % 4]
     if case.tool == "juicefs-objbench":
         return OBJBENCH
+    if case.tool == "metabench":
+        return METABENCH_CONCURRENCY if case.options.get("mode") == "concurrency" else METABENCH_CALLS
     raise AssertionError(f"no fixture for {case.tool}")
 
 

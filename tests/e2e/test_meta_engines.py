@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.tools.metabench.parse import CALLS
 from tests.conftest import require, run_cli
 from tests.paths import REPO
 
@@ -15,22 +16,31 @@ SERVERS = ("redis-server", "mariadbd", "postgres", "etcd")
 
 
 def _juicefs_mounts() -> str:
-    return subprocess.run(["findmnt", "-n", "-t", "fuse.juicefs"], capture_output=True, text=True).stdout
+    """JuiceFS mounts at this scenario's mount points (others on a shared machine are not this run's)."""
+    found = subprocess.run(["findmnt", "-n", "-t", "fuse.juicefs"], capture_output=True, text=True).stdout
+    return "".join(line + "\n" for line in found.splitlines() if line.startswith("/mnt/fsbench-"))
 
 
 def test_meta_engines_end_to_end(tmp_path):
-    for tool in ("fio", "mdtest", "mpirun", "redis-server", "mariadbd", "etcd", "psql", "fusermount3"):
+    for tool in ("fio", "mdtest", "mpirun", "metabench", "redis-server", "mariadbd", "etcd", "psql", "fusermount3"):
         require(tool)
     proc = run_cli("run", str(REPO / "scenarios" / "meta-engines.yaml"), "--set", "scale=smoke",
                    "-o", str(tmp_path), "--progress", "plain", timeout=900)
     run = Path(proc.stdout.splitlines()[0]) if proc.stdout else None
     assert proc.returncode == 0, proc.stderr[-3000:]
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
-    assert len(cases) == 24
+    assert len(cases) == 30
     assert set(cases.target) == {"redis-always", "redis-everysec", "sqlite", "mariadb", "postgres", "etcd"}
     assert (cases.status == "ok").all(), cases[["case_id", "reason"]].to_string()  # nothing skipped
 
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    # seed 000's first table: every metadata call of its list (newchunk aside) measured through each mount
+    calls = results[(results.tool == "metabench") & (results.metric == "latency_mean")]
+    table = calls.pivot_table(index="operation", columns="target", values="value")
+    assert set(table.index) == set(CALLS) and table.shape == (23, 6), table
+    assert (table > 0).all().all() and (table < 5).all().all() and set(calls.unit) == {"s"}
+    # expired entry caches send lookup to the engine; statx forces getattr there: neither is the kernel's 1 µs
+    assert (table.loc["lookup"] > 20e-6).all() and (table.loc["getattr"] > 20e-6).all(), table.loc[["lookup", "getattr"]]
     bench = results[results.tool == "juicefs-bench"]
     assert {"write_big_file", "read_small_file", "stat_file", "total"} <= set(bench.operation)
     assert set(bench[bench.operation == "total"].metric) >= {"cpu_usage", "memory_peak"}
@@ -52,6 +62,10 @@ def test_meta_engines_end_to_end(tmp_path):
 
     html = (run / "report.html").read_text()
     assert "redis-always <span class=\"baseline\">baseline</span>" in html
+    first = html.index("<h2>Metadata calls (µs per call)")  # the seed's first table comes first
+    assert first < html.index("<h2>JuiceFS Bench") < html.index("<h2>mdtest <span")
+    assert "Readdir 1k" in html[first:html.index("<h2>JuiceFS Bench")] and " ms<" not in html[first:html.index(
+        "<h2>JuiceFS Bench")]  # every time of that table in µs, as the seed's
     assert re.search(r"\((\d+\.\d\d)\)", html)  # values with their ratio to Redis-always
     # the seed's mdtest table: both workloads as sections of one table, per their descriptions
     assert "<h2>mdtest <span" in html and "skipped" not in html

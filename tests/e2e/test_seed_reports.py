@@ -7,13 +7,14 @@ the numbers differ per target, so ratios and conclusions are real computations.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from fsbench.report import write_report
 from tests.conftest import require
-from tests.e2e.test_example_scenarios import CEPH, JUICEFS, METADATA, OSSFS, build_run
+from tests.e2e.test_example_scenarios import CEPH, JUICEFS, METABENCH_CALLS, METADATA, OSSFS, build_run
 from tests.paths import REPO
 
 META_ENGINES = REPO / "scenarios" / "meta-engines.yaml"
@@ -65,11 +66,24 @@ def _first_order(page) -> None:
 
 def test_seed_000_meta_engines(browser, tmp_path):
     page, errors = _open(browser, tmp_path, META_ENGINES, ["scale=quick"])
-    assert _views(page) == ["JuiceFS Bench", "mdtest", "fio"]
+    assert _views(page) == ["Metadata calls", "JuiceFS Bench", "mdtest", "fio"]  # the seed's four tables
     _first_order(page)
     heads = page.locator("section.view table.results").first.locator("th").all_inner_texts()
     assert [h.replace(" baseline", "") for h in heads[1:]] == ["redis-always", "redis-everysec", "sqlite",
                                                                 "mariadb", "postgres", "etcd"]
+    calls = page.locator("#view-meta-calls-table")
+    ops = [r for r in calls.locator("tr td:first-child").all_inner_texts() if not r.startswith("client")]
+    assert ops == ["Mkdir", "Mvdir", "Rmdir", "Readdir 10", "Readdir 1k", "Mknod", "Create", "Rename", "Unlink",
+                   "Lookup", "Getattr", "Setattr", "Access", "Setxattr", "Getxattr", "Removexattr", "Listxattr 1",
+                   "Listxattr 10", "Link", "Symlink", "Write", "Read 1", "Read 10"]  # seed 000's rows, its order
+    mkdir = calls.locator("tr").nth(1).locator("td.num")
+    made = json.loads(METABENCH_CALLS.read_text())["operations"][0]
+    assert mkdir.nth(0).inner_text().startswith(f"{made['mean_ns'] / 1e3:.0f} µs")  # µs per call, as the seed's
+    assert " ms" not in calls.inner_text() and "µs" in calls.inner_text()
+    # 10 % slower than Redis-always: a latency ratio above 1 is worse (red), where a bandwidth's is better
+    assert "(1.10)" in mkdir.nth(1).inner_text() and "worse" in (mkdir.nth(1).get_attribute("class") or "")
+    bench = page.locator("#view-juicefs-bench-table tr").nth(1).locator("td.num").nth(1)
+    assert "(1.10)" in bench.inner_text() and "better" in (bench.get_attribute("class") or "")
     bench_rows = page.locator("#view-juicefs-bench-table tr td:first-child").all_inner_texts()
     items = [r for r in bench_rows if not r.startswith("client")]
     natural = ["Write big file", "Read big file", "Write small file", "Read small file", "Stat file",

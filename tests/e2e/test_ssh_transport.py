@@ -147,7 +147,7 @@ def test_makedirs_remove_tree_is_dir_and_workdir(lab, opened, tmp_path):
     t2 = connect(lab, opened, remote_base=str(base))
     raw = tmp_path / "reports" / "run-1" / "raw" / "case-a" / "127.0.0.2"
     work = t2.workdir(raw)
-    assert work == f"{base}/run-1/case-a" and Path(work).is_dir() and raw.is_dir()
+    assert work == f"{base}/run-1/case-a/127.0.0.2" and Path(work).is_dir() and raw.is_dir()
     assert oct(base.stat().st_mode & 0o777) == "0o700"
     (Path(work) / "stale").write_text("from an earlier attempt")
     assert t2.workdir(raw) == work and list(Path(work).iterdir()) == []

@@ -89,7 +89,7 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.tools import TOOLS
     from fsbench.transport.registry import TRANSPORTS
 
-    assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "vdbench"]
+    assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "metabench", "vdbench"]
     assert KINDS.names() == ["cephfs", "device", "directory", "fuse", "juicefs", "rbd", "rbd-image", "rclone", "s3fs"]
     assert SERVICE_KINDS.names() == ["ceph-lab", "command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:

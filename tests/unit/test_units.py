@@ -43,3 +43,12 @@ def test_fio_suffixed_counts():
 ])
 def test_formatting_for_people(value, unit, text):
     assert format_value(value, unit) == text
+
+
+@pytest.mark.parametrize("value, time_unit, text", [
+    (0.000986, "µs", "986 µs"), (0.015449, "us", "15449 µs"), (1.2e-7, "µs", "0.12 µs"), (0.0021, "ms", "2.1 ms"),
+    (3.5e-5, "ns", "35000 ns"), (float("nan"), "µs", "–"),
+])
+def test_times_in_one_unit_as_seed_000_s_table(value, time_unit, text):
+    assert format_value(value, "s", time_unit) == text
+    assert format_value(1536, "B", time_unit) == "1.5 KiB"  # only times change
