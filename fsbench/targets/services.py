@@ -96,7 +96,7 @@ class ServiceSession:
         svc = self.svc
         port = svc.port if svc.port is not None else self.plan.default_port
         self.port = free_port() if port == "auto" else (port or "")
-        self.ports = {name: free_port() for name in svc.ports}
+        self.ports = {name: free_port() for name in dict.fromkeys((*self.plan.ports, *svc.ports))}
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if svc.managed:
             self.tr.makedirs(self.dir)
@@ -142,4 +142,15 @@ class ServiceSession:
                 return
             if not r.ok:
                 self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe()}"))
+        self._fetch_logs()
         self.leftovers.done(self._cleanup)
+
+    def _fetch_logs(self) -> None:
+        """The kind's logs into services/<name>/<host>/, masked; a log that cannot be had is a warning."""
+        for remote, local in self.plan.logs.items():
+            try:
+                self.tr.fetch(render(remote, self.values(), quote=False), self.log_dir / local)
+            except FsbenchError as exc:
+                self.emit(Event("warning", message=f"could not fetch {remote} of service {self.svc.name}: {exc}"))
+        if self.plan.logs and has_secrets():
+            redact_tree(self.log_dir)

@@ -16,7 +16,8 @@ PACKAGE = REPO / "fsbench"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.secrets",
               "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
-              "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor")),
+              "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor",
+              "fsbench.hadoop")),
     ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry")),
     ("scenario", ("fsbench.scenario",)),
     ("runtime", ("fsbench.targets", "fsbench.background", "fsbench.case_run", "fsbench.runner", "fsbench.preflight",
@@ -90,7 +91,7 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
 
     assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "vdbench"]
     assert KINDS.names() == ["device", "directory", "fuse", "juicefs", "rclone", "s3fs"]
-    assert SERVICE_KINDS.names() == ["command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
+    assert SERVICE_KINDS.names() == ["command", "hdfs", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"
