@@ -89,17 +89,19 @@ def check_jars_sh(jars: str) -> str:
 class HadoopFileSystem(Protocol):
     """What a Hadoop client needs of a URL target (its kind's settings, placeholders filled)."""
 
-    #: the jar cache on the target's hosts ("" = home())
-    jars: str
+    @property
+    def jars(self) -> str:
+        """The jar cache on the target's hosts ("" = home())."""
+        ...
 
     def url(self, path: str) -> str:
         """The file system URL of a folder of the target (path absolute inside the file system)."""
         ...
 
-    def properties(self) -> dict[str, str]:
+    def client_conf(self) -> dict[str, str]:
         """The client's configuration (core-site.xml properties); never a secret."""
         ...
 
-    def environment(self) -> dict[str, str]:
+    def client_env(self) -> dict[str, str]:
         """Secrets for the client (S3 keys, a metadata password), passed as environment variables."""
         ...

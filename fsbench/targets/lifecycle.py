@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import threading
@@ -36,6 +37,7 @@ class TargetSession:
         #: tools write only below this folder (a directory target); devices and URLs have none
         self.scratch = posixpath.join(target.path, f"fsbench-{run_id}") if self.kind.address == "directory" else ""
         self._setup_started = False
+        self._begun: set[str] = set()  # hosts where the kind's commands started (a kind without mounts: undone)
         self._mounted: set[str] = set()
         self._attempted: set[str] = set()  # hosts where a mount command ran (it may have failed)
 
@@ -48,6 +50,17 @@ class TargetSession:
     def plan(self, host: str) -> KindPlan:
         """The kind's commands for host."""
         return self.kind.plan(self.target, self.values(host), self.run_scratch)
+
+    def tool_settings(self, host: str) -> object:
+        """The kind's settings with run-time placeholders filled, for tools that address the target
+        through them (a URL target's file system and client configuration)."""
+        settings = self.target.settings
+        if settings is None or not dataclasses.is_dataclass(settings) or isinstance(settings, type):
+            return settings
+        names = {f.name for f in dataclasses.fields(settings)}
+        filled = {k: render(v, self.values(host), quote=False) for k, v in self.kind.texts(settings)
+                  if k in names and isinstance(v, str)}
+        return dataclasses.replace(settings, **filled)
 
     def env(self, host: str) -> dict[str, str]:
         """The environment of the target's commands on host: every secret its placeholders may refer to."""
@@ -86,6 +99,8 @@ class TargetSession:
             plan = self.plan(host)
             first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
             steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
+            if steps:
+                self._begun.add(host)
             for argv, mounts in steps:
                 if mounts:
                     self._attempted.add(host)
@@ -187,6 +202,14 @@ class TargetSession:
             tr.remove_tree(self.scratch)
         if host in self._mounted:
             self._unmount(host, tr, self.plan(host))
+        elif host in self._begun and not self.plan(host).mount:  # a kind that mounts nothing (a URL)
+            plan = self.plan(host)
+            for argv in plan.after:
+                r = tr.run(argv, timeout=self.target.setup_timeout_s, env={**self.env(host), **plan.env} or None)
+                if not r.ok:
+                    self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
+                                                       f"{shlex.join(argv[:1])} failed {r.describe()}"))
+            self._fetch_logs(host, tr, plan)
         elif host in self._attempted:  # a mount that failed: nothing to unmount unless it appeared late
             plan = self.plan(host)
             if tr.run(["mountpoint", "-q", self.target.path], timeout=30).ok:

@@ -5,7 +5,8 @@ from fsbench.tidy import METRIC_UNITS
 from fsbench.tools.base import ToolAdapter
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
-    "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench"))
+    "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench",
+    "fsbench.tools.nnbench"))
 
 
 def get_tool(name: str) -> ToolAdapter:

@@ -68,6 +68,8 @@ class BuildContext:
     #: the target's kind and settings, for tools that need more than a path (an rbd pool, an S3 bucket)
     target_kind: str = "directory"
     target_settings: object = None
+    #: the run's id: tools on a URL target put their files under <url>/fsbench-<run id>/<case id>
+    run_id: str = ""
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""

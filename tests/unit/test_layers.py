@@ -89,8 +89,8 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.tools import TOOLS
     from fsbench.transport.registry import TRANSPORTS
 
-    assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "vdbench"]
-    assert KINDS.names() == ["device", "directory", "fuse", "juicefs", "rclone", "s3fs"]
+    assert TOOLS.names() == ["fio", "juicefs-bench", "mdtest", "nnbench", "vdbench"]
+    assert KINDS.names() == ["device", "directory", "fuse", "hdfs", "jfs", "juicefs", "rclone", "s3a", "s3fs"]
     assert SERVICE_KINDS.names() == ["command", "hdfs", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
