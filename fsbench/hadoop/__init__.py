@@ -19,10 +19,9 @@ from xml.sax.saxutils import escape
 
 HOME_ENV = "FSBENCH_HADOOP_HOME"
 DEFAULT_HOME = "/usr/local/share/fsbench/hadoop"
-#: Hadoop 3.3 (and JuiceFS's SDK) reach into these JDK internals; Java 17 needs them opened
-JAVA_OPENS = tuple(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
-    "java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util", "java.util.concurrent",
-    "sun.nio.ch")) + ("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",)
+#: Hadoop 3.3 (and JuiceFS's SDK) reach into JDK internals that Java 17 keeps closed: the `--add-opens`
+#: options are in this file of the jar cache (a copy of fsbench/hadoop/jvm.args), given as `java @FILE`
+JVM_ARGS = "jvm.args"
 #: how a missing jar cache is explained wherever a command would fail on it
 MISSING = "the Hadoop jars are missing in {home}: run ./install.sh (or sh fsbench/hadoop/install-jars.sh) there"
 #: the Hadoop client's classes: FsShell (hadoop fs), VersionInfo, NNBench, fsbench's runner
@@ -43,12 +42,13 @@ def classpath(jars: str, *first: str) -> str:
 
 def java(main: str, args: list[str], *, jars: str, heap: str = "1g", conf_dirs: tuple[str, ...] = (),
          properties: dict[str, str] | None = None, system: dict[str, str] | None = None) -> list[str]:
-    """argv of a Hadoop JVM: opens, heap, classpath, main class, generic `-D` options, then args.
+    """argv of a Hadoop JVM: the jar cache's JVM options (@jvm.args), heap, classpath, main class, generic
+    `-D` options, then args.
 
     `properties` go as `-D key=value` after the main class (Hadoop's generic options: every Tool
     reads them); they are never secrets. `system` are JVM system properties (-Dkey=value).
     """
-    jvm = ["java", *JAVA_OPENS, f"-Xmx{heap}", *(f"-D{k}={v}" for k, v in (system or {}).items()),
+    jvm = ["java", f"@{jars}/{JVM_ARGS}", f"-Xmx{heap}", *(f"-D{k}={v}" for k, v in (system or {}).items()),
            "-cp", classpath(jars, *conf_dirs), main]
     generic = [w for k, v in (properties or {}).items() for w in ("-D", f"{k}={v}")]
     return jvm + generic + list(args)
@@ -80,7 +80,8 @@ def check_jars_sh(jars: str) -> str:
     """Shell text that fails with MISSING when the jar cache is not there (quoted for sh)."""
     q = shlex.quote(jars)
     message = shlex.quote(MISSING.format(home=jars))
-    return (f'[ -d {q}/lib ] && [ -f {q}/fsbench-hadoop.jar ] || {{ echo {message} >&2; exit 127; }}\n'
+    return (f'[ -d {q}/lib ] && [ -f {q}/fsbench-hadoop.jar ] && [ -f {q}/{JVM_ARGS} ] || '
+            f'{{ echo {message} >&2; exit 127; }}\n'
             f'command -v java >/dev/null 2>&1 || {{ echo "java is missing on $(hostname): install '
             f'openjdk-17-jre-headless (./install.sh does)" >&2; exit 127; }}\n')
 
@@ -98,8 +99,8 @@ class HadoopFileSystem(Protocol):
         """The file system URL of a folder of the target (path absolute inside the file system)."""
         ...
 
-    def client_conf(self) -> dict[str, str]:
-        """The client's configuration (core-site.xml properties); never a secret."""
+    def client_conf(self, threads: int = 1) -> dict[str, str]:
+        """The client's configuration (core-site.xml properties) for this many threads at once; never a secret."""
         ...
 
     def client_env(self) -> dict[str, str]:

@@ -4,7 +4,7 @@
 # s3a and jfs target kinds and the nnbench tool. Idempotent: each part is redone only when its
 # sources changed (their sha256 is kept beside it). Needs java, javac (a JDK) and mvn.
 #   sh fsbench/hadoop/install-jars.sh [DEST]     (default: /usr/local/share/fsbench/hadoop)
-# Layout: DEST/lib/*.jar, DEST/fsbench-hadoop.jar, DEST/web/webapps/{hdfs,datanode,secondary,static},
+# Layout: DEST/lib/*.jar, DEST/fsbench-hadoop.jar, DEST/jvm.args, DEST/web/webapps/{hdfs,datanode,secondary,static},
 # DEST/web/core-site.xml (empty)
 set -eu
 dest=${1:-/usr/local/share/fsbench/hadoop}
@@ -31,6 +31,8 @@ fi
 # the hadoop-hdfs jar on Maven Central has no webapps/ resources, and the NameNode's and DataNode's
 # HTTP servers refuse to start without webapps/NAME on the classpath: empty folders are enough
 for app in hdfs datanode secondary static; do mkdir -p "$dest/web/webapps/$app"; done
+# the JVM options Hadoop needs on Java 17 (`java @DEST/jvm.args ...`)
+cp "$here/jvm.args" "$dest/jvm.args"
 # FsShell insists on a core-site.xml on the classpath; an empty one comes last, after the caller's
 printf '<?xml version="1.0"?>\n<configuration>\n</configuration>\n' > "$dest/web/core-site.xml"
 java_sum=$(cat "$here"/java/fsbench/*.java "$dest/lib.sha256" | sha256sum | cut -d' ' -f1)

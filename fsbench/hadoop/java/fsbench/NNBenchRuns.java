@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -18,6 +21,10 @@ import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.NNBench;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.SequenceFile;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.util.GenericOptionsParser;
 import org.apache.log4j.AppenderSkeleton;
 import org.apache.log4j.Level;
@@ -28,19 +35,19 @@ import org.apache.log4j.spi.LoggingEvent;
  * Runs Hadoop's NNBench several times in one JVM, one operation after the other, on one base folder.
  *
  * <p>Each run is NNBench's own code, called step by step: parse its arguments, validate them, clean
- * up, create the control files, then set the start barrier, run the MapReduce job (local mode: one
- * thread per map) and analyse the results into NNBench_results.log. The start barrier is set only
- * after the control files exist, so it covers the job's start and not the file system's speed at
- * creating them: now + the largest of -barrierMs, twice the time the control files took and 1.5 x
- * the time the maps of the previous run took to reach the barrier (the first run, which loads
- * MapReduce's classes, gets at least -firstBarrierMs). How many maps waited at the barrier is counted
+ * up; then the control files (as NNBench writes them, 16 at a time instead of one by one), the start
+ * barrier, the MapReduce job (local mode: one thread per map) and NNBench's analysis into
+ * NNBench_results.log. The start barrier is set only after the control files exist, so it covers
+ * the job's start and not the file system's speed at creating them: now + the larger of -barrierMs
+ * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier (the
+ * first run, which loads MapReduce's classes, gets -firstBarrierMs). How many maps waited at the barrier is counted
  * from NNBench's own log line; a map that did not wait started late. A create_write with late maps is
  * run again with a longer barrier (it starts from scratch anyway); other operations cannot be redone,
  * their late maps are reported.
  *
  * <pre>
  * NNBenchRuns [-D key=value ...] -runs create_write,open_read,rename,create_write:setup,delete
- *             [-barrierMs 1500] [-firstBarrierMs 4000] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
+ *             [-barrierMs 1500] [-firstBarrierMs 6000] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
  * </pre>
  *
  * For every run one line goes to standard output:
@@ -51,6 +58,8 @@ import org.apache.log4j.spi.LoggingEvent;
  */
 public final class NNBenchRuns {
   private static final String BARRIER_LINE = "Waiting in barrier for";
+  private static final int CONTROL_WRITERS = 16;
+  private static final long PER_MAP_MS = 20;
 
   private NNBenchRuns() {
   }
@@ -85,12 +94,13 @@ public final class NNBenchRuns {
   }
 
   public static void main(String[] argv) throws Exception {
-    Configuration conf = new Configuration();
+    // a JobConf reads mapred-default.xml and mapred-site.xml too (the local MapReduce settings)
+    Configuration conf = new JobConf();
     String[] rest = new GenericOptionsParser(conf, argv).getRemainingArgs();
     List<String> common = new ArrayList<>();
     String[] runs = null;
     long barrierMs = 1500;
-    long firstBarrierMs = 4000;
+    long firstBarrierMs = 6000;
     boolean cleanup = false;
     String baseDir = null;
     long maps = 1;
@@ -146,11 +156,12 @@ public final class NNBenchRuns {
       for (int n = 0; n < runs.length; n++) {
         String[] spec = runs[n].split(":", 2);
         String role = spec.length > 1 && spec[1].equals("setup") ? "setup" : "measured";
-        long least = Math.max(n == 0 ? firstBarrierMs : barrierMs, 3 * arrivalMs / 2);
+        // more maps take longer to start: each opens its control file on the file system under test
+        long least = Math.max(n == 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps, 3 * arrivalMs / 2);
         long[] took;
         while (true) {
           counter.reset();
-          took = runOne(conf, spec[0], common, least, counter, ++number, role, maps);
+          took = runOne(conf, spec[0], common, least, counter, ++number, role, maps, baseDir);
           // create_write starts from scratch (NNBench deletes its data first): a run whose maps did not
           // all wait at the barrier is done again once, with twice the barrier, and marked `late`
           boolean late = took[0] == 0 && counter.waits.get() < maps;
@@ -163,7 +174,7 @@ public final class NNBenchRuns {
         if (took[0] != 0) {
           failed++;
         }
-        arrivalMs = n == 0 ? 0 : took[1];  // the first run also loads MapReduce's classes: not a measure
+        arrivalMs = took[1];
       }
     } finally {
       if (cleanup) {
@@ -182,7 +193,7 @@ public final class NNBenchRuns {
 
   /** One NNBench run; {exit status, ms from the job's submission to the last map at the barrier}. */
   private static long[] runOne(Configuration base, String operation, List<String> common, long leastBarrierMs,
-                               BarrierCounter counter, int number, String role, long maps) {
+                               BarrierCounter counter, int number, String role, long maps, String baseDir) {
     NNBench bench = new NNBench();
     bench.setConf(new Configuration(base));
     List<String> args = new ArrayList<>(common);
@@ -196,10 +207,10 @@ public final class NNBenchRuns {
       call(bench, "validateInputs", new Class<?>[0]);
       call(bench, "cleanupBeforeTestrun", new Class<?>[0]);
       long t0 = System.currentTimeMillis();
-      call(bench, "createControlFiles", new Class<?>[0]);
+      createControlFiles(bench.getConf(), baseDir, maps);
       long now = System.currentTimeMillis();
       controlMs = now - t0;
-      barrier = Math.max(leastBarrierMs, 2 * controlMs);
+      barrier = leastBarrierMs;
       setStartTime(bench, now + barrier);
       submitted = System.currentTimeMillis();
       call(bench, "runTests", new Class<?>[0]);
@@ -215,6 +226,37 @@ public final class NNBenchRuns {
     System.out.flush();
     long arrival = counter.lastArrival.get();
     return new long[] {exit, arrival > submitted && submitted > 0 ? arrival - submitted : 0};
+  }
+
+  /**
+   * NNBench's control files (one per map: its name and number in a SequenceFile), as NNBench writes
+   * them, but several at a time: one by one, 100 of them take half a minute on a small HDFS, where a
+   * file with data waits for its block to be reported before its close returns.
+   */
+  private static void createControlFiles(Configuration conf, String baseDir, long maps) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool((int) Math.min(maps, CONTROL_WRITERS));
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (long i = 0; i < maps; i++) {
+        final long number = i;
+        done.add(pool.submit(() -> {
+          String name = "NNBench_Controlfile_" + number;
+          org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(
+              new org.apache.hadoop.fs.Path(baseDir, "control"), name);
+          try (SequenceFile.Writer writer = SequenceFile.createWriter(conf, SequenceFile.Writer.file(file),
+              SequenceFile.Writer.keyClass(Text.class), SequenceFile.Writer.valueClass(LongWritable.class),
+              SequenceFile.Writer.compression(SequenceFile.CompressionType.NONE))) {
+            writer.append(new Text(name), new LongWritable(number));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   /** NNBench keeps the start time in a field and in its configuration; the maps read the latter. */
