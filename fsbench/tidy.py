@@ -28,6 +28,10 @@ METRIC_UNITS: dict[str, str] = {
     "latency_mean": "s",
     "cpu_usage": "%",
     "memory_peak": "B",
+    # NNBench's counts and its "Avg exec time" (the maps' summed time per successful operation)
+    "exceptions": "count",
+    "late_maps": "count",
+    "exec_time_mean": "s",
 }
 STATS = ("value", "max", "min", "mean", "stddev")
 #: metrics where a bigger number is better (the others, latencies and times, are better small)

@@ -107,7 +107,7 @@ def test_the_hdfs_service_renders_its_daemons_on_the_services_ports(scenario):
     start = plan.files["start-hdfs.sh"]
     assert start.count("org.apache.hadoop.hdfs.server.datanode.DataNode") == 2
     assert "datanode-2.pid" in start and "-format" in start and "data/name/current" in start
-    assert "--add-opens=java.base/java.lang=ALL-UNNAMED" in start and "webapps" not in start  # jars' web dir
+    assert "@/usr/local/share/fsbench/hadoop/jvm.args" in start and "webapps" not in start  # the jar cache's
     assert "2 DataNode(s) live" in plan.files["ready-hdfs.sh"].replace("${live:-0} of ", "")
     assert plan.logs == {"${service.dir}/logs": "logs"}
     values = {"service.dir": "/d", "service.host": "127.0.0.1", "service.port": "1", "service.port_http": "2",
@@ -152,6 +152,14 @@ def test_jfs_formats_then_downgrades_a_new_volume_for_the_1_0_sdk(scenario):
     assert "juicefs.meta=redis://127.0.0.1:6379/1" in plan.once[-1]
     for cmd in plan.once + plan.after:
         _no_secret(cmd)
+    # tools get the same volume, named after the target, with the password left to META_PASSWORD
+    session = TargetSession(scenario.targets["jfs"], {}, "r1", lambda e: None,
+                            service_values={k: v for k, v in VALUES.items() if k.startswith("services.")},
+                            secrets={"redis_pw": VALUES["secrets.redis_pw"]}, scratch=VALUES["run.scratch"])
+    fs = session.tool_settings("local")
+    assert fs.url("/bench") == "jfs://jfs/bench" and fs.client_env() == {"META_PASSWORD": "redis-pw-hadoop"}
+    assert fs.client_conf()["juicefs.cache-dir"] == "/var/tmp/fsbench/r1/jfs-cache/jfs"
+    _no_secret(list(fs.client_conf().values()))
 
 
 def test_url_targets_refuse_urls_and_the_root_as_path():
@@ -203,6 +211,9 @@ def test_nnbench_command_configuration_and_secrets(scenario):
     assert "<name>mapreduce.local.map.tasks.maximum</name><value>20</value>" in inv.files["mapred-site.xml"]
     assert "<name>mapreduce.task.io.sort.mb</name><value>1</value>" in inv.files["mapred-site.xml"]
     assert "<name>fs.s3a.endpoint</name><value>http://127.0.0.1:9000</value>" in inv.files["core-site.xml"]
+    # S3A's connection pool fits every map's open control file and its own requests
+    inv100 = get_tool("nnbench").build(_Case("c", {"maps": 100}), "/bench", ctx)
+    assert "<name>fs.s3a.connection.maximum</name><value>216</value>" in inv100.files["core-site.xml"]
     assert inv.env == {"AWS_ACCESS_KEY_ID": SECRETS[0], "AWS_SECRET_ACCESS_KEY": SECRETS[1]}
     assert inv.outputs == ["NNBench_results.log"]
     _no_secret(argv + list(inv.files.values()))
@@ -229,5 +240,5 @@ def test_nnbench_refuses_other_targets_and_bad_options(scenario):
 
 def test_the_java_command_quotes_nothing_secret_and_uses_the_jar_cache():
     argv = hadoop.java("Main", ["a"], jars="/opt/j", heap="1g", conf_dirs=("/c",), properties={"k": "v"})
-    assert shlex.join(argv).endswith("-cp '/c:/opt/j/web:/opt/j/fsbench-hadoop.jar:/opt/j/lib/*' Main -D k=v a")
+    assert shlex.join(argv) == "java @/opt/j/jvm.args -Xmx1g -cp '/c:/opt/j/web:/opt/j/fsbench-hadoop.jar:/opt/j/lib/*' Main -D k=v a"
     assert hadoop.site_xml({"a<b": "x&y"}).count("<property>") == 1 and "a&lt;b" in hadoop.site_xml({"a<b": "1"})

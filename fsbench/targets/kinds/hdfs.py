@@ -25,7 +25,7 @@ class HdfsTarget:
     def url(self, path: str) -> str:
         return self.namenode.rstrip("/") + path
 
-    def client_conf(self) -> dict[str, str]:
+    def client_conf(self, threads: int = 1) -> dict[str, str]:
         # a tiny file's close() otherwise sleeps 400 ms before asking the NameNode again
         return {"dfs.client.block.write.locateFollowingBlock.initial.delay.ms": "20",
                 **{str(k): str(v) for k, v in self.properties.items()}}

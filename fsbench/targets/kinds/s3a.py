@@ -29,13 +29,17 @@ class S3aTarget:
     def url(self, path: str) -> str:
         return f"s3a://{self.bucket}{path}"
 
-    def client_conf(self) -> dict[str, str]:
+    def client_conf(self, threads: int = 1) -> dict[str, str]:
         conf = {"fs.s3a.endpoint": self.endpoint, "fs.s3a.endpoint.region": self.region,
                 "fs.s3a.path.style.access": str(self.path_style).lower(),
                 "fs.s3a.connection.ssl.enabled": str(self.endpoint.startswith("https://")).lower(),
                 # keep the parent "directory" markers instead of deleting them after every write: what
                 # S3A recommends since 3.3.1, and it spares a DeleteObjects request per file
-                "fs.s3a.directory.marker.retention": "keep"}
+                "fs.s3a.directory.marker.retention": "keep",
+                # every thread may hold a connection (NNBench's maps keep their control file open) and
+                # want another: a pool smaller than that (96 by default) stalls them for good
+                "fs.s3a.connection.maximum": str(max(96, 2 * threads + 16)),
+                "fs.s3a.threads.max": str(max(64, threads))}
         if self.access_key:  # only the environment's keys: no instance-metadata probing
             conf["fs.s3a.aws.credentials.provider"] = "com.amazonaws.auth.EnvironmentVariableCredentialsProvider"
         return {**conf, **{str(k): str(v) for k, v in self.properties.items()}}

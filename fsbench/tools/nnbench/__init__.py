@@ -14,9 +14,10 @@ create_write runs again (not measured) before delete.
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
-from fsbench import hadoop
+from fsbench import hadoop, hostpkg
 from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
@@ -134,7 +135,7 @@ class NNBenchAdapter:
                 "-readFileAfterOpen", "true" if o.get("read_after_open") else "false"]
         heap = str(o.get("heap", "2g" if maps > 50 else "1g"))
         argv = hadoop.java(hadoop.NNBENCH_RUNS, args, jars=hadoop.home(fs.jars), heap=heap, conf_dirs=(".",))
-        files_in = {"core-site.xml": hadoop.site_xml(fs.client_conf(), f"written by fsbench for {case.case_id}"),
+        files_in = {"core-site.xml": hadoop.site_xml(fs.client_conf(maps), f"written by fsbench for {case.case_id}"),
                     "mapred-site.xml": hadoop.site_xml(mapred, f"written by fsbench for {case.case_id}"),
                     "log4j.properties": hadoop.log4j_properties("WARN", ("org.apache.hadoop.hdfs.NNBench",))}
         return Invocation(argv=argv, files=files_in, outputs=[RESULTS], env=fs.client_env())
@@ -147,9 +148,31 @@ class NNBenchAdapter:
         """An existing NNBench_results.log (every block a measurement), or a case's folder."""
         return parse_path(path)
 
+    def provide(self, t, controller, binary: str, settings) -> str:
+        """Put NNBench on a host (fsbench deploy): Java from its packages, this machine's jar cache uploaded."""
+        return provide(t, settings)
+
     def version_argv(self, options: dict | None = None) -> list[str]:
         """Hadoop's version from the jar cache (`Hadoop 3.3.6`); fails where Java or the jars are missing."""
         return hadoop.java(hadoop.VERSION_INFO, [], jars=hadoop.home(), heap="64m")
+
+
+def provide(t, settings) -> str:
+    """Java (the host's package manager, with deploy.install) and the jar cache (uploaded to the same path)."""
+    steps = []
+    if not hostpkg.succeeds(t, "java -version >/dev/null 2>&1").ok:
+        ok, what = hostpkg.install(t, "java", bool(getattr(settings, "install", False)))
+        steps.append(what if ok else f"nnbench needs Java 11 or newer: {what}")
+        if not ok:
+            return "; ".join(steps)
+    jars = hadoop.home()
+    if not hostpkg.succeeds(t, f"test -f {shlex.quote(jars)}/fsbench-hadoop.jar && test -d {shlex.quote(jars)}/lib").ok:
+        local = Path(jars)
+        if not (local / "fsbench-hadoop.jar").is_file():
+            return "; ".join(steps + [hadoop.MISSING.format(home=jars) + " (on this machine first, then deploy)"])
+        count = hostpkg.upload_tree(t, local, jars)
+        steps.append(f"uploaded the jar cache {jars} ({count} files)")
+    return "; ".join(steps) or "present"
 
 
 PLUGIN = NNBenchAdapter()

@@ -21,6 +21,7 @@ barrier (`late`): their blocks are not measurements.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ OPERATIONS = ("create_write", "open_read", "rename", "delete")
 #: the parts NNBench times separately (AL #1, AL #2) of each operation, as rows of their own
 #: (rename and delete are one call each: their one part is the operation itself)
 PARTS = {"create_write": ("create", "close"), "open_read": ("open", "read")}
-#: metrics of NNBench beyond the tidy table's vocabulary, and their units
+#: NNBench's own metrics (in the tidy table's vocabulary, fsbench/tidy.py)
 METRICS = {"exceptions": "count", "late_maps": "count", "exec_time_mean": "s"}
 _BLOCK_START = "-------------- NNBench -------------- :"
 _RUNNER = re.compile(r"^fsbench-nnbench (?P<fields>run=\d+ .*)$", re.M)
@@ -58,9 +59,12 @@ class Block:
 
     def number(self, key: str) -> float:
         try:
-            return float(self.text(key))
+            value = float(self.text(key))
         except ValueError:
             raise MissingField(f"a number in {key!r}") from None
+        if not math.isfinite(value) or abs(value) > 1e18:
+            raise MissingField(f"a plausible number in {key!r}")
+        return value
 
     @property
     def operation(self) -> str:
