@@ -57,7 +57,7 @@ def test_output_file(tmp_path, suffix):
 
 def test_unknown_tool():
     proc = run_cli("ingest", "iozone", str(SAMPLES["fio"]))
-    assert proc.returncode == 2 and "known: fio, juicefs-bench, mdtest, vdbench" in proc.stderr
+    assert proc.returncode == 2 and "known: fio, juicefs-bench, mdtest, nnbench, vdbench" in proc.stderr
 
 
 def test_run_dir_side_by_side_report(tmp_path):
