@@ -157,7 +157,8 @@ class Workload:
     """A tool with its options, an optional job file, explicit sweeps and repetitions."""
 
     name: str = ""
-    tool: str = option(s.string, "", required=True, doc="fio, mdtest, vdbench, juicefs-bench, nnbench, or a plug-in's tool")
+    tool: str = option(s.string, "", required=True,
+                       doc="fio, mdtest, vdbench, juicefs-bench, nnbench, or a plug-in's tool")
     options: dict = option(s.mapping_of(s.scalar_or_list, name_rule=False), factory=dict, convert=dict)
     description: str = option(s.string, "")
     jobs: dict = option(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), factory=dict,
