@@ -25,7 +25,8 @@ from fsbench.ingest import ingest_files
 from fsbench.tidy import METRIC_UNITS, PLAUSIBLE_MAX, STATS, ParseResult, check_row
 from fsbench.tools import juicefs_bench, mdtest
 from fsbench.tools.fio import parse_any, parse_json, parse_normal, parse_terse
-from tests.paths import FIXTURES
+from fsbench.tools.nnbench import parse as nnbench_parse
+from tests.paths import FIXTURES, GOLDEN
 
 FIO = FIXTURES / "fio"
 SAMPLES = {
@@ -36,6 +37,7 @@ SAMPLES = {
     "mdtest": FIXTURES / "mdtest" / "3.3.0" / "iter3_np4_ext4.stdout.txt",
     "juicefs-bench": FIXTURES / "public" / "juicefs-bench" / "issue-4712_table_negative_update_meta.txt",
     "vdbench": FIXTURES / "public" / "vdbench" / "masakioui-vdb_nvme" / "50407_fs_1host_read" / "totals.html",
+    "nnbench": GOLDEN / "nnbench" / "inputs" / "s3a__maps-20" / "NNBench_results.log",
 }
 TEXTS = {k: p.read_text(errors="replace") for k, p in SAMPLES.items()}
 
@@ -60,6 +62,7 @@ PARSERS: dict[str, Callable[[str, str], ParseResult]] = {
     "mdtest": mdtest.parse_text,
     "juicefs-bench": juicefs_bench.parse_text,
     "vdbench": _vdbench_text,
+    "nnbench": lambda text, source: nnbench_parse.parse_text(text, "", source),
 }
 SAMPLE_OF = {**{k: k for k in PARSERS}, "fio-any": "fio-json"}
 INTERNAL = ("internal parser error", "unexpected parser failure")
@@ -224,7 +227,7 @@ def test_huge_numbers_do_not_escape_as_value_errors() -> None:
 # --- `fsbench ingest`: the same families as files ----------------------------------------------------
 
 INGEST_TOOL = {"fio-json": "fio", "fio-normal": "fio", "fio-terse": "fio", "mdtest": "mdtest",
-               "juicefs-bench": "juicefs-bench", "vdbench": "vdbench"}
+               "juicefs-bench": "juicefs-bench", "vdbench": "vdbench", "nnbench": "nnbench"}
 
 
 @pytest.mark.parametrize("which", sorted(INGEST_TOOL))
