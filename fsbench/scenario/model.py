@@ -158,7 +158,8 @@ class Workload:
 
     name: str = ""
     tool: str = option(s.string, "", required=True,
-                       doc="fio, mdtest, vdbench, juicefs-bench, metabench, or a plug-in's tool")
+                       doc="fio, mdtest, vdbench, juicefs-bench, juicefs-objbench, metabench, nnbench, "
+                           "or a plug-in's tool")
     options: dict = option(s.mapping_of(s.scalar_or_list, name_rule=False), factory=dict, convert=dict)
     description: str = option(s.string, "")
     jobs: dict = option(s.mapping_of(s.mapping_of(s.scalar, name_rule=False), what="job"), factory=dict,

@@ -24,6 +24,8 @@ class ServicePlan:
     generated: dict[str, int] = field(default_factory=dict)
     #: the port when the scenario gives none ("auto": a free one at run time)
     default_port: str | None = None
+    #: more free ports the kind itself needs, as ${service.port_NAME} (beside the scenario's `ports:`)
+    ports: tuple[str, ...] = ()
     #: files or folders on the host (text with placeholders) -> name under services/<name>/<host>/,
     #: fetched after the stop commands (a server's logs, kept when its data is deleted)
     logs: dict[str, str] = field(default_factory=dict)

@@ -56,7 +56,8 @@ class TargetSession:
 
     def tool_settings(self, host: str) -> object:
         """The kind's settings with run-time placeholders filled, for tools that address the target
-        through them (fio's rbd engine: pool, image, conf)."""
+        through them (fio's rbd engine: pool, image, conf; a URL target's file system and client
+        configuration)."""
         settings = self.target.settings
         if settings is None or not dataclasses.is_dataclass(settings) or isinstance(settings, type):
             return settings
@@ -213,10 +214,10 @@ class TargetSession:
             tr.remove_tree(self.scratch)
         if host in self._mounted:
             self._unmount(host, tr, self.plan(host))
-        elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing: undo what it did
+        elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing (a URL): undo what it did
             plan = self.plan(host)
             for argv in (plan.force_unmount if plan.mount else []) + plan.after:
-                r = tr.run(argv, timeout=self.target.setup_timeout_s, env=plan.env or None)
+                r = tr.run(argv, timeout=self.target.setup_timeout_s, env={**self.env(host), **plan.env} or None)
                 if not r.ok and not plan.mount:
                     self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
                                                        f"{_label(argv, short=True)} failed "

@@ -96,7 +96,7 @@ class ServiceSession:
         svc = self.svc
         port = svc.port if svc.port is not None else self.plan.default_port
         self.port = free_port() if port == "auto" else (port or "")
-        self.ports = {name: free_port() for name in svc.ports}
+        self.ports = {name: free_port() for name in dict.fromkeys((*self.plan.ports, *svc.ports))}
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if svc.managed:
             self.tr.makedirs(self.dir)

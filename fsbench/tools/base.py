@@ -75,6 +75,8 @@ class BuildContext:
     #: the object store behind the target (fsbench.targets.kinds.StoreAccess: storage, bucket, env), for
     #: tools that test the store itself (juicefs objbench); None when the target has none
     store: object = None
+    #: the run's id: tools on a URL target put their files under <url>/fsbench-<run id>/<case id>
+    run_id: str = ""
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""

@@ -30,7 +30,7 @@ OSSFS = REPO / "scenarios" / "ossfs-1-vs-2.yaml"
 METADATA = REPO / "scenarios" / "hdfs-s3-juicefs.yaml"
 JUICEFS = REPO / "scenarios" / "juicefs-evaluation.yaml"
 CEPH = REPO / "scenarios" / "cephfs-vs-rbd.yaml"
-EXAMPLES = [OSSFS, METADATA, CEPH]  # juicefs-evaluation runs here for real: its own tests below
+EXAMPLES = [OSSFS, CEPH]  # juicefs-evaluation and hdfs-s3-juicefs run here for real: their own tests below
 
 # genuine outputs, read in place (never copied into the repository)
 FIO_WRITE = FIXTURES / "fio" / "json_single_write_128k_libaio_direct.json"
@@ -50,6 +50,10 @@ OBJBENCH = REPO / "tests" / "golden" / "objbench" / "inputs" / "juicefs-1.4.2_ob
 # fsbench's own tool: real outputs made on this project's machine (tests/golden/metabench/inputs)
 METABENCH_CALLS = GOLDEN / "metabench" / "inputs" / "calls_juicefs_redis_cache_wait_1.2s.json"
 METABENCH_CONCURRENCY = GOLDEN / "metabench" / "inputs" / "concurrency_s3fs_4_threads_4k.json"
+# NNBench's results log and fsbench's runner lines, real runs on HDFS, S3A and JuiceFS's Hadoop SDK
+NNBENCH = [GOLDEN / "nnbench" / "inputs" / name for name in ("hdfs__maps-1__late-create-done-again",
+                                                             "s3a__maps-20", "juicefs__maps-20",
+                                                             "hdfs__maps-100__late-open-maps")]
 
 # the seed's CPU (100 = one core) and peak memory (MiB) of each version's FUSE process, per test
 OSSFS_PROCESS = {
@@ -80,6 +84,8 @@ def fixture_for(case: Case, point: int = 0) -> Path:
         return OBJBENCH
     if case.tool == "metabench":
         return METABENCH_CONCURRENCY if case.options.get("mode") == "concurrency" else METABENCH_CALLS
+    if case.tool == "nnbench":
+        return NNBENCH[point % len(NNBENCH)]
     raise AssertionError(f"no fixture for {case.tool}")
 
 
@@ -249,22 +255,28 @@ def test_ossfs_report_from_recorded_outputs(tmp_path):
 
 # -- 002 HDFS vs S3 vs JuiceFS metadata -------------------------------------------------------------
 
-def test_metadata_plan_sweeps_concurrency_over_the_clients():
+def test_metadata_plan_at_the_seeds_levels_on_the_inventorys_client():
+    proc = run_cli("validate", str(METADATA), "--set", "scale=full", "--inventory", str(INVENTORY), check=True)
+    assert "ok (4 targets, 2 workloads)" in proc.stdout
     rows = plan_rows(str(METADATA), "--set", "scale=full", "--inventory", str(INVENTORY))
-    assert len(rows) == 3 * 6
-    assert {r[2] for r in rows} == {"client1,client2,client3"}  # the inventory's clients, not meta1
-    assert [r[1] for r in rows[:6]] == [f"hdfs__mdtest-files__tasks={n}__r1" for n in (1, 5, 10, 20, 50, 100)]
-    sc = load_scenario(METADATA, ["scale=full"])
-    assert sc.baseline == "hdfs" and list(sc.targets) == ["hdfs", "s3", "juicefs"]
-    w = sc.workloads["mdtest-files"]
-    assert w.options == {"F": True, "u": True, "n": 1000} and w.sweep.product == {"tasks": [1, 5, 10, 20, 50, 100]}
+    levels = (1, 10, 20, 50, 80, 100)
+    assert len(rows) == 3 * 6 + 6
+    assert {r[2] for r in rows} == {"client1"}  # the single client, as the seed's NNBench
+    assert [r[1] for r in rows[:6]] == [f"hdfs__nnbench__maps={n}__r1" for n in levels]
+    assert [r[1] for r in rows[-6:]] == [f"juicefs-fuse__metabench-tps__threads={n}__r1" for n in levels]
+    sc = load_scenario(METADATA, ["scale=full"], inventory=INVENTORY)
+    assert sc.baseline == "hdfs" and list(sc.targets) == ["hdfs", "s3a", "juicefs", "juicefs-fuse"]
+    assert [sc.targets[t].kind for t in sc.targets] == ["hdfs", "s3a", "jfs", "juicefs"]
+    assert sc.workloads["nnbench"].options == {"files_per_map": 100}
+    assert sc.workloads["metabench-tps"].options == {"mode": "concurrency", "files": 100, "bytes": 0}
     assert "NNBench" in sc.description and "rename" in sc.description
-    case = next(c for c in plan_cases(sc) if c.params == {"tasks": 20})
-    assert get_tool("mdtest").argv(case.options, "/d") == ["mdtest", "-F", "-u", "-n", "1000", "-d", "/d"]
-    assert sc.targets["juicefs"].kind == "juicefs" and sc.services["redis"].hosts == ("meta",)
+    assert sc.services["redis"].hosts == ("meta",) and not sc.services["hdfs"].managed
+    # here (no inventory): every server started on this machine, the levels of quick scale
+    here = plan_rows(str(METADATA))
+    assert {r[2] for r in here} == {"local"} and len(here) == 4 * 3
 
 
-def test_metadata_report_draws_rate_against_tasks(tmp_path, monkeypatch):
+def test_metadata_report_has_the_seeds_views(tmp_path, monkeypatch):
     from fsbench.report import figures
 
     lines = []
@@ -273,17 +285,19 @@ def test_metadata_report_draws_rate_against_tasks(tmp_path, monkeypatch):
                         or line_chart(data, title, unit, x, series))
     run = build_run(tmp_path, METADATA, ["scale=full"])
     html, md = render(run)
-    # curves of operations per second against concurrency: per system (3), per operation (4)
-    assert [x for _t, x in lines].count("param_tasks") >= 3 + 4
-    assert any(t.startswith("hdfs: rate by tasks") for t, _ in lines)
-    assert any(t.startswith("File creation: rate by tasks") for t, _ in lines)
+    # TPS against concurrency: per system (a line per operation, 3 systems) and per operation (a line
+    # per system, 4 operations), and metabench's through the FUSE mount
+    assert [x for _t, x in lines].count("param_maps") >= 3 + 4
+    assert [x for _t, x in lines].count("param_threads") >= 1
+    for title in ("TPS by concurrency, per system", "TPS by concurrency, per operation",
+                  "Latency per operation at 20 concurrent clients", "Throughput at 100 concurrent clients",
+                  "TPS by concurrency through the JuiceFS FUSE mount (metabench)"):
+        assert title in html and title in md, title
     found = check_common(html, md, METADATA, "hdfs")
-    section = found["mdtest-files"]
-    for op in ("file_creation", "file_stat", "file_read", "file_removal"):
-        assert f"{op} · rate by tasks" in section  # every number also in "All measurements"
-    table = section.split("file_creation · rate by tasks", 1)[1].split("</table>", 1)[0]
-    assert re.findall(r"<tr><td>(\d+)</td>", table) == ["1", "5", "10", "20", "50", "100"]  # numeric order
-    assert "(1.10)" in section and "(1.20)" in section  # s3 and juicefs against hdfs
+    section = found["nnbench"]
+    for op in ("create_write", "open_read", "rename", "delete"):
+        assert op in section
+    assert "(1.10)" in section and "(1.20)" in section  # s3a and juicefs against hdfs
 
 
 # -- 003 JuiceFS performance evaluation guide -------------------------------------------------------

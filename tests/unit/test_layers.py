@@ -16,7 +16,8 @@ PACKAGE = REPO / "fsbench"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.secrets",
               "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
-              "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor")),
+              "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor",
+              "fsbench.hadoop")),
     ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry",
                   "fsbench.collectors")),
     ("scenario", ("fsbench.scenario",)),
@@ -89,9 +90,10 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     from fsbench.tools import TOOLS
     from fsbench.transport.registry import TRANSPORTS
 
-    assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "metabench", "vdbench"]
-    assert KINDS.names() == ["cephfs", "device", "directory", "fuse", "juicefs", "rbd", "rbd-image", "rclone", "s3fs"]
-    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
+    assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "metabench", "nnbench", "vdbench"]
+    assert KINDS.names() == ["cephfs", "device", "directory", "fuse", "hdfs", "jfs", "juicefs", "rbd", "rbd-image",
+                             "rclone", "s3a", "s3fs"]
+    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "hdfs", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"

@@ -25,6 +25,7 @@ from fsbench.ingest import ingest_files
 from fsbench.tidy import METRIC_UNITS, PLAUSIBLE_MAX, STATS, ParseResult, check_row
 from fsbench.tools import juicefs_bench, mdtest, metabench
 from fsbench.tools.fio import parse_any, parse_json, parse_normal, parse_terse
+from fsbench.tools.nnbench import parse as nnbench_parse
 from tests.paths import FIXTURES, GOLDEN
 
 FIO = FIXTURES / "fio"
@@ -37,6 +38,7 @@ SAMPLES = {
     "juicefs-bench": FIXTURES / "public" / "juicefs-bench" / "issue-4712_table_negative_update_meta.txt",
     "vdbench": FIXTURES / "public" / "vdbench" / "masakioui-vdb_nvme" / "50407_fs_1host_read" / "totals.html",
     "metabench": GOLDEN / "metabench" / "inputs" / "calls_tmpfs_200_iterations.json",  # made here, real
+    "nnbench": GOLDEN / "nnbench" / "inputs" / "s3a__maps-20" / "NNBench_results.log",
 }
 TEXTS = {k: p.read_text(errors="replace") for k, p in SAMPLES.items()}
 
@@ -62,6 +64,7 @@ PARSERS: dict[str, Callable[[str, str], ParseResult]] = {
     "juicefs-bench": juicefs_bench.parse_text,
     "vdbench": _vdbench_text,
     "metabench": metabench.parse_text,
+    "nnbench": lambda text, source: nnbench_parse.parse_text(text, "", source),
 }
 SAMPLE_OF = {**{k: k for k in PARSERS}, "fio-any": "fio-json"}
 INTERNAL = ("internal parser error", "unexpected parser failure")
@@ -226,7 +229,7 @@ def test_huge_numbers_do_not_escape_as_value_errors() -> None:
 # --- `fsbench ingest`: the same families as files ----------------------------------------------------
 
 INGEST_TOOL = {"fio-json": "fio", "fio-normal": "fio", "fio-terse": "fio", "mdtest": "mdtest",
-               "juicefs-bench": "juicefs-bench", "vdbench": "vdbench", "metabench": "metabench"}
+               "juicefs-bench": "juicefs-bench", "vdbench": "vdbench", "metabench": "metabench", "nnbench": "nnbench"}
 
 
 @pytest.mark.parametrize("which", sorted(INGEST_TOOL))

@@ -1,0 +1,283 @@
+package fsbench;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.NNBench;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.SequenceFile;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.util.GenericOptionsParser;
+import org.apache.log4j.AppenderSkeleton;
+import org.apache.log4j.Level;
+import org.apache.log4j.Logger;
+import org.apache.log4j.spi.LoggingEvent;
+
+/**
+ * Runs Hadoop's NNBench several times in one JVM, one operation after the other, on one base folder.
+ *
+ * <p>Each run is NNBench's own code, called step by step: parse its arguments, validate them, clean
+ * up; then the control files (as NNBench writes them, 16 at a time instead of one by one), the start
+ * barrier, the MapReduce job (local mode: one thread per map) and NNBench's analysis into
+ * NNBench_results.log. The start barrier is set only after the control files exist, so it covers
+ * the job's start and not the file system's speed at creating them: now + the larger of -barrierMs
+ * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier (the
+ * first run, which loads MapReduce's classes, gets -firstBarrierMs). How many maps waited at the barrier is counted
+ * from NNBench's own log line; a map that did not wait started late. A create_write with late maps is
+ * run again with a longer barrier (it starts from scratch anyway); other operations cannot be redone,
+ * their late maps are reported.
+ *
+ * <pre>
+ * NNBenchRuns [-D key=value ...] -runs create_write,open_read,rename,create_write:setup,delete
+ *             [-barrierMs 1500] [-firstBarrierMs 6000] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
+ * </pre>
+ *
+ * For every run one line goes to standard output:
+ * {@code fsbench-nnbench run=N operation=OP role=measured|setup maps=M control_ms=C barrier_ms=B
+ * on_time=W exit=E}, and {@code fsbench-nnbench run=N role=late: ...} after a create_write that is
+ * done again. A run marked {@code :setup} prepares the next one (delete needs the files that rename
+ * moved away) and is not a measurement. Exits 1 when any run failed, 2 on bad arguments.
+ */
+public final class NNBenchRuns {
+  private static final String BARRIER_LINE = "Waiting in barrier for";
+  private static final int CONTROL_WRITERS = 16;
+  private static final long PER_MAP_MS = 20;
+
+  private NNBenchRuns() {
+  }
+
+  /** Counts NNBench's "Waiting in barrier for" lines: one per map that reached the barrier in time. */
+  static final class BarrierCounter extends AppenderSkeleton {
+    final AtomicInteger waits = new AtomicInteger();
+    final AtomicLong lastArrival = new AtomicLong();
+
+    void reset() {
+      waits.set(0);
+      lastArrival.set(0);
+    }
+
+    @Override
+    protected void append(LoggingEvent event) {
+      Object message = event.getMessage();
+      if (message != null && message.toString().startsWith(BARRIER_LINE)) {
+        waits.incrementAndGet();
+        lastArrival.accumulateAndGet(event.getTimeStamp(), Math::max);
+      }
+    }
+
+    @Override
+    public void close() {
+    }
+
+    @Override
+    public boolean requiresLayout() {
+      return false;
+    }
+  }
+
+  public static void main(String[] argv) throws Exception {
+    // a JobConf reads mapred-default.xml and mapred-site.xml too (the local MapReduce settings)
+    Configuration conf = new JobConf();
+    String[] rest = new GenericOptionsParser(conf, argv).getRemainingArgs();
+    List<String> common = new ArrayList<>();
+    String[] runs = null;
+    long barrierMs = 1500;
+    long firstBarrierMs = 6000;
+    boolean cleanup = false;
+    String baseDir = null;
+    long maps = 1;
+    for (int i = 0; i < rest.length; i++) {
+      String a = rest[i];
+      if (a.equals("-runs") && i + 1 < rest.length) {
+        runs = rest[++i].split(",");
+      } else if (a.equals("-barrierMs") && i + 1 < rest.length) {
+        barrierMs = Long.parseLong(rest[++i]);
+      } else if (a.equals("-firstBarrierMs") && i + 1 < rest.length) {
+        firstBarrierMs = Long.parseLong(rest[++i]);
+      } else if (a.equals("-cleanup")) {
+        cleanup = true;
+      } else if (a.equals("-operation") || a.equals("-startTime")) {
+        System.err.println("NNBenchRuns: " + a + " is set per run; use -runs");
+        System.exit(2);
+      } else {
+        common.add(a);
+        if (a.equals("-baseDir") && i + 1 < rest.length) {
+          baseDir = rest[i + 1];
+        } else if (a.equals("-maps") && i + 1 < rest.length) {
+          maps = Long.parseLong(rest[i + 1]);
+        }
+      }
+    }
+    if (runs == null || baseDir == null) {
+      System.err.println("usage: NNBenchRuns [-D k=v ...] -runs OP[:setup],... [-barrierMs MS] [-cleanup] "
+          + "-baseDir URL NNBENCH_OPTIONS");
+      System.exit(2);
+    }
+    long localMax = conf.getLong("mapreduce.local.map.tasks.maximum", 1);
+    if (localMax < maps) {
+      System.err.println("NNBenchRuns: mapreduce.local.map.tasks.maximum=" + localMax + " is below -maps " + maps
+          + ": the maps would run one after the other, not concurrently");
+      System.exit(2);
+    }
+    // MapReduce's local job files go to a private folder, removed at the end
+    Path scratch = Files.createTempDirectory("fsbench-nnbench-");
+    conf.set("hadoop.tmp.dir", scratch.toString());
+    conf.set("mapreduce.jobtracker.staging.root.dir", scratch.resolve("staging").toString());
+
+    Logger nnbenchLog = Logger.getLogger(NNBench.class);
+    if (!nnbenchLog.isInfoEnabled()) {
+      nnbenchLog.setLevel(Level.INFO);
+    }
+    BarrierCounter counter = new BarrierCounter();
+    nnbenchLog.addAppender(counter);
+
+    int failed = 0;
+    long arrivalMs = 0;  // how long the maps of the previous run took to reach the barrier
+    int number = 0;
+    try {
+      for (int n = 0; n < runs.length; n++) {
+        String[] spec = runs[n].split(":", 2);
+        String role = spec.length > 1 && spec[1].equals("setup") ? "setup" : "measured";
+        // more maps take longer to start: each opens its control file on the file system under test
+        long least = Math.max(n == 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps, 3 * arrivalMs / 2);
+        long[] took;
+        while (true) {
+          counter.reset();
+          took = runOne(conf, spec[0], common, least, counter, ++number, role, maps, baseDir);
+          // create_write starts from scratch (NNBench deletes its data first): a run whose maps did not
+          // all wait at the barrier is done again once, with twice the barrier, and marked `late`
+          boolean late = took[0] == 0 && counter.waits.get() < maps;
+          if (!late || !spec[0].equals("create_write") || least >= 4 * firstBarrierMs) {
+            break;
+          }
+          System.out.println("fsbench-nnbench run=" + number + " role=late: done again with a longer barrier");
+          least = Math.max(2 * least, 2 * took[1]);
+        }
+        if (took[0] != 0) {
+          failed++;
+        }
+        arrivalMs = took[1];
+      }
+    } finally {
+      if (cleanup) {
+        org.apache.hadoop.fs.Path base = new org.apache.hadoop.fs.Path(baseDir);
+        try {
+          FileSystem fs = FileSystem.get(base.toUri(), conf);
+          fs.delete(base, true);
+        } catch (IOException e) {
+          System.err.println("NNBenchRuns: could not remove " + baseDir + ": " + e);
+        }
+      }
+      removeTree(scratch);
+    }
+    System.exit(failed == 0 ? 0 : 1);
+  }
+
+  /** One NNBench run; {exit status, ms from the job's submission to the last map at the barrier}. */
+  private static long[] runOne(Configuration base, String operation, List<String> common, long leastBarrierMs,
+                               BarrierCounter counter, int number, String role, long maps, String baseDir) {
+    NNBench bench = new NNBench();
+    bench.setConf(new Configuration(base));
+    List<String> args = new ArrayList<>(common);
+    args.addAll(Arrays.asList("-operation", operation, "-startTime", "0"));
+    long controlMs = -1;
+    long barrier = -1;
+    long submitted = 0;
+    int exit;
+    try {
+      call(bench, "parseInputs", new Class<?>[] {String[].class}, (Object) args.toArray(new String[0]));
+      call(bench, "validateInputs", new Class<?>[0]);
+      call(bench, "cleanupBeforeTestrun", new Class<?>[0]);
+      long t0 = System.currentTimeMillis();
+      createControlFiles(bench.getConf(), baseDir, maps);
+      long now = System.currentTimeMillis();
+      controlMs = now - t0;
+      barrier = leastBarrierMs;
+      setStartTime(bench, now + barrier);
+      submitted = System.currentTimeMillis();
+      call(bench, "runTests", new Class<?>[0]);
+      exit = (Integer) call(bench, "analyzeResults", new Class<?>[0]);
+    } catch (Exception e) {
+      Throwable cause = e instanceof InvocationTargetException && e.getCause() != null ? e.getCause() : e;
+      System.err.println("NNBenchRuns: run " + number + " (" + operation + ") failed: " + cause);
+      cause.printStackTrace();
+      exit = 1;
+    }
+    System.out.println("fsbench-nnbench run=" + number + " operation=" + operation + " role=" + role + " maps=" + maps
+        + " control_ms=" + controlMs + " barrier_ms=" + barrier + " on_time=" + counter.waits.get() + " exit=" + exit);
+    System.out.flush();
+    long arrival = counter.lastArrival.get();
+    return new long[] {exit, arrival > submitted && submitted > 0 ? arrival - submitted : 0};
+  }
+
+  /**
+   * NNBench's control files (one per map: its name and number in a SequenceFile), as NNBench writes
+   * them, but several at a time: one by one, 100 of them take half a minute on a small HDFS, where a
+   * file with data waits for its block to be reported before its close returns.
+   */
+  private static void createControlFiles(Configuration conf, String baseDir, long maps) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool((int) Math.min(maps, CONTROL_WRITERS));
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (long i = 0; i < maps; i++) {
+        final long number = i;
+        done.add(pool.submit(() -> {
+          String name = "NNBench_Controlfile_" + number;
+          org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(
+              new org.apache.hadoop.fs.Path(baseDir, "control"), name);
+          try (SequenceFile.Writer writer = SequenceFile.createWriter(conf, SequenceFile.Writer.file(file),
+              SequenceFile.Writer.keyClass(Text.class), SequenceFile.Writer.valueClass(LongWritable.class),
+              SequenceFile.Writer.compression(SequenceFile.CompressionType.NONE))) {
+            writer.append(new Text(name), new LongWritable(number));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** NNBench keeps the start time in a field and in its configuration; the maps read the latter. */
+  private static void setStartTime(NNBench bench, long startMs) throws ReflectiveOperationException {
+    Field field = NNBench.class.getDeclaredField("startTime");
+    field.setAccessible(true);
+    field.setLong(bench, startMs);
+    bench.getConf().setLong("test.nnbench.starttime", startMs);
+  }
+
+  private static Object call(NNBench bench, String name, Class<?>[] types, Object... args) throws Exception {
+    Method method = NNBench.class.getDeclaredMethod(name, types);
+    method.setAccessible(true);
+    return method.invoke(bench, args);
+  }
+
+  private static void removeTree(Path folder) {
+    try (Stream<Path> paths = Files.walk(folder)) {
+      paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+    } catch (IOException e) {
+      System.err.println("NNBenchRuns: could not remove " + folder + ": " + e);
+    }
+  }
+}

@@ -1,0 +1,178 @@
+"""Hadoop's NNBench (org.apache.hadoop.hdfs.NNBench, in the jobclient tests jar) on a Hadoop file system
+target (hdfs, s3a, jfs): create_write, open_read, rename and delete at a concurrency of `maps`.
+
+One case runs its operations in one JVM, through fsbench's runner (fsbench/hadoop/java): NNBench's own
+steps one after the other, in local MapReduce mode with one thread per map (the seed's multi-threaded
+NNBench is one process with many threads too), every map allowed to run at once
+(mapreduce.local.map.tasks.maximum = maps) with a 1 MiB sort buffer instead of 100 MiB each. The start
+barrier is set after the control files exist, so that every map starts together; the maps that did not
+wait at it are counted (late_maps). The order is fsbench's, whatever the workload lists: NNBench's
+delete removes the files create_write made, but rename has moved them, so after a rename a
+create_write runs again (not measured) before delete.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from fsbench import hadoop, hostpkg
+from fsbench.errors import FsbenchError
+from fsbench.tidy import ParseResult
+from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.common import unknown_options
+from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path
+
+OPTIONS = {
+    "maps": "concurrent clients: NNBench maps, each a thread of one JVM (sweep it)",
+    "files_per_map": "files each map creates, opens, renames and deletes (NNBench -numberOfFiles)",
+    "operations": f"which of {', '.join(OPERATIONS)} are measured (default: all, always in that order)",
+    "bytes_to_write": "bytes written into each file (default 0: metadata only)",
+    "block_size": "the files' block size in bytes (default 1048576)",
+    "replication": "the files' replication factor (default 1)",
+    "read_after_open": "open_read also reads each file (default false)",
+    "barrier_ms": "the least time between the control files' creation and the maps' start (default 1500)",
+    "heap": "the JVM's heap, e.g. 1g (default: 1g, 2g above 50 maps)",
+}
+HEAP_RULE = re.compile(r"^[1-9][0-9]*[kmgKMG]$")
+BYTES_PER_CHECKSUM = 512
+#: rough figures for plans: a JVM's start, one NNBench run's overhead, file operations per second
+JVM_START_S, RUN_OVERHEAD_S, OPS_PER_S = 4.0, 4.0, 150.0
+
+
+def sequence(measured: list[str]) -> list[str]:
+    """The NNBench runs, in order, that measure these operations: `OP` measured, `OP:setup` only prepares.
+
+    open_read, rename and delete need the files create_write makes; delete removes the original names,
+    which rename has moved away, so after a rename the files are created again (not measured) first.
+    """
+    want = [op for op in OPERATIONS if op in measured]
+    runs = ["create_write" if "create_write" in want else "create_write:setup"]
+    if "open_read" in want:
+        runs.append("open_read")
+    if "rename" in want:
+        runs.append("rename")
+    if "delete" in want:
+        if "rename" in want:
+            runs.append("create_write:setup")
+        runs.append("delete")
+    return runs
+
+
+def _whole(value: object, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+class NNBenchAdapter:
+    """NNBench through fsbench's runner, on a target whose settings answer fsbench.hadoop.HadoopFileSystem."""
+
+    name = TOOL
+    bring_your_own = False
+    accepts = ("url",)
+    metrics = dict(METRICS)
+    operations = OPERATIONS
+    primary_metrics = ("rate", "latency_mean")
+    #: its workloads sweep `maps`: the report's default for one swept parameter (by_value, chart) fits
+    views = ("table",)
+    packages = {"apt-get": ["openjdk-17-jre-headless"], "dnf": ["java-17-openjdk-headless"],
+                "zypper": ["java-17-openjdk-headless"]}
+
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+        """Known options, whole numbers where NNBench wants them, known operations."""
+        issues = unknown_options(options, OPTIONS, TOOL)
+        for key, least in (("maps", 1), ("files_per_map", 1), ("bytes_to_write", 0), ("replication", 1),
+                           ("barrier_ms", 0)):
+            if key in options and not _whole(options[key], least):
+                issues.append(OptionIssue(key, f"{key} must be a whole number of at least {least}, "
+                                               f"got {options[key]!r}"))
+        block = options.get("block_size", 1048576)
+        if not _whole(block, 1) or block % BYTES_PER_CHECKSUM:
+            issues.append(OptionIssue("block_size", f"block_size must be a multiple of {BYTES_PER_CHECKSUM} bytes, "
+                                                    f"got {block!r}", "e.g. 1048576"))
+        ops = options.get("operations", list(OPERATIONS))
+        ops = ops if isinstance(ops, list) else [ops]
+        unknown = [op for op in ops if op not in OPERATIONS]
+        if unknown or not ops:
+            issues.append(OptionIssue("operations", f"unknown NNBench operation(s) {unknown}" if unknown
+                                      else "no operation", f"choose from {', '.join(OPERATIONS)}"))
+        if "read_after_open" in options and not isinstance(options["read_after_open"], bool):
+            issues.append(OptionIssue("read_after_open", "read_after_open is true or false"))
+        if "heap" in options and not HEAP_RULE.match(str(options["heap"])):
+            issues.append(OptionIssue("heap", f"heap {options['heap']!r} is not a JVM heap size", "e.g. 1g or 512m"))
+        if jobs or job_file_text:
+            issues.append(OptionIssue("", "nnbench takes options only (no jobs or job_file)"))
+        return issues
+
+    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
+        """A JVM's start, then per run its overhead and its file operations."""
+        ops = options.get("operations", list(OPERATIONS))
+        runs = sequence(ops if isinstance(ops, list) else [ops])
+        files = int(options.get("maps", 1)) * int(options.get("files_per_map", 10))
+        return round(JVM_START_S + len(runs) * (RUN_OVERHEAD_S + files / OPS_PER_S), 1)
+
+    def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
+        """fsbench.NNBenchRuns: the target's client configuration in core-site.xml, local MapReduce in
+        mapred-site.xml (both in the case's folder, first on the classpath), secrets in the environment."""
+        fs = getattr(ctx, "target_settings", None)
+        if not isinstance(fs, hadoop.HadoopFileSystem):
+            raise FsbenchError(f"nnbench needs a Hadoop file system target (kind hdfs, s3a or jfs), "
+                               f"not a {getattr(ctx, 'target_kind', 'directory')} target")
+        o = case.options
+        maps, files = int(o.get("maps", 1)), int(o.get("files_per_map", 10))
+        ops = o.get("operations", list(OPERATIONS))
+        base = f"{fs.url(test_dir).rstrip('/')}/fsbench-{getattr(ctx, 'run_id', '') or 'run'}/{case.case_id}"
+        # MapReduce's own settings in mapred-site.xml: mapred-default.xml is read after core-site.xml
+        mapred = {"mapreduce.framework.name": "local", "mapreduce.local.map.tasks.maximum": str(maps),
+                  "mapreduce.task.io.sort.mb": "1"}
+        args = ["-runs", ",".join(sequence(ops if isinstance(ops, list) else [ops])),
+                "-barrierMs", str(int(o.get("barrier_ms", 1500))), "-cleanup",
+                "-baseDir", base, "-maps", str(maps), "-reduces", "1", "-numberOfFiles", str(files),
+                "-bytesToWrite", str(int(o.get("bytes_to_write", 0))),
+                "-blockSize", str(int(o.get("block_size", 1048576))), "-bytesPerChecksum", str(BYTES_PER_CHECKSUM),
+                "-replicationFactorPerFile", str(int(o.get("replication", 1))),
+                "-readFileAfterOpen", "true" if o.get("read_after_open") else "false"]
+        heap = str(o.get("heap", "2g" if maps > 50 else "1g"))
+        argv = hadoop.java(hadoop.NNBENCH_RUNS, args, jars=hadoop.home(fs.jars), heap=heap, conf_dirs=(".",))
+        files_in = {"core-site.xml": hadoop.site_xml(fs.client_conf(maps), f"written by fsbench for {case.case_id}"),
+                    "mapred-site.xml": hadoop.site_xml(mapred, f"written by fsbench for {case.case_id}"),
+                    "log4j.properties": hadoop.log4j_properties("WARN", ("org.apache.hadoop.hdfs.NNBench",))}
+        return Invocation(argv=argv, files=files_in, outputs=[RESULTS], env=fs.client_env())
+
+    def parse_outputs(self, raw_dir: Path) -> ParseResult:
+        """NNBench_results.log, the runs told apart by the runner's lines on stdout."""
+        return parse_dir(raw_dir)
+
+    def parse_file(self, path: Path) -> ParseResult:
+        """An existing NNBench_results.log (every block a measurement), or a case's folder."""
+        return parse_path(path)
+
+    def provide(self, t, controller, binary: str, settings) -> str:
+        """Put NNBench on a host (fsbench deploy): Java from its packages, this machine's jar cache uploaded."""
+        return provide(t, settings)
+
+    def version_argv(self, options: dict | None = None) -> list[str]:
+        """Hadoop's version from the jar cache (`Hadoop 3.3.6`); fails where Java or the jars are missing."""
+        return hadoop.java(hadoop.VERSION_INFO, [], jars=hadoop.home(), heap="64m")
+
+
+def provide(t, settings) -> str:
+    """Java (the host's package manager, with deploy.install) and the jar cache (uploaded to the same path)."""
+    steps = []
+    if not hostpkg.succeeds(t, "java -version >/dev/null 2>&1").ok:
+        ok, what = hostpkg.install(t, "java", bool(getattr(settings, "install", False)))
+        steps.append(what if ok else f"nnbench needs Java 11 or newer: {what}")
+        if not ok:
+            return "; ".join(steps)
+    jars = hadoop.home()
+    if not hostpkg.succeeds(t, f"test -f {shlex.quote(jars)}/fsbench-hadoop.jar && test -d {shlex.quote(jars)}/lib").ok:
+        local = Path(jars)
+        if not (local / "fsbench-hadoop.jar").is_file():
+            return "; ".join(steps + [hadoop.MISSING.format(home=jars) + " (on this machine first, then deploy)"])
+        count = hostpkg.upload_tree(t, local, jars)
+        steps.append(f"uploaded the jar cache {jars} ({count} files)")
+    return "; ".join(steps) or "present"
+
+
+PLUGIN = NNBenchAdapter()

@@ -1,0 +1,199 @@
+"""NNBench's NNBench_results.log (one block per run, appended) and fsbench's runner lines -> tidy rows.
+
+A block (Hadoop 3.x, "NameNode Benchmark 0.4") says the operation, maps, files per map, the successful
+file operations, the exceptions, the printed TPS and average latencies (ms, rounded or truncated), and
+RAW DATA: the latency totals (AL #1, AL #2), the span from the first map's start to the last map's end
+("Longest Map Time") and the late maps. Rows are computed from the raw data, so they are not the
+printed rounded values:
+
+- rate (op/s): NNBench's TPS, successful operations x 1000 / span; create_write counts create and
+  close as two transactions, as NNBench does (its printed TPS is this value truncated);
+- latency_mean (s): (AL #1 + AL #2) / successful operations: one file's create+write+close, open (+read),
+  rename or delete as the client saw it; the parts as their own operations (create, close, open, read);
+- exec_time_mean (s): NNBench's "Avg exec time": the maps' summed time / successful operations;
+- ops, exceptions (count); late_maps (count): NNBench's own count, or, from fsbench's runner
+  (`fsbench-nnbench run=...` lines on standard output), the maps that did not wait at the start barrier.
+
+Runner lines also say which runs only prepared the next one (`role=setup`: the create_write that
+gives delete its files back after rename) and which were done again because maps missed the start
+barrier (`late`): their blocks are not measurements.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fsbench.errors import ParseError
+from fsbench.tidy import ParseResult, measurement, vet
+
+TOOL = "nnbench"
+RESULTS = "NNBench_results.log"
+OPERATIONS = ("create_write", "open_read", "rename", "delete")
+#: the parts NNBench times separately (AL #1, AL #2) of each operation, as rows of their own
+#: (rename and delete are one call each: their one part is the operation itself)
+PARTS = {"create_write": ("create", "close"), "open_read": ("open", "read")}
+#: NNBench's own metrics (in the tidy table's vocabulary, fsbench/tidy.py)
+METRICS = {"exceptions": "count", "late_maps": "count", "exec_time_mean": "s"}
+_BLOCK_START = "-------------- NNBench -------------- :"
+_RUNNER = re.compile(r"^fsbench-nnbench (?P<fields>run=\d+ .*)$", re.M)
+
+
+class MissingField(KeyError):
+    """A result block without a line the parser needs."""
+
+
+@dataclass
+class Block:
+    """One NNBench run as its results log says it."""
+
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def text(self, key: str) -> str:
+        if key not in self.fields:
+            raise MissingField(key)
+        return self.fields[key]
+
+    def number(self, key: str) -> float:
+        try:
+            value = float(self.text(key))
+        except ValueError:
+            raise MissingField(f"a number in {key!r}") from None
+        if not math.isfinite(value) or abs(value) > 1e18:
+            raise MissingField(f"a plausible number in {key!r}")
+        return value
+
+    @property
+    def operation(self) -> str:
+        return self.text("Test Operation")
+
+
+def blocks(text: str) -> list[Block]:
+    """The runs of a results log, in order."""
+    out: list[Block] = []
+    for chunk in text.split(_BLOCK_START)[1:]:
+        block = Block()
+        for line in chunk.splitlines():
+            key, sep, value = line.rpartition(": ")  # keys hold ': ' themselves (`TPS: Rename`), values never
+            if sep and key.strip() and value.strip():
+                block.fields[re.sub(r"\s+", " ", key.strip())] = value.strip()
+        out.append(block)
+    return out
+
+
+def runner_lines(text: str) -> list[dict[str, str]]:
+    """fsbench's runner lines: run, operation, role, maps, control_ms, barrier_ms, on_time, exit.
+
+    A create_write whose maps did not all wait at the barrier is done again; the runner says so in a
+    line of its own (`run=N role=late: ...`), and that run's role becomes `late` (not a measurement).
+    """
+    runs: list[dict[str, str]] = []
+    for m in _RUNNER.finditer(text):
+        fields = dict(w.split("=", 1) for w in m.group("fields").split() if "=" in w)
+        if "operation" in fields:
+            runs.append(fields)
+        elif fields.get("role", "").startswith("late"):
+            for run in runs:
+                if run.get("run") == fields.get("run"):
+                    run["role"] = "late"
+    return runs
+
+
+def rows_of(block: Block, on_time: int | None = None) -> tuple[list[dict], list[str]]:
+    """Tidy rows of one measured run, and what is wrong with it."""
+    op = block.operation
+    if op not in OPERATIONS:
+        raise MissingField(f"a known Test Operation (got {op!r})")
+    maps, files = int(block.number("Maps to run")), int(block.number("Number of files"))
+    done = block.number("Successful file operations")
+    exceptions = block.number("# exceptions")
+    span_ms = block.number("RAW DATA: Longest Map Time (ms)")
+    al1, al2 = block.number("RAW DATA: AL Total #1"), block.number("RAW DATA: AL Total #2")
+    late = block.number("# maps that missed the barrier")
+    if on_time is not None:
+        late = max(late, float(maps - on_time))
+    extra: dict[str, Any] = {"maps": maps, "files_per_map": files}
+    rows = [measurement(TOOL, op, "ops", done, **extra),
+            measurement(TOOL, op, "exceptions", exceptions, unit="count", **extra),
+            measurement(TOOL, op, "late_maps", late, unit="count", **extra)]
+    warnings = []
+    if done > 0:
+        tps = 1000 * done / span_ms if span_ms > 0 else 1000 * done  # NNBench's own rule for a zero span
+        rows.append(measurement(TOOL, op, "rate", tps * (2 if op == "create_write" else 1), **extra))
+        rows.append(measurement(TOOL, op, "latency_mean", (al1 + al2) / done / 1000, **extra))
+        exec_ms = block.number("RAW DATA: TPS Total (ms)")
+        rows.append(measurement(TOOL, op, "exec_time_mean", (exec_ms / done if exec_ms else done) / 1000, unit="s",
+                               **extra))
+        if op in PARTS:
+            first, second = PARTS[op]
+            rows.append(measurement(TOOL, first, "latency_mean", al1 / done / 1000, job=op, **extra))
+            if op != "open_read" or al2 > 0:  # open_read reads only with readFileAfterOpen
+                rows.append(measurement(TOOL, second, "latency_mean", al2 / done / 1000, job=op, **extra))
+    if done < maps * files:
+        warnings.append(f"{op}: {done:.0f} of {maps * files} file operations succeeded ({exceptions:.0f} exceptions)")
+    if late > 0:
+        warnings.append(f"{op}: {late:.0f} of {maps} maps did not wait at the start barrier, so they did not start "
+                        "together with the others (raise the workload's barrier_ms)")
+    return rows, warnings
+
+
+def parse_text(results: str, stdout: str = "", source: str = RESULTS) -> ParseResult:
+    """Rows of every measured run of a results log; stdout (the runner's lines) says which were measured."""
+    found = blocks(results)
+    runs = runner_lines(stdout)
+    if not found:
+        raise ParseError(TOOL, source, "no NNBench result block (`-------------- NNBench --------------`)")
+    result = ParseResult()
+    # a run that failed before NNBench analysed it left no block: pair blocks with runs that did (exit 0 or -1)
+    paired: list[tuple[Block, dict[str, str]]] = []
+    if runs:
+        analysed = [r for r in runs if r.get("exit") in ("0", "-1")]
+        if len(analysed) != len(found):
+            raise ParseError(TOOL, source, f"{len(found)} result blocks for {len(analysed)} analysed runs")
+        paired = list(zip(found, analysed))
+        for r in runs:
+            if r.get("exit") not in ("0", "-1"):
+                result.warnings.append(f"run {r.get('run')} ({r.get('operation')}) failed before NNBench analysed it")
+    else:
+        paired = [(b, {}) for b in found]
+    try:
+        for block, run in paired:
+            if run and run.get("operation") != block.operation:
+                raise ParseError(TOOL, source, f"run {run.get('run')} was {run.get('operation')} but its block says "
+                                               f"{block.operation}")
+            if run.get("role") in ("setup", "late"):
+                continue
+            on_time = int(run["on_time"]) if run.get("on_time", "").lstrip("-").isdigit() else None
+            rows, warnings = rows_of(block, on_time)
+            result.rows += rows
+            result.warnings += warnings
+    except MissingField as exc:
+        raise ParseError(TOOL, source, f"a result block lacks {exc.args[0]}") from None
+    if not result.rows:
+        raise ParseError(TOOL, source, "no measured run (only setup runs)")
+    result.meta["version"] = found[0].fields.get("Version", "")
+    return vet(result)
+
+
+def parse_dir(raw_dir: Path) -> ParseResult:
+    """A case's raw folder: NNBench_results.log and the runner's stdout."""
+    path = raw_dir / RESULTS
+    if not path.is_file():
+        raise ParseError(TOOL, str(path), "NNBench wrote no results file (did the job run?)")
+    out = raw_dir / "stdout"
+    return parse_text(path.read_text(errors="replace"), out.read_text(errors="replace") if out.is_file() else "",
+                      str(path))
+
+
+def parse_path(path: Path) -> ParseResult:
+    """An existing results log, or a folder with one (and maybe the runner's stdout)."""
+    if path.is_dir():
+        return parse_dir(path)
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as exc:
+        raise ParseError(TOOL, str(path), f"cannot read it: {exc}") from None
+    return parse_text(text, "", str(path))

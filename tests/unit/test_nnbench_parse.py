@@ -1,0 +1,119 @@
+"""NNBench parser: golden files over real outputs made here (fsbench's runner on HDFS, S3A and JuiceFS's
+Hadoop SDK), numbers checked against NNBench's own printed lines, and hostile inputs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fsbench.errors import ParseError
+from fsbench.tidy import METRIC_UNITS, PLAUSIBLE_MAX
+from fsbench.tools.nnbench.parse import TOOL, blocks, parse_path, parse_text, runner_lines
+from tests.golden.golden import check_golden
+from tests.paths import GOLDEN
+
+GOLDEN_DIR = GOLDEN / "nnbench"
+INPUTS = GOLDEN_DIR / "inputs"
+CASES = sorted(p for p in INPUTS.iterdir() if p.is_dir())
+
+
+def _parse(folder: Path):
+    return parse_path(folder)
+
+
+def test_inputs_found() -> None:
+    assert {p.name.split("__")[0] for p in CASES} == {"hdfs", "s3a", "juicefs"}
+
+
+@pytest.mark.parametrize("folder", CASES, ids=[p.name for p in CASES])
+def test_golden(folder: Path) -> None:
+    result = _parse(folder)
+    check_golden(result.rows, GOLDEN_DIR / f"{folder.name}.csv")
+
+
+@pytest.mark.parametrize("folder", CASES, ids=[p.name for p in CASES])
+def test_rows_agree_with_nnbenchs_printed_numbers(folder: Path) -> None:
+    rows = {(r["operation"], r["metric"]): r for r in _parse(folder).rows if not r["job"]}
+    assert {op for op, _ in rows} == {"create_write", "open_read", "rename", "delete"}
+    analysed = [r for r in runner_lines((folder / "stdout").read_text()) if r["exit"] in ("0", "-1")]
+    found = blocks((folder / "NNBench_results.log").read_text())
+    assert len(analysed) == len(found)
+    for block, run in zip(found, analysed):
+        if run["role"] != "measured":
+            continue
+        op = block.operation
+        # NNBench prints its TPS truncated to an integer, and its latencies per part in ms
+        (tps,) = [v for k, v in block.fields.items() if k.startswith("TPS")]
+        assert int(rows[(op, "rate")]["value"]) == int(tps)
+        printed = sum(float(v) for k, v in block.fields.items() if k.startswith("Avg Lat (ms)"))
+        assert math.isclose(rows[(op, "latency_mean")]["value"] * 1000, printed, rel_tol=1e-9, abs_tol=1e-9)
+        maps, files = int(block.number("Maps to run")), int(block.number("Number of files"))
+        assert rows[(op, "ops")]["value"] == maps * files and rows[(op, "exceptions")]["value"] == 0
+        assert rows[(op, "late_maps")]["value"] == maps - int(run["on_time"])
+        assert rows[(op, "rate")]["maps"] == maps and rows[(op, "rate")]["files_per_map"] == files
+    for r in rows.values():
+        assert r["unit"] == METRIC_UNITS[r["metric"]]
+
+
+def test_late_maps_are_a_warning() -> None:
+    folder = INPUTS / "hdfs__maps-100__late-open-maps"
+    result = _parse(folder)
+    late = {r["operation"]: r["value"] for r in result.rows if r["metric"] == "late_maps"}
+    assert late == {"create_write": 0, "open_read": 77, "rename": 0, "delete": 0}
+    assert result.warnings == ["open_read: 77 of 100 maps did not wait at the start barrier, so they did not start "
+                               "together with the others (raise the workload's barrier_ms)"]
+
+
+def test_setup_and_late_runs_are_not_measurements() -> None:
+    folder = next(p for p in CASES if (p / "stdout").read_text().count("role=late"))
+    text = (folder / "NNBench_results.log").read_text()
+    assert len(blocks(text)) == 6  # a late create_write, done again, then open_read, rename, setup, delete
+    rows = _parse(folder).rows
+    assert len([r for r in rows if r["operation"] == "create_write" and r["metric"] == "rate"]) == 1
+
+
+def test_without_the_runners_lines_every_block_counts() -> None:
+    folder = INPUTS / "s3a__maps-20"
+    result = parse_text((folder / "NNBench_results.log").read_text(), "")
+    creates = [r for r in result.rows if r["operation"] == "create_write" and r["metric"] == "rate"]
+    assert len(creates) == len([b for b in blocks((folder / "NNBench_results.log").read_text())
+                                if b.operation == "create_write"])
+
+
+def test_failures_are_warnings_and_rows() -> None:
+    folder = INPUTS / "s3a__maps-20"
+    text = (folder / "NNBench_results.log").read_text()
+    first = text.split("-------------- NNBench -------------- :")[1]
+    broken = "-------------- NNBench -------------- :" + first.replace("# exceptions: 0", "# exceptions: 7")
+    assert "Successful file operations: 100\n" in broken
+    result = parse_text(broken.replace("Successful file operations: 100\n", "Successful file operations: 93\n"), "")
+    assert result.warnings == ["create_write: 93 of 100 file operations succeeded (7 exceptions)"]
+    assert [r["value"] for r in result.rows if r["metric"] == "exceptions"] == [7.0]
+    with pytest.raises(ParseError, match="no NNBench result block"):
+        parse_text("Exception in thread main", "")
+    with pytest.raises(ParseError, match="analysed runs"):
+        parse_text(text, "fsbench-nnbench run=1 operation=create_write role=measured maps=1 on_time=1 exit=0\n")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mutation_gives_rows_or_a_parse_error(data) -> None:
+    folder = CASES[0]
+    text = (folder / "NNBench_results.log").read_text()
+    stdout = (folder / "stdout").read_text()
+    cut = data.draw(st.integers(0, len(text)))
+    noise = data.draw(st.text(max_size=40))
+    where = data.draw(st.integers(0, len(text)))
+    mutated = (text[:cut] + text[cut + 1:])[:where] + noise + text[where:]
+    try:
+        result = parse_text(mutated, data.draw(st.sampled_from([stdout, ""])))
+    except ParseError as exc:
+        assert exc.tool == TOOL and exc.reason
+        return
+    for row in result.rows:
+        assert isinstance(row["value"], float) and math.isfinite(row["value"])
+        assert row["value"] <= PLAUSIBLE_MAX[row["unit"]] or row.get("warnings")
