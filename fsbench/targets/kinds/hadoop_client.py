@@ -72,3 +72,31 @@ def url_plan(spec: hadoop.HadoopFileSystem, target: object, values: dict[str, st
         env={**spec.client_env(), **(env or {})},
         version=hadoop.java(hadoop.VERSION_INFO, [], jars=jars, heap="64m"),
         shown=["hadoop-client", *(f"{k}={v}" for k, v in spec.client_conf().items())])
+
+
+class HadoopUrlKind:
+    """The shape hdfs, s3a and jfs share: a URL target (no mount) whose client is the tool's own JVM,
+    settings of `spec_class` built from the checked section, and the plan of `url_plan`. A subclass
+    names itself, its section, its settings class and `texts` (the settings that take placeholders)."""
+
+    name = ""
+    address = "url"
+    section: object = None
+    client_process = ""  # the client runs inside the tool's JVM
+    spec_class: type = object
+
+    def settings(self, checked: dict | None) -> object:
+        if not checked:
+            return None
+        return self.spec_class(**self._values(checked))
+
+    def _values(self, checked: dict) -> dict:
+        return {k: tuple(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
+                for k, v in checked.items()}
+
+    def texts(self, settings: object) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+        spec = filled(target.settings, self.texts(target.settings), values)  # type: ignore[attr-defined]
+        return url_plan(spec, target, values)  # type: ignore[arg-type]

@@ -7,11 +7,9 @@ cluster with `managed: false`); an HA nameservice (hdfs://NAMESERVICE) needs its
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from fsbench.config import schema as s
 from fsbench.targets.kinds import hadoop_client
-from fsbench.targets.kinds.base import KindPlan
 
 
 @dataclass(frozen=True)
@@ -42,19 +40,12 @@ SECTION = s.Struct({
 }, what="hdfs settings")
 
 
-class HdfsTargetKind:
+class HdfsTargetKind(hadoop_client.HadoopUrlKind):
     """A folder of an HDFS, reached through the Hadoop client (no mount)."""
 
     name = "hdfs"
-    address = "url"
     section = SECTION
-    client_process = ""  # the client is the tool's own JVM
-
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        values: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in checked.items()}
-        return HdfsTarget(**values)
+    spec_class = HdfsTarget
 
     def texts(self, settings: object) -> list[tuple[str, str]]:
         spec: HdfsTarget | None = settings  # type: ignore[assignment]
@@ -66,9 +57,6 @@ class HdfsTargetKind:
                      "at least `hdfs: {namenode: ${services.hdfs.url}}`")]
         return hadoop_client.path_issues(target, self.name, "namenode: ${services.hdfs.url}")
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec = hadoop_client.filled(target.settings, self.texts(target.settings), values)  # type: ignore[attr-defined]
-        return hadoop_client.url_plan(spec, target, values)  # type: ignore[arg-type]
 
 
 PLUGIN = HdfsTargetKind()

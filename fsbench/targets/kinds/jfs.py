@@ -101,19 +101,17 @@ SECTION = s.Struct({
 }, what="jfs settings")
 
 
-class JfsKind:
+class JfsKind(hadoop_client.HadoopUrlKind):
     """A folder of a JuiceFS volume through the Hadoop SDK (no mount)."""
 
     name = "jfs"
-    address = "url"
     section = SECTION
-    client_process = ""  # the SDK runs inside the tool's JVM
+    spec_class = JfsTarget
 
     def settings(self, checked: dict | None) -> object:
         if not checked:
             return None
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
-                                  for k, v in checked.items()}
+        values: dict[str, Any] = self._values(checked)
         # the volume is named after the target unless named; its cache stays in the run's scratch space
         values["volume"] = values.get("volume") or "${target.name}"
         return JfsTarget(**values, cache_dir="${run.scratch}/jfs-cache/${target.name}")

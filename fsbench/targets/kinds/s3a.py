@@ -6,11 +6,9 @@ a configuration file or the run directory. Without keys S3A's default providers 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from fsbench.config import schema as s
 from fsbench.targets.kinds import hadoop_client
-from fsbench.targets.kinds.base import KindPlan
 
 
 @dataclass(frozen=True)
@@ -62,19 +60,12 @@ SECTION = s.Struct({
 }, what="s3a settings")
 
 
-class S3aKind:
+class S3aKind(hadoop_client.HadoopUrlKind):
     """A folder of an S3 bucket through S3A (no mount)."""
 
     name = "s3a"
-    address = "url"
     section = SECTION
-    client_process = ""  # the client is the tool's own JVM
-
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        values: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in checked.items()}
-        return S3aTarget(**values)
+    spec_class = S3aTarget
 
     def texts(self, settings: object) -> list[tuple[str, str]]:
         spec: S3aTarget | None = settings  # type: ignore[assignment]
@@ -100,9 +91,6 @@ class S3aKind:
                             f"${{services.s3.{key}}}"))
         return out
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec = hadoop_client.filled(target.settings, self.texts(target.settings), values)  # type: ignore[attr-defined]
-        return hadoop_client.url_plan(spec, target, values)  # type: ignore[arg-type]
 
 
 PLUGIN = S3aKind()
