@@ -83,5 +83,6 @@ def test_an_inventory_gives_the_seed_layout():
     proc = run_cli("plan", str(REPO / "scenarios" / "meta-engines.yaml"), "--set", "scale=full", "--inventory",
                    str(REPO / "configs" / "inventory-meta-engines.example.yaml"), check=True)
     lines = [line for line in proc.stdout.splitlines() if "__" in line]
-    assert len(lines) == 6 * 4 * 3 and all("client1,client2,client3" in line for line in lines)  # 3 repetitions
+    # 6 engines x 5 workloads (metadata calls, juicefs bench, fio, mdtest twice) x 3 repetitions
+    assert len(lines) == 6 * 5 * 3 and all("client1,client2,client3" in line for line in lines)
     assert "meta1" not in proc.stdout  # services run there, cases on the clients
