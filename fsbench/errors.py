@@ -94,6 +94,8 @@ class CommandResult:
         )
         tail = (self.stderr_tail or self.stdout_tail).strip().splitlines()[-5:]
         text = f"on {self.host}: `{shown or shlex.join(self.argv)}` {state} after {self.duration_s:.1f}s"
+        if not tail and not self.timed_out and not self.interrupted and self.exit_status not in (0, None):
+            return text + ", with no output on stdout or stderr"  # the status is all there is to go on
         return text + ("\n  " + "\n  ".join(tail) if tail else "")
 
 
