@@ -215,12 +215,28 @@ def _launch(root: Path, addresses: list[str], port: int, host_key: Path, client_
         config, pid_file = root / f"sshd_config.{i // MAX_LISTEN}", root / f"sshd.{i // MAX_LISTEN}.pid"
         listen = "\n".join(f"ListenAddress {a}" for a in addresses[i:i + MAX_LISTEN])
         config.write_text(CONFIG.format(port=port, listen=listen, host_key=host_key, pid_file=pid_file,
-                                        marker=marker, authorized_keys=root / "authorized_keys") + extra)
+                                        marker=marker, authorized_keys=root / "authorized_keys") + extra
+                          + "".join(_own_tmpdir(root, a, marker) for a in addresses[i:i + MAX_LISTEN]))
         procs.append(subprocess.Popen([SSHD, "-D", "-f", str(config), "-E", str(log)], stdin=subprocess.DEVNULL,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         pid_files.append(pid_file)
     return SSHLab(root, addresses, port, host_key, client_key, known, log, pid_files, marker, procs,
                   getpass.getuser())
+
+
+def _own_tmpdir(root: Path, address: str, marker: str) -> str:
+    """A Match block giving sessions on address a TMPDIR of their own, as a real host has its own /tmp.
+
+    Hosts of the lab share one kernel, hostname and /tmp: two Open MPI daemons (orted) of one job
+    on two lab addresses then build the same session folder and write their hwloc topology to the
+    same shared-memory file, and one of them crashes (SIGSEGV in hwloc_shmem_topology_write).
+    Match blocks come last: every line after a Match belongs to it.
+    """
+    tmp = root / f"tmp-{address}"
+    tmp.mkdir(exist_ok=True)
+    tmp.chmod(0o1777)
+    return (f"\nMatch LocalAddress {address}\n"
+            f"    SetEnv FSBENCH_SSHLAB={marker} SHLVL=1 TMPDIR={tmp}\n")
 
 
 def _wait_listening(lab: SSHLab) -> str:
