@@ -21,7 +21,7 @@ os.environ.setdefault("FSBENCH_STATE_DIR", tempfile.mkdtemp(prefix="fsbench-test
 def require(binary: str) -> str:
     """The path of a real tool the test needs; fails (not skips) when it is missing."""
     path = shutil.which(binary)
-    assert path, f"{binary} is not installed: run .ci/install (or the README's install command) first"
+    assert path, f"{binary} is not installed: run ./install.sh (the README's first command) first"
     return path
 
 
@@ -58,9 +58,9 @@ def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """In CI a skipped test is a failure: a test that needs a tool must find it installed."""
+    """A skipped test is a failure, in CI and here alike: a test that needs a tool must find it installed."""
     outcome = yield
     report = outcome.get_result()
-    if os.environ.get("CI") and report.skipped:
+    if report.skipped:
         report.outcome = "failed"
-        report.longrepr = f"skipped in CI, which counts as a failure: {report.longrepr}"
+        report.longrepr = f"skipped, which counts as a failure: {report.longrepr}"
