@@ -1,6 +1,7 @@
 """HDFS as a service kind: a real NameNode and one or more real DataNodes on one host, started as JVMs from
 the jar cache (fsbench/hadoop: Hadoop 3.3.6 from Maven Central, no tarball, no MiniDFSCluster), or an
-existing cluster (`managed: false`) whose NameNode URL targets then use.
+existing cluster (`managed: false`) whose NameNode URL targets then use; an HA nameservice
+(hdfs://NAMESERVICE) is probed with the client settings of the section's `properties`.
 
 A managed HDFS gets its configuration rendered into ${service.dir} (core-site.xml, hdfs-site.xml,
 log4j.properties), its NameNode formatted there on the first start, the NameNode's RPC port as the
@@ -47,7 +48,10 @@ SECTION = s.Struct({
     "datanode_heap": s.Key(s.matches(HEAP_RULE, "a JVM heap size such as 512m or 2g"), default="512m"),
     "handlers": s.Key(s.integer(1), default=32, doc="dfs.namenode.handler.count: RPC handler threads"),
     "properties": s.Key(s.mapping_of(s.scalar, name_rule=False, what="property"), default=dict,
-                        doc="more hdfs-site.xml properties, e.g. {dfs.namenode.handler.count: 64}"),
+                        doc="managed: more hdfs-site.xml properties, e.g. {dfs.namenode.handler.count: 64}; "
+                            "managed: false: the client settings of the probe, e.g. an HA nameservice's "
+                            "dfs.nameservices, dfs.ha.namenodes.NS, dfs.namenode.rpc-address.NS.NN, "
+                            "dfs.client.failover.proxy.provider.NS"),
     "jars": s.Key(s.line_text, default="", doc="the jar cache (default: FSBENCH_HADOOP_HOME or "
                                                f"{hadoop.DEFAULT_HOME}, filled by install.sh)"),
     "namenode": s.Key(s.line_text, default="", doc="managed: false: the cluster's URL, e.g. hdfs://nn1:8020 or "
@@ -177,10 +181,15 @@ class HdfsKind:
             logs={"${service.dir}/logs": "logs"})
 
     def _existing(self, spec: Hdfs) -> ServicePlan:
-        """A cluster that runs already: ready when `dfsadmin -safemode get` says OFF (from the jar cache)."""
+        """A cluster that runs already: ready when `dfsadmin -safemode get` says OFF (from the jar cache).
+
+        The section's `properties` go to the probe as -D options: an HA nameservice (hdfs://NS) is only
+        a name until the client knows its NameNodes and failover provider."""
         url = spec.namenode or "hdfs://${service.host}:${service.port}"
         jars = hadoop.home(spec.jars)
-        probe = shlex.join(hadoop.java(DFSADMIN, ["-fs", url, "-safemode", "get"], jars=jars, heap="256m"))
+        client = {str(k): str(v) for k, v in spec.properties.items()}
+        probe = shlex.join(hadoop.java(DFSADMIN, ["-fs", url, "-safemode", "get"], jars=jars, heap="256m",
+                                       properties=client))
         return ServicePlan(ready=f"{hadoop.check_jars_sh(jars)}{probe} 2>&1 | grep -q 'Safe mode is OFF'",
                            exports={"url": url}, default_port=None if spec.namenode else "8020")
 

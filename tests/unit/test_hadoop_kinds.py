@@ -121,6 +121,33 @@ def test_an_existing_cluster_is_only_probed(scenario):
     assert "DFSAdmin -fs hdfs://nn1.example:8020 -safemode get" in plan.ready and "Safe mode is OFF" in plan.ready
 
 
+def test_an_existing_ha_nameservice_is_probed_with_its_client_settings():
+    """hdfs://NS resolves only through dfs.nameservices & co.: the section's properties reach the probe."""
+    ha = {"dfs.nameservices": "ns1", "dfs.ha.namenodes.ns1": "nn1,nn2",
+          "dfs.namenode.rpc-address.ns1.nn1": "m1.example:8020", "dfs.namenode.rpc-address.ns1.nn2": "m2.example:8020",
+          "dfs.client.failover.proxy.provider.ns1":
+              "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider"}
+    kind = SERVICE_KINDS.get("hdfs")
+    svc = load_scenario_text(textwrap.dedent(f"""\
+        name: ha
+        services:
+          hdfs:
+            kind: hdfs
+            managed: false
+            hdfs: {{namenode: "hdfs://ns1", properties: {ha}}}
+        targets: {{t: {{kind: hdfs, path: /b, services: [hdfs], hdfs: {{namenode: "${{services.hdfs.url}}",
+                        properties: {ha}}}}}}}
+        workloads: {{w: {{tool: nnbench, options: {{maps: 1}}}}}}
+        """), "ha.yaml").services["hdfs"]
+    plan = kind.plan(svc)
+    assert plan.exports == {"url": "hdfs://ns1"}
+    argv = shlex.split(plan.ready.splitlines()[-1].split(" 2>&1")[0])
+    main = argv.index("org.apache.hadoop.hdfs.tools.DFSAdmin")
+    generic = argv[main + 1:argv.index("-fs")]
+    assert generic == [w for k, v in ha.items() for w in ("-D", f"{k}={v}")]  # Hadoop's generic options, in order
+    assert argv[argv.index("-fs") + 1:] == ["hdfs://ns1", "-safemode", "get"]
+
+
 def test_an_hdfs_target_makes_and_removes_its_run_folder_through_the_client(scenario):
     plan = _plan(scenario, "hdfs")
     assert plan.once[-1][-3:] == ["-mkdir", "-p", "hdfs://127.0.0.1:8020/bench/fsbench-r1"]
