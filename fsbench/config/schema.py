@@ -15,6 +15,17 @@ from fsbench.units import parse_duration, parse_size
 Check = Callable[[object, tuple, LineMap, list], Any]
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag that sets a key from outside the file (`fsbench deploy --vdbench-zip`)."""
+
+    name: str
+    help: str
+    metavar: str = ""
+    #: the value is a file that must exist (checked by the command line before anything runs)
+    existing_file: bool = False
+
+
 @dataclass
 class Key:
     """One key of a mapping: its checker, whether it is required, its default."""
@@ -23,6 +34,7 @@ class Key:
     required: bool = False
     default: object = None
     doc: str = ""
+    flag: Flag | None = None
 
 
 @dataclass
@@ -60,41 +72,53 @@ class Struct:
         return out
 
 
-def mapping_of(check: Check, *, name_rule: bool = True, what: str = "entry") -> Check:
-    """A mapping of user-chosen names (targets, workloads, hosts) to values checked by check."""
+class _MappingOf:
+    """A mapping of user-chosen names to values checked by `item` (see mapping_of)."""
 
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+    def __init__(self, item: Check, name_rule: bool, what: str):
+        self.item, self.name_rule, self.what = item, name_rule, what
+
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            issues.append(lm.issue(path, f"expected a mapping of {what} names to settings, got {_kind(value)}"))
+            issues.append(lm.issue(path, f"expected a mapping of {self.what} names to settings, got {_kind(value)}"))
             return {}
         out = {}
         for name, item in value.items():
-            if name_rule and not _good_name(name):
-                issues.append(lm.issue(path + (name,), f"bad {what} name {name!r}",
+            if self.name_rule and not _good_name(name):
+                issues.append(lm.issue(path + (name,), f"bad {self.what} name {name!r}",
                                        "use letters, digits, '-', '_' and '.', starting with a letter or digit"))
                 continue
-            out[name] = check(item, path + (name,), lm, issues)
+            out[name] = self.item(item, path + (name,), lm, issues)
         return out
 
-    return run
+
+def mapping_of(check: Check, *, name_rule: bool = True, what: str = "entry") -> Check:
+    """A mapping of user-chosen names (targets, workloads, hosts) to values checked by check."""
+    return _MappingOf(check, name_rule, what)
+
+
+class _ListOf:
+    """A list whose items are checked by `item` (see list_of)."""
+
+    def __init__(self, item: Check, allow_single: bool):
+        self.item, self.allow_single = item, allow_single
+
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            if self.allow_single:
+                return [self.item(value, path, lm, issues)]
+            issues.append(lm.issue(path, f"expected a list, got {_kind(value)}"))
+            return []
+        return [self.item(v, path + (i,), lm, issues) for i, v in enumerate(value)]
 
 
 def list_of(check: Check, *, allow_single: bool = False) -> Check:
     """A list whose items are checked by check (a single item is accepted if allow_single)."""
-
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            if allow_single:
-                return [check(value, path, lm, issues)]
-            issues.append(lm.issue(path, f"expected a list, got {_kind(value)}"))
-            return []
-        return [check(v, path + (i,), lm, issues) for i, v in enumerate(value)]
-
-    return run
+    return _ListOf(check, allow_single)
 
 
 def string(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
@@ -132,8 +156,8 @@ def boolean(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     return value
 
 
-def integer(minimum: int | None = None) -> Check:
-    """A whole number, at least minimum."""
+def integer(minimum: int | None = None, maximum: int | None = None) -> Check:
+    """A whole number, at least minimum (and at most maximum)."""
 
     def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -141,6 +165,9 @@ def integer(minimum: int | None = None) -> Check:
             return None
         if minimum is not None and value < minimum:
             issues.append(lm.issue(path, f"must be at least {minimum}, got {value}"))
+            return None
+        if maximum is not None and value > maximum:
+            issues.append(lm.issue(path, f"must be at most {maximum:,}, got {value:,}"))
             return None
         return value
 
@@ -204,16 +231,61 @@ def line_text(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     return text
 
 
-def one_of(*choices: str) -> Check:
-    """One of a fixed set of words."""
+class _OneOf:
+    """One of a fixed set of words (`choices`, also offered by command-line flags)."""
 
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
-        if value not in choices:
-            issues.append(lm.issue(path, f"expected one of {', '.join(choices)}; got {value!r}"))
+    def __init__(self, choices: tuple[str, ...]):
+        self.choices = choices
+
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+        if value not in self.choices:
+            issues.append(lm.issue(path, f"expected one of {', '.join(self.choices)}; got {value!r}"))
             return None
         return value
 
-    return run
+
+def one_of(*choices: str) -> Check:
+    """One of a fixed set of words."""
+    return _OneOf(choices)
+
+
+def choices_of(check: Check) -> tuple[str, ...]:
+    """The words a one_of checker allows (empty for any other checker)."""
+    return check.choices if isinstance(check, _OneOf) else ()
+
+
+class _Shell:
+    """Text that runs as a shell command: variables substituted into it are shell-quoted."""
+
+    def __init__(self, check: Check):
+        self.check = check
+
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+        return self.check(value, path, lm, issues)
+
+
+def shell(check: Check) -> Check:
+    """check, marking its text as a shell command (fsbench.scenario.variables quotes values put in it)."""
+    return _Shell(check)
+
+
+def is_shell(check: Check, path: tuple) -> bool:
+    """Whether the value at path (below what check checks) is shell text, or a list of shell commands."""
+    while True:
+        if isinstance(check, _Shell):
+            return True
+        if isinstance(check, Struct):
+            if not path or path[0] not in check.keys:
+                return False
+            check, path = check.keys[path[0]].check, path[1:]
+        elif isinstance(check, _MappingOf):
+            if not path:
+                return False
+            check, path = check.item, path[1:]
+        elif isinstance(check, _ListOf):
+            check, path = check.item, path[1:] if path and isinstance(path[0], int) else path
+        else:
+            return False
 
 
 def matches(pattern: str, what: str) -> Check:
@@ -251,9 +323,14 @@ def _kind(value: object) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+#: shell commands: a multi-line script (target setup, service start...), or one line (a fuse mount)
+command = shell(string)
+command_line = shell(line_text)
+
 __all__ = [
-    "Issue", "Key", "Struct", "address", "anything", "boolean", "build", "doc_of", "duration", "integer", "line_text",
-    "list_of", "mapping_of", "name", "one_of", "option", "scalar", "scalar_or_list", "size", "string", "struct_of",
+    "Flag", "Issue", "Key", "Struct", "address", "anything", "boolean", "build", "choices_of", "command",
+    "command_line", "doc_of", "duration", "integer", "is_shell", "line_text", "list_of", "mapping_of", "name",
+    "one_of", "option", "scalar", "scalar_or_list", "shell", "size", "string", "struct_of",
 ]
 
 

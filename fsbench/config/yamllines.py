@@ -44,9 +44,11 @@ def dotted(path: tuple) -> str:
 
 
 #: a scenario or inventory is a page of YAML: bigger files, or anchors that expand into more values
-#: than this (an "alias bomb": 800 bytes can expand to billions), are refused before they cost memory
+#: or more text than this (an "alias bomb": 800 bytes can expand to billions), are refused before
+#: they cost memory; MAX_CHARS also bounds what variables expand to (fsbench.scenario.variables)
 MAX_BYTES = 2 * 2**20
 MAX_VALUES = 200_000
+MAX_CHARS = 8 * 2**20
 
 
 MAX_DEPTH = 64
@@ -70,15 +72,25 @@ def _check_depth(text: str, file: str) -> None:
 
 
 class _TooBig(Exception):
-    """The document expands to more values than MAX_VALUES."""
+    """The document expands to more values than MAX_VALUES, or more text than MAX_CHARS."""
 
 
-def load_yaml(text: str, file: str) -> tuple[object, LineMap]:
+class YamlSyntaxError(ScenarioError):
+    """The text is not YAML (as opposed to YAML that is too big or too deep)."""
+
+
+@dataclass
+class _Budget:
+    values: int = MAX_VALUES
+    chars: int = MAX_CHARS
+
+
+def load_yaml(text: str, file: str, *, max_bytes: int = MAX_BYTES) -> tuple[object, LineMap]:
     """Parse text; YAML syntax errors, duplicate keys and oversized documents become a ScenarioError."""
     lm = LineMap(file)
-    if len(text) > MAX_BYTES:
+    if len(text) > max_bytes:
         raise ScenarioError([Issue(file, None, "", f"the file is {len(text) / 2**20:.1f} MiB; a scenario or "
-                                   f"inventory may be at most {MAX_BYTES // 2**20} MiB",
+                                   f"inventory may be at most {max_bytes / 2**20:g} MiB",
                                    "is this the right file? keep data (job files, outputs) in files of their own")])
     try:
         _check_depth(text, file)
@@ -87,19 +99,21 @@ def load_yaml(text: str, file: str) -> tuple[object, LineMap]:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ScenarioError([Issue(file, line, "", f"YAML syntax error: {problem}",
-                                   "check indentation and quoting around this line")]) from None
+        raise YamlSyntaxError([Issue(file, line, "", f"YAML syntax error: {problem}",
+                                     "check indentation and quoting around this line")]) from None
     if node is None:
         return {}, lm
     loader = _Loader("")
     issues: list[Issue] = []
-    budget = [MAX_VALUES]
+    budget = _Budget()
     try:
         data = _build(node, (), lm, loader, issues, budget)
     except _TooBig:
-        raise ScenarioError([Issue(file, None, "", f"the YAML expands to more than {MAX_VALUES:,} values "
-                                   "(anchors and aliases nested into each other?)",
-                                   "write the values out, or use fewer nested aliases")]) from None
+        what = (f"more than {MAX_VALUES:,} values" if budget.values < 0
+                else f"more than {MAX_CHARS // 2**20} MiB of text")
+        raise ScenarioError([Issue(file, None, "", f"the YAML expands to {what} "
+                                   "(anchors and aliases nested into each other, or a big value repeated?)",
+                                   "write the values out, or use fewer aliases")]) from None
     except RecursionError:
         raise ScenarioError([Issue(file, None, "", "the YAML is nested too deeply",
                                    "a scenario needs a few levels of nesting, not hundreds")]) from None
@@ -108,9 +122,15 @@ def load_yaml(text: str, file: str) -> tuple[object, LineMap]:
     return data, lm
 
 
-def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue], budget: list[int]) -> object:
-    budget[0] -= 1
-    if budget[0] < 0:
+def load_data(text: str, file: str, *, max_bytes: int = MAX_CHARS) -> object:
+    """Plain data of a YAML file fsbench wrote itself (a run's scenario.yaml), with the same bounds as
+    a scenario: a hand-edited or planted file cannot exhaust memory or the stack (ScenarioError)."""
+    return load_yaml(text, file, max_bytes=max_bytes)[0]
+
+
+def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue], budget: _Budget) -> object:
+    budget.values -= 1
+    if budget.values < 0:
         raise _TooBig()
     lm.lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
@@ -128,7 +148,7 @@ def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue
                                             "`<<` must merge a mapping"))
                 continue
             try:
-                key = loader.construct_object(knode, deep=True) if isinstance(knode, yaml.ScalarNode) else None
+                key = _scalar(knode, loader, budget) if isinstance(knode, yaml.ScalarNode) else None
             except yaml.YAMLError as exc:
                 issues.append(Issue(lm.file, knode.start_mark.line + 1, dotted(path), f"bad key: {exc}"))
                 continue
@@ -147,7 +167,16 @@ def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue
     if isinstance(node, yaml.SequenceNode):
         return [_build(item, path + (i,), lm, loader, issues, budget) for i, item in enumerate(node.value)]
     try:
-        return loader.construct_object(node, deep=True)
+        return _scalar(node, loader, budget)
     except yaml.YAMLError as exc:
         issues.append(Issue(lm.file, node.start_mark.line + 1, dotted(path), f"cannot read this value: {exc}"))
         return None
+
+
+def _scalar(node: yaml.Node, loader, budget: _Budget) -> object:
+    """A scalar's value, its text counted: an alias of a big value costs its size each time it is used."""
+    value = loader.construct_object(node, deep=True)
+    budget.chars -= len(value) if isinstance(value, (str, bytes)) else 8
+    if budget.chars < 0:
+        raise _TooBig()
+    return value

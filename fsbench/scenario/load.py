@@ -32,8 +32,6 @@ from fsbench.targets.kinds import KINDS
 from fsbench.tools import TOOLS
 from fsbench.transport.registry import TRANSPORTS
 
-_commands = s.list_of(s.string, allow_single=True)
-
 
 def _secret(value: object, path: tuple, lm, issues: list) -> object:
     """Where a secret comes from: exactly one of an environment variable or a file."""
@@ -147,10 +145,11 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
         raise ScenarioError([Issue(file, 1, "", "a scenario is a mapping with name, targets and workloads")])
     sets = overrides if isinstance(overrides, dict) else parse_set(list(overrides or []))
     values = resolve_variables(raw, lm, sets)
-    data = substitute(raw, values, lm)
+    struct = scenario_struct()
+    data = substitute(raw, values, lm, shell=lambda key_path: s.is_shell(struct, key_path))
     data = apply_extends(data, lm)
     issues: list[Issue] = []
-    checked = scenario_struct()(data, (), lm, issues)
+    checked = struct(data, (), lm, issues)
     if checked is None:
         raise ScenarioError(issues)
     shape_ok = not issues

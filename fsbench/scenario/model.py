@@ -18,7 +18,8 @@ from fsbench.tidy import METRIC_UNITS
 USE_CASE_KEYS = (
     "application", "resources", "data_scale", "file_sizes", "access_pattern", "required_performance", "notes",
 )
-_commands = s.list_of(s.string, allow_single=True)
+#: shell commands: values of variables put into them are shell-quoted (fsbench.scenario.variables)
+_commands = s.list_of(s.command, allow_single=True)
 
 
 def _port(value: object, path: tuple, lm, issues: list) -> object:
@@ -97,7 +98,7 @@ class Service:
                                     doc="names of more free ports: ${service.port_NAME}")
     files: dict = option(s.mapping_of(s.string, name_rule=True, what="file"), factory=dict, convert=dict)
     start: tuple[str, ...] = option(_commands, (), convert=tuple)
-    ready: str | None = option(s.string, None)
+    ready: str | None = option(s.command, None)
     ready_timeout_s: float = option(s.duration, 60.0, key="ready_timeout")
     stop: tuple[str, ...] = option(_commands, (), convert=tuple)
     kind: str = option(s.string, "command", doc="command (start/ready/stop as written), or a plug-in's kind")
@@ -121,7 +122,7 @@ class Target:
     hosts: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
     kind: str = option(s.string, "directory", doc="directory, device, juicefs, or a plug-in's kind")
     services: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
-    ready: str | None = option(s.string, None)
+    ready: str | None = option(s.command, None)
     ready_timeout_s: float = option(s.duration, 60.0, key="ready_timeout")
     extends: str | None = option(s.string, None)
     fstype: str | None = option(s.string, None,
@@ -191,7 +192,7 @@ class Collector:
     name: str = ""
     kind: str = option(s.string, "command", doc="command (your own), juicefs-stats, juicefs-profile, or a plug-in's")
     description: str = option(s.string, "")
-    command: str | None = option(s.string, None, doc="kind command: shell text, e.g. iostat -x 1; may use "
+    command: str | None = option(s.command, None, doc="kind command: shell text, e.g. iostat -x 1; may use "
                                                      "${target.path}, ${host.name}, ${case.id}, ${case.dir}")
     targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple,
                                       doc="default: every target (of the kinds it applies to)")

@@ -1,102 +1,250 @@
-"""Scenario variables: `${name}` in any text, `--set name=value` overrides, `by:` selections."""
+"""Scenario variables: `${name}` in any text, `--set name=value` overrides, `by:` selections.
+
+A variable's value may use other variables (`${base}/q`, or a `by:` naming a selection); they are
+resolved whatever their order, and a cycle is an error. In shell text (target setup and teardown,
+service and collector commands, a fuse mount: the keys the model marks `s.command`) a variable is
+data, never code: its value is shell-quoted unless it is made of safe characters only, and a list
+gives several words, each quoted. Run-time placeholders (`${target.path}`, `${secrets.NAME}`...) in
+a value are left for the run, which quotes them itself.
+"""
 
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Callable
 
-import yaml
-
-from fsbench.config.yamllines import LineMap
+from fsbench.config.yamllines import MAX_CHARS, LineMap, YamlSyntaxError, load_yaml
 from fsbench.errors import Issue, ScenarioError
+from fsbench.shell import PLACEHOLDER
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-#: namespaces resolved at run time (`${target.path}`, `${run.id}`), left untouched here
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: characters a shell word may hold unquoted (shlex's own set): ordinary values render unchanged
+_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+\Z")
+_FAILED = object()  # a variable whose value could not be found (already reported)
 
 
 def parse_set(items: list[str]) -> dict[str, object]:
-    """['scale=full', 'runtime=30'] -> {'scale': 'full', 'runtime': 30}; values read as YAML scalars."""
+    """['scale=full', 'runtime=30'] -> {'scale': 'full', 'runtime': 30}; values read as YAML scalars.
+
+    A value is read with the scenario's own bounded YAML reader (deep nesting or a huge value is a
+    ScenarioError, not a crash); a list or mapping stays the text it was given as.
+    """
     out: dict[str, object] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise ScenarioError([Issue("--set", None, item, "expected KEY=VALUE", "for example --set scale=full")])
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
+            value = load_yaml(raw, f"--set {key.strip()}")[0] if raw.strip() else ""
+        except YamlSyntaxError:
             value = raw
         out[key.strip()] = raw if isinstance(value, (dict, list)) or value is None else value
     return out
 
 
 def resolve_variables(data: dict, lm: LineMap, overrides: dict[str, object]) -> dict[str, object]:
-    """The final value of every variable: declared default, `--set` override, then `by:` selection."""
+    """The final value of every variable: declared default or `--set` override, `by:` selections made,
+    and references to other variables expanded."""
     declared = data.get("variables") or {}
-    issues: list[Issue] = []
     if not isinstance(declared, dict):
         raise ScenarioError([lm.issue(("variables",), "expected a mapping of variable names to values")])
+    issues: list[Issue] = []
     for key in overrides:
         if key not in declared:
             issues.append(Issue("--set", None, key, f"unknown variable {key!r}",
                                 f"variables of {lm.file}: {', '.join(declared) or '(none declared)'}"))
-    values: dict[str, object] = {}
-    selections: dict[str, dict] = {}
+    specs: dict[str, tuple[str, object]] = {}  # name -> (where its value comes from, the value)
     for name, spec in declared.items():
-        path = ("variables", name)
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(name)):
-            issues.append(lm.issue(path, f"bad variable name {name!r}", "use letters, digits and _"))
-        elif name in overrides:
-            values[name] = overrides[name]
-        elif isinstance(spec, dict):
-            selections[name] = spec
-        elif isinstance(spec, list):
-            issues.append(lm.issue(path, "a variable is a plain value or a `by:` selection, not a list"))
+        if not _NAME.match(str(name)):
+            issues.append(lm.issue(("variables", name), f"bad variable name {name!r}", "use letters, digits and _"))
         else:
-            values[name] = spec
-    for name, spec in selections.items():
-        path = ("variables", name)
-        selector = spec.get("by")
-        if selector not in values:
-            issues.append(lm.issue(path + ("by",), f"`by` must name a plain variable, got {selector!r}",
-                                   f"plain variables: {', '.join(values) or '(none)'}"))
-            continue
-        choice = values[selector]
-        options = {str(k): v for k, v in spec.items() if k != "by"}
-        if str(choice) not in options:
-            issues.append(lm.issue(path, f"no value for {selector}={choice!r}",
-                                   f"add one of the keys {', '.join(options)} or --set {selector}= one of them"))
-            continue
-        values[name] = options[str(choice)]
+            specs[name] = ("set", overrides[name]) if name in overrides else ("file", spec)
+    resolver = _Resolver(specs, lm, issues)
+    values = {name: resolver.value(name, ()) for name in specs}
     if issues:
         raise ScenarioError(issues)
     return values
 
 
-def substitute(data: object, values: dict[str, object], lm: LineMap, path: tuple = ()) -> object:
-    """Replace `${name}` everywhere except under `variables`; a whole-string reference keeps its type."""
+class _Resolver:
+    """Variables resolved on demand, each once, following references and `by:` in any order."""
+
+    def __init__(self, specs: dict[str, tuple[str, object]], lm: LineMap, issues: list[Issue]):
+        self.specs, self.lm, self.issues = specs, lm, issues
+        self.done: dict[str, object] = {}
+        self.cycles: set[frozenset] = set()
+        self.budget = MAX_CHARS
+
+    def value(self, name: str, chain: tuple[str, ...]) -> object:
+        if name in self.done:
+            return self.done[name]
+        path = ("variables", name)
+        if name in chain:
+            cycle = chain[chain.index(name):] + (name,)
+            if frozenset(cycle) not in self.cycles:
+                self.cycles.add(frozenset(cycle))
+                self.issues.append(self.lm.issue(("variables", cycle[0]),
+                                                 f"variables refer to each other in a cycle: {' -> '.join(cycle)}",
+                                                 "give one of them a plain value"))
+            return _FAILED
+        origin, spec = self.specs[name]
+        chain = chain + (name,)
+        if origin == "file" and isinstance(spec, dict):
+            spec = self._select(name, spec, chain)
+        value = spec if spec is _FAILED else self.expand(spec, path, chain)
+        self.done[name] = value
+        return value
+
+    def _select(self, name: str, spec: dict, chain: tuple[str, ...]) -> object:
+        path = ("variables", name)
+        selector = spec.get("by")
+        if not isinstance(selector, str) or selector not in self.specs:
+            self.issues.append(self.lm.issue(path + ("by",), f"`by` must name a variable, got {selector!r}",
+                                             f"variables: {', '.join(self.specs) or '(none)'}"))
+            return _FAILED
+        choice = self.value(selector, chain)
+        if choice is _FAILED:
+            return _FAILED
+        if isinstance(choice, (dict, list)):
+            self.issues.append(self.lm.issue(path + ("by",), f"`by: {selector}` needs a plain value to choose with; "
+                                             f"{selector} is a {'list' if isinstance(choice, list) else 'mapping'}"))
+            return _FAILED
+        options = {str(k): v for k, v in spec.items() if k != "by"}
+        if str(choice) not in options:
+            self.issues.append(self.lm.issue(path, f"no value for {selector}={choice!r}",
+                                             f"add one of the keys {', '.join(options)} or --set {selector}= "
+                                             "one of them"))
+            return _FAILED
+        return options[str(choice)]
+
+    def expand(self, value: object, path: tuple, chain: tuple[str, ...]) -> object:
+        """value with references to other variables replaced (a whole-text reference keeps its type)."""
+        if isinstance(value, list):
+            return [self.expand(v, path, chain) for v in value]
+        if isinstance(value, dict):
+            return {k: self.expand(v, path, chain) for k, v in value.items()}
+        if not isinstance(value, str) or "${" not in value:
+            return value
+        failed = False
+
+        def lookup(ref: str) -> object:
+            nonlocal failed
+            if ref not in self.specs:
+                self.issues.append(self.lm.issue(path, f"unknown variable ${{{ref}}}",
+                                                 f"variables: {', '.join(self.specs) or '(none declared)'}"))
+                failed = True
+                return ""
+            found = self.value(ref, chain)
+            failed = failed or found is _FAILED
+            return found
+
+        whole = _REF.fullmatch(value)
+        if whole:
+            return lookup(whole.group(1))
+        out = _REF.sub(lambda m: _as_text(lookup(m.group(1)), m.group(1), path, self.lm, self.issues), value)
+        self.budget -= len(out)
+        if self.budget < 0:
+            raise _too_big(self.lm)
+        return _FAILED if failed else out
+
+
+def _as_text(value: object, name: str, path: tuple, lm: LineMap, issues: list[Issue]) -> str:
+    """A variable's value inside a text (not shell): plain values only."""
+    if isinstance(value, (list, dict)):
+        issues.append(lm.issue(path, f"${{{name}}} is a {'list' if isinstance(value, list) else 'mapping'} and "
+                                     "cannot be part of a text",
+                               "use it as a whole value (key: ${" + name + "}), or in a shell command, where a "
+                               "list gives several words"))
+        return ""
+    return "" if value is _FAILED else str(value)
+
+
+def shell_words(value: object) -> str:
+    """A variable's value as shell words: quoted where needed, a list as several words.
+
+    Run-time placeholders inside it stay as they are: the run puts them in quoted.
+    """
+    if isinstance(value, list):
+        return " ".join(shell_words(v) for v in value)
+    text = str(value)
+    if not text:
+        return "''"
+    out, last = [], 0
+    for m in PLACEHOLDER.finditer(text):
+        out.append(_quote(text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_quote(text[last:]))
+    return "".join(out)
+
+
+def _quote(text: str) -> str:
+    return text if not text or _SAFE.match(text) else shlex.quote(text)
+
+
+def substitute(data: object, values: dict[str, object], lm: LineMap,
+               shell: Callable[[tuple], bool] | None = None) -> object:
+    """Replace `${name}` everywhere except under `variables`; a whole-string reference keeps its type.
+
+    shell(path) tells whether the text at path is a shell command; variables put there are quoted.
+    """
     issues: list[Issue] = []
-    out = _sub(data, values, lm, path, issues)
+    budget = [MAX_CHARS]
+    out = _sub(data, values, lm, (), issues, shell or (lambda path: False), budget)
     if issues:
         raise ScenarioError(issues)
     return out
 
 
-def _sub(data: object, values: dict, lm: LineMap, path: tuple, issues: list) -> object:
+def _sub(data: object, values: dict, lm: LineMap, path: tuple, issues: list, shell: Callable[[tuple], bool],
+         budget: list[int]) -> object:
     if isinstance(data, dict):
-        return {k: (v if path == () and k == "variables" else _sub(v, values, lm, path + (k,), issues))
+        return {k: (v if path == () and k == "variables" else _sub(v, values, lm, path + (k,), issues, shell, budget))
                 for k, v in data.items()}
     if isinstance(data, list):
-        return [_sub(v, values, lm, path + (i,), issues) for i, v in enumerate(data)]
+        return [_sub(v, values, lm, path + (i,), issues, shell, budget) for i, v in enumerate(data)]
     if not isinstance(data, str) or "${" not in data:
         return data
+    in_shell = shell(path)
     whole = _REF.fullmatch(data)
-    if whole and whole.group(1) in values:
-        return values[whole.group(1)]
+    if whole and whole.group(1) in values and not in_shell:
+        value = values[whole.group(1)]
+        budget[0] -= _cost(value)
+        if budget[0] < 0:
+            raise _too_big(lm)
+        return value
 
     def repl(m: re.Match) -> str:
-        if m.group(1) not in values:
-            issues.append(lm.issue(path, f"unknown variable ${{{m.group(1)}}}",
+        name = m.group(1)
+        if name not in values:
+            issues.append(lm.issue(path, f"unknown variable ${{{name}}}",
                                    f"declare it under `variables:`; known: {', '.join(values) or '(none)'}"))
             return m.group(0)
-        return str(values[m.group(1)])
+        if in_shell:
+            return shell_words(values[name])
+        return _as_text(values[name], name, path, lm, issues)
 
-    return _REF.sub(repl, data)
+    out = _REF.sub(repl, data)
+    budget[0] -= len(out)
+    if budget[0] < 0:
+        raise _too_big(lm)
+    return out
+
+
+def _cost(value: object) -> int:
+    """Roughly how much text a value is (a mapping or list: its parts)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return 1 + sum(_cost(v) for v in value)
+    if isinstance(value, dict):
+        return 1 + sum(len(str(k)) + _cost(v) for k, v in value.items())
+    return 8
+
+
+def _too_big(lm: LineMap) -> ScenarioError:
+    return ScenarioError([lm.issue(("variables",), f"the scenario expands to more than {MAX_CHARS // 2**20} MiB "
+                                                   "of text once its variables are put in",
+                                   "is a big value used in many places, or inside other variables many times?")])

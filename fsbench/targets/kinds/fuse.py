@@ -21,11 +21,11 @@ class Fuse:
 
 
 SECTION = s.Struct({
-    "mount": s.Key(s.line_text, required=True,
+    "mount": s.Key(s.command_line, required=True,
                    doc="shell text that mounts ${target.path} and returns once it is mounted, e.g. "
                        "goofys --endpoint ${services.s3.endpoint} ${services.s3.bucket} ${target.path}"),
-    "unmount": s.Key(s.line_text, default="", doc="default: fusermount3 -u (fusermount -u, umount) ${target.path}"),
-    "version": s.Key(s.line_text, default="", doc="a command printing the client's version (for hosts.csv)"),
+    "unmount": s.Key(s.command_line, default="", doc="default: fusermount3 -u (fusermount -u, umount) ${target.path}"),
+    "version": s.Key(s.command_line, default="", doc="a command printing the client's version (for hosts.csv)"),
 }, what="fuse settings")
 
 
