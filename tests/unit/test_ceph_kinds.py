@@ -144,14 +144,16 @@ def test_cephfs_plan_mounts_with_the_client_the_host_has():
     assert (f"ceph-fuse -c {conf} --id admin --client_fs cephfs-ssd --pid-file {state}/ceph-fuse.pid "
             f"--log-file {state}/ceph-fuse.log /mnt/t") in script
     assert f"mount -t ceph :/ /mnt/t -o name=admin,conf={conf},mds_namespace=cephfs-ssd" in script
-    assert "grep -qw ceph /proc/filesystems || modinfo ceph" in script and "client=auto" in script
+    # auto: the kernel client where it is loaded or loads now (not merely on disk), and where it mounts
+    assert "grep -qw ceph /proc/filesystems || modprobe -q ceph" in script and "case auto in" in script
+    assert "modinfo" not in script and 'the kernel mount failed: $why' in script
     assert plan.unmount == [["umount", "/mnt/t"]] and plan.after == [["rmdir", "/mnt/t"]]
     assert "kill -KILL" in plan.force_unmount[0][3] and "umount -l /mnt/t" in plan.force_unmount[0][3]
     assert plan.via == ["cat", f"{state}/via"] and plan.logs == {f"{state}/ceph-fuse.log": "ceph-fuse-{host}.log"}
     for argv in plan.mount + plan.force_unmount:
         _syntax_ok(argv)
     sub = KINDS.get("cephfs").plan(_target("cephfs", CephFS(root="/bench", client="fuse")), VALUES, SCRATCH)
-    assert "-r /bench" in sub.mount[0][3] and "client=fuse" in sub.mount[0][3]
+    assert "-r /bench" in sub.mount[0][3] and "case fuse in" in sub.mount[0][3]
 
 
 def test_cephfs_keyring_only_with_ceph_fuse():
@@ -179,9 +181,10 @@ def test_rbd_plan_creates_maps_formats_mounts_and_undoes_it():
     assert f"setsid rbd-fuse -c {conf} --id admin --keyring /etc/ceph/k -p rbd-ssd -r fsbench-r1-t -f " \
            f"{state}/rbd-fuse" in mount
     assert f"losetup --find --show --direct-io=on {state}/rbd-fuse/fsbench-r1-t" in mount
-    assert f"krbd) dev=$({rbd} map {image})" in mount and "nbd) dev=$(rbd-nbd -c" in mount
+    assert f"map_krbd() {{ dev=$({rbd} map {image} 2> {state}/map.err); }}" in mount
+    assert "map_nbd() { dev=$(rbd-nbd -c" in mount and "modinfo" not in mount
     assert 'mkfs -t ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$dev"' in mount
-    assert 'mount -t ext4 "$dev" /mnt/t' in mount and 'echo "rbd-fuse+loop $dev"' in mount
+    assert 'mount -t ext4 "$dev" /mnt/t' in mount and 'name="rbd-fuse+loop $dev"' in mount
     unmap = plan.unmount[0][3]
     assert "umount /mnt/t" in unmap and 'losetup -d "$l"' in unmap and 'kill -TERM "$p"' in unmap
     forced = plan.force_unmount[0][3]

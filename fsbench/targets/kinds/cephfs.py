@@ -1,9 +1,10 @@
 """CephFS as a target kind: mounted with the kernel client where the host has one, else with ceph-fuse.
 
-`client: auto` picks the kernel client when the host's kernel knows the `ceph` file system (or has
-its module to load) and ceph-fuse otherwise; which one was used is kept in the target's state and
-shown in hosts.csv beside findmnt's facts. ceph-fuse runs with its pid file and log in the run's
-scratch space; its log is kept in targets/<name>/.
+`client: auto` tries the kernel client when the host's kernel knows the `ceph` file system (or
+`modprobe ceph` loads it) and falls back to ceph-fuse when it does not, or when the kernel mount
+itself fails (a container may see modules it cannot use); which one was used, and why auto did not
+use the kernel, is kept in the target's state and shown in hosts.csv beside findmnt's facts.
+ceph-fuse runs with its pid file and log in the run's scratch space; its log is kept in targets/<name>/.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ from fsbench.targets.kinds.base import KindPlan
 from fsbench.targets.kinds.ceph_client import CLIENT_KEYS, DEFAULT_CONF, client_args, q, state_dir
 
 CLIENTS = ("auto", "kernel", "fuse")
-#: how a host says it has the kernel client: the file system registered, or its module there to load
-KERNEL_PROBE = "grep -qw ceph /proc/filesystems || modinfo ceph > /dev/null 2>&1"
+#: how a host says it has the kernel client: the file system registered, or its module loaded now (a
+#: module merely on disk, as modinfo would find it, may be one the kernel cannot load, e.g. in a container)
+KERNEL_PROBE = "grep -qw ceph /proc/filesystems || modprobe -q ceph 2> /dev/null"
+#: how much of the kernel mount's error the `via` fact keeps
+REASON_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ SECTION = s.Struct({
     "fs": s.Key(s.line_text, default="", doc="the file system's name (ceph fs ls); default: the cluster's default"),
     "root": s.Key(s.line_text, default="/", doc="the folder of the file system to mount"),
     "client": s.Key(s.one_of(*CLIENTS), default="auto",
-                    doc="auto: the kernel client where the host has it, else ceph-fuse"),
+                    doc="auto: the kernel client where the host has it and it mounts, else ceph-fuse"),
     **CLIENT_KEYS,
     "fuse_options": s.Key(s.list_of(s.line_text), default=list, doc="more ceph-fuse arguments"),
     "kernel_options": s.Key(s.list_of(s.line_text), default=list, doc="more `mount -t ceph -o` options"),
@@ -88,18 +92,25 @@ class CephFSKind:
         opts = [f"name={render(spec.user, values, quote=False)}", f"conf={args[1]}",
                 *([f"mds_namespace={fs}"] if fs else []), *spec.kernel_options]
         kernel = ["mount", "-t", "ceph", f":{root}", path, "-o", ",".join(opts)]
-        via, out = shlex.quote(posixpath.join(state, "via")), shlex.quote(posixpath.join(state, "ceph-fuse.out"))
+        via, out, err = (shlex.quote(posixpath.join(state, f)) for f in ("via", "ceph-fuse.out", "kernel.err"))
         mount = "\n".join([
             f"# mount CephFS {fs or '(default)'}{root if root != '/' else ''}: kernel client or ceph-fuse",
-            f"client={spec.client}",
-            f'if [ "$client" = auto ]; then if {KERNEL_PROBE}; then client=kernel; else client=fuse; fi; fi',
-            'if [ "$client" = kernel ]; then',
-            f"  {q(*kernel)}",
-            f"  echo kernel > {via}",
-            "else",
-            f"  {q(*fuse)} >> {out} 2>&1 || {{ cat {out} >&2; exit 1; }}",
-            f"  echo ceph-fuse > {via}",
-            "fi",
+            f"mount_kernel() {{ {q(*kernel)} 2> {err}; }}",
+            f"mount_fuse() {{ {q(*fuse)} >> {out} 2>&1 || {{ cat {out} >&2; return 1; }}; }}",
+            f"case {spec.client} in",
+            f"  kernel) mount_kernel || {{ cat {err} >&2; exit 1; }}; echo kernel > {via} ;;",
+            f"  fuse) mount_fuse; echo ceph-fuse > {via} ;;",
+            # auto: the kernel client where it works, else ceph-fuse, saying why
+            "  auto)",
+            f"    if ! {{ {KERNEL_PROBE}; }}; then",
+            f'      mount_fuse; echo "ceph-fuse (auto: no ceph kernel client: not in /proc/filesystems, modprobe ceph '
+            f'failed)" > {via}',
+            f"    elif mount_kernel; then echo kernel > {via}",
+            "    else",
+            f"      why=$(tr '\\n' ' ' < {err} | cut -c1-{REASON_CHARS})",
+            f'      mount_fuse; echo "ceph-fuse (auto: the kernel mount failed: $why)" > {via}',
+            "    fi ;;",
+            "esac",
         ])
         force = "\n".join([
             f"# unmount {path} lazily and stop its ceph-fuse",

@@ -1,11 +1,13 @@
 """An RBD image as a target kind: created if missing, mapped, formatted and mounted; all undone afterwards.
 
-`map: auto` uses krbd where the host has the rbd module, else rbd-nbd where it has nbd, else rbd-fuse
-(the image as a file) under a loop device with direct I/O, so that no second page cache sits under the
-file system. Which one was used, and its device, is kept in the target's state and shown in
-hosts.csv. An image that exists already is formatted only on a `destructive: true` target; an image
-fsbench created is removed at teardown. One host at a time: mapping refuses an image another client
-has open (a second mount, or fio's rbd engine, would corrupt the file system).
+`map: auto` tries krbd where the host has the rbd module (loaded, or loaded now by modprobe), then
+rbd-nbd where it has nbd, and falls back to rbd-fuse (the image as a file) under a loop device with
+direct I/O, so that no second page cache sits under the file system; a map that fails (a container
+may see modules it cannot use) moves on to the next way. Which one was used, its device, and why auto
+passed over the others are kept in the target's state and shown in hosts.csv. An image that exists
+already is formatted only on a `destructive: true` target; an image fsbench created is removed at
+teardown. One host at a time: mapping refuses an image another client has open (a second mount, or
+fio's rbd engine, would corrupt the file system).
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ from fsbench.targets.kinds.ceph_client import (
 MAPS = ("auto", "krbd", "nbd", "fuse")
 #: no lazy inode-table or journal initialisation: it would write in the background during the tests
 EXT4_OPTIONS = ("-q", "-F", "-E", "nodiscard,lazy_itable_init=0,lazy_journal_init=0")
-KRBD_PROBE = "[ -e /sys/bus/rbd ] || modinfo rbd > /dev/null 2>&1"
-NBD_PROBE = "command -v rbd-nbd > /dev/null && { [ -e /sys/module/nbd ] || modinfo nbd > /dev/null 2>&1; }"
+#: a module the kernel has loaded, or loads now (one merely on disk, as modinfo finds it, may not load)
+KRBD_PROBE = "[ -e /sys/bus/rbd ] || modprobe -q rbd 2> /dev/null"
+NBD_PROBE = "command -v rbd-nbd > /dev/null && { [ -e /sys/module/nbd ] || modprobe -q nbd 2> /dev/null; }"
+#: how much of a failed map's error the `via` fact keeps
+REASON_CHARS = 120
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,8 @@ class Rbd:
 
 SECTION = s.Struct({
     **IMAGE_KEYS,
-    "map": s.Key(s.one_of(*MAPS), default="auto", doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device"),
+    "map": s.Key(s.one_of(*MAPS), default="auto",
+                 doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device (the first that maps)"),
     "fstype": s.Key(s.one_of("ext4", "xfs"), default="ext4"),
     "mkfs_options": s.Key(s.list_of(s.line_text), default=None, doc="default for ext4: -q -F -E nodiscard,"
                           "lazy_itable_init=0,lazy_journal_init=0; for xfs: -q -f -K"),
@@ -107,33 +113,50 @@ class RbdKind:
         rbd = ["rbd", *client_args(spec.conf, spec.user, spec.keyring, values)]
         fuse_dir = posixpath.join(state, "rbd-fuse")
         file = posixpath.join(fuse_dir, image)
-        files = {k: shlex.quote(posixpath.join(state, k)) for k in ("via", "device", "rbd-fuse.pid", "rbd-fuse.log")}
+        files = {k: shlex.quote(posixpath.join(state, k))
+                 for k in ("via", "device", "rbd-fuse.pid", "rbd-fuse.log", "map.err")}
+        err = files["map.err"]
         create = create_image(rbd, spec_text, spec.size, spec.features, state,
                               bool(getattr(target, "destructive", False)))
+        why = f"$(tr '\\n' ' ' < {err} | cut -c1-{REASON_CHARS})"
         mount = "\n".join([
             f"# map {spec_text} (krbd, rbd-nbd, else rbd-fuse + loop), make {spec.fstype} and mount it",
             unused_image(rbd, spec_text),
-            f"via={spec.map}",
-            f'if [ "$via" = auto ]; then if {KRBD_PROBE}; then via=krbd; elif {NBD_PROBE}; then via=nbd; '
-            "else via=fuse; fi; fi",
-            'case "$via" in',
-            f"  krbd) dev=$({q(*rbd, 'map', spec_text)}) ;;",
-            f"  nbd) dev=$({q('rbd-nbd', *rbd[1:], 'map', spec_text)}) ;;",
-            "  fuse)",
-            f"    mkdir -p {shlex.quote(fuse_dir)}",
+            f"map_krbd() {{ dev=$({q(*rbd, 'map', spec_text)} 2> {err}); }}",
+            f"map_nbd() {{ dev=$({q('rbd-nbd', *rbd[1:], 'map', spec_text)} 2> {err}); }}",
+            "map_fuse() {",
+            f"  mkdir -p {shlex.quote(fuse_dir)}",
             # its own session: it must outlive this command (and an SSH session's process group)
-            f"    setsid {q('rbd-fuse', *rbd[1:], '-p', spec_text.split('/')[0], '-r', image, '-f', fuse_dir)} "
+            f"  setsid {q('rbd-fuse', *rbd[1:], '-p', spec_text.split('/')[0], '-r', image, '-f', fuse_dir)} "
             f"> {files['rbd-fuse.log']} 2>&1 &",
-            f"    echo $! > {files['rbd-fuse.pid']}",
-            f"    i=0; while [ ! -e {shlex.quote(file)} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done",
-            f"    [ -e {shlex.quote(file)} ] || {{ echo 'rbd-fuse did not show {spec_text}' >&2; "
-            f"cat {files['rbd-fuse.log']} >&2; exit 1; }}",
+            f"  echo $! > {files['rbd-fuse.pid']}",
+            f"  i=0; while [ ! -e {shlex.quote(file)} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done",
+            f"  [ -e {shlex.quote(file)} ] || {{ echo 'rbd-fuse did not show {spec_text}' >&2; "
+            f"cat {files['rbd-fuse.log']} >&2; return 1; }}",
             # direct I/O: no page cache under the file system's own (reads would come from RAM)
-            f"    dev=$(losetup --find --show --direct-io=on {shlex.quote(file)}) ;;",
+            f"  dev=$(losetup --find --show --direct-io=on {shlex.quote(file)})",
+            "}",
+            f"via={spec.map}; why=''",
+            'case "$via" in',
+            f"  krbd) map_krbd || {{ cat {err} >&2; exit 1; }} ;;",
+            f"  nbd) map_nbd || {{ cat {err} >&2; exit 1; }} ;;",
+            "  fuse) map_fuse ;;",
+            # auto: the first way that maps, each one passed over with its reason
+            "  auto)",
+            f"    if ! {{ {KRBD_PROBE}; }}; then why='krbd: no rbd module'",
+            "    elif map_krbd; then via=krbd",
+            f'    else why="krbd: {why}"; fi',
+            '    if [ "$via" = auto ]; then',
+            f"      if ! {{ {NBD_PROBE}; }}; then why=\"$why; nbd: no rbd-nbd or nbd module\"",
+            "      elif map_nbd; then via=nbd",
+            f'      else why="$why; nbd: {why}"; fi',
+            "    fi",
+            '    if [ "$via" = auto ]; then map_fuse; via=fuse; fi ;;',
             "esac",
             f'echo "$dev" > {files["device"]}',
-            f'if [ "$via" = fuse ]; then echo "rbd-fuse+loop $dev" > {files["via"]}; '
-            f'else echo "$via $dev" > {files["via"]}; fi',
+            'if [ "$via" = fuse ]; then name="rbd-fuse+loop $dev"; else name="$via $dev"; fi',
+            '[ -z "$why" ] || name="$name (auto: $why)"',
+            f'echo "$name" > {files["via"]}',
             f'{q("mkfs", "-t", spec.fstype, *spec.mkfs_options)} "$dev"',
             f'{q("mount", "-t", spec.fstype, *(["-o", spec.mount_options] if spec.mount_options else []))} '
             f'"$dev" {shlex.quote(path)}',
