@@ -5,7 +5,7 @@ from __future__ import annotations
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import LineMap
 from fsbench.errors import Issue
-from fsbench.scenario.model import Scenario
+from fsbench.scenario.model import MAX_CASES, MAX_SWEEP_POINTS, Scenario
 from fsbench.services import SERVICE_KINDS
 from fsbench.services.base import BASE_EXPORTS
 from fsbench.shell import PLACEHOLDER as RUNTIME
@@ -102,8 +102,27 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         both = set(w.sweep.product) & set(w.sweep.zip)
         for k in both:
             issues.append(lm.issue(path + ("sweep", "zip", k), f"{k!r} is in both product and zip"))
-        issues.extend(_tool_issues(sc, w, lm))
+        if w.sweep.size() > MAX_SWEEP_POINTS:
+            issues.append(lm.issue(path + ("sweep",), f"the sweep makes {w.sweep.size():,} points; at most "
+                                   f"{MAX_SWEEP_POINTS:,} are allowed", "sweep fewer values, or split it into "
+                                   "workloads"))
+        else:
+            issues.extend(_tool_issues(sc, w, lm))
+    issues.extend(_case_count_issues(sc, lm))
     return issues
+
+
+def _case_count_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
+    """A plan of more than MAX_CASES cases is refused before anything lists them."""
+    if any(w.sweep.size() > MAX_SWEEP_POINTS for w in sc.workloads.values()):
+        return []  # said already, per workload
+    total = sum(len([t for t in (w.targets or sc.targets) if t in sc.targets]) * w.sweep.size()
+                * (w.repetitions or sc.settings.repetitions) for w in sc.workloads.values())
+    if total <= MAX_CASES:
+        return []
+    return [lm.issue(("workloads",), f"the scenario makes {total:,} cases (targets x sweep points x repetitions); "
+                                     f"at most {MAX_CASES:,} are allowed",
+                     "fewer repetitions or sweep values, or several scenarios")]
 
 
 def _kind_ports(svc) -> tuple[str, ...]:

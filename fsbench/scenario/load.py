@@ -8,6 +8,7 @@ from typing import cast
 
 from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
+from fsbench.config.files import MAX_INPUT_BYTES, read_text_bounded
 from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario.extends import apply_extends
@@ -226,10 +227,11 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
             jf = (base_dir / w["job_file"]) if not Path(w["job_file"]).is_absolute() else Path(w["job_file"])
             job_file = str(jf)
             try:
-                text = jf.read_text()
+                text = read_text_bounded(jf)
             except OSError as exc:
                 issues.append(lm.issue(("workloads", n, "job_file"), f"cannot read job file {jf}: {exc.strerror}",
-                                       "paths are relative to the scenario file's folder"))
+                                       "paths are relative to the scenario file's folder; a job file is at most "
+                                       f"{MAX_INPUT_BYTES // 2**20} MiB"))
         workloads[n] = s.build(Workload, w, name=n, job_file=job_file, job_file_text=text,
                                sweep=s.build(Sweep, w.get("sweep") or {}))
     secrets = {}

@@ -18,6 +18,11 @@ from fsbench.tidy import METRIC_UNITS
 USE_CASE_KEYS = (
     "application", "resources", "data_scale", "file_sizes", "access_pattern", "required_performance", "notes",
 )
+#: a campaign is hours of measurements, not millions of cases: bigger plans are refused at validation,
+#: before the cases are even listed (a 600-byte sweep can otherwise ask for 10^12 of them)
+MAX_REPETITIONS = 1_000
+MAX_SWEEP_POINTS = 10_000
+MAX_CASES = 10_000
 #: shell commands: values of variables put into them are shell-quoted (fsbench.scenario.variables)
 _commands = s.list_of(s.command, allow_single=True)
 
@@ -57,11 +62,22 @@ def _threshold(value: object, path: tuple, lm, issues: list) -> object:
     return checked
 
 
+#: the kernel keeps 15 characters of a process's name in /proc/PID/comm: a longer name never matches
+COMM_MAX = 15
+
+
 def _process_name(value: object, path: tuple, lm, issues: list) -> object:
     """A process name as /proc/PID/comm shows it; `host` is the host's own scope."""
     name = s.string(value, path, lm, issues)
+    if name is None:
+        return None
     if name == "host":
         issues.append(lm.issue(path, "`host` names the whole host's figures, not a process"))
+        return None
+    if not name or len(name) > COMM_MAX or "/" in name or not name.isprintable():
+        issues.append(lm.issue(path, f"{name!r} is not a process name as /proc/PID/comm shows it",
+                               f"1 to {COMM_MAX} printable characters without '/', e.g. s3fs or redis-server "
+                               "(the kernel cuts longer names: give the first 15 characters)"))
         return None
     return name
 
@@ -127,7 +143,7 @@ class Target:
     extends: str | None = option(s.string, None)
     fstype: str | None = option(s.string, None,
                                 doc="the file system type the path must be on (findmnt), e.g. fuse.juicefs")
-    client_process: str | None = option(s.string, None,
+    client_process: str | None = option(_process_name, None,
                                         doc="the process that serves this target on its hosts (as in "
                                             "/proc/PID/comm, e.g. s3fs): its CPU and peak memory are "
                                             "reported beside each result")
@@ -141,6 +157,13 @@ class Sweep:
 
     product: dict[str, list] = option(s.mapping_of(s.list_of(s.scalar), name_rule=False), factory=dict, convert=dict)
     zip: dict[str, list] = option(s.mapping_of(s.list_of(s.scalar), name_rule=False), factory=dict, convert=dict)
+
+    def size(self) -> int:
+        """How many points there are, without listing them."""
+        import math
+
+        zipped = min((len(v) for v in self.zip.values()), default=1)
+        return math.prod(len(v) for v in self.product.values()) * zipped
 
     def points(self) -> list[dict]:
         """Every combination, in declaration order."""
@@ -168,7 +191,7 @@ class Workload:
     job_file: str | None = option(s.string, None, doc="an existing fio job file, relative to the scenario file")
     job_file_text: str | None = None
     sweep: Sweep = field(default_factory=Sweep)
-    repetitions: int | None = option(s.integer(1), None)
+    repetitions: int | None = option(s.integer(1, MAX_REPETITIONS), None)
     timeout_s: float | None = option(s.duration, None, key="timeout")
     targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="default: every target")
     drop_caches: bool | None = option(s.boolean, None, doc="sync and drop the page cache on every involved host "
@@ -212,7 +235,7 @@ class Collector:
 class Settings:
     """Run-wide settings."""
 
-    repetitions: int = option(s.integer(1), 1)
+    repetitions: int = option(s.integer(1, MAX_REPETITIONS), 1)
     case_timeout_s: float | None = option(s.duration, None, key="case_timeout")
     cooldown_s: float = option(s.duration, 0.0, key="cooldown")
     output_root: str = option(s.string, "reports")

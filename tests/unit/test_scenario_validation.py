@@ -162,3 +162,46 @@ def test_job_file_relative_to_the_scenario(tmp_path):
     f.write_text(f.read_text().replace("jobs/w.fio", "jobs/missing.fio"))
     with pytest.raises(ScenarioError, match="cannot read job file"):
         load_scenario(f)
+
+
+# -- limits: a plan, a sweep or an input file too big to be meant -----------------------------------------
+
+def test_repetitions_sweep_points_and_cases_are_bounded():
+    (issue,) = issues_of(GOOD + "settings: {repetitions: 100000000}\n")
+    assert issue.path == "settings.repetitions" and "at most 1,000" in issue.message
+    axes = "\n".join(f"        {k}: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]" for k in
+                     ("iodepth", "numjobs", "nrfiles", "rwmixread", "thinktime", "rate_iops"))
+    (issue,) = issues_of(GOOD.replace("      bs: 1m\n", "") + "    sweep:\n      product:\n" + axes + "\n")
+    assert issue.path == "workloads.big-write.sweep" and "1,000,000 points" in issue.message
+    assert "at most 10,000" in issue.message and issue.line == 20
+    many = GOOD + "    repetitions: 1000\n    sweep: {product: {iodepth: [1, 2, 4, 8, 16, 32]}}\n"
+    (issue,) = issues_of(many)
+    assert issue.path == "workloads" and "12,000 cases" in issue.message and "at most 10,000" in issue.message
+
+
+def test_a_device_or_a_huge_job_file_is_refused(tmp_path):
+    f = tmp_path / "s.yaml"
+    body = GOOD.replace("    options:\n      rw: write\n      bs: 1m\n      size: ${size}\n", "    job_file: {jf}\n")
+    f.write_text(body.format(jf="/dev/zero"))
+    with pytest.raises(ScenarioError, match="cannot read job file /dev/zero: not a regular file"):
+        load_scenario(f)
+    big = tmp_path / "big.fio"
+    big.write_text("[w]\nrw=write\n" + "; padding\n" * 500_000)
+    f.write_text(body.format(jf="big.fio"))
+    with pytest.raises(ScenarioError, match="larger than 4 MiB"):
+        load_scenario(f)
+
+
+@pytest.mark.parametrize("name, why", [
+    ("host", "whole host's figures"), ("a/b", "not a process name"), ("a\\nb", "not a process name"),
+    ("abcdefghijklmnop", "not a process name"), ("", "not a process name"),
+])
+def test_a_client_process_is_a_process_name(name, why):
+    (issue,) = issues_of(GOOD.replace("    baseline: true", f'    baseline: true\n    client_process: "{name}"'))
+    assert issue.path == "targets.a.client_process" and why in issue.message
+
+
+def test_a_fifteen_character_client_process_is_fine():
+    sc = load_scenario_text(GOOD.replace("    baseline: true", "    baseline: true\n    client_process: abcdefghijklmno"),
+                            "s.yaml")
+    assert sc.targets["a"].client_process == "abcdefghijklmno"
