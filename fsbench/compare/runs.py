@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from fsbench.analysis.summarise import case_values
+from fsbench.config.yamllines import load_data
 from fsbench.store import RunDir
 
 #: workload keys that do not change what one case ran (sweeps show up as the cases' parameters)
@@ -70,7 +70,7 @@ def load_run(path: str | Path, label: str | None = None) -> RunData:
     """Read a run directory (schema checked by RunDir.open)."""
     rd = RunDir.open(Path(path))
     run = rd.path
-    scenario = yaml.safe_load((run / "scenario.yaml").read_text()) if (run / "scenario.yaml").exists() else {}
+    scenario = load_data(run / "scenario.yaml") if (run / "scenario.yaml").exists() else {}
     cases = _read_strings(run / "cases.csv")
     hosts = _read_strings(run / "hosts.csv").to_dict("records")
     pq, csvf = run / "results.parquet", run / "results.csv"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
+from fsbench.config.files import read_text_bounded
 from fsbench.errors import Issue, ScenarioError
 
 # the C loader is several times faster when libyaml is present
@@ -122,10 +125,14 @@ def load_yaml(text: str, file: str, *, max_bytes: int = MAX_BYTES) -> tuple[obje
     return data, lm
 
 
-def load_data(text: str, file: str, *, max_bytes: int = MAX_CHARS) -> object:
+def load_data(path: str | os.PathLike) -> Any:
     """Plain data of a YAML file fsbench wrote itself (a run's scenario.yaml), with the same bounds as
     a scenario: a hand-edited or planted file cannot exhaust memory or the stack (ScenarioError)."""
-    return load_yaml(text, file, max_bytes=max_bytes)[0]
+    try:
+        text = read_text_bounded(path, MAX_CHARS)
+    except OSError as exc:
+        raise ScenarioError([Issue(str(path), None, "", f"cannot read it: {exc.strerror}")]) from None
+    return load_yaml(text, str(path), max_bytes=MAX_CHARS)[0]
 
 
 def _build(node: yaml.Node, path: tuple, lm: LineMap, loader, issues: list[Issue], budget: _Budget) -> object:
