@@ -192,6 +192,8 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
     ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
            "targets": [(t.name, t.path, t.destructive, t.kind) for t in targets],
            "allow_commands": w.allow_commands, "job_file": w.job_file,
+           # the names and addresses of each target's hosts (vdbench: an hd= on another machine is an opt-in)
+           "target_hosts": {t.name: _target_host_names(sc, t.hosts) for t in targets},
            # which targets have an object store behind them (for tools that test the store itself)
            "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets}}
     seen: set[tuple] = set()
@@ -206,18 +208,29 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
     return out
 
 
+def _target_host_names(sc: Scenario, hosts: tuple[str, ...]) -> set[str]:
+    """Every name a target's hosts go by: scenario names, addresses, and localhost for this machine."""
+    out: set[str] = set()
+    for h in sc.resolve_hosts(hosts) if sc.hosts else []:
+        host = sc.hosts[h]
+        out |= {h, host.reach} | ({"localhost", "127.0.0.1"} if host.transport == "local" else set())
+    return out
+
+
 def _locate(w, oi, point: dict, lm: LineMap) -> Issue:
     """An adapter's issue at its place: the job file's line, or the scenario key (sweep value, job, option)."""
     origin = getattr(oi, "origin", None)
     if origin is not None and getattr(origin, "line", None):
         return Issue(origin.file, origin.line, f"workloads.{w.name}.job_file {oi.option}".rstrip(), oi.message,
                      oi.hint)
-    key = oi.path.split(".")[0]
+    # an option whose own name has a dot (mdtest's posix.odirect) is one key, not a path
+    whole = oi.path in point or oi.path in w.options
+    key = oi.path if whole else oi.path.split(".")[0]
     if key in point:
         axis = "product" if key in w.sweep.product else "zip"
         values = getattr(w.sweep, axis)[key]
         index = next((i for i, v in enumerate(values) if v == point[key]), 0)
         return lm.issue(("workloads", w.name, "sweep", axis, key, index), oi.message, oi.hint)
     where = ("jobs",) if key in w.jobs else ("options",)
-    full = ("workloads", w.name) + where + tuple(p for p in oi.path.split(".") if p)
+    full = ("workloads", w.name) + where + ((oi.path,) if whole else tuple(p for p in oi.path.split(".") if p))
     return lm.issue(full, oi.message, oi.hint)

@@ -21,7 +21,7 @@ def test_mdtest_directory_commands_and_output_files():
                    "      run-cmd-before-phase: rm -rf /\n      saveRankPerformanceDetails: /etc/x.csv\n")
     assert "fsbench sets -d to the case's own test directory" in text
     assert "--run-cmd-before-phase runs a command on every host" in text and "allow_commands: true" in text
-    assert "--saveRankPerformanceDetails=/etc/x.csv writes outside the case's raw folder" in text
+    assert "--saveRankPerformanceDetails=/etc/x.csv names a file outside the case's raw folder" in text
     ok = "  m:\n    tool: mdtest\n    targets: [t]\n    allow_commands: true\n    options:\n" \
          "      run-cmd-before-phase: sync\n      saveRankPerformanceDetails: ranks.csv\n"
     load_scenario_text(HEAD + ok, "s.yaml")

@@ -1,7 +1,8 @@
 """mdtest as a workload: its flags from the scenario, launched with mpirun, SUMMARY blocks parsed.
 
-Flags are written as they are on mdtest's command line, without the dash: `{n: 5000, u: true,
-z: 2, i: 3}` is `-n 5000 -u -z 2 -i 3`; `tasks` is the number of MPI processes (mpirun -np).
+Options are written as mdtest names them, without the dash: `{n: 5000, u: true, z: 2, i: 3}` is
+`-n 5000 -u -z 2 -i 3` (the checks are in fsbench.tools.mdtest.options); `tasks` is the number of MPI
+processes (mpirun -np).
 mdtest comes from IOR (hpc/ior), which install.sh builds and `fsbench deploy` puts on hosts; the
 end-to-end tests run the real mdtest under real mpirun, on one host and across SSH hosts.
 """
@@ -9,7 +10,6 @@ end-to-end tests run the real mdtest under real mpirun, on one host and across S
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from pathlib import Path
 
@@ -19,19 +19,14 @@ from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.common import read_stream
 from fsbench.tools.mdtest import deploy as mdtest_deploy
+from fsbench.tools.mdtest import options as mdtest_options
 from fsbench.tools.mdtest.parse import TOOL, parse_path, parse_text
 
-#: flags that take no value (the others do); `d` belongs to fsbench (the case's test directory)
-SWITCHES = set("CTErDFLRSXYZckPuvy") | {"B", "U", "K"}
-VALUED = set("abeifIlNnpstwWxzGMOV") | {"A", "f", "l", "s"}
 OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest command",
        "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)",
        "separate_phases": "run create, stat, read and remove as separate mdtest runs (-C, -T, -E, -r), so that "
                           "`drop_caches: true` empties the cache between them"}
 PHASES = (("-C", "create"), ("-T", "stat"), ("-E", "read"), ("-r", "remove"))
-#: long options (mdtest 4) that run commands, and that write files where mdtest runs
-COMMANDS = {"run-cmd-before-phase", "run-cmd-after-phase"}
-OUTPUT_FILES = {"saveRankPerformanceDetails", "savePerOpDataCSV"}
 #: the SUMMARY rows each phase run measures; mdtest prints the others as 0.000
 PHASE_OPERATIONS = {
     "create": {"directory_creation", "file_creation", "tree_creation"},
@@ -74,25 +69,9 @@ class MdtestAdapter:
     }, what="mdtest deploy settings")
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
-        """Flags mdtest knows; `d` is fsbench's; values where mdtest wants them."""
-        out = []
-        for key, value in options.items():
-            if key in OWN:
-                continue
-            if key == "d":
-                out.append(OptionIssue(key, "fsbench sets -d to the case's own test directory"))
-            elif key in COMMANDS and not ctx.get("allow_commands"):
-                out.append(OptionIssue(key, f"--{key} runs a command on every host",
-                                       "if you mean it, set `allow_commands: true` on this workload"))
-            elif key in OUTPUT_FILES and (str(value).startswith("/") or ".." in str(value).split("/")):
-                out.append(OptionIssue(key, f"--{key}={value} writes outside the case's raw folder",
-                                       "use a relative name: it then lands in raw/<case>/<host>/"))
-            elif key in SWITCHES:
-                if not isinstance(value, bool):
-                    out.append(OptionIssue(key, f"-{key} is a switch: write `{key}: true`"))
-            elif key not in VALUED and not re.fullmatch(r"-?-?[A-Za-z][A-Za-z-]+", key):
-                out.append(OptionIssue(key, f"unknown mdtest flag -{key}",
-                                       "write flags without their dash: n, u, z, F"))
+        """Options mdtest 4.0.0 knows, written without dashes; `d` is fsbench's; files stay in the case folder;
+        commands and mpirun arguments beyond placing the ranks need `allow_commands`."""
+        out = mdtest_options.check(options, ctx, OWN)
         tasks = options.get("tasks", 1)
         if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
             out.append(OptionIssue("tasks", f"tasks must be a whole number >= 1, got {tasks!r}"))
@@ -118,13 +97,21 @@ class MdtestAdapter:
         steps = 4 if options.get("separate_phases") else 1
         return round(ops / ESTIMATE_RATE + START_S * steps * iterations, 1)
 
-    def argv(self, options: dict, test_dir: str) -> list[str]:
-        """The mdtest command line (without mpirun)."""
+    def argv(self, options: dict, test_dir: str, *, multi: bool = False) -> list[str]:
+        """The mdtest command line (without mpirun); files it names resolved in the case folder.
+
+        The per-rank CSV lands in the work folder (raw/<case>/<host>/) on one host; across hosts in the case
+        folder, because Open MPI starts remote ranks in their home folder where mpirun's folder is missing.
+        """
         argv = [str(options.get("binary", "mdtest"))]
         for key, value in options.items():
             if key in OWN or value is False or value is None:
                 continue
-            flag = key if key.startswith("-") else (f"-{key}" if len(key) == 1 else f"--{key}")
+            name = key.lstrip("-")  # validation refuses dashed keys; a plan of an unvalidated case stays sane
+            kind = mdtest_options.OPTIONS.get(name)
+            if kind == mdtest_options.PATH or (kind == mdtest_options.OUTPUT and multi):
+                value = mdtest_options.resolve(value, test_dir)
+            flag = mdtest_options.flag(name)
             argv += [flag] if value is True else [flag, str(value)]
         return argv + ["-d", test_dir]
 
@@ -136,10 +123,11 @@ class MdtestAdapter:
         """
         o = case.options
         tasks = int(o.get("tasks", 1))
-        cmd = self.argv(o, test_dir)
         multi = ctx is not None and ctx.multi()
+        cmd = self.argv(o, test_dir, multi=multi)
+        outputs = [] if multi else mdtest_options.output_files(o)
         if tasks == 1 and "mpirun_args" not in o and not multi:
-            inv = Invocation(argv=cmd)
+            inv = Invocation(argv=cmd, outputs=outputs)
             if o.get("separate_phases"):
                 inv.steps = [cmd + [flag] for flag, _ in PHASES]
             return inv
@@ -148,7 +136,7 @@ class MdtestAdapter:
         launcher = (ctx.controller if multi else next(iter(ctx.hosts.values()), None)) if ctx else None
         if (launcher.is_root if launcher is not None and launcher.facts else os.geteuid() == 0):
             mpirun.append("--allow-run-as-root")
-        inv = Invocation(argv=[])
+        inv = Invocation(argv=[], outputs=outputs)
         if multi:
             inv.controller = True
             inv.files["hostfile"] = "".join(f"{h.address} slots={h.slots}\n" for h in ctx.hosts.values())
