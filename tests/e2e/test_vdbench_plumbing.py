@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -19,7 +20,8 @@ def test_stand_in_vdbench_run(tmp_path, fio):
     (bindir / "vdbench").write_text(
         "#!/bin/sh\n"
         '[ "$1" = -f ] && [ "$3" = -o ] || { echo "usage: vdbench -f parmfile -o dir" >&2; exit 2; }\n'
-        f'cp "$2" {tmp_path}/seen-parmfile\n'
+        # each call's parameter file, numbered: the prepare step's format pass, then the measured run
+        f'n=$(ls {tmp_path}/seen-parmfile.* 2>/dev/null | wc -l); cp "$2" {tmp_path}/seen-parmfile.$n\n'
         f'cp -r {OUTPUT} "$4"\n')
     (bindir / "vdbench").chmod(0o755)
     scenario = write_scenario(tmp_path, f"""\
@@ -39,12 +41,21 @@ def test_stand_in_vdbench_run(tmp_path, fio):
     proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report",
                    env={"PATH": f"{bindir}:{os.environ['PATH']}"}, check=True)
     run = Path(proc.stdout.splitlines()[0])
-    parm = (tmp_path / "seen-parmfile").read_text().splitlines()
+    prep, parm = ((tmp_path / f"seen-parmfile.{i}").read_text().splitlines() for i in (0, 1))
+    # the format lays the files out first, untimed; the measured run then finds them (format=no)
+    assert "(prepare: the format pass of rd1, not measured)" in prep[0]
+    assert prep[1:] == [parm[1], parm[2], "rd=rd1,fwd=fwd1,interval=1,fwdrate=max,format=(restart,only)"]
     assert parm[1].startswith(f"fsd=fsd1,depth=2,width=10,files=100,size=128k,shared=yes,anchor={tmp_path}/")
     assert parm[2] == "fwd=fwd1,fsd=fsd1,operation=read,xfersize=128k,fileio=random,fileselect=random,threads=8"
-    assert parm[3] == "rd=rd1,fwd=fwd1,fwdrate=max,format=restart,elapsed=60,interval=1"
+    assert parm[3] == "rd=rd1,fwd=fwd1,fwdrate=max,format=no,elapsed=60,interval=1"
+    assert not (tmp_path / "seen-parmfile.2").exists()
     raw = run / "raw" / "t__read-small__r1" / "local"
     assert (raw / "output" / "flatfile.html").exists() and (raw / "parmfile").exists()
+    # the format pass's own output is kept apart; the cache was dropped between the two, with proof
+    assert (raw / "prepare" / "parmfile").read_text().splitlines() == prep
+    assert (raw / "prepare" / "output" / "flatfile.html").exists()
+    assert json.loads((raw / "drop_caches.json").read_text())["ok"]
+    assert (raw / "parmfile").read_text().splitlines() == parm
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
     results = results[results.tool != "monitor"]
     assert set(results.tool) == {"vdbench"} and "rate" in set(results.metric)
