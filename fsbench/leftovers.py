@@ -3,11 +3,17 @@
 Every service start, target setup and scratch folder registers its own clean-up (commands per host)
 in `leftovers.json` before it starts, and crosses it off once it cleaned up itself. Every command
 carries `FSBENCH_RUN=<run id>` in its environment. An index of the controller's running runs sits in
-STATE_DIR. When fsbench is killed (SIGKILL, a crash, a power cut) nothing is crossed off: the next
-`fsbench run` (or `--resume`) finds the run whose lock nobody holds, stops its processes (found by
-the marker), runs its pending clean-ups in reverse order and marks its manifest. Clean-ups on hosts
-the new run does not use are left (and said); a host of the new run where a clean-up cannot even be
-attempted stops the new run with the list (remove STATE_DIR/<run id>.json once cleaned by hand).
+the state folder (`state_dir()`). When fsbench is killed (SIGKILL, a crash, a power cut) nothing is
+crossed off: the next `fsbench run` (or `--resume`) finds the run whose lock nobody holds, takes that
+lock, stops its processes (found by the marker), runs its pending clean-ups in reverse order and marks
+its manifest. Clean-ups on hosts the new run does not use are left (and said); a host of the new run
+where a clean-up cannot even be attempted stops the new run with the list (remove
+<state folder>/<run id>.json once cleaned by hand).
+
+Recovery runs the commands it reads, so it reads only what this user wrote: the state folder is per
+user (its uid in the name), made 0700, and refused when someone else owns it or may write in it; an
+index entry or a leftovers.json that is not a regular file of this user, closed to group and others,
+is skipped with a warning.
 """
 
 from __future__ import annotations
@@ -16,17 +22,87 @@ import fcntl
 import json
 import os
 import signal
+import stat
+import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from fsbench.errors import FsbenchError
+from fsbench.errors import FsbenchError, PreflightError
 from fsbench.events import Event, Listener, ignore
 from fsbench.transport.base import Transport
 
-STATE_DIR = Path(os.environ.get("FSBENCH_STATE_DIR", "/var/tmp/fsbench/runs"))
+#: the index of running runs, per user; FSBENCH_STATE_DIR puts it elsewhere (tests, a shared /var/tmp policy)
+STATE_ENV = "FSBENCH_STATE_DIR"
 MARKER = "FSBENCH_RUN"
+
+
+def state_path() -> Path:
+    """Where this user's index of running runs lives (not created, not checked)."""
+    given = os.environ.get(STATE_ENV)
+    # one level under the sticky /var/tmp: nobody else can rename or replace it once it is ours
+    return Path(given) if given else Path(f"/var/tmp/fsbench-runs-{os.geteuid()}")
+
+
+def state_dir() -> Path:
+    """This user's index of running runs: created 0700; PreflightError when it is not safe to read."""
+    path = state_path()
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = path.lstat()
+    except OSError as exc:
+        raise PreflightError([("(controller)", "state folder", f"{path}: cannot create it "
+                               f"({exc.strerror or exc}): set {STATE_ENV} to a folder of yours")]) from None
+    problem = _unsafe(info, path, "folder")
+    if problem:
+        raise PreflightError([("(controller)", "state folder", f"{problem}: fsbench runs the clean-up commands "
+                               f"recorded there, so it must be yours alone; remove it (or `chmod go-w` it if it is "
+                               f"yours), or set {STATE_ENV} to a folder of yours")])
+    return path
+
+
+def _unsafe(info: os.stat_result, path: Path, what: str) -> str | None:
+    """Why a file or folder of the index cannot be trusted, or None."""
+    kind = stat.S_ISDIR if what == "folder" else stat.S_ISREG
+    if not kind(info.st_mode):
+        return f"{path} is not a {what} (a symbolic link or something else)"
+    if info.st_uid != os.geteuid():
+        return f"{path} belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{path} is writable by its group or by others (mode {stat.S_IMODE(info.st_mode):04o})"
+    return None
+
+
+def read_trusted(path: Path) -> str | None:
+    """The text of a file of this user that only this user can write; None when absent.
+
+    Raises ValueError with the reason when the file exists but cannot be trusted. The file is opened
+    without following links and checked on the open descriptor, so it cannot be swapped in between.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        problem = _unsafe(os.fstat(fd), path, "file")
+        if problem:
+            raise ValueError(problem)
+        return fh.read().decode(errors="replace")
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file readable by this user only (whatever the umask), through a rename."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # 0600, a name of its own
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 @dataclass
@@ -42,12 +118,14 @@ class Action:
 class Leftovers:
     """The run's pending clean-ups, kept in a file of the run directory (atomically rewritten)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, text: str | None = None):
         self.path = path
         self.actions: list[Action] = []
-        if path.exists():
+        if text is None and path.exists():
+            text = path.read_text()
+        if text:
             try:
-                self.actions = [Action(**a) for a in json.loads(path.read_text())]
+                self.actions = [Action(**a) for a in json.loads(text)]
             except (json.JSONDecodeError, TypeError):
                 self.actions = []
 
@@ -64,12 +142,10 @@ class Leftovers:
         self._save()
 
     def _save(self) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        try:
-            tmp.write_text(json.dumps([asdict(a) for a in self.actions], indent=1))
-            os.replace(tmp, self.path)
+        try:  # private: recovery trusts only a file of this user that nobody else can write
+            _write_private(self.path, json.dumps([asdict(a) for a in self.actions], indent=1))
         except OSError:  # a full disk: the file keeps its last state; redoing a done clean-up is harmless
-            tmp.unlink(missing_ok=True)
+            pass
 
 
 class NoLeftovers:
@@ -84,23 +160,32 @@ class NoLeftovers:
 
 def register_run(run_dir: Path, run_id: str) -> None:
     """Note this run in the controller's index of runs (removed when it ends normally)."""
-    STATE_DIR.mkdir(parents=True, exist_ok=True)
-    (STATE_DIR / f"{run_id}.json").write_text(json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()}))
+    _write_private(state_dir() / f"{run_id}.json",
+                   json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()}))
 
 
 def unregister_run(run_id: str) -> None:
     """The run ended and cleaned up after itself."""
-    (STATE_DIR / f"{run_id}.json").unlink(missing_ok=True)
+    (state_path() / f"{run_id}.json").unlink(missing_ok=True)
 
 
-def dead_runs() -> list[tuple[str, Path]]:
-    """(run id, run directory) of indexed runs whose fsbench process is gone (nobody holds their lock)."""
+def dead_runs(emit: Listener = ignore) -> list[tuple[str, Path]]:
+    """(run id, run directory) of indexed runs whose fsbench process is gone (nobody holds their lock).
+
+    Entries that are not this user's own (see the module's doc) are skipped with a warning.
+    """
     out = []
-    for entry in sorted(STATE_DIR.glob("*.json")) if STATE_DIR.is_dir() else []:
+    folder = state_dir()
+    for entry in sorted(folder.glob("*.json")):
         try:
-            info = json.loads(entry.read_text())
+            text = read_trusted(entry)
+            info = json.loads(text or "")
             run_dir = Path(info["run_dir"])
-        except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        except ValueError as exc:  # JSONDecodeError is one too
+            emit(Event("warning", message=f"ignoring the run index entry {entry}: {exc}"))
+            continue
+        except (KeyError, TypeError):
+            emit(Event("warning", message=f"ignoring the run index entry {entry}: no run_dir in it"))
             continue
         if not run_dir.is_dir():
             entry.unlink(missing_ok=True)  # the run directory was deleted: nothing to read the clean-ups from
@@ -163,14 +248,43 @@ def remote_kill_argv(run_id: str) -> list[str]:
 
 def recover(run_id: str, run_dir: Path, transports: dict[str, Transport], local: Transport,
             emit: Listener = ignore) -> list[str]:
-    """Clean up after a dead run: its processes, then its pending clean-ups in reverse; what failed."""
+    """Clean up after a dead run: its processes, then its pending clean-ups in reverse; what failed.
+
+    Holds the dead run's lock meanwhile, so two runs started together never both clean it.
+    """
+    from fsbench.store import RunDir, RunDirLocked
+
+    holder = RunDir(run_dir)
+    try:
+        holder.lock()
+    except RunDirLocked:  # another new run is cleaning it (or it came back to life): not ours to touch
+        return []
+    except OSError as exc:
+        emit(Event("warning", message=f"cannot lock the dead run {run_id} ({run_dir}): {exc.strerror or exc}"))
+        return []
+    try:
+        if not (state_path() / f"{run_id}.json").exists():  # cleaned by a run that held the lock before us
+            return []
+        try:
+            text = read_trusted(run_dir / "leftovers.json")
+        except ValueError as exc:
+            emit(Event("warning", message=f"not cleaning up after the dead run {run_id}: {exc}; "
+                                          f"clean by hand, then delete {state_path() / (run_id + '.json')}"))
+            return []
+        return _recover(run_id, run_dir, Leftovers(run_dir / "leftovers.json", text or "[]"), transports, local,
+                        emit)
+    finally:
+        holder.unlock()
+
+
+def _recover(run_id: str, run_dir: Path, pending: Leftovers, transports: dict[str, Transport],
+             local: Transport, emit: Listener) -> list[str]:
     from fsbench.store import RunDir
 
     problems: list[str] = []
     killed = kill_marked(run_id)
     if killed:
         emit(Event("warning", message=f"run {run_id} had died: stopped its {len(killed)} processes on this machine"))
-    pending = Leftovers(run_dir / "leftovers.json")
     hosts = {a.host for a in pending.actions}
     for host in sorted(hosts):
         tr = transports.get(host) or (local if host in ("local", "controller") else None)
@@ -202,7 +316,7 @@ def recover(run_id: str, run_dir: Path, transports: dict[str, Transport], local:
         if rd.manifest.get("status") == "running":
             rd.manifest["status"] = "interrupted"
             rd.save_manifest()
-    except FsbenchError:
+    except (FsbenchError, OSError):
         pass
     if elsewhere:
         emit(Event("warning", message=f"the dead run {run_id} ({run_dir}) left {'; '.join(elsewhere)}: not hosts "

@@ -1,0 +1,142 @@
+"""Recovery after a killed run reads only what this user wrote: planted index entries and clean-ups are skipped."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from fsbench.errors import PreflightError
+from fsbench.events import Event
+from fsbench.leftovers import Leftovers, dead_runs, recover, register_run, state_dir, state_path
+from fsbench.store import RunDir
+from fsbench.transport.local import LocalTransport
+
+STRANGER = 65534  # nobody
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "state"
+    monkeypatch.setenv("FSBENCH_STATE_DIR", str(folder))
+    return folder
+
+
+def dead_run(tmp_path: Path, name: str, marker: Path) -> Path:
+    """A run directory whose leftovers.json would create marker when recovered."""
+    rd = RunDir.create(tmp_path / "runs", name, {"name": name})
+    Leftovers(rd.path / "leftovers.json").add("local", "scratch folders", [["touch", str(marker)]])
+    return rd.path
+
+
+def recover_all(events: list[Event]) -> list[str]:
+    problems = []
+    for run_id, run_dir in dead_runs(events.append):
+        problems += recover(run_id, run_dir, {}, LocalTransport("controller"), events.append)
+    return problems
+
+
+def warnings(events: list[Event]) -> str:
+    return "\n".join(e.message for e in events if e.kind == "warning")
+
+
+def test_the_default_state_folder_is_per_user(monkeypatch):
+    monkeypatch.delenv("FSBENCH_STATE_DIR", raising=False)
+    assert state_path() == Path(f"/var/tmp/fsbench-runs-{os.geteuid()}")
+
+
+def test_the_state_folder_is_created_private_and_entries_are_private_whatever_the_umask(tmp_path, state):
+    old = os.umask(0o002)
+    try:
+        run = dead_run(tmp_path, "mine", tmp_path / "marker")
+        register_run(run, run.name)
+    finally:
+        os.umask(old)
+    assert state.stat().st_mode & 0o777 == 0o700
+    assert (state / f"{run.name}.json").stat().st_mode & 0o777 == 0o600
+    assert (run / "leftovers.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_own_dead_run_is_cleaned_up(tmp_path, state):
+    marker = tmp_path / "cleaned"
+    run = dead_run(tmp_path, "mine", marker)
+    register_run(run, run.name)
+    events: list[Event] = []
+    assert recover_all(events) == []
+    assert marker.exists() and "cleaned up after the dead run" in warnings(events)
+    assert not (state / f"{run.name}.json").exists()
+    assert json.loads((run / "manifest.json").read_text())["status"] == "interrupted"
+
+
+@pytest.mark.parametrize("plant", ["another user's entry", "a world-writable entry", "a symlinked entry",
+                                   "another user's leftovers", "group-writable leftovers", "symlinked leftovers"])
+def test_a_planted_entry_or_clean_up_never_runs(tmp_path, state, plant):
+    marker = tmp_path / "PWNED"
+    run = dead_run(tmp_path, "planted", marker)
+    register_run(run, run.name)
+    entry, left = state / f"{run.name}.json", run / "leftovers.json"
+    if plant == "another user's entry":
+        os.chown(entry, STRANGER, STRANGER)
+    elif plant == "a world-writable entry":
+        entry.chmod(0o666)
+    elif plant == "a symlinked entry":
+        real = tmp_path / "elsewhere.json"
+        entry.rename(real)
+        entry.symlink_to(real)
+    elif plant == "another user's leftovers":
+        os.chown(left, STRANGER, STRANGER)
+    elif plant == "group-writable leftovers":
+        left.chmod(0o620)
+    else:
+        real = tmp_path / "elsewhere-leftovers.json"
+        left.rename(real)
+        left.symlink_to(real)
+    events: list[Event] = []
+    assert recover_all(events) == []
+    assert not marker.exists()
+    said = warnings(events)
+    assert ("ignoring the run index entry" in said) if "entry" in plant else ("not cleaning up" in said)
+    assert "symbolic link" in said or "uid 65534" in said or "writable by its group or by others" in said
+
+
+def test_a_state_folder_of_someone_else_is_refused_with_what_to_do(tmp_path, state):
+    state.mkdir(mode=0o700)
+    os.chown(state, STRANGER, STRANGER)
+    with pytest.raises(PreflightError) as err:
+        state_dir()
+    text = str(err.value)
+    assert str(state) in text and "uid 65534" in text and "FSBENCH_STATE_DIR" in text
+
+
+def test_a_world_writable_state_folder_is_refused(tmp_path, state):
+    state.mkdir()
+    state.chmod(0o1777)
+    with pytest.raises(PreflightError, match="writable by its group or by others"):
+        dead_runs()
+
+
+def test_a_symlink_as_state_folder_is_refused(tmp_path, state):
+    (tmp_path / "real").mkdir(mode=0o700)
+    state.symlink_to(tmp_path / "real")
+    with pytest.raises(PreflightError, match="not a folder"):
+        state_dir()
+
+
+def test_a_dead_run_being_cleaned_by_another_run_is_left_to_it(tmp_path, state):
+    marker = tmp_path / "twice"
+    run = dead_run(tmp_path, "locked", marker)
+    register_run(run, run.name)
+    other = RunDir.open(run)
+    other.lock()  # another new run is recovering it right now
+    try:
+        assert recover(run.name, run, {}, LocalTransport("controller")) == []
+        assert not marker.exists() and (state / f"{run.name}.json").exists()
+    finally:
+        other.unlock()
+    assert recover(run.name, run, {}, LocalTransport("controller")) == []
+    assert marker.exists() and not (state / f"{run.name}.json").exists()
+    marker.unlink()
+    assert recover(run.name, run, {}, LocalTransport("controller")) == []  # the index entry is gone: done already
+    assert not marker.exists()
