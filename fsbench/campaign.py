@@ -5,13 +5,22 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from fsbench.errors import Issue, RunDirError, ScenarioError
+from fsbench.errors import Issue, PreflightError, RunDirError, ScenarioError
 from fsbench.events import Event, Listener, ignore
-from fsbench.leftovers import MARKER, STATE_DIR, Leftovers, dead_runs, recover, register_run, unregister_run
+from fsbench.leftovers import (
+    MARKER,
+    STATE_ENV,
+    Leftovers,
+    dead_runs,
+    recover,
+    register_run,
+    state_path,
+    unregister_run,
+)
 from fsbench.preflight import run_preflight
 from fsbench.runner import Runner, RunOutcome
 from fsbench.scenario import Scenario, load_scenario, plan_cases
-from fsbench.store import RunDir, scenario_hash
+from fsbench.store import RunDir, out_of_space, scenario_hash
 from fsbench.transport.factory import close_all, make_transports
 from fsbench.transport.local import LocalTransport
 
@@ -45,12 +54,14 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
         rd = _run_dir(sc, cases, path, output_root, resume)
         for tr in transports.values():
             setattr(tr, "marker", {MARKER: rd.run_id})  # noqa: B010 - not every transport plug-in has one
-        register_run(rd.path, rd.run_id)
         try:
-            outcome = Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,
-                             host_facts=pf.hosts, leftovers=Leftovers(rd.path / "leftovers.json"),
-                             secrets=secrets).run()
+            registered = _register(rd, listener)
+            outcome = registered or Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,
+                                           host_facts=pf.hosts, leftovers=Leftovers(rd.path / "leftovers.json"),
+                                           secrets=secrets).run()
         except KeyboardInterrupt:  # a second Ctrl-C: the manifest says interrupted; leftovers wait for the next run
+            if rd.manifest.get("status") == "running":  # stopped before the runner could say so
+                rd.settle("interrupted")
             return RunOutcome(rd.path, {}, interrupted=True)
         if not Leftovers(rd.path / "leftovers.json").actions:
             unregister_run(rd.run_id)
@@ -69,6 +80,23 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
     return outcome
 
 
+def _register(rd: RunDir, listener: Listener) -> RunOutcome | None:
+    """Index the run for recovery after a kill; a full disk ends it as one (exit 5), other errors say where."""
+    try:
+        register_run(rd.path, rd.run_id)
+        return None
+    except OSError as exc:
+        where = exc.filename or state_path()
+        if out_of_space(exc):
+            listener(Event("warning", message=f"cannot index the run in {where}: {exc.strerror}: stopping"))
+            rd.mark_out_of_space()
+            return RunOutcome(rd.path, {}, out_of_space=True)
+        rd.settle("failed", error=f"{where}: {exc.strerror or exc}")
+        raise PreflightError([("(controller)", "state folder", f"cannot index the run in {where} "
+                               f"({exc.strerror or exc}): fix that, or set {STATE_ENV} to a folder of yours; "
+                               f"then resume with --resume {rd.path}")]) from None
+
+
 def _redacting(listener: Listener) -> Listener:
     """The listener, given every message with secrets and URL passwords masked."""
     import dataclasses
@@ -83,8 +111,6 @@ def _redacting(listener: Listener) -> Listener:
 
 def _resolve_secrets(sc: Scenario) -> dict[str, str]:
     """Every secret's value, from the environment or its file; a missing one stops the run (exit 4)."""
-    from fsbench.errors import PreflightError
-
     values, missing = {}, []
     for name, ref in sc.secrets.items():
         try:
@@ -98,17 +124,15 @@ def _resolve_secrets(sc: Scenario) -> dict[str, str]:
 
 def _recover_dead_runs(transports: dict, listener: Listener) -> None:
     """Before anything starts: clean up after runs that were killed; refuse when that is not possible."""
-    from fsbench.errors import PreflightError
-
     local = LocalTransport("controller")
     problems = []
-    for run_id, run_dir in dead_runs():
+    for run_id, run_dir in dead_runs(listener):
         problems += recover(run_id, run_dir, transports, local, listener)
     if problems:
         raise PreflightError([("(leftovers)", "dead run", p) for p in problems]
                              + [("(leftovers)", "what to do", "resume that run with the scenario and inventory "
                                  "that reach its hosts, or clean by hand and delete its entry in "
-                                 f"{STATE_DIR}")])
+                                 f"{state_path()}")])
 
 
 def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -> RunDir:

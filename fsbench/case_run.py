@@ -55,8 +55,22 @@ class CaseRun:
         self.tool = get_tool(case.tool)
 
     def run(self, session: TargetSession) -> CaseOutcome:
-        """Execute the case; failures of any step become the outcome, never an exception."""
-        case, start = self.case, time.monotonic()
+        """Execute the case; failures of any step become the outcome, never an exception.
+
+        The one exception: an OSError of the run directory itself (a full disk) stops the run.
+        """
+        start = time.monotonic()
+        try:
+            return self._run(session, start)
+        except OSError as exc:
+            if self.rd.is_about(exc):
+                raise
+            return self._failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug (build, parse, a monitor) fails its case only
+            return self._failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
+
+    def _run(self, session: TargetSession, start: float) -> CaseOutcome:
+        case = self.case
         folder = session.kind.address == "directory"  # devices and URLs: the tool addresses the path itself
         dataset = bool(case.dataset) and folder
         test_dir = (session.data_dir(case.dataset) if dataset else session.case_dir(case.case_id)) if folder \
@@ -106,7 +120,7 @@ class CaseRun:
                 for h, tr in hosts.items():
                     try:
                         tr.remove_tree(test_dir)
-                    except FsbenchError as exc:  # a host lost mid-run must not hide the case's own outcome
+                    except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
                         self.emit(Event("warning", message=f"could not remove {test_dir} on {h}: {exc}"))
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)
@@ -336,6 +350,14 @@ class CaseRun:
             warnings += m.warnings
         self.rd.set_case_rows(case.case_id, rows)
         return CaseOutcome(STATUS_OK, "", {**common, "warnings": "; ".join(warnings)})
+
+
+def unexpected(rd: RunDir, exc: BaseException, folder: Path, during: str = "") -> str:
+    """The one-line reason of an error fsbench did not foresee; its traceback kept in folder/fsbench-error.txt."""
+    kept = rd.record_error(folder, exc)
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return (f"unexpected error{' ' + during if during else ''}: {type(exc).__name__}"
+            + (f": {first}" if first else "") + (f" (the traceback is in {kept})" if kept else ""))
 
 
 def where_of(transport: Transport) -> str:

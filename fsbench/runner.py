@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench import facts
-from fsbench.case_run import CaseRun
-from fsbench.errors import FsbenchError
+from fsbench.case_run import CaseRun, unexpected
+from fsbench.errors import FsbenchError, RunDirError
 from fsbench.events import Event, Listener, ignore
 from fsbench.leftovers import NoLeftovers
 from fsbench.scenario.model import Scenario, Target
@@ -96,7 +96,24 @@ class Runner:
 
     # -- the run -------------------------------------------------------------------------------
     def run(self) -> RunOutcome:
-        """Run every case that is not already ok; always tear targets down; write tables."""
+        """Run every case that is not already ok; always tear targets down; write tables.
+
+        However it ends, the manifest does not stay `running`: a Ctrl-C anywhere (clean-up and tables
+        included) leaves it `interrupted`, a full disk `out-of-space` (exit 5), and a run directory that
+        cannot be written `failed` with the error (RunDirError); all three are resumable.
+        """
+        try:
+            return self._run()
+        except KeyboardInterrupt:  # a second Ctrl-C: what is left is undone by the next run (leftovers)
+            self.rd.settle("interrupted")
+            raise
+        except OSError as exc:
+            return self._stopped_by(exc)
+        except BaseException as exc:  # a bug: said with its traceback, the run directory still consistent
+            self.rd.settle("failed", error=f"{type(exc).__name__}: {exc}")
+            raise
+
+    def _run(self) -> RunOutcome:
         self._init_records()
         todo = [c for c in self.cases if self.records[c.case_id]["status"] != STATUS_OK]
         self.rd.manifest["status"] = "running"
@@ -122,11 +139,7 @@ class Runner:
                     break
                 done = self._run_target(self.sc.targets[name], [c for c in todo if c.target == name], services,
                                         scratch, hosts, missing, done, len(todo))
-        except KeyboardInterrupt:  # a second Ctrl-C: what is left is undone by the next run (leftovers)
-            self.rd.manifest.update(status="interrupted", ended=utc_now())
-            self.rd.save_manifest()
-            raise
-        finally:
+        finally:  # a second Ctrl-C here stops the clean-up: the leftovers have the rest for the next run
             services.stop_all()
             for name, tr in self.transports.items():
                 try:
@@ -135,14 +148,26 @@ class Runner:
                     self.leftovers.done(cleanups[name])
                 except FsbenchError as exc:
                     self.emit(Event("warning", message=f"could not remove {scratch} on {name}: {exc}"))
-        try:
-            self.rd.write_hosts(hosts)
-            return self._close()
-        except OSError as exc:
-            if not out_of_space(exc):
-                raise
-            self.full = True
+        self.rd.write_hosts(hosts)
+        return self._close()
+
+    def _stopped_by(self, exc: OSError) -> RunOutcome:
+        """The end of a run whose run directory could not be written: out of space (resumable), or else."""
+        if out_of_space(exc):
+            if not self.full:
+                self._disk_full(exc)
             return self._close_full()
+        where = exc.filename or self.rd.path
+        self.rd.settle("failed", error=f"{where}: {exc.strerror or exc}")
+        raise RunDirError(f"{where}: {exc.strerror or exc}: the run stopped; the finished cases are kept in "
+                          f"{self.rd.path}: fix that, then resume with  fsbench run SCENARIO --resume "
+                          f"{self.rd.path}") from None
+
+    def _disk_full(self, exc: OSError) -> None:
+        """The run directory's disk is full: stop after this case, with room for the clean-up's own writes."""
+        self.full = True
+        self.rd.release_reserve()
+        self.emit(Event("warning", message=f"the run directory's disk is full ({exc}): stopping"))
 
     def _scratch_cleanup(self, tr: Transport, scratch: str) -> list[list[str]]:
         """Removing the run's scratch folder on a host, and on SSH hosts its work folder."""
@@ -154,13 +179,52 @@ class Runner:
 
     def _run_target(self, target: Target, tcases: list[Case], services: ServiceManager, scratch: str,
                     hosts: list[dict], missing: set, done: int, total: int) -> int:
-        values, reason = services.ensure(target.services, self.cancel)
+        try:
+            values, reason = services.ensure(target.services, self.cancel)
+        except Exception as exc:  # noqa: BLE001 - a service plug-in's bug fails this target's cases only
+            if isinstance(exc, OSError) and self.rd.is_about(exc):
+                raise
+            values, reason = {}, unexpected(self.rd, exc, self.rd.path / "services",
+                                            f"while starting the services of {target.name}")
         session = TargetSession(target, self._target_transports(target), self.rd.run_id, self.emit,
                                 scratch=scratch, service_values=values,
                                 log_dir=self.rd.path / "targets" / target.name, leftovers=self.leftovers,
                                 secrets=self.secrets)
         try:
-            ready = reason or session.setup(self.cancel)
+            ready = reason or self._setup(target, session, hosts)
+            last_user = {c.dataset: c.case_id for c in tcases if c.dataset}
+            for case in tcases:
+                if self.cancel.is_set() or self.full:
+                    break
+                done += 1
+                self.emit(Event("case_start", case=case, index=done, total=total))
+                try:
+                    self._one_case(case, session, ready, missing)
+                    if case.dataset and last_user.get(case.dataset) == case.case_id:
+                        session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
+                except OSError as exc:  # the run directory's disk is full: stop, record it, stay resumable
+                    if not out_of_space(exc):
+                        raise
+                    self._disk_full(exc)
+                    break
+                rec = self.records[case.case_id]
+                self.emit(Event("case_end", case=case, index=done, total=total, status=rec["status"],
+                                duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
+                if self.sc.settings.cooldown_s and not self.cancel.is_set():
+                    self.cancel.wait(self.sc.settings.cooldown_s)
+        except OSError as exc:  # full while setting the target up: its teardown still gets the reserve
+            if not out_of_space(exc):
+                raise
+            self._disk_full(exc)
+        finally:
+            session.teardown()
+            services.release(target.name)
+        return done
+
+    def _setup(self, target: Target, session: TargetSession, hosts: list[dict]) -> str | None:
+        """Set the target up and note how each host reached it; None when ready, else why not."""
+        try:
+            ready = session.setup(self.cancel)
             for h in hosts:
                 if h["host"] in session.transports and ready is None:
                     m = facts.mount_of(session.transports[h["host"]], target.path)
@@ -171,43 +235,37 @@ class Runner:
                     if target.fstype and m["fstype"] != target.fstype:
                         ready = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "
                                  f"the scenario expects {target.fstype}")
-            last_user = {c.dataset: c.case_id for c in tcases if c.dataset}
-            for case in tcases:
-                if self.cancel.is_set():
-                    break
-                done += 1
-                self.emit(Event("case_start", case=case, index=done, total=total))
-                self.records[case.case_id]["started"] = utc_now()
-                absent = self._absent(case, missing)
-                if absent:
-                    skip = get_tool(case.tool).bring_your_own or self.sc.workloads[case.workload].optional
-                    self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED,
-                                      f"{case.tool} is not installed on {', '.join(absent)} "
-                                      f"(`{_short(get_tool(case.tool).version_argv(case.options))}` failed): "
-                                      "`fsbench deploy` puts it there, or remove the workload")
-                elif ready is not None:
-                    self._finish_case(case, STATUS_FAILED, ready)
-                else:
-                    try:
-                        self._run_case(case, session)
-                    except OSError as exc:  # the run directory's disk is full: stop, record it, stay resumable
-                        if not out_of_space(exc):
-                            raise
-                        self.full = True
-                        self.rd.release_reserve()  # room for the clean-up's own small writes
-                        self.emit(Event("warning", message=f"the run directory's disk is full ({exc}): stopping"))
-                        break
-                if case.dataset and last_user.get(case.dataset) == case.case_id:
-                    session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
-                rec = self.records[case.case_id]
-                self.emit(Event("case_end", case=case, index=done, total=total, status=rec["status"],
-                                duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
-                if self.sc.settings.cooldown_s and not self.cancel.is_set():
-                    self.cancel.wait(self.sc.settings.cooldown_s)
-        finally:
-            session.teardown()
-            services.release(target.name)
-        return done
+        except FsbenchError as exc:
+            return f"target {target.name} could not be set up: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a kind plug-in's bug fails this target's cases only
+            if isinstance(exc, OSError) and self.rd.is_about(exc):
+                raise
+            return unexpected(self.rd, exc, self.rd.path / "targets" / target.name, f"while setting up {target.name}")
+        return ready
+
+    def _one_case(self, case: Case, session: TargetSession, ready: str | None, missing: set) -> None:
+        """Run one case, or record why it cannot run; an unexpected error fails this case only."""
+        self.records[case.case_id]["started"] = utc_now()
+        try:
+            absent = self._absent(case, missing)
+            if absent:
+                skip = get_tool(case.tool).bring_your_own or self.sc.workloads[case.workload].optional
+                self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED,
+                                  f"{case.tool} is not installed on {', '.join(absent)} "
+                                  f"(`{_short(get_tool(case.tool).version_argv(case.options))}` failed): "
+                                  "`fsbench deploy` puts it there, or remove the workload")
+            elif ready is not None:
+                self._finish_case(case, STATUS_FAILED, ready)
+            else:
+                self._run_case(case, session)
+        except OSError as exc:
+            if self.rd.is_about(exc):
+                raise
+            self._finish_case(case, STATUS_FAILED, unexpected(self.rd, exc, self.rd.path / "raw" / case.case_id))
+        except FsbenchError as exc:  # a host lost while checking for the tool
+            self._finish_case(case, STATUS_FAILED, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug fails its case, the run goes on
+            self._finish_case(case, STATUS_FAILED, unexpected(self.rd, exc, self.rd.path / "raw" / case.case_id))
 
     def _absent(self, case: Case, missing: set) -> list[str]:
         """Hosts of the case where its tool (the workload's own binary, if it names one) is not installed."""
@@ -250,9 +308,10 @@ class Runner:
         interrupted = self.cancel.is_set()
         good = counts.get(STATUS_OK, 0) + counts.get(STATUS_SKIPPED, 0)
         status = "interrupted" if interrupted else "complete" if good == len(self.records) else "failed"
-        self.rd.manifest.update(status=status, ended=utc_now())
-        self.rd.save_manifest()
         self.rd.write_cases(list(self.records.values()))
+        if not self.rd.settle(status):
+            raise RunDirError(f"{self.rd.path / 'manifest.json'}: cannot be written: the run ended ({status}) but "
+                              "its manifest still says otherwise")
         self.emit(Event("run_end", status=status, data={"counts": counts, "run_dir": str(self.rd.path)}))
         return RunOutcome(self.rd.path, counts, interrupted)
 

@@ -77,15 +77,23 @@ class RunDir:
             raise RunDirError(f"{scenario_name!r} cannot name a folder under {root}")
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
         base = root / f"{scenario_name}-{stamp}"
-        root.mkdir(parents=True, exist_ok=True)
         path, n = base, 1
-        while True:  # mkdir is the atomic claim: two runs started in the same second get -2, -3...
-            try:
-                path.mkdir()
-                break
-            except FileExistsError:
-                n += 1
-                path = base.with_name(f"{base.name}-{n}")
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            while True:  # mkdir is the atomic claim: two runs started in the same second get -2, -3...
+                try:
+                    path.mkdir()
+                    break
+                except FileExistsError:
+                    n += 1
+                    path = base.with_name(f"{base.name}-{n}")
+        except OSError as exc:  # a bad -o: a file on the way, a read-only or full file system, no permission
+            if out_of_space(exc):
+                raise RunDirError(f"{root}: no space left to create a run directory: free some space or give "
+                                  "another folder with -o") from None
+            where = exc.filename or root
+            raise RunDirError(f"{root}: cannot create a run directory there ({where}: {exc.strerror or exc}): "
+                              "give a folder you can write to with -o") from None
         try:
             (path / "raw").mkdir()
             rd = cls._initialise(path, scenario_name, resolved)
@@ -164,11 +172,53 @@ class RunDir:
     def mark_out_of_space(self) -> None:
         """Record that the run stopped on a full disk (using the reserve); resumable."""
         self.release_reserve()
-        self.manifest.update(status="out-of-space", ended=utc_now())
+        self.settle("out-of-space")
+
+    def settle(self, status: str, **extra: object) -> bool:
+        """Record how the run ended, whatever happens meanwhile; whether the manifest could be written.
+
+        A full disk gets the reserve back and one more try; a Ctrl-C that arrives while writing does
+        not stop the write: it is raised again once the manifest is on disk.
+        """
+        self.manifest.update(status=status, ended=utc_now(), **extra)
+        stopped, written = False, False
+        for _ in range(20):  # each round ends in a write, a give-up, or one more Ctrl-C
+            try:
+                try:
+                    self.save_manifest()
+                    written = True
+                    break
+                except OSError as exc:
+                    if not out_of_space(exc) or not (self.path / ".reserve").exists():
+                        (self.path / "manifest.json.tmp").unlink(missing_ok=True)
+                        break
+                    self.release_reserve()
+            except KeyboardInterrupt:
+                stopped = True
+        if stopped:
+            raise KeyboardInterrupt
+        return written
+
+    def is_about(self, exc: OSError) -> bool:
+        """Whether an OSError is this run directory's (stop the run) rather than a target's (fail a case).
+
+        A full disk without a file name is a write to an open file: ours (tools' own writes fail the tool).
+        """
+        if exc.filename is None:
+            return out_of_space(exc)
+        return os.path.abspath(str(exc.filename)).startswith(os.path.abspath(self.path) + os.sep)
+
+    def record_error(self, folder: Path, exc: BaseException) -> str:
+        """An unexpected error's traceback in folder/fsbench-error.txt (masked); its path in the run, or ""."""
+        import traceback
+
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         try:
-            self.save_manifest()
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "fsbench-error.txt").write_text(redact(text))
         except OSError:
-            (self.path / "manifest.json.tmp").unlink(missing_ok=True)
+            return ""
+        return str((folder / "fsbench-error.txt").relative_to(self.path))
 
     @classmethod
     def open(cls, path: Path) -> "RunDir":
