@@ -3,6 +3,9 @@ gofakes3 library) or, where it is missing, moto's server. The buckets are create
 are generated per run and masked like every secret; targets reach it through
 ${services.NAME.endpoint|bucket|region|access_key|secret_key}.
 
+Both are lab servers: multipart uploads are held in RAM until they complete (fsbench-s3's bolt store,
+on disk, also caps an object at 2 GiB), so objects of many GiB need a real store.
+
 Neither server checks signatures: clients may sign with any key. The generated keys still matter: a
 client is configured exactly as it would be against a real store, and the keys are a realistic test
 of fsbench's masking (they never reach argv, the run directory or the report)."""
@@ -33,7 +36,8 @@ SECTION = s.Struct({
     "server": s.Key(s.one_of("auto", "fsbench-s3", "moto"), default="auto",
                     doc="auto: fsbench-s3 where installed (install.sh builds it), else moto_server"),
     "backend": s.Key(s.one_of("mem", "bolt"), default="mem",
-                     doc="fsbench-s3's store: mem (RAM, fastest) or bolt (one file in the service's folder)"),
+                     doc="fsbench-s3's store: mem (RAM, fastest) or bolt (one file in the service's folder, "
+                         "objects up to 2 GiB); either way a multipart upload is held in RAM until complete"),
     "region": s.Key(s.line_text, default="us-east-1"),
 }, what="s3 server settings")
 

@@ -156,3 +156,39 @@ def test_the_s3_service_has_a_readiness_probe_and_needs_no_start_commands():
     # ready once the default bucket answers 200: the server listens and the bucket exists
     assert plan.ready.endswith("${service.port}/fsbench | grep -qx 200")
     assert plan.start == ["sh ${service.dir}/start-s3.sh"]
+
+
+def test_seed_001_scenario_uses_its_own_server_below_full_scale_and_an_existing_store_at_full():
+    """s3-fuse-clients: smoke and quick start fsbench-s3; full (100 GiB files: beyond fsbench-s3 and moto,
+    which hold multipart uploads in RAM) starts nothing and reads the store's keys from the environment."""
+    from fsbench.scenario.load import load_scenario
+    from fsbench.units import parse_size
+    from tests.paths import REPO
+
+    path = REPO / "scenarios" / "s3-fuse-clients.yaml"
+    quick, full = load_scenario(path), load_scenario(path, ["scale=full"])
+    assert all(t.services == ("s3",) for t in quick.targets.values()) and quick.secrets == {}
+    assert all(t.services == () for t in full.targets.values())
+    assert {n: r.env for n, r in full.secrets.items()} == {"s3_access_key": "AWS_ACCESS_KEY_ID",
+                                                           "s3_secret_key": "AWS_SECRET_ACCESS_KEY"}
+    s3fs, cache = full.targets["s3fs"], full.targets["s3fs-cache"]
+    assert (s3fs.settings.access_key, s3fs.settings.secret_key) == ("${secrets.s3_access_key}",
+                                                                    "${secrets.s3_secret_key}")
+    # s3fs's parts: S3 allows 10,000 per object; the default 10 MiB would stop at 97.7 GiB
+    big = parse_size(str(full.workloads["seq-write-1m"].options["size"]))
+    assert s3fs.settings.options == ("multipart_size=64",) and big / (64 * 2**20) <= 10_000 < big / (10 * 2**20)
+    assert "-o multipart_size=64" in cache.settings.mount and "${secrets.s3_access_key}" in cache.settings.mount
+    assert quick.targets["s3fs"].settings.options == ("multipart_size=10",)  # s3fs's own default, said aloud
+    values = {"secrets.s3_access_key": "AKFULLSCALEEXAMPLE01", "secrets.s3_secret_key": "f" * 40,
+              "run.id": "r", "run.scratch": "/var/tmp/fsbench/r"}
+    plan = KINDS.get("s3fs").plan(s3fs, {**values, "target.path": s3fs.path}, "/var/tmp/fsbench/r")
+    assert plan.env == {"AWS_ACCESS_KEY_ID": "AKFULLSCALEEXAMPLE01", "AWS_SECRET_ACCESS_KEY": "f" * 40}
+    argv = " ".join(plan.mount[0])
+    assert "url=https://s3.us-east-1.amazonaws.com" in argv and "endpoint=us-east-1" in argv
+    assert "AKFULLSCALEEXAMPLE01" not in argv and "f" * 40 not in argv
+    # the small files: exactly the seed's 100,000 over 128 threads (two job sections, one reporting group)
+    for sc, files, threads in ((quick, 256, 16), (full, 100_000, 128)):
+        for name in ("small-files-write", "small-files-read"):
+            jobs = list(sc.workloads[name].jobs.values())
+            assert sum(j["numjobs"] * j["nrfiles"] for j in jobs) == files and sum(j["numjobs"] for j in jobs) == threads
+            assert [j.get("new_group") for j in jobs] == [None, 0]

@@ -1,5 +1,7 @@
 // fsbench-s3: a small S3 server for fsbench's lab campaigns (FUSE clients for object storage, S3A,
-// JuiceFS on S3, objbench), built on the gofakes3 library. Data lives in memory or in one bolt file.
+// JuiceFS on S3, objbench), built on the gofakes3 library. Data lives in memory or in one bolt file;
+// either way gofakes3 holds a multipart upload's parts in memory until it completes, and bolt caps an
+// object at 2 GiB: objects of many GiB need a real store.
 //
 //	fsbench-s3 -addr 127.0.0.1:9000 -backend bolt -db /var/tmp/s3.db -bucket bench -bucket other
 //
