@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.tools.mdtest.options import OPTIONS, SWITCH
 from tests.conftest import require, run_cli, write_scenario
 from tests.e2e.test_multihost import inventory
 
@@ -63,13 +64,19 @@ def test_separate_phases_drop_the_cache_between_them_and_keep_each_phase_own_row
           files:
             tool: mdtest
             drop_caches: true
-            options: {{F: true, n: 200, w: 4096, e: 4096, u: true, tasks: 2, separate_phases: true}}
+            options: {{F: true, n: 200, w: 4096, e: 4096, u: true, tasks: 2, separate_phases: true,
+                       W: 30, x: stonewall.status}}
         """)
     proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report", check=True)
     run = Path(proc.stdout.splitlines()[0])
     raw = run / "raw" / "t__files__r1" / "local"
     commands = (raw / "command").read_text().splitlines()
     assert [c.split()[-1] for c in commands] == ["-C", "-T", "-E", "-r"]
+    # the stonewall status file is in the case folder: the create phase wrote it, the later phases read it
+    status = re.search(r"-x (\S+)", commands[0]).group(1)
+    assert re.fullmatch(rf"{tmp_path}/t/fsbench-[^/]+/t__files__r1/stonewall.status", status), status
+    assert "Could not read stonewall status file" not in (raw / "stdout").read_text() + (raw / "stderr").read_text()
+    assert not list(run.rglob("stonewall.status")) and not (tmp_path / "stonewall.status").exists()
     proofs = sorted(p.name for p in raw.glob("drop_caches*.json"))
     assert proofs == ["drop_caches-1.json", "drop_caches-2.json", "drop_caches-3.json", "drop_caches.json"]
     assert all(json.loads((raw / p).read_text())["ok"] for p in proofs)
@@ -83,7 +90,8 @@ def test_separate_phases_drop_the_cache_between_them_and_keep_each_phase_own_row
 
 
 def test_seed_000_layout_scaled_down_across_two_ssh_hosts(lab, tmp_path):
-    """2 client hosts x 2 MPI slots, mdtest -b 3 -z 1 -I 10 -u over mpirun's ssh launch agent."""
+    """2 client hosts x 2 MPI slots, mdtest -b 3 -z 1 -I 10 -u -i 3 over mpirun's ssh launch agent, its create,
+    stat, read and remove phases as separate runs with the page cache dropped on both hosts before each."""
     require("mdtest")
     inventory(lab, tmp_path / "inventory.yaml")
     scenario = write_scenario(tmp_path, f"""\
@@ -96,27 +104,71 @@ def test_seed_000_layout_scaled_down_across_two_ssh_hosts(lab, tmp_path):
         workloads:
           meta:
             tool: mdtest
-            options: {{b: 3, z: 1, I: 10, u: true, tasks: 4, mpirun_args: {TCP_ONLY[:-1]}, --display-map]}}
+            drop_caches: true
+            options: {{b: 3, z: 1, I: 10, u: true, i: 3, tasks: 4, separate_phases: true,
+                       mpirun_args: {TCP_ONLY[:-1]}, --display-map]}}
         """)
     logins = lab.accepted_logins()
-    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report")
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report", timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = Path(proc.stdout.splitlines()[0])
     raw = run / "raw" / "t__meta__r1" / "controller"
     assert (raw / "hostfile").read_text() == "127.0.0.2 slots=2\n127.0.0.3 slots=2\n"
-    command = (raw / "command").read_text()
-    assert "--hostfile hostfile" in command and f"-p {lab.port}" in command and "StrictHostKeyChecking=yes" in command
-    out = (raw / "stdout").read_text() + (raw / "stderr").read_text()
-    # mpirun's map: two ranks on each host
-    for address in ("127.0.0.2", "127.0.0.3"):
-        assert re.search(rf"Data for node: {re.escape(address)}\s+Num slots: 2", out), out[:2000]
-    assert "mdtest-4.0.0 was launched with 4 total task(s)" in out
-    assert lab.accepted_logins() - logins >= 2  # mpirun started its daemons over ssh on both hosts
+    commands = (raw / "command").read_text().splitlines()
+    assert [c.split()[-1] for c in commands] == ["-C", "-T", "-E", "-r"]
+    assert all("--hostfile hostfile" in c and f"-p {lab.port}" in c and "StrictHostKeyChecking=yes" in c
+               for c in commands)
+    # mpirun's map in every phase: two ranks on each host
+    for i in range(4):
+        out = (raw / f"stdout.{i}").read_text() + (raw / f"stderr.{i}").read_text()
+        for address in ("127.0.0.2", "127.0.0.3"):
+            assert re.search(rf"Data for node: {re.escape(address)}\s+Num slots: 2\s+Max slots: 0\s+Num procs: 2",
+                             out), out[:2000]
+        assert "mdtest-4.0.0 was launched with 4 total task(s) on 2 node(s)" in out
+    assert lab.accepted_logins() - logins >= 8  # mpirun started its daemons over ssh on both hosts, per phase
+    # the cache was dropped on both hosts before the first phase and between phases, each with its proof
+    for host in ("h2", "h3"):
+        proofs = sorted((run / "raw" / "t__meta__r1" / host).glob("drop_caches*.json"))
+        assert [p.name for p in proofs] == ["drop_caches-1.json", "drop_caches-2.json", "drop_caches-3.json",
+                                            "drop_caches.json"]
+        for p in proofs:
+            proof = json.loads(p.read_text())
+            assert proof["ok"] and proof["host"] == host and proof["cached_after_bytes"] is not None
     rows = _results(run)
-    mean = rows[rows["stat"] == "mean"]
-    assert set(rows.tasks) == {4} and (mean[mean.operation == "directory_creation"].value > 0).all()
+    assert set(rows.tasks) == {4} and set(rows.iterations) == {3}
+    assert set(rows["stat"]) == {"max", "min", "mean", "stddev"}
+    # each phase's Max / Min / Mean / StdDev exactly as that phase's mdtest printed them
+    labels = {"create": ("Directory creation", "File creation", "Tree creation"),
+              "stat": ("Directory stat", "File stat"), "read": ("File read",),
+              "remove": ("Directory removal", "File removal", "Tree removal")}
+    for i, (phase, names) in enumerate(labels.items()):
+        stdout = (raw / f"stdout.{i}").read_text()
+        assert "SUMMARY rate: (of 3 iterations)" in stdout
+        for name in names:
+            operation = name.lower().replace(" ", "_")
+            got = rows[(rows.operation == operation) & (rows.metric == "rate") & (rows.phase == phase)]
+            printed = re.search(rf"^\s+{name}\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", stdout, re.M)
+            assert printed, (phase, name)
+            assert [float(x) for x in printed.groups()] == \
+                [got.set_index("stat").value[s] for s in ("max", "min", "mean", "stddev")], (phase, name)
+    mean = rows[(rows["stat"] == "mean") & (rows.metric == "rate")]
+    assert (mean[mean.operation == "directory_creation"].value > 0).all()
     hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
     assert set(hosts.mdtest_version) == {hosts.mdtest_version[0]} and hosts.mdtest_version[0].startswith("mdtest-4")
+
+
+def test_the_option_table_is_mdtest_s_own_help():
+    """fsbench's list of mdtest options (what validation accepts) is the one the installed mdtest prints."""
+    require("mdtest")
+    text = subprocess.run(["mdtest", "--help"], capture_output=True, text=True, timeout=60).stdout
+    printed = set()
+    for line in text.splitlines():
+        m = re.match(r"^\s+(-\w|--[\w.-]+)(?:, --([\w.-]+))?(?:=\S*)?\s", line)
+        if m:
+            printed |= {m.group(1).lstrip("-")} | ({m.group(2)} if m.group(2) else set())
+    assert printed == set(OPTIONS), (sorted(printed - set(OPTIONS)), sorted(set(OPTIONS) - printed))
+    takes_value = {m.group(1).lstrip("-") for m in re.finditer(r"^\s+(-\w|--[\w.-]+)=", text, re.M)}
+    assert takes_value == {k for k, kind in OPTIONS.items() if kind != SWITCH}
 
 
 def test_a_host_without_mdtest_stops_the_run_before_anything_ran(tmp_path):
