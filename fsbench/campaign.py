@@ -37,6 +37,8 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
     cases = plan_cases(sc)
     transports = make_transports(sc)
     listener = _redacting(listener)
+    for warning in sc.warnings:  # a literal secret in the file: masked, but better as a reference
+        listener(Event("warning", message=warning))
     rd = None
     try:
         _recover_dead_runs(transports, listener)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from fsbench.errors import RunDirError
-from fsbench.secrets import redact
+from fsbench.secrets import redact, redact_data, redact_frame, redact_rows
 from fsbench.tidy import COLUMNS
 from fsbench.version import SCHEMA_VERSION, __version__
 
@@ -120,7 +120,8 @@ class RunDir:
             "attempts": 1,
         })
         rd.save_manifest()
-        (path / "scenario.yaml").write_text(redact(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True)))
+        (path / "scenario.yaml").write_text(redact(yaml.safe_dump(redact_data(resolved), sort_keys=False,
+                                                                   allow_unicode=True)))
         rd.keep_reserve()
         return rd
 
@@ -286,7 +287,7 @@ class RunDir:
         with (self.path / "hosts.csv").open("w", newline="") as fh:
             w = csv.DictWriter(fh, cols)
             w.writeheader()
-            w.writerows(hosts)
+            w.writerows(redact_rows(hosts))
 
     def write_results(self, rows: list[dict]) -> None:
         """results.csv and results.parquet from all rows."""
@@ -294,7 +295,7 @@ class RunDir:
 
         df = pd.DataFrame(rows)
         extra = [c for c in df.columns if c not in COLUMNS]
-        df = df.reindex(columns=COLUMNS + extra)
+        df = redact_frame(df.reindex(columns=COLUMNS + extra))  # parquet is binary: masked before it is written
         df.to_csv(self.path / "results.csv", index=False)
         try:
             df.to_parquet(self.path / "results.parquet", index=False)

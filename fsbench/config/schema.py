@@ -330,7 +330,7 @@ command_line = shell(line_text)
 __all__ = [
     "Flag", "Issue", "Key", "Struct", "address", "anything", "boolean", "build", "choices_of", "command",
     "command_line", "doc_of", "duration", "integer", "is_shell", "line_text", "list_of", "mapping_of", "name",
-    "one_of", "option", "scalar", "scalar_or_list", "shell", "size", "string", "struct_of",
+    "one_of", "option", "part", "scalar", "scalar_or_list", "shell", "size", "string", "struct_of",
 ]
 
 
@@ -356,15 +356,40 @@ def option(check: Check, default: object = _NO_DEFAULT, *, factory: Callable[[],
     return field(default=default, metadata=meta)
 
 
+@dataclass(frozen=True)
+class Part:
+    """The checker of a field that the caller of struct_of supplies (a section built from plug-ins):
+    `part("target", many=True)` is a mapping of names to targets."""
+
+    name: str
+    many: bool = False
+
+    def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+        raise TypeError(f"the {self.name!r} part is given by struct_of(parts=...)")
+
+
+def part(name: str, *, many: bool = False) -> Check:
+    """A field's checker that struct_of takes from its `parts` (many: a mapping of names to it)."""
+    return Part(name, many)
+
+
 def struct_of(cls: type, what: str, *, more: dict[str, Key] | None = None,
-              extra: Callable[[dict, tuple, LineMap, list], None] | None = None) -> Struct:
-    """The checker of a dataclass's keys (fields declared with option()), plus `more` keys."""
+              extra: Callable[[dict, tuple, LineMap, list], None] | None = None,
+              parts: dict[str, Check] | None = None) -> Struct:
+    """The checker of a dataclass's keys (fields declared with option()), plus `more` keys.
+
+    A field whose checker is part(NAME) gets parts[NAME] (or a mapping of names to it).
+    """
     keys: dict[str, Key] = {}
     for f in fields(cls):
         meta = f.metadata
         if "check" not in meta:
             continue
-        keys[meta["key"] or f.name] = Key(meta["check"], meta["required"], meta["blank"], meta["doc"])
+        check = meta["check"]
+        if isinstance(check, Part):
+            check = mapping_of((parts or {})[check.name], what=check.name) if check.many else \
+                (parts or {})[check.name]
+        keys[meta["key"] or f.name] = Key(check, meta["required"], meta["blank"], meta["doc"])
     keys.update(more or {})
     return Struct(keys, what, extra)
 

@@ -12,8 +12,8 @@ from fsbench.config.files import MAX_INPUT_BYTES, read_text_bounded
 from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario.extends import apply_extends
+from fsbench.scenario.literal_secrets import remember_literal_secrets
 from fsbench.scenario.model import (
-    USE_CASE_KEYS,
     Collector,
     Deploy,
     Host,
@@ -95,28 +95,8 @@ def sections() -> dict[str, s.Struct]:
 
 
 def scenario_struct() -> s.Struct:
-    """The checker of a whole scenario file."""
-    parts = sections()
-    return s.Struct({
-        "name": s.Key(s.name, required=True, doc="a short name, used in the run directory's name"),
-        "description": s.Key(s.string, default=""),
-        "use_case": s.Key(s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case"),
-                          default=dict),
-        "variables": s.Key(s.anything, default=dict),
-        "inventory": s.Key(s.string, doc="a host inventory file (relative to this file); --inventory overrides it"),
-        "hosts": s.Key(s.mapping_of(parts["host"], what="host"), default=dict),
-        "settings": s.Key(parts["settings"]),
-        "services": s.Key(s.mapping_of(parts["service"], what="service"), default=dict),
-        "report": s.Key(parts["report"]),
-        "monitor": s.Key(parts["monitor"]),
-        "collectors": s.Key(s.mapping_of(parts["collector"], what="collector"), default=dict,
-                            doc="commands beside each case: juicefs stats, juicefs profile's access log, iostat..."),
-        "deploy": s.Key(parts["deploy"]),
-        "secrets": s.Key(s.mapping_of(_secret, what="secret"), default=dict,
-                         doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere"),
-        "targets": s.Key(s.mapping_of(parts["target"], what="target"), required=True),
-        "workloads": s.Key(s.mapping_of(parts["workload"], what="workload"), required=True),
-    }, what="scenario")
+    """The checker of a whole scenario file: model.Scenario's keys, with the sections of the plug-ins."""
+    return s.struct_of(Scenario, "scenario", parts={**sections(), "secret": _secret})
 
 
 def report_settings(data: dict, file: str = "scenario.yaml") -> Report:
@@ -149,6 +129,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     struct = scenario_struct()
     data = substitute(raw, values, lm, shell=lambda key_path: s.is_shell(struct, key_path))
     data = apply_extends(data, lm)
+    warnings = remember_literal_secrets(data, lm) if isinstance(data, dict) else []  # before any message
     issues: list[Issue] = []
     checked = struct(data, (), lm, issues)
     if checked is None:
@@ -168,6 +149,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     resolved: dict = copy.deepcopy(data)  # type: ignore[arg-type]
     resolved["variables"] = dict(values)
     scenario.resolved = resolved
+    scenario.warnings = warnings
     return scenario
 
 
@@ -201,9 +183,10 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                                    "or set `transport: local`"))
         groups = tuple(h.get("groups") or ()) or tuple(getattr(spec, "groups", ()) or ())
         slots = h.get("slots") or getattr(spec, "slots", 1) or 1
-        hosts[n] = Host(n, transport, h.get("address") or "", groups, slots, spec if transport == "ssh" else None)
+        hosts[n] = s.build(Host, h, name=n, transport=transport, groups=groups, slots=slots,
+                           spec=spec if transport == "ssh" else None)
     if not hosts:
-        hosts = {"local": Host("local")}
+        hosts = {"local": Host(name="local")}
     targets = {}
     for n, t in d["targets"].items():
         if t:
@@ -245,11 +228,13 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                      tools={t: dict(v) for t, v in dep.items() if t in TOOLS and isinstance(v, dict)},
                      base_dir=str(base_dir))
     collectors = {n: s.build(Collector, c, name=n) for n, c in (d.get("collectors") or {}).items() if c}
-    return Scenario(d["name"], lm.file, d["description"], {k: v for k, v in d["use_case"].items() if v},
-                    values, hosts, targets, workloads, s.build(Settings, d.get("settings") or {}), {}, base_dir,
-                    services, s.build(Monitor, d.get("monitor") or {}),
-                    {n: h.spec for n, h in hosts.items() if h.spec is not None}, "", deploy, secrets,
-                    s.build(Report, d.get("report") or {}), collectors)
+    return s.build(Scenario, d, file=lm.file, use_case={k: v for k, v in d["use_case"].items() if v},
+                   variables=values, hosts=hosts, targets=targets, workloads=workloads,
+                   settings=s.build(Settings, d.get("settings") or {}), base_dir=base_dir, services=services,
+                   monitor=s.build(Monitor, d.get("monitor") or {}),
+                   inventory={n: h.spec for n, h in hosts.items() if h.spec is not None}, inventory_file="",
+                   deploy=deploy, secrets=secrets, report=s.build(Report, d.get("report") or {}),
+                   collectors=collectors)
 
 
 def _relative(base_dir: Path, value: str) -> str:

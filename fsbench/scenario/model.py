@@ -344,29 +344,45 @@ class Deploy:
         return str(Path(self.base_dir) / value)
 
 
+USE_CASE = s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case")
+
+
 @dataclass
 class Scenario:
-    """A fully validated scenario with variables resolved."""
+    """A fully validated scenario with variables resolved.
 
-    name: str
-    file: str
-    description: str
-    use_case: dict[str, str]
-    variables: dict[str, object]
-    hosts: dict[str, Host]
-    targets: dict[str, Target]
-    workloads: dict[str, Workload]
-    settings: Settings
-    resolved: dict  # the resolved data, as written to the run directory's scenario.yaml
+    Its option() fields are the file's top-level keys, in the order the file documents them; a part
+    built from the plug-ins (`s.part("target", many=True)`) is supplied by the loader
+    (fsbench.scenario.load.scenario_struct), which also builds this by keyword.
+    """
+
+    name: str = option(s.name, "", required=True, doc="a short name, used in the run directory's name")
+    description: str = option(s.string, "")
+    use_case: dict[str, str] = option(USE_CASE, factory=dict, blank=dict)
+    variables: dict[str, object] = option(s.anything, factory=dict, blank=dict)
+    inventory_file: str = option(s.string, "", key="inventory",
+                                 doc="a host inventory file (relative to this file); --inventory overrides it")
+    hosts: dict[str, Host] = option(s.part("host", many=True), factory=dict, blank=dict)
+    settings: Settings = option(s.part("settings"), factory=Settings)
+    services: dict[str, Service] = option(s.part("service", many=True), factory=dict, blank=dict)
+    report: Report = option(s.part("report"), factory=Report)
+    monitor: Monitor = option(s.part("monitor"), factory=Monitor)
+    collectors: dict[str, Collector] = option(s.part("collector", many=True), factory=dict, blank=dict,
+                                              doc="commands beside each case: juicefs stats, juicefs profile's "
+                                                  "access log, iostat...")
+    deploy: Deploy = option(s.part("deploy"), factory=Deploy)
+    #: name -> fsbench.secrets.SecretRef (never a value)
+    secrets: dict = option(s.part("secret", many=True), factory=dict, blank=dict,
+                           doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere")
+    targets: dict[str, Target] = option(s.part("target", many=True), factory=dict, required=True)
+    workloads: dict[str, Workload] = option(s.part("workload", many=True), factory=dict, required=True)
+    file: str = ""
+    #: the resolved data, as written to the run directory's scenario.yaml
+    resolved: dict = field(default_factory=dict)
     base_dir: Path = field(default_factory=Path)
-    services: dict[str, Service] = field(default_factory=dict)
-    monitor: Monitor = field(default_factory=Monitor)
     inventory: dict = field(default_factory=dict)  # name -> HostSpec of the hosts reached over SSH
-    inventory_file: str = ""
-    deploy: Deploy = field(default_factory=Deploy)
-    secrets: dict = field(default_factory=dict)  # name -> fsbench.secrets.SecretRef (never a value)
-    report: Report = field(default_factory=Report)
-    collectors: dict[str, Collector] = field(default_factory=dict)
+    #: what the user should know but that does not stop the run (a literal secret in the file)
+    warnings: list[str] = field(default_factory=list)
 
     def collector_targets(self, c: Collector, kinds: tuple[str, ...]) -> list[str]:
         """The targets a collector may apply to: its own list, else every target of the kinds it serves."""

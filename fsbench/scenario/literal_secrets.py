@@ -1,0 +1,53 @@
+"""Secrets written into a scenario itself: masked from the moment it is loaded, with a warning.
+
+A key that names a secret (`secret_key`, `access_key`, `password`, `token`, also `fs.s3a.secret.key`)
+under a target or a service, with a literal value rather than `${secrets.NAME}`, and the password
+of any URL anywhere (a meta URL with `--set dbpw=...` in it), are remembered as secrets before
+anything is written: scenario.yaml (its `variables:` included), cases.csv, the report and every
+message then show `****` in their place.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fsbench.config.yamllines import LineMap
+from fsbench.secrets import SECRET_WORDS, remember, url_password_spans
+
+_SEPARATORS = re.compile(r"[.\-\s]")
+
+
+def is_secret_key(key: object) -> bool:
+    """Whether a key names a secret: it ends with one of SECRET_WORDS (`.` and `-` read as `_`)."""
+    word = _SEPARATORS.sub("_", str(key).lower())
+    return any(word == w or word.endswith("_" + w) for w in SECRET_WORDS)
+
+
+def remember_literal_secrets(data: dict, lm: LineMap) -> list[str]:
+    """Remember every literal secret of loaded scenario data; a warning for each secret key."""
+    warnings: list[str] = []
+    for path, text in _texts(data, ()):
+        if path[:1] == ("variables",):
+            continue  # the raw declarations: their values are checked where they are used
+        for _, start, end in url_password_spans(text):
+            if "${" not in text[start:end]:
+                remember(text[start:end])
+        if path[:1] in (("targets",), ("services",)) and is_secret_key(path[-1]) and text and "${" not in text:
+            remember(text)
+            warnings.append(str(lm.issue(path, "a secret is written in the scenario (here or through a variable): "
+                                               "it is masked in everything fsbench writes, but a reference keeps "
+                                               "it out of the file",
+                                         "secrets: {NAME: {env: VARIABLE}} and ${secrets.NAME} here")))
+    return warnings
+
+
+def _texts(value: object, path: tuple):
+    """(key path, text) of every text in value."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _texts(v, path + (i,))
+    elif isinstance(value, str):
+        yield path, value
