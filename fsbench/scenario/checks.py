@@ -192,6 +192,8 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
     ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
            "targets": [(t.name, t.path, t.destructive, t.kind) for t in targets],
            "allow_commands": w.allow_commands, "job_file": w.job_file,
+           # each target's kind settings, for tools that must keep to them (fio's rbd engine: the target's image)
+           "settings": {t.name: t.settings for t in targets},
            # the names and addresses of each target's hosts (vdbench: an hd= on another machine is an opt-in)
            "target_hosts": {t.name: _target_host_names(sc, t.hosts) for t in targets},
            # which targets have an object store behind them (for tools that test the store itself)

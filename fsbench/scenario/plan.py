@@ -78,6 +78,8 @@ def plan_cases(sc: Scenario) -> list[Case]:
             for point in w.sweep.points():
                 options = {**w.options, **point}
                 estimate = _estimate(tool, options, w)
+                # what the tool lets a case run beyond the estimate (fio at its rate_min) the timeout allows too
+                beyond = max(0.0, _longest(tool, options, w) - estimate)
                 reading = _reads(tool, options, w)
                 # files are laid out in folders, and by tools that fill other kinds themselves (fio: an RBD
                 # image); a device holds whatever it holds
@@ -93,7 +95,8 @@ def plan_cases(sc: Scenario) -> list[Case]:
                         laid_out.add(dataset)
                     # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
                     total = estimate + (layout if first else 0.0) + (PREPARE_START_S if reads else 0.0)
-                    timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, total * 3 + 60)
+                    timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, total * 3 + 60,
+                                                                               total + beyond + 60)
                     cases.append(Case(
                         case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,
                         w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts),
@@ -104,6 +107,11 @@ def plan_cases(sc: Scenario) -> list[Case]:
 
 def _estimate(tool, options: dict, w) -> float:
     return tool.estimate_seconds(options, w.job_file_text, w.jobs, w.job_file)
+
+
+def _longest(tool, options: dict, w) -> float:
+    longest = getattr(tool, "longest_seconds", None)
+    return longest(options, w.job_file_text, w.jobs, w.job_file) if longest else 0.0
 
 
 def _reads(tool, options: dict, w) -> bool:

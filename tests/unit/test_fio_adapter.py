@@ -107,3 +107,99 @@ def test_option_checks():
     assert "not a size" in by_path["bs"].message
     assert "not a duration" in by_path["runtime"].message
     assert FIO.check_options({"bs": "4k-64k", "bssplit": "4k/50:64k/50"}, None, {}, {}) == []
+
+
+MULTI = "[global]\nbs=4k\nsize=1m\n[a]\nrw=randread\n[global]\nbs=1m\ndirectory=sub\n[b]\nrw=write\n[a]\nrw=randwrite\n"
+
+
+def test_repeated_globals_and_job_names_are_rendered_as_fio_reads_them():
+    c = case(job_file_text=MULTI, options={"numjobs": 2}, dataset="ds")
+    jf = parse_jobfile(FIO.build(c, "/t/data/ds").files["job.fio"])
+    assert jf.job_names() == ["a", "b", "a"]  # the randread job is still there
+    assert [(n, o["bs"], o["rw"], o["numjobs"]) for n, o in jf.jobs()] == [
+        ("a", "4k", "randread", "2"), ("b", "1m", "write", "2"), ("a", "1m", "randwrite", "2")]
+    # a later global's directory counts for the jobs after it only; each job has its own dataset files
+    assert [o["directory"] for _n, o in jf.jobs()] == ["/t/data/ds", "/t/data/ds/sub", "/t/data/ds/sub"]
+    assert [o["filename_format"] for _n, o in jf.jobs()] == [f"ds.{i}.$jobnum.$filenum" for i in range(3)]
+    assert not any("directory" in s.options for s in jf.globals())
+
+
+def _rbd_ctx(hosts=("local",)):
+    from fsbench.targets.kinds.rbd_image import RbdImage
+    from fsbench.tools.base import BuildContext, HostInfo
+
+    return BuildContext({h: HostInfo(h, f"10.0.0.{i + 1}") for i, h in enumerate(hosts)}, port=8765,
+                        address="url", target_kind="rbd-image",
+                        target_settings=RbdImage(pool="rbd", image="fsbench-img", conf="/etc/ceph/lab.conf"))
+
+
+def test_every_section_on_an_rbd_image_uses_the_target_s_image():
+    text = "[global]\nrw=randwrite\nsize=4m\n[j]\nrbdname=prod-image\npool=prod\nclustername=other\n" \
+           "[global]\nioengine=libaio\n[k]\n"
+    jf = parse_jobfile(FIO.build(case(job_file_text=text), "/fsbench-img", _rbd_ctx()).files["job.fio"])
+    for s in jf.sections:
+        assert (s.options["ioengine"], s.options["pool"], s.options["rbdname"], s.options["clientname"]) == \
+            ("rbd", "rbd", "fsbench-img", "admin"), s
+        assert "clustername" not in s.options
+    assert [o["rbdname"] for _n, o in jf.jobs()] == ["fsbench-img", "fsbench-img"]
+
+
+def test_the_image_fill_writes_the_extents_the_job_file_reads_once():
+    text = "[global]\nrw=randread\nbs=4k\nsize=64m\noffset=1g\nruntime=60\ntime_based\n[r1]\n[r2]\niodepth=8\n" \
+           "[w]\nrw=write\noffset=0\n[spread]\nsize=8m\noffset_increment=8m\nnumjobs=4\n"
+    c = case(job_file_text=text)
+    fill = parse_jobfile(FIO.prepare(c, "/fsbench-img", _rbd_ctx()).files["job.fio"])
+    glob = fill.section("global")
+    assert (glob["rw"], glob["bs"], glob["ioengine"], glob["rbdname"]) == ("write", "4m", "rbd", "fsbench-img")
+    # r1 and r2 read the same 64 MiB at 1 GiB: written once; the writer reads nothing; spread's clones 4 extents
+    assert [(n, o.get("size"), o.get("offset"), o.get("numjobs")) for n, o in fill.jobs()] == [
+        ("r1", "64m", "1g", None), ("spread", "8m", "1g", "4")]
+    assert not any(k in o for _n, o in fill.jobs() for k in ("runtime", "time_based", "create_only"))
+    # the fill names no case: two cases that read the same extent have the same fill, written once per target
+    other = FIO.prepare(case(job_file_text=text, case_id="t__w__r2", options={"iodepth": 32}), "/fsbench-img",
+                        _rbd_ctx())
+    assert other.files == FIO.prepare(c, "/fsbench-img", _rbd_ctx()).files
+
+
+def test_across_hosts_one_host_writes_the_image_fill():
+    prep = FIO.prepare(case(options={"rw": "randread", "size": "16m"}, hosts=("h1", "h2")), "/fsbench-img",
+                       _rbd_ctx(("h1", "h2")))
+    assert prep.controller and list(prep.servers) == ["h1"] and list(prep.files) == ["job-h1.fio"]
+    assert prep.argv[-2:] == ["--client=ip:10.0.0.1,8765", "job-h1.fio"]
+    assert prep.servers["h1"][:2] == ["env", "CEPH_CONF=/etc/ceph/lab.conf"]
+
+
+def _seconds(text: str) -> float:
+    return FIO.estimate_seconds({}, "[global]\nbs=4k\nrw=read\n" + text, {})
+
+
+def test_estimates_follow_every_option_that_sets_how_long_fio_runs():
+    # runtime's alias, with an inline comment as fio reads it
+    assert _seconds("timeout=3600 # one hour\ntime_based\nsize=64m\n[j]\n") == 3600 + 1
+    # bandwidth and iops limits hold each clone: 1 GiB at 1 MiB/s, 1 GiB at 100 x 4 KiB/s
+    assert _seconds("size=1g\nrate=1m\nnumjobs=4\n[j]\n") == 1024 + 1
+    assert _seconds("size=1g\nrate_iops=100\n[j]\n") == round(2**30 / 4096 / 100 + 1, 1)
+    assert _seconds("size=1g\nrw=write\nrate=,2m\n[j]\n") == 512 + 1  # read,write: the write limit
+    # io_limit (io_size's alias), loops and number_ios set the bytes moved
+    assert _seconds("size=1m\nio_limit=100g\n[j]\n") == 256 + 1
+    assert _seconds("size=1g\nloops=4\nrate=16m\n[j]\n") == 4 * 64 + 1
+    assert _seconds("size=1g\nnumber_ios=1000\nrate_iops=10\n[j]\n") == 100 + 1
+    # 10 ms of thinking after every 4 KiB block of 64 MiB; a start delay (a range: its upper end); ramp time
+    assert _seconds("size=64m\nthinktime=10000\n[j]\n") == round(64 / 400 + 16384 * 0.01 + 1, 1)
+    assert _seconds("size=4m\nstartdelay=600\n[j]\n") == round(600 + 4 / 400 + 1, 1)
+    assert _seconds("size=4m\nstartdelay=5-10\nramp_time=2\nruntime=30\ntime_based\n[j]\n") == 10 + 2 + 30 + 1
+    # runtime still stops a size-bound job early
+    assert _seconds("size=1g\nrate=1m\nruntime=60\n[j]\n") == 60 + 1
+
+
+def test_groups_follow_stonewall_and_later_globals_not_new_group():
+    assert _seconds("runtime=5\ntime_based\n[a]\n[b]\nnew_group\n") == 5 + 1  # new_group: reporting only
+    assert _seconds("runtime=5\ntime_based\n[a]\n[b]\nwait_for_previous\n") == 10 + 1
+    assert _seconds("runtime=5\ntime_based\n[a]\n[global]\nstonewall\n[b]\n[c]\n") == 15 + 1
+    # two jobs of one name are two jobs; a later global's runtime counts for the later one only
+    assert _seconds("runtime=5\ntime_based\n[a]\n[global]\nruntime=50\n[a]\nstonewall\n") == 55 + 1
+
+
+def test_rate_min_lets_fio_run_longer_than_the_estimate_and_the_timeout_allows_it():
+    text = "[global]\nrw=read\nsize=1g\nrate_min=1m\n[j]\n"
+    assert FIO.estimate_seconds({}, text, {}) < 5 and FIO.longest_seconds({}, text, {}) == 1024 + 1

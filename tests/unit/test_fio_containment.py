@@ -123,3 +123,137 @@ def test_every_sweep_value_is_checked_not_only_the_first():
     with pytest.raises(ScenarioError) as err:
         load_scenario_text(text, "s.yaml")
     assert "s.yaml:7: workloads.w.sweep.product.bs[1]: bs='4q' is not a size" in str(err.value)
+
+
+# -- engines: an allow list -----------------------------------------------------------------------------
+
+def _engine(engine: str, targets: list[TargetPlace] = TARGET, **kw) -> list:
+    return find_escapes(parse_jobfile(f"[j]\nrw=write\nioengine={engine}\n", "e.fio"), targets, **kw)
+
+
+@pytest.mark.parametrize("engine", ["psync", "libaio", "io_uring", "mmap", "posixaio", "null", "filecreate",
+                                    "dirstat", "falloc", "splice", "cpuio"])
+def test_file_engines_are_allowed_everywhere(engine):
+    assert _engine(engine) == []
+
+
+@pytest.mark.parametrize("engine, why", [
+    ("gfapi", "does its I/O on another system"),       # fio's own examples/gfapi.fio, built into this fio
+    ("gfapi_async", "does its I/O on another system"),
+    ("nbd", "does its I/O on another system"),
+    ("net", "does its I/O on another system"),
+    ("libblkio", "addresses a device"),
+    ("/tmp/evil.so", "runs a command or loads code"),  # fio dlopens an engine given as a path
+    ("evil.so", "runs a command or loads code"),
+    ("external:/tmp/evil.so", "runs a command or loads code"),
+    ("exec", "runs a command or loads code"),
+    ("fancy_new_engine", "is not an engine fsbench knows"),
+])
+def test_other_engines_are_refused_on_a_plain_target_naming_it(engine, why):
+    (escape,) = _engine(engine)
+    assert why in escape.message and escape.message.endswith(" t"), escape
+    assert str(escape.origin) == "e.fio:3" and escape.option == "ioengine"
+
+
+def test_the_refusal_of_an_unknown_engine_lists_what_is_allowed_and_how_to_opt_in():
+    (escape,) = _engine("fancy_new_engine")
+    assert "psync" in escape.hint and "libaio" in escape.hint and "allow_commands: true" in escape.hint
+    assert _engine("fancy_new_engine", allow_commands=True) == []
+
+
+def test_allow_commands_lets_code_load_but_never_reaches_another_system():
+    for engine in ("exec", "external:/x.so", "/x.so"):
+        assert _engine(engine, allow_commands=True) == []
+    assert _engine("gfapi", allow_commands=True) and _engine("libblkio", allow_commands=True)
+    assert _engine("gfapi", DEVICE)  # nor does a destructive device
+
+
+def test_a_device_engine_addresses_only_the_destructive_target_s_own_device():
+    assert _engine("sg", DEVICE) == []  # fsbench sets filename to the device
+    assert find_escapes(parse_jobfile("[j]\nioengine=xnvme\nfilename=/dev/loop7\n"), DEVICE) == []
+    # a name that is not a path (an xnvme PCI address) or another device is refused, at the engine's line
+    for other in ("0000\\:01\\:00.0", "/dev/nvme0n1"):
+        escapes = find_escapes(parse_jobfile(f"[global]\nioengine=xnvme\n[j]\nfilename={other}\n", "d.fio"), DEVICE)
+        assert any("addresses the device filename names" in e.message and str(e.origin) == "d.fio:2"
+                   for e in escapes), escapes
+    blkio = parse_jobfile("[j]\nioengine=libblkio\nlibblkio_path=/dev/sdb\n")
+    assert any("addresses the device libblkio_path names" in e.message for e in find_escapes(blkio, DEVICE))
+
+
+# -- rbd-image targets: the target's own image only -----------------------------------------------------
+
+IMAGE = [TargetPlace("img", "/fsbench-img", kind="rbd-image",
+                     rbd=(("pool", "rbd"), ("rbdname", "fsbench-img"), ("clientname", "admin")))]
+
+
+def test_a_job_section_cannot_send_the_rbd_engine_to_another_image():
+    jf = parse_jobfile("[global]\nrw=randwrite\n[j]\nrbdname=prod-image\npool=prod\nclientname=admin\n"
+                       "clustername=other\n", "rbd.fio")
+    escapes = find_escapes(jf, IMAGE)
+    assert [(e.option, str(e.origin)) for e in escapes] == [("rbdname", "rbd.fio:4"), ("pool", "rbd.fio:5"),
+                                                            ("clustername", "rbd.fio:7")]
+    assert "elsewhere than target img's image (its rbdname is fsbench-img)" in escapes[0].message
+    assert "it sets no clustername" in escapes[2].message
+    # the target's own values are fine (clientname=admin above was)
+    assert find_escapes(parse_jobfile("[j]\nioengine=rbd\npool=rbd\nrbdname=fsbench-img\n"), IMAGE) == []
+
+
+def test_scenario_jobs_cannot_send_the_rbd_engine_elsewhere_either(tmp_path):
+    target = "img: {kind: rbd-image, path: /fsbench-img, rbd-image: {pool: rbd, image: fsbench-img}}"
+    path = _scenario(tmp_path, "    tool: fio\n    options: {rw: randwrite, size: 4m}\n"
+                               "    jobs: {j: {rbdname: prod-image, pool: rbd}}\n", target)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert len(err.value.issues) == 1
+    assert "workloads.w.jobs.j.rbdname: rbdname=prod-image sends fio's rbd engine elsewhere than target img" \
+        in str(err.value)
+
+
+# -- ${NAME} in paths, logs, host-level options ---------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["write_bw_log=${HOME}/bw", "filename=${DATA}", "directory=${X}",
+                                  "write_iolog=${X}.log", "merge_blktrace_file=${X}", "filename_format=${X}/f"])
+def test_a_variable_fio_would_fill_on_the_host_is_refused_in_paths(line):
+    (escape,) = find_escapes(parse_jobfile(f"[j]\n{line}\n", env={}), TARGET)
+    assert "fio would replace ${" in escape.message and "cannot check on t" in escape.message
+    assert "write the path itself" in escape.hint
+
+
+def test_a_variable_from_the_scenario_options_is_refused_where_it_names_a_path():
+    from fsbench.tools import get_tool
+
+    issues = get_tool("fio").check_options({"rw": "write", "write_bw_log": "${HOME}/bw", "description": "${S}"}, None, {},
+                                           {"targets": [("t", "/srv/t", False, "directory")]})
+    assert [(i.path, "fio would replace ${HOME}" in i.message) for i in issues] == [("write_bw_log", True)]
+
+
+@pytest.mark.parametrize("line, why", [
+    ("cgroup=fsbench-evil", "creates a cgroup on the host"),
+    ("cgroup_weight=500", "sets a cgroup's I/O weight"),
+    ("merge_blktrace_file=/tmp/merged", "writes its log outside the case's raw folder (target t)"),
+    ("write_lat_log=../lat", "writes its log outside"),
+])
+def test_host_level_options_and_merged_traces_are_refused(line, why):
+    (escape,) = find_escapes(parse_jobfile(f"[j]\n{line}\n"), TARGET)
+    assert why in escape.message
+
+
+def test_host_level_options_pass_on_a_destructive_target_or_with_allow_commands():
+    jf = parse_jobfile("[j]\ncgroup=bench\nioscheduler=none\n")
+    assert find_escapes(jf, DEVICE) == [] and find_escapes(jf, TARGET, allow_commands=True) == []
+    fine = parse_jobfile("[j]\ncpus_allowed=0-1\nnice=5\nmerge_blktrace_file=merged\nwrite_hist_log=h\n")
+    assert find_escapes(fine, TARGET) == []
+
+
+@pytest.mark.parametrize("line", ["opendir=/srv", "filename_format=/tmp/$jobname", "ioengine=sg",
+                                  "write_bw_log=/tmp/bw", "filename=../x", "mem=mmap:/dev/shm/x"])
+def test_messages_name_the_target(line):
+    two = [TargetPlace("fast", "/srv/a"), TargetPlace("slow", "/srv/b")]
+    (escape,) = find_escapes(parse_jobfile(f"[j]\n{line}\n"), two)
+    assert "fast, slow" in escape.message, escape.message
+
+
+def test_repeated_sections_are_each_checked_at_their_own_line():
+    jf = parse_jobfile("[a]\nfilename=data\n[global]\nbs=4k\n[a]\nfilename=/etc/passwd\n", "r.fio")
+    (escape,) = find_escapes(jf, TARGET)
+    assert str(escape.origin) == "r.fio:6" and escape.section == "a"

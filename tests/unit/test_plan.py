@@ -94,3 +94,18 @@ def test_shipped_job_file_plans_as_two_stonewalled_sections(tmp_path):
     # two groups of at most 4 s each, plus start-up, plus laying out 2 x 64 MiB before the (untimed) read
     assert case.estimate_s == round(4 + 4 + 1 + 128 / 400 + 0.2, 1)
     assert case.prepare and case.dataset == "w" and case.drop_caches
+
+
+def test_case_timeouts_leave_room_for_what_fio_is_told_to_run(tmp_path):
+    """An hour-long job (runtime's alias timeout, with a comment) gets more than an hour, not 120 s; a job
+    fio lets run at its rate_min gets that long."""
+    from fsbench.scenario.load import load_scenario
+
+    (tmp_path / "hour.fio").write_text("[global]\nsize=64m\ntimeout=3600 # one hour\ntime_based\n[r]\nrw=read\n")
+    (tmp_path / "slow.fio").write_text("[global]\nrw=write\nsize=1g\nrate_min=1m\n[w]\n")
+    f = tmp_path / "s.yaml"
+    f.write_text("name: t\ntargets: {t: {path: /srv/t}}\nworkloads:\n  hour: {tool: fio, job_file: hour.fio}\n"
+                 "  slow: {tool: fio, job_file: slow.fio}\n")
+    hour, slow = plan_cases(load_scenario(f))
+    assert hour.estimate_s > 3600 and hour.timeout_s >= 3 * 3600
+    assert slow.estimate_s < 5 and slow.timeout_s >= 1024 + 60

@@ -6,16 +6,18 @@ import dataclasses
 import difflib
 import functools
 import os
-import posixpath
 import re
 from pathlib import Path
+from typing import Any
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.fio import parse_json
-from fsbench.tools.fio.containment import TargetPlace, find_escapes, split_paths
-from fsbench.tools.fio.jobfile import JobFile, Origin, parse_jobfile
+from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
+from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
+from fsbench.tools.fio.jobfile import JobFile, Origin, canonical, parse_jobfile
+from fsbench.tools.fio.render import image_fill, in_folder, job_reads, on_image
 from fsbench.units import parse_duration, parse_size
 
 OUTPUT = "fio.json"
@@ -26,13 +28,8 @@ RESERVED = {"directory": "fsbench sets directory to a unique subdirectory of the
             "output-format": "fsbench reads fio's JSON output"}
 RW = {"read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
       "trimwrite", "randtrimwrite"}
-#: rough throughput used to estimate runs that have no runtime (a plan needs a number, not a promise)
-ASSUMED_BW = 400 * 2**20
-#: the target kind fio reaches through its own rbd engine (librbd), and the options that name files,
-#: which mean nothing there (the engine addresses the image)
-RBD_KIND = "rbd-image"
-FILE_OPTIONS = ("directory", "filename", "filename_format", "nrfiles", "opendir", "unique_filename",
-                "fallocate", "create_on_open", "unlink", "unlink_each_loop")
+SIZES = ("bs", "size", "filesize", "io_size", "offset")
+DURATIONS = ("runtime", "ramp_time", "startdelay")
 
 
 @functools.cache
@@ -70,11 +67,13 @@ class FioAdapter:
         jf = self._jobfile(options, job_file_text, jobs, "job", ctx.get("job_file"))
         for origin, problem in jf.problems:
             issues.append(OptionIssue("", problem, "", origin=origin))
-        targets = [TargetPlace(*t) for t in ctx.get("targets", [])]
+        settings = ctx.get("settings") or {}
+        targets = [TargetPlace(t[0], t[1], t[2], t[3], _rbd_values(t[3], settings.get(t[0])))
+                   for t in ctx.get("targets", [])]
         for e in find_escapes(jf, targets, allow_commands=bool(ctx.get("allow_commands"))):
             if e.option in RESERVED and (e.origin is None or e.origin.line is None):
                 continue  # already refused above as an option fsbench owns
-            where = f"{e.section}.{e.option}" if e.section != "global" else e.option
+            where = e.option if e.section == "global" else f"{e.section}.{e.option}"
             issues.append(OptionIssue(where if e.origin is None or e.origin.line is None else "",
                                       e.message, e.hint, origin=e.origin if e.origin and e.origin.line else None,
                                       option=f"[{e.section}] {e.option}"))
@@ -83,7 +82,7 @@ class FioAdapter:
     def _check(self, options: dict, prefix: str, ctx: dict) -> list[OptionIssue]:
         out = []
         for key, value in options.items():
-            path = prefix + key
+            path, option = prefix + key, canonical(key)
             if isinstance(value, list):
                 out.append(OptionIssue(path, "a list in options is not a sweep",
                                        f"to run each value, move it to `sweep: {{product: {{{key}: [...]}}}}`; "
@@ -95,48 +94,39 @@ class FioAdapter:
                 out.append(OptionIssue(path, f"unknown fio option {key!r}",
                                        (f"did you mean {' or '.join(map(repr, close))}? " if close else "")
                                        + "(checked against fio 3.33; options of newer fio go in a job_file)"))
-            elif key in ("rw", "readwrite") and str(value) not in RW:
-                out.append(OptionIssue(path, f"rw={value!r} is not an I/O pattern fio knows",
+            elif option == "rw" and str(value).split(":")[0] not in RW:
+                out.append(OptionIssue(path, f"{key}={value!r} is not an I/O pattern fio knows",
                                        f"one of {', '.join(sorted(RW))}"))
-            elif key in ("numjobs", "iodepth") and not (isinstance(value, int) and not isinstance(value, bool)
-                                                          and value >= 1):
+            elif option in ("numjobs", "iodepth") and not (isinstance(value, int) and not isinstance(value, bool)
+                                                             and value >= 1):
                 out.append(OptionIssue(path, f"{key} must be a whole number >= 1, got {value!r}"))
-            elif key in ("bs", "blocksize", "size", "filesize", "io_size") and not _size_ok(value):
+            elif option in SIZES and not _size_ok(value):
                 out.append(OptionIssue(path, f"{key}={value!r} is not a size",
                                        "for example 4k, 1m, 128KiB, 10g (or a range such as 4k-64k)"))
-            elif key in ("runtime", "ramp_time") and not _duration_ok(value):
+            elif option in DURATIONS and not _duration_ok(value):
                 out.append(OptionIssue(path, f"{key}={value!r} is not a duration", "for example 30, 30s, 2m"))
         return out
 
     def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
                          job_file: str | None = None) -> float:
-        """Sum over stonewalled groups of the longest job, from runtime or size; plus start-up."""
-        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
-        groups: list[float] = []
-        for name, merged in jf.jobs():
-            seconds = _job_seconds(merged)
-            opts = jf.section(name)
-            if not groups or "stonewall" in opts or "new_group" in opts or "wait_for_previous" in opts:
-                groups.append(seconds)
-            else:
-                groups[-1] = max(groups[-1], seconds)
-        return round(sum(groups) + 1.0, 1)
+        """Groups one after the other (stonewall), the longest job of each, from every option that sets
+        how long a job runs (fsbench.tools.fio.estimate); plus start-up."""
+        return job_file_seconds(self._jobfile(options, job_file_text, jobs, "job", job_file))[0]
+
+    def longest_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+                        job_file: str | None = None) -> float:
+        """The longest the jobs may run as fio allows them (at rate_min), for the case timeout."""
+        return job_file_seconds(self._jobfile(options, job_file_text, jobs, "job", job_file))[1]
 
     def layout_bytes(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> float:
         """Bytes a prepare step lays out: every job's size x numjobs (its files)."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
-        total = 0.0
-        for _name, merged in jf.jobs():
-            total += _size_bytes(merged) * _int(merged.get("numjobs"), 1)
-        return total
+        return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs())
 
     def reads(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> bool:
         """Whether some job reads (or trims) files it needs laid out first: fio's default rw is read."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
-        return any(str(m.get("rw") or m.get("readwrite") or "read") not in ("write", "randwrite")
-                   and m.get("ioengine") not in ("filecreate", "filedelete", "filestat", "dircreate", "dirdelete",
-                                                 "dirstat", "null", "cpuio")
-                   for _n, m in jf.jobs())
+        return any(job_reads(opts) for _n, opts in jf.jobs())
 
     def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str,
                  job_file: str | None = None) -> JobFile:
@@ -154,85 +144,23 @@ class FioAdapter:
         return jf
 
     def render_jobfile(self, case, test_dir: str, *, prepare: bool = False, rbd: dict | None = None) -> str:
-        """The job file of a case: scenario options, every job pointed at test_dir, one result per section.
-
-        `directory` goes into each job section (a relative one from the job file is joined under test_dir);
-        a job whose `filename` is a destructive target's own device or file gets none. With group_reporting
-        (the default) each job section is its own reporting group (`new_group`), so parallel sections keep
-        their own results while the numjobs clones of one section are merged. `prepare` renders the layout
-        pass: the same jobs with `create_only`, which only writes the files the measured run will read.
-        `rbd` (an rbd-image target): every job uses fio's rbd engine on that image, no files or folders.
-        """
+        """The job file of a case: scenario options, every job pointed at test_dir, one result per section
+        (fsbench.tools.fio.render); `rbd` (an rbd-image target): every job on that image through librbd."""
         jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload, getattr(case, "job_file", None))
         grouped = case.options.get("group_reporting") is not False
         if rbd is not None:
-            return f"# generated by fsbench for case {case.case_id} (librbd)\n" + \
-                self._rbd_jobfile(jf, rbd, grouped).render()
-        glob = jf.section("global")
-        if grouped:
-            glob.setdefault("group_reporting", None)
-        glob_dir = glob.pop("directory", None)
-        # fio prefixes a filename with the directory set *before* it, so each job gets its directory
-        # first and then its filename (moved down from [global], where it would be added too early)
-        glob_file = glob.pop("filename", None)
-        dataset = getattr(case, "dataset", "")
-        sections = 0
-        for name, opts in jf.sections:
-            if name == "global":
-                continue
-            if dataset and "filename_format" not in opts and "filename_format" not in glob \
-                    and "filename" not in opts and glob_file is None:
-                # cases sharing a dataset share file names, whatever their job names: a read workload
-                # finds the files a write workload of the same dataset left (n-th section <-> n-th section)
-                opts["filename_format"] = f"{dataset}.{sections}.$jobnum.$filenum"
-            sections += 1
-            own = opts.pop("directory", None) or glob_dir
-            filename = opts.pop("filename", glob_file)
-            head: dict[str, str | None] = {}
-            if not any(p.startswith("/") for p in split_paths(filename or "")):
-                parts = split_paths(own) if own else [""]
-                # fio splits directory lists on ':'; a ':' inside the target's path is escaped
-                head["directory"] = ":".join(posixpath.join(test_dir, p).rstrip("/").replace(":", "\\:")
-                                             for p in parts)
-            if filename is not None:
-                head["filename"] = filename
-            opts_new = {**head, **opts}
-            if grouped:
-                opts_new.setdefault("new_group", None)
-            opts.clear()
-            opts.update(opts_new)
-        if prepare:
-            glob["create_only"] = "1"
-            for opt in ("time_based", "runtime", "ramp_time", "startdelay"):
-                glob.pop(opt, None)
+            head = f"# generated by fsbench for case {case.case_id} (librbd)\n"
+            return head + on_image(jf, rbd, grouped=grouped).render()
+        in_folder(jf, test_dir, grouped=grouped, dataset=getattr(case, "dataset", ""), prepare=prepare)
         note = " (prepare: lay out the files)" if prepare else ""
         return f"# generated by fsbench for case {case.case_id}{note}\n" + jf.render()
-
-    @staticmethod
-    def _rbd_jobfile(jf: JobFile, rbd: dict, grouped: bool) -> JobFile:
-        """Every section on the rbd engine and the target's image; file and folder options dropped."""
-        for name, opts in jf.sections:
-            for opt in FILE_OPTIONS:
-                opts.pop(opt, None)
-            if name == "global":
-                opts.update({**rbd, "ioengine": "rbd"})
-                if grouped:
-                    opts.setdefault("group_reporting", None)
-            else:
-                if "ioengine" in opts:
-                    opts["ioengine"] = "rbd"
-                if grouped:
-                    opts.setdefault("new_group", None)
-        return jf
 
     @staticmethod
     def rbd_options(ctx: BuildContext | None) -> dict | None:
         """pool, rbdname and clientname of an rbd-image target (its settings, placeholders filled), else None."""
         if ctx is None or ctx.target_kind != RBD_KIND or ctx.target_settings is None:
             return None
-        spec = ctx.target_settings
-        return {"pool": str(spec.pool), "rbdname": str(spec.image),  # type: ignore[attr-defined]
-                "clientname": str(spec.user)}  # type: ignore[attr-defined]
+        return dict(_rbd_values(RBD_KIND, ctx.target_settings) or ())
 
     def _device_case(self, case, test_dir: str, ctx: BuildContext | None):
         """On a device target every job addresses the device (test_dir), unless it names a file itself."""
@@ -250,15 +178,23 @@ class FioAdapter:
         return self._invocation(case, test_dir, ctx, prepare=False)
 
     def prepare(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation | None:
-        """The untimed layout pass before a case that reads: same jobs, `create_only`; None when nothing reads
-        (or on a device, which holds whatever it holds)."""
+        """The untimed layout pass before a case that reads: same jobs, `create_only`; on an RBD image, the
+        extents the jobs read written once; None when nothing reads (or on a device, which holds whatever it holds).
+
+        The image fill names no case, so the runner can tell two cases' fills are the same and write it once
+        per target (as cases of one dataset share its files)."""
         reads = self.reads(case.options, case.job_file_text, case.jobs, getattr(case, "job_file", None))
-        if reads and self.rbd_options(ctx) is not None:
-            # an image reads back zeros, at memory speed, where nothing was written: write what is read
-            fill = {k: v for k, v in case.options.items() if k in ("size", "offset", "direct")}
-            fill_case = dataclasses.replace(case, options={**fill, "rw": "write", "bs": "4m", "iodepth": 4},
-                                            jobs={}, job_file_text=None)
-            return self._invocation(fill_case, test_dir, ctx, prepare=False)
+        rbd = self.rbd_options(ctx)
+        if reads and rbd is not None:
+            jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload,
+                               getattr(case, "job_file", None))
+            text = "# generated by fsbench: the image's extent this case reads, written before it (librbd)\n" + \
+                on_image(image_fill(jf), rbd, grouped=False).render()
+            if ctx is not None and ctx.multi():  # one host writes it: the image is the same for all of them
+                first = next(iter(ctx.hosts))
+                return self._wrap({first: text}, test_dir, dataclasses.replace(ctx, hosts={first: ctx.hosts[first]}),
+                                  rbd, client=True)
+            return self._wrap(text, test_dir, ctx, rbd)
         if ctx is not None and ctx.address != "directory":
             return None
         if not reads:
@@ -268,24 +204,31 @@ class FioAdapter:
     def _invocation(self, case, test_dir: str, ctx: BuildContext | None, *, prepare: bool) -> Invocation:
         case = self._device_case(case, test_dir, ctx)
         rbd = self.rbd_options(ctx)
-        # librbd reads the cluster's address from the conf CEPH_CONF names (the engine has no option for it)
-        env = {"CEPH_CONF": str(getattr(ctx.target_settings, "conf", ""))} if rbd and ctx else {}
-        argv = ["fio", "--output-format=json", f"--output={OUTPUT}"]
         if ctx is None or not ctx.multi():
-            return Invocation(argv=argv + [JOBFILE],
-                              files={JOBFILE: self.render_jobfile(case, test_dir, prepare=prepare, rbd=rbd)},
-                              outputs=[OUTPUT], env=env)
+            return self._wrap(self.render_jobfile(case, test_dir, prepare=prepare, rbd=rbd), test_dir, ctx, rbd)
+        texts = {name: self.render_jobfile(case, f"{test_dir}/{name}", prepare=prepare, rbd=rbd) for name in ctx.hosts}
+        return self._wrap(texts, test_dir, ctx, rbd)
+
+    def _wrap(self, text: str | dict[str, str], test_dir: str, ctx: BuildContext | None, rbd: dict | None,
+              *, client: bool = False) -> Invocation:
+        """fio reading a job file; across hosts (or with `client`) fio's client/server mode, `text` then
+        mapping each host to its own job file."""
+        # librbd reads the cluster's address from the conf CEPH_CONF names (the engine has no option for it)
+        env = {"CEPH_CONF": str(getattr(ctx.target_settings, "conf", ""))} if rbd is not None and ctx else {}
+        argv = ["fio", "--output-format=json", f"--output={OUTPUT}"]
+        if ctx is None or not (ctx.multi() or client):
+            single = text if isinstance(text, str) else next(iter(text.values()))
+            return Invocation(argv=argv + [JOBFILE], files={JOBFILE: single}, outputs=[OUTPUT], env=env)
         inv = Invocation(argv=argv, outputs=[OUTPUT], controller=True)
         for name, h in ctx.hosts.items():
             job = f"job-{name}.fio"
-            host_dir = f"{test_dir}/{name}"
-            inv.files[job] = self.render_jobfile(case, host_dir, prepare=prepare, rbd=rbd)
+            inv.files[job] = text if isinstance(text, str) else text[name]
             inv.argv += [f"--client=ip:{h.address},{ctx.port}", job]
             # the jobs run in each host's server: that is where librbd needs the conf
             inv.servers[name] = [*(["env", f"CEPH_CONF={env['CEPH_CONF']}"] if env else []), "fio",
                                  f"--server=ip:{h.address},{ctx.port}"]
             inv.wait_ports.append((h.address, ctx.port))
-            inv.host_dirs[name] = host_dir
+            inv.host_dirs[name] = f"{test_dir}/{name}"
         return inv
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
@@ -306,6 +249,19 @@ class FioAdapter:
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`fio --version` prints e.g. fio-3.33."""
         return ["fio", "--version"]
+
+
+def _rbd_values(kind: str, settings: object) -> tuple[tuple[str, str], ...] | None:
+    """The rbd engine's pool, rbdname and clientname an rbd-image target's settings give (None: not one)."""
+    if kind != RBD_KIND or not all(hasattr(settings, a) for a in ("pool", "image", "user")):
+        return None
+    spec: Any = settings
+    return (("pool", str(spec.pool)), ("rbdname", str(spec.image)), ("clientname", str(spec.user)))
+
+
+def _int(value: object, default: int) -> int:
+    text = str(value).strip() if value is not None else ""
+    return int(text) if text.isdigit() else default
 
 
 _TERSE = re.compile(r"^(?:[23]|4|5);fio-", re.MULTILINE)
@@ -372,56 +328,11 @@ def _size_ok(value: object) -> bool:
 
 def _duration_ok(value: object) -> bool:
     try:
-        parse_duration(value)  # type: ignore[arg-type]
+        for part in str(value).split("-"):  # startdelay takes a range: 1-3
+            parse_duration(part)
         return True
     except (ValueError, TypeError):
         return False
-
-
-def _job_seconds(opts: dict) -> float:
-    runtime = opts.get("runtime")
-    ramp = _seconds(opts.get("ramp_time"))
-    if runtime is not None and ("time_based" in opts or _seconds(runtime) > 0):
-        limit = _seconds(runtime)
-        if "time_based" in opts:
-            return limit + ramp
-        return min(limit, _size_seconds(opts)) + ramp
-    return _size_seconds(opts) + ramp
-
-
-def _size_bytes(opts: dict) -> float:
-    """A job's file size (size, else filesize's upper end, else fio's 1 GiB fallback for a plan)."""
-    for key in ("size", "filesize"):
-        value = opts.get(key)
-        if value:
-            try:
-                return float(parse_size(str(value).split("-")[-1].split(",")[-1]))
-            except ValueError:
-                continue
-    return float(2**30)
-
-
-def _int(value: object, default: int) -> int:
-    text = str(value).strip() if value is not None else ""
-    return int(text) if text.isdigit() else default
-
-
-def _size_seconds(opts: dict) -> float:
-    try:
-        size = float(parse_size(opts["io_size"])) if opts.get("io_size") else _size_bytes(opts)
-    except ValueError:
-        size = _size_bytes(opts)
-    # the jobs of one section share the storage's bandwidth
-    return size * _int(opts.get("loops"), 1) * _int(opts.get("numjobs"), 1) / ASSUMED_BW
-
-
-def _seconds(value: object) -> float:
-    if value is None:
-        return 0.0
-    try:
-        return parse_duration(value)  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return 0.0
 
 
 PLUGIN = FioAdapter()

@@ -2,14 +2,19 @@
 
 fsbench points every job at the case's folder on the target (`directory=`). A job file or an option
 can still name other places: `filename` (absolute names, `..`, raw devices), `directory` and
-`filename_format` (absolute or `..`), `opendir`, engines that address devices or remote systems
-rather than files, I/O logs that replay onto the files they name, mmap'ed buffers in a file, the
-host's I/O scheduler. Each is refused unless it stays inside the case folder, or the target is
-`destructive: true` and the path is that target's own device or file. fio's rbd engine is allowed on
-rbd-image targets only (their image is made for it), and there only: never on a destructive device,
-which would not stop it from writing to an image a file system is mounted from. Options that run commands
-(`exec_prerun`, `exec_postrun`, the `exec` engine, external engines, triggers) are refused unless
-the workload says `allow_commands: true`.
+`filename_format` (absolute or `..`), `opendir`, log and trace files, mmap'ed buffers in a file, and
+`${NAME}` in any of them, which fio fills from the environment of the host it runs on. Each is refused
+unless it stays inside the case folder, or the target is `destructive: true` and the path is that
+target's own device or file.
+
+Engines are allowed from a list: those that do file I/O in the folder (FILE_ENGINES) anywhere; those
+that address a device (DEVICE_ENGINES) only on a destructive target, and only its own device; fio's
+rbd engine only on rbd-image targets (made for it, never a destructive device, which would not stop
+it from writing to an image a file system is mounted from), and there only on the target's image;
+engines that reach another system (REMOTE_ENGINES) never. Running commands or loading code (the
+`exec` engine, `external:`, an engine given as a file, unknown engines, `exec_prerun`, triggers),
+and changing the host (`cgroup`, `ioscheduler`) need `allow_commands: true` (the host changes also
+pass on a destructive target).
 """
 
 from __future__ import annotations
@@ -18,29 +23,52 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from fsbench.tools.fio.jobfile import JobFile, Origin
+from fsbench.tools.fio.jobfile import JobFile, Origin, Section, canonical
 
-#: engines that address a device or a remote system instead of files in a folder
-DEVICE_ENGINES = {"sg", "mtd", "rbd", "rados", "nbd", "libhdfs", "http", "nfs", "dfs", "libiscsi", "io_uring_cmd",
-                  "xnvme", "spdk", "e4defrag", "rdma", "net", "netsplice", "libcufile"}
+#: engines that do their I/O on files (or nothing) inside the job's directory
+FILE_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "libaio", "posixaio", "solarisaio",
+                "windowsaio", "mmap", "splice", "null", "cpuio", "falloc", "ftruncate", "e4defrag", "filecreate",
+                "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "libpmem", "pmemblk", "libcufile")
+#: engines that address the device their filename (libblkio: libblkio_path) names
+DEVICE_ENGINES = ("sg", "mtd", "dev-dax", "io_uring_cmd", "xnvme", "libzbc", "libblkio")
+#: engines that do I/O on another system (a cluster, a server, the network), which fsbench does not set up
+REMOTE_ENGINES = ("rados", "nbd", "libhdfs", "http", "nfs", "dfs", "libiscsi", "rdma", "net", "netsplice",
+                  "gfapi", "gfapi_async", "spdk", "ime_psync", "ime_psyncv", "ime_aio")
 #: fio's librbd engine, and the target kind made for it
 RBD_ENGINE, RBD_KIND = "rbd", "rbd-image"
+#: the rbd engine's options that name a cluster, a pool, an image or a client: the target's own only
+RBD_OPTIONS = ("clustername", "pool", "rbdname", "clientname")
 #: options whose value runs a command on the host
-COMMAND_OPTIONS = {"exec_prerun", "exec_postrun", "trigger", "trigger_cmd", "trigger-file", "trigger_file"}
-#: options that write a log file (relative names land in the case's raw folder, where fio runs)
-LOG_OPTIONS = {"write_iolog", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log"}
+COMMAND_OPTIONS = {"exec_prerun", "exec_postrun", "trigger", "trigger_cmd", "trigger-file", "trigger_file",
+                   "program", "arguments"}
+#: options that change the host for everyone, not only for fio's own processes
+HOST_OPTIONS = {"cgroup": "creates a cgroup on the host and moves fio's jobs into it",
+                "cgroup_weight": "sets a cgroup's I/O weight on the host",
+                "cgroup_nodelete": "leaves fio's cgroup on the host after the run",
+                "ioscheduler": "changes the I/O scheduler of the host's device"}
+#: options that write a file next to fio (relative names land in the case's raw folder, where fio runs)
+LOG_OPTIONS = {"write_iolog", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
+               "merge_blktrace_file"}
+#: options whose value is (or holds) a path on the host: `${NAME}` there is refused
+PATH_OPTIONS = LOG_OPTIONS | {"filename", "directory", "filename_format", "opendir", "read_iolog", "iolog",
+                              "replay_redirect", "mem", "donorname", "libblkio_path", "ioengine", "cgroup"} \
+    | COMMAND_OPTIONS
 _UNESCAPED_COLON = re.compile(r"(?<!\\):")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_VAR = re.compile(r"\$\{([^}]*)\}")
+COMMANDS_HINT = "if you mean it, set `allow_commands: true` on this workload; `fsbench plan --show` then lists it"
 
 
 @dataclass(frozen=True)
 class TargetPlace:
-    """What containment needs of a target: its path and whether it may be written raw."""
+    """What containment needs of a target: its path, whether it may be written raw, its kind, and for an
+    rbd-image target the rbd engine's options it sets itself (pool, rbdname, clientname; None: unknown)."""
 
     name: str
     path: str
     destructive: bool = False
     kind: str = "directory"
+    rbd: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +87,17 @@ def split_paths(value: str) -> list[str]:
     return [p.replace("\\:", ":") for p in _UNESCAPED_COLON.split(value) if p]
 
 
+def engine_kind(value: str) -> str:
+    """What an ioengine value is: file, device, rbd, remote, code (runs or loads code) or unknown."""
+    if value == "exec" or value.startswith("external") or "/" in value or value.endswith(".so"):
+        return "code"  # fio dlopens an engine given as a path (checked: `func=dlopen` when it is missing)
+    for kind, names in (("file", FILE_ENGINES), ("device", DEVICE_ENGINES), ("remote", REMOTE_ENGINES),
+                        ("rbd", (RBD_ENGINE,))):
+        if value in names:
+            return kind
+    return "unknown"
+
+
 def _escapes_folder(path: str) -> bool:
     norm = posixpath.normpath(path)
     return norm == ".." or norm.startswith("../")
@@ -70,74 +109,186 @@ def _is_target_itself(path: str, targets: list[TargetPlace]) -> bool:
                                  for t in targets)
 
 
+@dataclass(frozen=True)
+class _Where:
+    """The workload's targets, as the rules need them."""
+
+    targets: list[TargetPlace]
+    allow_commands: bool
+
+    @property
+    def names(self) -> str:
+        return ", ".join(t.name for t in self.targets) or "its targets"
+
+    @property
+    def destructive(self) -> bool:
+        return bool(self.targets) and all(t.destructive for t in self.targets)
+
+    @property
+    def rbd_images(self) -> bool:
+        return bool(self.targets) and all(t.kind == RBD_KIND for t in self.targets)
+
+
 def find_escapes(jf: JobFile, targets: list[TargetPlace], *, allow_commands: bool = False) -> list[Escape]:
-    """Every place where a job of jf would do I/O (or run a command) outside its case folder."""
+    """Every place where a job of jf would do I/O (or run a command, or change the host) outside its case folder."""
     out: list[Escape] = []
-    names = ", ".join(t.name for t in targets) or "its targets"
-    destructive = bool(targets) and all(t.destructive for t in targets)
-    for section, opts in jf.sections:
-        if section != "global" and ("/" in section or section in (".", "..") or _CONTROL.search(section)):
-            first = next(iter(opts), "")
-            out.append(Escape(section, "", jf.origin(section, first) if first else None,
-                              f"job name [{section}] would put fio's files ({section}.0.0) outside the case folder",
+    where = _Where(targets, allow_commands)
+    for s in jf.sections:
+        if not s.is_global and ("/" in s.name or s.name.strip() in (".", "..") or _CONTROL.search(s.name)):
+            first = next(iter(s.options), "")
+            out.append(Escape(s.name, "", s.origins.get(first) if first else None,
+                              f"job name [{s.name}] would put fio's files ({s.name}.0.0) outside the case folder",
                               "name jobs without '/'"))
-        for key, value in opts.items():
-            origin = jf.origin(section, key)
-            for message, hint in _problems(key, value, targets, names, destructive, allow_commands):
-                out.append(Escape(section, key, origin, message, hint))
+        for key, value in s.options.items():
+            for message, hint in _problems(key, value, where):
+                out.append(Escape(s.name, key, s.origins.get(key), message, hint))
+    for job, opts in jf.job_sections():
+        for key, message, hint in _device_engine_problems(opts, where):
+            section = _setter(jf, job, key)
+            escape = Escape(section.name, key, section.origins.get(_spelling(section, key)), message, hint)
+            if escape not in out:
+                out.append(escape)
     return out
 
 
-def _problems(key: str, value: str | None, targets: list[TargetPlace], names: str, destructive: bool,
-              allow_commands: bool) -> list[tuple[str, str]]:
+def _setter(jf: JobFile, job: Section, key: str) -> Section:
+    """The section that gave a job its option: the job itself, else the last global before it that sets it."""
+    found = job
+    for s in jf.sections:
+        if s is job:
+            break
+        if s.is_global and _spelling(s, key) in s.options:
+            found = s
+    return job if _spelling(job, key) in job.options else found
+
+
+def _spelling(section: Section, key: str) -> str:
+    """How a section spells an option (an alias, or the option's own name)."""
+    return next((k for k in section.options if canonical(k) == key), key)
+
+
+def _device_engine_problems(opts: dict[str, str | None], where: _Where) -> list[tuple[str, str, str]]:
+    """A device engine addresses what its filename names: on a destructive target that is its own device only."""
+    engine = opts.get("ioengine") or ""
+    if engine_kind(engine) != "device" or not where.destructive:
+        return []  # off a destructive target the engine itself is refused, where it is set
+    key = "libblkio_path" if engine == "libblkio" else "filename"
+    paths = split_paths(opts.get(key) or "")
+    if all(p.startswith("/") and _is_target_itself(p, where.targets) for p in paths):
+        return []  # none (fsbench sets the target's device) or the target's own
+    shown = opts.get(key) or "(none)"
+    return [("ioengine", f"ioengine={engine} addresses the device {key} names ({shown}), which is not the device "
+                         f"of {where.names}",
+             f"leave {key} out (fsbench sets it to the target's device) or set it to the target's path")]
+
+
+def _problems(key: str, value: str | None, where: _Where) -> list[tuple[str, str]]:
     text = value or ""
+    option = canonical(key)
     inside = "fsbench runs every job in the case's own folder on the target"
-    if key in COMMAND_OPTIONS or (key == "ioengine" and (text == "exec" or text.startswith("external"))):
-        if allow_commands:
+    if option in PATH_OPTIONS and not (option in COMMAND_OPTIONS and where.allow_commands):
+        unknown = [m.group(0) for m in _VAR.finditer(text)]
+        if unknown:
+            return [(f"{key}={text}: fio would replace {unknown[0]} with the environment of the host it runs on, "
+                     f"which fsbench cannot check on {where.names}",
+                     "write the path itself (relative to the case folder); for a value that changes between runs "
+                     "use a scenario variable (`variables:` or `--set`), which fsbench fills in before checking")]
+    if option in COMMAND_OPTIONS:
+        return [] if where.allow_commands else [(f"{key}={text} runs a command on the host", COMMANDS_HINT)]
+    if option == "ioengine":
+        return _engine_problems(key, text, where)
+    if option in HOST_OPTIONS:
+        if where.destructive or where.allow_commands:
             return []
-        return [(f"{key}={text} runs a command (or loads code) on the host",
-                 "if you mean it, set `allow_commands: true` on this workload; `fsbench plan --show` then lists it")]
-    if key == "directory":
+        return [(f"{key}={text} {HOST_OPTIONS[option]} (target {where.names})".replace("= ", " "),
+                 "use it only on targets with `destructive: true` or with `allow_commands: true` on the workload; "
+                 "or make that change in the target's setup")]
+    if option in RBD_OPTIONS and where.rbd_images:
+        return _rbd_option_problems(key, text, where)
+    if option == "directory":
         bad = [p for p in split_paths(text) if p.startswith("/") or _escapes_folder(p)]
-        return [(f"directory={p} points outside the case folder on {names}",
+        return [(f"directory={p} points outside the case folder on {where.names}",
                  f"{inside}; remove this line (a relative folder such as `data` is allowed)") for p in bad]
-    if key == "filename":
-        out = []
-        for p in split_paths(text):
-            if p.startswith("/"):
-                if not _is_target_itself(p, targets):
-                    raw = " (a device)" if p.startswith("/dev/") else ""
-                    out.append((f"filename={p}{raw} is outside the case folder on {names}",
-                                f"{inside}: use a relative name (e.g. filename=data), or, to test a device or "
-                                "file itself, make it the target's path and set `destructive: true` on it"))
-            elif _escapes_folder(p):
-                out.append((f"filename={p} climbs out of the case folder", f"{inside}: drop the '..'"))
-        return out
-    if key == "filename_format" and (text.startswith("/") or _escapes_folder(text) or "/../" in text):
-        return [(f"filename_format={text} points outside the case folder", f"{inside}: use a relative pattern")]
-    if key == "opendir" and not (text.startswith("/") and _is_target_itself(text, targets)):
-        return [(f"opendir={text} reads files outside the case folder",
+    if option == "filename":
+        return _filename_problems(text, where, inside)
+    if option == "filename_format" and (text.startswith("/") or _escapes_folder(text) or "/../" in text):
+        return [(f"filename_format={text} points outside the case folder on {where.names}",
+                 f"{inside}: use a relative pattern")]
+    if option == "opendir" and not (text.startswith("/") and _is_target_itself(text, where.targets)):
+        return [(f"opendir={text} reads files outside the case folder on {where.names}",
                  "remove it, or make that folder a destructive target's path")]
-    if key == "ioengine" and text.split(":")[0] == RBD_ENGINE:
-        if targets and all(t.kind == RBD_KIND for t in targets):
-            return []
-        return [(f"ioengine={text} writes to an RBD image, not to files in the case folder",
-                 "use an `kind: rbd-image` target (fsbench then sets ioengine=rbd, pool, rbdname and clientname "
-                 "itself); never point it at an image a file system is mounted from")]
-    if key == "ioengine" and text.split(":")[0] in DEVICE_ENGINES and not destructive:
-        return [(f"ioengine={text} addresses a device or a remote system, not files in the case folder",
-                 "use it only on targets with `destructive: true` (their path names the device)")]
-    if key in ("read_iolog", "iolog", "replay_redirect") and not destructive:
-        return [(f"{key}={text} replays I/O onto the devices or files the log names",
-                 "use it only on targets with `destructive: true`")]
-    if key == "ioscheduler" and not destructive:
-        return [(f"ioscheduler={text} changes the I/O scheduler of the host's device",
-                 "use it only on targets with `destructive: true`, or set the scheduler in the target's setup")]
-    if key in LOG_OPTIONS and (text.startswith("/") or _escapes_folder(text)):
-        return [(f"{key}={text} writes its log outside the case's raw folder",
-                 "use a relative name: the log then lands in raw/<case>/<host>/")]
-    if key in ("mem", "iomem") and ":" in text:
+    if option in ("read_iolog", "iolog", "replay_redirect") and not where.destructive:
+        return [(f"{key}={text} replays I/O onto the devices or files the log names, not the case folder on "
+                 f"{where.names}", "use it only on targets with `destructive: true`")]
+    if option in LOG_OPTIONS and (text.startswith("/") or _escapes_folder(text) or "/../" in text):
+        return [(f"{key}={text} writes its log outside the case's raw folder (target {where.names})",
+                 "use a relative name: the file then lands in raw/<case>/<host>/")]
+    if option == "mem" and ":" in text:
         path = text.split(":", 1)[1]
         if path.startswith("/") or _escapes_folder(path):
-            return [(f"{key}={text} maps a file outside the case folder", "drop the path (fio then uses its own)")]
+            return [(f"{key}={text} maps a file outside the case folder on {where.names}",
+                     "drop the path (fio then uses its own)")]
+    if option in ("donorname", "libblkio_path") and (text.startswith("/") or _escapes_folder(text)) \
+            and not _is_target_itself(text, where.targets):
+        return [(f"{key}={text} is outside the case folder on {where.names}", f"{inside}: use a relative name")]
+    return []
+
+
+def _filename_problems(text: str, where: _Where, inside: str) -> list[tuple[str, str]]:
+    out = []
+    for p in split_paths(text):
+        if p.startswith("/"):
+            if not _is_target_itself(p, where.targets):
+                raw = " (a device)" if p.startswith("/dev/") else ""
+                out.append((f"filename={p}{raw} is outside the case folder on {where.names}",
+                            f"{inside}: use a relative name (e.g. filename=data), or, to test a device or "
+                            "file itself, make it the target's path and set `destructive: true` on it"))
+        elif _escapes_folder(p):
+            out.append((f"filename={p} climbs out of the case folder on {where.names}", f"{inside}: drop the '..'"))
+    return out
+
+
+def _engine_problems(key: str, text: str, where: _Where) -> list[tuple[str, str]]:
+    kind = engine_kind(text)
+    on = f"on {where.names}"
+    if kind == "file":
+        return []
+    if kind == "code":
+        if where.allow_commands:
+            return []
+        return [(f"{key}={text} runs a command or loads code on the host of {where.names}", COMMANDS_HINT)]
+    if kind == "rbd":
+        if where.rbd_images:
+            return []
+        return [(f"{key}={text} writes to an RBD image, not to files in the case folder {on}",
+                 "use an `kind: rbd-image` target (fsbench then sets ioengine=rbd, pool, rbdname and clientname "
+                 "itself); never point it at an image a file system is mounted from")]
+    if kind == "device":
+        if where.destructive:
+            return []
+        return [(f"{key}={text} addresses a device, not files in the case folder {on}",
+                 "use it only on a target with `destructive: true` whose path is that device")]
+    if kind == "remote":
+        return [(f"{key}={text} does its I/O on another system (a server, a cluster, the network), not in the "
+                 f"case folder {on}", "mount that system as a target and use a file engine there, e.g. "
+                 "ioengine=libaio or psync")]
+    if where.allow_commands:
+        return []
+    return [(f"{key}={text} is not an engine fsbench knows to keep its I/O in the case folder {on}",
+             f"file engines allowed everywhere: {', '.join(FILE_ENGINES)}; device engines "
+             f"({', '.join(DEVICE_ENGINES)}) on a destructive device target; rbd on rbd-image targets; to run "
+             "another engine unchecked, set `allow_commands: true` on the workload")]
+
+
+def _rbd_option_problems(key: str, text: str, where: _Where) -> list[tuple[str, str]]:
+    option = canonical(key)
+    for t in where.targets:
+        own = dict(t.rbd) if t.rbd is not None else None
+        if own is None:
+            continue  # not known here; the job file fsbench writes sets the target's own in every section
+        if own.get(option) != text:
+            shown = f"its {option} is {own[option]}" if option in own else f"it sets no {option}"
+            return [(f"{key}={text} sends fio's rbd engine elsewhere than target {t.name}'s image ({shown})",
+                     "remove it: fsbench sets pool, rbdname and clientname from the target's `rbd-image:` "
+                     "settings in every job")]
     return []
