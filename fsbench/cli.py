@@ -26,6 +26,39 @@ def _fail(exc: FsbenchError) -> None:
     sys.exit(exc.exit_code)
 
 
+def _warn(warnings: list[str]) -> None:
+    for w in warnings:
+        click.echo(f"warning: {w}", err=True)
+
+
+class _DeployCommand(click.Command):
+    """`fsbench deploy`: its tool flags (`--vdbench-zip`) are those the tools declare, read when needed."""
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        if not getattr(self, "_tool_flags", None):
+            from fsbench.scenario.load import deploy_flags
+
+            self._tool_flags = {f"tool_flag_{i}": f for i, f in enumerate(deploy_flags())}
+            self.params += [click.Option([f.flag.name, name], metavar=f.flag.metavar or None, help=f.flag.help,
+                                         type=click.Choice(f.choices) if f.choices else
+                                         click.Path(dir_okay=False, exists=True) if f.flag.existing_file else None)
+                            for name, f in self._tool_flags.items()]
+        return super().get_params(ctx)
+
+
+class _IngestCommand(click.Command):
+    """`fsbench ingest`: its help names the tools of the registry."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        from fsbench.tools import tool_names
+
+        with formatter.indentation():
+            formatter.write_paragraph()
+            formatter.write_text(f"TOOL is one of {', '.join(tool_names())} (for some, such as vdbench, FILE may "
+                                 "be an output directory).")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fsbench")
 def main() -> None:
@@ -44,6 +77,7 @@ def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> Non
         sc = load_scenario(scenario, list(sets), inventory)
     except FsbenchError as exc:
         _fail(exc)
+    _warn(sc.warnings)
     click.echo(f"{scenario}: ok ({len(sc.targets)} targets, {len(sc.workloads)} workloads)")
 
 
@@ -51,9 +85,10 @@ def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> Non
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
 @_inventory_option
-@click.option("--show", is_flag=True, help="Also print each case's exact commands and job / parameter files.")
-@click.option("--case", "only", metavar="ID_OR_INDEX", multiple=True,
-              help="With --show: only these cases (an id, a part of one, or a number), repeatable.")
+@click.option("--show", is_flag=True, help="Also print each case's exact commands and job / parameter files, and "
+                                           "its target's setup and teardown commands.")
+@click.option("--case", "only", metavar="NUMBER_OR_ID", multiple=True,
+              help="With --show: only these cases, each a case number or a whole case id; repeatable.")
 def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool, only: tuple[str, ...]) -> None:
     """Print every case, the hosts it runs on and an estimated duration."""
     from fsbench.campaign import describe_plan
@@ -62,10 +97,18 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
         sc, cases = describe_plan(scenario, list(sets), inventory)
     except FsbenchError as exc:
         _fail(exc)
+    _warn(sc.warnings)
     if show:
         from fsbench.plan_show import describe_case
+        from fsbench.plan_targets import describe_target
+        from fsbench.scenario.select import CaseNotFound, select_cases
 
-        chosen = [c for c in cases if not only or any(o == str(c.index) or o in c.case_id for o in only)]
+        try:
+            chosen = select_cases(cases, only)
+        except CaseNotFound as exc:
+            raise click.BadParameter(str(exc), param_hint="--case") from None
+        for name in dict.fromkeys(c.target for c in chosen):
+            click.echo(describe_target(sc, name))
         for c in chosen:
             click.echo(describe_case(sc, c))
     width = max((len(c.case_id) for c in cases), default=10)
@@ -123,23 +166,21 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     sys.exit(outcome.exit_code)
 
 
-@main.command()
+@main.command(cls=_DeployCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
 @_inventory_option
 @click.option("--install", is_flag=True, help="Allow the hosts' package managers (apt-get, dnf, zypper).")
-@click.option("--mdtest-method", type=click.Choice(["auto", "upload", "build"]),
-              help="auto: this machine's mdtest where OS, arch and MPI match, else IOR built on the host.")
-@click.option("--ior-source", metavar="PATH|URL", help="IOR release tarball to build mdtest from.")
-@click.option("--vdbench-zip", type=click.Path(dir_okay=False, exists=True),
-              help="The vdbench zip you downloaded from Oracle (vdbench is bring-your-own).")
-def deploy(scenario: str, sets: tuple[str, ...], inventory: str | None, install: bool, mdtest_method: str | None,
-           ior_source: str | None, vdbench_zip: str | None) -> None:
+@click.pass_context
+def deploy(ctx: click.Context, scenario: str, sets: tuple[str, ...], inventory: str | None, install: bool,
+           **tool_flags: str | None) -> None:
     """Put the tools the scenario needs on its hosts (upload, build or package manager); exit 4 if some stay missing."""
     from fsbench.campaign import deploy_tools
 
-    overrides = {k: v for k, v in (("install", install or None), ("mdtest.method", mdtest_method),
-                                   ("mdtest.source", ior_source), ("vdbench.zip", vdbench_zip)) if v}
+    declared = getattr(ctx.command, "_tool_flags", {})
+    overrides: dict[str, object] = {declared[k].override: v for k, v in tool_flags.items() if v}
+    if install:
+        overrides["install"] = True
     try:
         rows = deploy_tools(scenario, list(sets), inventory, overrides)
     except FsbenchError as exc:
@@ -223,7 +264,7 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
     sys.exit(exit_code(result, wanted) if wanted else 0)
 
 
-@main.command()
+@main.command(cls=_IngestCommand)
 @click.argument("tool")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="OUT.csv or OUT.parquet.")
@@ -233,10 +274,7 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
 @click.option("--report/--no-report", "with_report", default=True, help="Render report.html in --run-dir.")
 def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str | None, target: str | None,
            with_report: bool) -> None:
-    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result).
-
-    TOOL is fio, mdtest, vdbench (FILE may be an output directory), juicefs-bench or metabench.
-    """
+    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result)."""
     from pathlib import Path
 
     from fsbench.ingest import ingest_files, write_rows

@@ -6,7 +6,9 @@ group through which other packages add theirs:
     [project.entry-points."fsbench.tools"]
     elbencho = "fsbench_elbencho:PLUGIN"
 
-A plug-in is an object with a `name`; a second one with the same name is a mistake that fails loudly.
+A plug-in is an object with a `name` and every attribute and method of its registry's protocol
+(fsbench.tools.base.ToolAdapter for tools...): one that lacks some is refused when it registers, with
+its name, where it came from and what it lacks; a second one with the same name fails loudly too.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from fsbench.errors import FsbenchError
 
@@ -28,18 +30,27 @@ class PluginError(FsbenchError):
 class Registry(Generic[T]):
     """Plug-ins of one kind by name, loaded on first use."""
 
-    def __init__(self, what: str, group: str, builtin: tuple[str, ...]):
-        self.what, self.group, self.builtin = what, group, builtin
+    def __init__(self, what: str, group: str, builtin: tuple[str, ...], protocol: type | None = None):
+        self.what, self.group, self.builtin, self.protocol = what, group, builtin, protocol
         self._items: dict[str, T] = {}
         self._loaded = False
 
-    def register(self, plugin: T) -> T:
-        """Add a plug-in (fsbench's own modules do this through PLUGIN; tests may call it)."""
+    def register(self, plugin: T, origin: str = "") -> T:
+        """Add a plug-in (fsbench's own modules do this through PLUGIN; tests may call it).
+
+        origin says where it came from (an entry point) in the error when it is refused.
+        """
+        where = f" ({origin})" if origin else ""
         name = getattr(plugin, "name", None)
         if not isinstance(name, str) or not name:
-            raise PluginError(f"a {self.what} plug-in needs a name: {plugin!r}")
+            raise PluginError(f"a {self.what} plug-in{where} needs a name: {plugin!r}")
+        missing = [m for m in protocol_members(self.protocol) if not hasattr(plugin, m)] if self.protocol else []
+        if missing:
+            raise PluginError(f"the {self.what} plug-in {name!r}{where} lacks {', '.join(missing)}: a "
+                              f"{self.what} declares {', '.join(protocol_members(self.protocol))} "
+                              f"({self.protocol.__module__}.{self.protocol.__name__})")  # type: ignore[union-attr]
         if name in self._items and self._items[name] is not plugin:
-            raise PluginError(f"two {self.what} plug-ins are called {name!r}")
+            raise PluginError(f"two {self.what} plug-ins are called {name!r}{where}")
         self._items[name] = plugin
         return plugin
 
@@ -58,7 +69,7 @@ class Registry(Generic[T]):
                 obj = ep.load()
             except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
                 raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
-            self.register(getattr(obj, "PLUGIN", obj))
+            self.register(getattr(obj, "PLUGIN", obj), f"entry point {ep.name} = {ep.value} in {self.group}")
 
     def get(self, name: str) -> T:
         """The plug-in called name; KeyError naming the known ones."""
@@ -80,3 +91,14 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         self._load()
         return name in self._items
+
+
+def protocol_members(protocol: type | None) -> list[str]:
+    """The attributes and methods a protocol declares (its bases' too), in declaration order."""
+    out: list[str] = []
+    for base in reversed((protocol or object).__mro__):
+        if base in (object, Protocol, Generic) or not getattr(base, "_is_protocol", False):
+            continue
+        names = list(getattr(base, "__annotations__", {})) + [k for k, v in vars(base).items() if callable(v)]
+        out += [n for n in names if not n.startswith("_") and n not in out]
+    return out

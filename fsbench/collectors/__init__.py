@@ -5,6 +5,7 @@ from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind
 from fsbench.plugins import Registry
 
 COLLECTORS: Registry[CollectorKind] = Registry("collector kind", "fsbench.collectors", (
-    "fsbench.collectors.command", "fsbench.collectors.juicefs_stats", "fsbench.collectors.juicefs_profile"))
+    "fsbench.collectors.command", "fsbench.collectors.juicefs_stats", "fsbench.collectors.juicefs_profile"),
+    CollectorKind)
 
 __all__ = ["COLLECTORS", "SERIES_COLUMNS", "Collected", "CollectorKind"]

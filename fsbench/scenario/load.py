@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -97,6 +98,32 @@ def sections() -> dict[str, s.Struct]:
 def scenario_struct() -> s.Struct:
     """The checker of a whole scenario file: model.Scenario's keys, with the sections of the plug-ins."""
     return s.struct_of(Scenario, "scenario", parts={**sections(), "secret": _secret})
+
+
+@dataclass(frozen=True)
+class DeployFlag:
+    """A command-line flag of `fsbench deploy` that a tool declares for a key of its deploy section."""
+
+    tool: str
+    key: str
+    flag: s.Flag
+    choices: tuple[str, ...] = ()
+
+    @property
+    def override(self) -> str:
+        """The deploy setting it overrides: `TOOL.KEY` (fsbench.campaign.deploy_tools)."""
+        return f"{self.tool}.{self.key}"
+
+
+def deploy_flags() -> list[DeployFlag]:
+    """Every flag the tools declare on their deploy sections (`--vdbench-zip`), in tool order."""
+    out = []
+    for tool in TOOLS:
+        section = getattr(tool, "deploy_section", None)
+        for key, spec in (section.keys.items() if isinstance(section, s.Struct) else ()):
+            if spec.flag is not None:
+                out.append(DeployFlag(tool.name, key, spec.flag, s.choices_of(spec.check)))
+    return out
 
 
 def report_settings(data: dict, file: str = "scenario.yaml") -> Report:

@@ -5,6 +5,6 @@ from fsbench.services.base import ServiceKind, ServicePlan
 
 SERVICE_KINDS: Registry[ServiceKind] = Registry("service kind", "fsbench.service_kinds", (
     "fsbench.services.command", "fsbench.services.s3_server", "fsbench.services.ceph_lab",
-    "fsbench.services.hdfs"))
+    "fsbench.services.hdfs"), ServiceKind)
 
 __all__ = ["SERVICE_KINDS", "ServiceKind", "ServicePlan"]

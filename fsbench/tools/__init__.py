@@ -6,7 +6,7 @@ from fsbench.tools.base import ToolAdapter
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
     "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench",
-    "fsbench.tools.objbench", "fsbench.tools.metabench", "fsbench.tools.nnbench"))
+    "fsbench.tools.objbench", "fsbench.tools.metabench", "fsbench.tools.nnbench"), ToolAdapter)
 
 
 def get_tool(name: str) -> ToolAdapter:

@@ -112,7 +112,7 @@ def test_plan_show_prints_the_exact_job_files_and_commands(tmp_path):
         workloads:
           mixed: {{tool: fio, job_file: two.fio, sweep: {{product: {{numjobs: [1, 2]}}}}}}
         """)
-    proc = run_cli("plan", str(scenario), "--show", "--case", "numjobs=2", check=True)
+    proc = run_cli("plan", str(scenario), "--show", "--case", "t__mixed__numjobs=2__r1", check=True)
     out = proc.stdout
     assert "== case 2: t__mixed__numjobs=2__r1" in out and "case 1:" not in out
     assert "-- prepare (laying out the files to read; not timed, not monitored)" in out

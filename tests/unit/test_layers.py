@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                   "fsbench.collectors")),
     ("scenario", ("fsbench.scenario",)),
     ("runtime", ("fsbench.targets", "fsbench.background", "fsbench.case_run", "fsbench.runner", "fsbench.preflight",
-                 "fsbench.deploy", "fsbench.leftovers", "fsbench.store", "fsbench.plan_show",
+                 "fsbench.deploy", "fsbench.leftovers", "fsbench.store", "fsbench.plan_show", "fsbench.plan_targets",
                  "fsbench.transport.factory")),
     ("presentation", ("fsbench.analysis", "fsbench.report", "fsbench.compare", "fsbench.ingest", "fsbench.progress")),
     ("entry points", ("fsbench.campaign", "fsbench.cli", "fsbench.__main__", "fsbench")),
@@ -97,3 +97,34 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"
+
+
+def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_point(monkeypatch):
+    import pytest
+
+    import fsbench.plugins
+    from fsbench.plugins import PluginError, Registry
+    from fsbench.tools.base import ToolAdapter
+
+    class Half:
+        name = "half"
+        accepts = ("directory",)
+
+        def build(self, case, test_dir, ctx=None):
+            return None
+
+    class EntryPoint:
+        name, value = "half", "fsbench_half:PLUGIN"
+
+        def load(self):
+            return Half()
+
+    monkeypatch.setattr(fsbench.plugins, "entry_points", lambda group: [EntryPoint()])
+    registry: Registry = Registry("tool", "fsbench.tools", (), ToolAdapter)
+    with pytest.raises(PluginError) as err:
+        registry.names()
+    message = str(err.value)
+    assert message.startswith("the tool plug-in 'half' (entry point half = fsbench_half:PLUGIN in fsbench.tools) "
+                              "lacks bring_your_own, metrics, operations, primary_metrics, packages, check_options, "
+                              "estimate_seconds, parse_outputs, parse_file, version_argv")
+    assert "fsbench.tools.base.ToolAdapter" in message

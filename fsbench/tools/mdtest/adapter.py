@@ -64,8 +64,11 @@ class MdtestAdapter:
     packages: dict[str, list[str]] = {}  # not packaged: provide() uploads a build or compiles IOR
     deploy_section = s.Struct({
         "method": s.Key(s.one_of(*mdtest_deploy.METHODS), default="auto",
-                        doc="auto: this machine's build where OS, arch and MPI match, else IOR built there"),
-        "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to the scenario) or URL"),
+                        doc="auto: this machine's build where OS, arch and MPI match, else IOR built there",
+                        flag=s.Flag("--mdtest-method", "auto: this machine's mdtest where OS, arch and MPI match, "
+                                                      "else IOR built on the host.")),
+        "source": s.Key(s.string, default="", doc="IOR release tarball, a path (relative to the scenario) or URL",
+                        flag=s.Flag("--ior-source", "IOR release tarball to build mdtest from.", "PATH|URL")),
     }, what="mdtest deploy settings")
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:

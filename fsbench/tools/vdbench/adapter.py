@@ -44,7 +44,9 @@ class VdbenchAdapter:
     views = ("table",)
     packages: dict[str, list[str]] = {}  # Oracle's licence: provide() takes the user's zip
     deploy_section = s.Struct({
-        "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to the scenario)"),
+        "zip": s.Key(s.string, default="", doc="the vdbench zip downloaded from Oracle (relative to the scenario)",
+                     flag=s.Flag("--vdbench-zip", "The vdbench zip you downloaded from Oracle (vdbench is "
+                                                  "bring-your-own).", existing_file=True)),
         "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
     }, what="vdbench deploy settings")
 
