@@ -83,6 +83,11 @@ class CaseRun:
         try:
             inv = self.tool.build(case, test_dir, ctx)
             prep = self.tool.prepare(case, test_dir, ctx) if case.prepare and hasattr(self.tool, "prepare") else None
+            # without a folder (an RBD image) a prepare step another case of this target ran leaves its data
+            # for this one too: written once per target, as cases of one dataset share its files
+            shared = "" if prep is None or folder else repr((sorted(prep.files.items()), prep.env))
+            if shared in session.prepared:
+                prep = None
             for h, tr in hosts.items():
                 if folder:
                     tr.makedirs(inv.host_dirs.get(h, test_dir))
@@ -94,6 +99,8 @@ class CaseRun:
                 failed, prep_result = self._prepare(prep, transport, raw / PREPARE)
                 if failed:
                     return self._failed(failed, start, prep_result)
+                if shared:
+                    session.prepared.add(shared)
             work = self._stage(inv, transport, raw) if not inv.per_host else ""
             works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h],
                                     self.rd.raw_dir(case.case_id, h)) for h, argv in inv.per_host.items()}

@@ -38,8 +38,11 @@ def describe_case(sc: Scenario, case: Case) -> str:
              + (" (shared dataset)" if case.dataset and kind.address == "directory" else "")]
     if case.prepare and hasattr(tool, "prepare"):
         prep = tool.prepare(case, folder, ctx)
-        if prep is not None:
+        if prep is not None and kind.address == "directory":
             lines += _invocation("prepare (laying out the files to read; not timed, not monitored)", prep)
+        elif prep is not None:
+            lines += _invocation("prepare (writing what the case reads; not timed, not monitored; once per target: "
+                                 "a later case that writes the same skips it)", prep)
     if case.drop_caches:
         lines.append("-- drop the page cache on every involved host (sync; echo 3 > /proc/sys/vm/drop_caches)")
     lines += _invocation("run (timed and monitored)", tool.build(case, folder, ctx))

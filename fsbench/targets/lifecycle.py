@@ -39,6 +39,8 @@ class TargetSession:
         self._setup_started = False
         self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
         self._mounted: set[str] = set()
+        #: prepare steps already run on this target where they leave no folder (an RBD image's written extent)
+        self.prepared: set[str] = set()
 
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""

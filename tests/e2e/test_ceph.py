@@ -187,7 +187,10 @@ def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(cluster, tmp_path):
         {"rbd-ssd", "cephfs-hdd"}
     job = (run / "raw" / "librbd-hdd__randrw__numjobs=4__r1" / "local" / "job.fio").read_text()
     assert "ioengine=rbd" in job and "pool=rbd-hdd" in job and "directory" not in job
-    assert (run / "raw" / "librbd-hdd__randrw__numjobs=4__r1" / "local" / "prepare" / "fio.json").exists()
+    # the image's 16 MiB that both cases read is written once, by the first, not the whole 256 MiB image
+    fill = run / "raw" / "librbd-hdd__randrw__numjobs=1__r1" / "local" / "prepare"
+    assert json.loads((fill / "fio.json").read_text())["jobs"][0]["write"]["io_bytes"] == 16 * 2**20
+    assert not (run / "raw" / "librbd-hdd__randrw__numjobs=4__r1" / "local" / "prepare").exists()
     assert (run / "targets" / "cephfs-hdd" / "ceph-fuse-local.log").exists()
     # undone: mounts, loop devices, FUSE clients, the images fsbench created, the scratch space
     _nothing_left(str(scratch), (str(tmp_path / "rbd"), str(tmp_path / "cephfs")), run.name)

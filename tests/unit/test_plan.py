@@ -109,3 +109,19 @@ def test_case_timeouts_leave_room_for_what_fio_is_told_to_run(tmp_path):
     hour, slow = plan_cases(load_scenario(f))
     assert hour.estimate_s > 3600 and hour.timeout_s >= 3 * 3600
     assert slow.estimate_s < 5 and slow.timeout_s >= 1024 + 60
+
+
+def test_plan_show_lists_the_rbd_image_fill_of_the_job_file_s_extent(tmp_path):
+    from fsbench.plan_show import describe_case
+    from fsbench.scenario.load import load_scenario
+
+    (tmp_path / "r.fio").write_text("[global]\nrw=randread\nbs=4k\nsize=64m\n[j]\n")
+    f = tmp_path / "s.yaml"
+    f.write_text("name: t\ntargets:\n  img: {kind: rbd-image, path: /fsbench-img, rbd-image: {pool: rbd, image: im}}\n"
+                 "workloads:\n  w: {tool: fio, job_file: r.fio}\n")
+    sc = load_scenario(f)
+    (case,) = plan_cases(sc)
+    shown = describe_case(sc, case)
+    fill = shown[shown.index("-- prepare"):shown.index("-- run")]
+    assert "once per target: a later case that writes the same skips it" in fill
+    assert "| size=64m" in fill and "| rw=write" in fill and "| rbdname=im" in fill
