@@ -37,8 +37,19 @@ METRIC_UNITS: dict[str, str] = {
 STATS = ("value", "max", "min", "mean", "stddev")
 #: the unit of outcomes (functional checks): 1 pass, 0 not supported, -1 failed
 OUTCOME_UNIT = "result"
-#: metrics where a bigger number is better (the others, latencies and times, are better small)
+#: metrics of the vocabulary where a bigger number is better (the others, latencies and times, are better
+#: small); a tool plug-in names its own such metrics in `higher_is_better` (see higher_is_better())
 HIGHER_IS_BETTER = {"bandwidth", "iops", "file_rate", "rate", "io_bytes", "ops"}
+
+
+def higher_is_better(metric: str, tool: object | None = None) -> bool:
+    """Whether a bigger value of this metric is better: the tool plug-in's own declaration (its
+    `higher_is_better`, for the metrics it adds), else the vocabulary's."""
+    if metric in (getattr(tool, "higher_is_better", None) or ()):
+        return True
+    if metric in (getattr(tool, "metrics", None) or {}):
+        return False  # a metric of its own it does not call better big: a count of problems, a time
+    return metric in HIGHER_IS_BETTER
 
 
 def measurement(

@@ -29,6 +29,8 @@ class JuiceFSProfile:
     #: how reports show its rows: the most time first, as juicefs profile lists them
     order_by = "time"
     primary_metrics = ("ops", "latency_mean", "time")
+    #: its own table's columns, for a view with `columns: metrics`
+    columns = (("Count", ("ops",)), ("Average", ("latency_mean",)), ("Total", ("time",)))
 
     def check(self, collector: object) -> list[tuple[tuple, str, str]]:
         return []

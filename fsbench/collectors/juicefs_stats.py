@@ -37,6 +37,9 @@ class JuiceFSStats:
     operations = ("client", "client_buf", "client_cache", "fuse", "fuse_read", "fuse_write", "meta", "meta_txn",
                   "meta_retry", "blockcache_read", "blockcache_write", "object_get", "object_put", "object_del")
     primary_metrics = ("rate", "bandwidth", "latency_mean", "cpu_usage", "memory_peak")
+    #: its sections' figures as columns, for a view with `columns: metrics`
+    columns = (("Ops", ("rate",)), ("Throughput", ("bandwidth",)), ("Latency", ("latency_mean",)),
+               ("CPU", ("cpu_usage",)), ("Memory", ("memory_peak",)))
 
     def check(self, collector: object) -> list[tuple[tuple, str, str]]:
         return []

@@ -1,49 +1,139 @@
-"""Written conclusions: sentences a reader can quote, generated from the numbers of the primary views.
+"""Written conclusions: sentences a reader can quote, generated from the numbers the views show.
 
-Per view: which target is best and which worst on how many measurements, the range of the others'
-ratios to the baseline (with where each end is), and the measurements whose differences stay within
-the run-to-run spread, which are therefore not significant. A single run has no spread to judge by;
-the sentence then says so instead of calling a difference significant.
+Per tool, over what its views measured (each thing measured once, by the first metric a view shows of
+it, so a run's IOPS and bandwidth are one measurement): which target is best and which last on how
+many measurements; the range of the others' ratios to the baseline, higher-is-better metrics apart
+from lower-is-better ones, with where each end is; and the measurements whose differences stay
+within the run-to-run spread (or within 2 %), which are therefore not significant. A single run has
+no spread to judge by: one sentence says so for the whole report. Per view: the values against the
+scenario's thresholds and the functional checks.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from fsbench.tidy import HIGHER_IS_BETTER
+from fsbench.report.rows import job_text, metric_text, op_label
 
-#: a difference counts when the best beats the worst by more than this many of their spreads (and by 2 %)
+#: a difference counts when the best beats the last by more than this many of their spreads (and by 2 %)
 SPREAD_FACTOR = 2.0
 MIN_DIFFERENCE = 0.02
+MOST_LISTED = 6
 
 
-def view_sentences(view: dict, baseline: str) -> list[str]:
-    """Sentences about one view's tables (table, by_value and at views)."""
-    out = _verdict_sentences(view) + _check_sentences(view)
-    measurements = []  # (label, {target: (value, cv, n, ratio)}, higher_is_better)
-    for t in view.get("tables", []):
-        if t.get("kind") == "compare":
-            for r in t["rows"]:
-                if r.get("section") is not None or r.get("resource") or r.get("check"):
-                    continue
-                vals = _values(t["targets"], r["cells"])
-                if len(vals) >= 2:
-                    point = f" ({t['title']})" if t.get("title") else ""
-                    measurements.append((f"{r['labels'][0].lower()}{point}", vals, r["metric"] in HIGHER_IS_BETTER))
-        elif t.get("kind") == "by_value":
-            for ci, head in enumerate(t["head"][1:]):
-                if head.startswith("client"):
-                    continue
-                cells = {r["target"]: r["cells"][ci] for r in t["rows"]}
-                vals = _values(list(cells), list(cells.values()))
-                metric = head.split(" ")[-1]
-                up = not any(w in head for w in ("lat", "time"))
-                if len(vals) >= 2:
-                    point = f" at {t['title']}" if t.get("title") else ""
-                    measurements.append((f"{head}{point}", vals, up if metric else True))
-    if not measurements:
-        return out
-    return out + _summarise(view["title"], measurements, baseline)
+def tool_sentences(views: list[dict], baseline: str) -> list[tuple[str, list[str]]]:
+    """(tool, sentences) for each tool the views compare targets with, in the views' order."""
+    by_tool: dict[str, dict[tuple, dict]] = {}
+    for v in views:
+        for m in v.get("measurements") or []:
+            by_tool.setdefault(m["tool"], {}).setdefault(m["key"], m)  # the first view's figure of it
+    out = []
+    for tool, measured in by_tool.items():
+        lines = summarise(tool, list(measured.values()), baseline)
+        if lines:
+            out.append((tool, lines))
+    return out
+
+
+def single_run_note(views: list[dict]) -> str:
+    """One sentence when the compared values have no run-to-run spread (a single run each), else ''."""
+    tools: dict[str, bool] = {}
+    for v in views:
+        for m in v.get("measurements") or []:
+            tools[m["tool"]] = tools.get(m["tool"], False) or any(x["n"] > 1 for x in m["values"].values())
+    single = [t for t, spread in tools.items() if not spread]
+    if not single:
+        return ""
+    who = "Each value" if len(single) == len(tools) else f"Each value of {_join(single)}"
+    return (f"{who} comes from a single run, so run-to-run noise cannot be told from a real difference "
+            f"(only differences within {MIN_DIFFERENCE:.0%} are called not significant): repeat the cases "
+            "(settings: repetitions: 3) to judge them.")
+
+
+def judge(m: dict) -> dict:
+    """The best and the last target of one measurement, and whether they differ beyond the spread."""
+    ranked = sorted(m["values"].items(), key=lambda kv: kv[1]["mean"], reverse=m["up"])
+    (top, tv), (low, lv) = ranked[0], ranked[-1]
+    apart = abs(tv["mean"] - lv["mean"])
+    noise = SPREAD_FACTOR * max(tv["std"], lv["std"])
+    floor = MIN_DIFFERENCE * max(tv["mean"], lv["mean"])
+    return {"best": top, "last": low, "significant": apart > max(noise, floor)}
+
+
+def label(m: dict, with_workload: bool, with_job: bool) -> str:
+    """'write bandwidth (seq-write-1m, numjobs=4)': what was measured, where it must be said."""
+    parts = [m["workload"]] if with_workload else []
+    parts += [job_text(m["job"])] if with_job and m["job"] else []
+    parts += [m["point"]] if m["point"] else []
+    text = f"{op_label(m['operation']).lower()} {metric_text(m['metric'])}"
+    return text + (f" ({', '.join(parts)})" if parts else "")
+
+
+def summarise(tool: str, measured: list[dict], baseline: str) -> list[str]:
+    """The sentences about one tool's measurements."""
+    if not measured:
+        return []
+    with_workload = len({m["workload"] for m in measured}) > 1
+    with_job = len({(m["workload"], m["job"]) for m in measured}) > len({m["workload"] for m in measured})
+    best: Counter[str] = Counter()
+    last: Counter[str] = Counter()
+    flat = []
+    for m in measured:
+        j = judge(m)
+        if j["significant"]:
+            best[j["best"]] += 1
+            last[j["last"]] += 1
+        else:
+            flat.append(label(m, with_workload, with_job))
+    n = len(measured)
+    noun = "measurement" if n == 1 else "measurements"
+    out = []
+    if best:
+        order = list(dict.fromkeys(t for m in measured for t in m["values"]))  # the scenario's order
+        out.append(f"{tool}: {_leaders(best, order)} best on {best.most_common(1)[0][1]} of {n} {noun}; "
+                   f"{_leaders(last, order)} last on {last.most_common(1)[0][1]}.")
+    else:
+        out.append(f"{tool}: no target stands out: {'the' if n == 1 else f'all {n}'} {noun} "
+                   f"within the run-to-run spread (or {MIN_DIFFERENCE:.0%}).")
+    for up in (True, False):
+        ends = [(v["ratio"], t, label(m, with_workload, with_job)) for m in measured if m["up"] is up
+                for t, v in m["values"].items() if t != baseline and v["ratio"] is not None
+                and baseline in m["values"]]
+        if not ends:
+            continue
+        way = "higher is better" if up else "lower is better"
+        lo, hi = min(ends), max(ends)
+        others = sorted({t for _, t, _ in ends})
+        who = f"{others[0]} is" if len(others) == 1 else "the others are"
+        if len(ends) == 1:
+            out.append(f"Against {baseline} ({way}), {who} at {lo[0]:.2f}× ({lo[2]}).")
+        elif f"{lo[0]:.2f}" == f"{hi[0]:.2f}":
+            out.append(f"Against {baseline} ({way}), {who} at {lo[0]:.2f}× on each of these {len(ends)} values.")
+        else:
+            out.append(f"Against {baseline} ({way}), the others range from {lo[0]:.2f}× ({lo[1]}, {lo[2]}) "
+                       f"to {hi[0]:.2f}× ({hi[1]}, {hi[2]}).")
+    if flat and best:
+        shown = ", ".join(flat[:MOST_LISTED]) + (f" and {len(flat) - MOST_LISTED} more"
+                                                 if len(flat) > MOST_LISTED else "")
+        out.append(f"Not significant (within the run-to-run spread, or {MIN_DIFFERENCE:.0%}): {shown}.")
+    return out
+
+
+def _leaders(counts: Counter, order: list[str]) -> str:
+    top = counts.most_common(1)[0][1]
+    names = sorted((t for t, c in counts.items() if c == top), key=order.index)
+    return f"{_join(names)} {'is' if len(names) == 1 else 'are'}"
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# -- per view: thresholds and functional checks -------------------------------------------------------
+
+def view_sentences(view: dict) -> list[str]:
+    """Sentences about one view's values against the thresholds and its functional checks."""
+    return _verdict_sentences(view) + _check_sentences(view)
 
 
 def _check_sentences(view: dict) -> list[str]:
@@ -71,75 +161,18 @@ def _verdict_sentences(view: dict) -> list[str]:
     counts: Counter = Counter()
     poor = []
     for t in view.get("tables", []):
+        targets = t.get("targets") or []
+        per = int(t.get("per_target") or 1)
         for r in t["rows"]:
-            for target, c in zip(t.get("targets") or [""] * len(r.get("cells", [])), r.get("cells", [])):
+            for i, c in enumerate(r.get("cells", [])):
                 if c.get("verdict"):
                     counts[c["verdict"]] += 1
                     if c["verdict"] == "poor":
-                        label = (r.get("labels") or [""])[0].lower()
-                        poor.append(f"{label} ({target})" if len(t.get("targets") or []) > 1 else label)
+                        what = (r.get("labels") or [""])[0].lower()
+                        target = targets[i // per] if i // per < len(targets) else ""
+                        poor.append(f"{what} ({target})" if len(targets) > 1 else what)
     if not counts:
         return []
     text = ", ".join(f"{counts[v]} {v}" for v in ("good", "fair", "poor") if counts[v])
     sentence = f"{view['title']}: against the thresholds, {text}"
     return [sentence + (f"; poor: {', '.join(poor[:8])}." if poor else ".")]
-
-
-def _values(targets: list[str], cells: list[dict]) -> dict[str, tuple[float, float, int, float | None]]:
-    out = {}
-    for t, c in zip(targets, cells):
-        if isinstance(c.get("value"), float) and c["value"] > 0:
-            out[t] = (c["value"], float(c.get("spread") or 0.0), int(c.get("n") or 1), _ratio(c))
-    return out
-
-
-def _ratio(c: dict) -> float | None:
-    text = str(c.get("ratio") or "").strip("()")
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _summarise(title: str, measurements: list, baseline: str) -> list[str]:
-    best: Counter[str] = Counter()
-    worst: Counter[str] = Counter()
-    flat, unknown = [], []
-    ratios: list[tuple[float, str, str]] = []
-    for label, vals, up in measurements:
-        ranked = sorted(vals.items(), key=lambda kv: kv[1][0], reverse=up)
-        (top, (tv, tcv, tn, _)), (low, (lv, lcv, ln, _)) = ranked[0], ranked[-1]
-        spread = max(tcv, lcv) * max(tv, lv)
-        apart = abs(tv - lv)
-        if tn <= 1 and ln <= 1 and tcv == 0 and lcv == 0:
-            unknown.append(label)
-        if apart <= max(SPREAD_FACTOR * spread, MIN_DIFFERENCE * max(tv, lv)):
-            flat.append(label)
-        else:
-            best[top] += 1
-            worst[low] += 1
-        for t, (_, _, _, ratio) in vals.items():
-            if t != baseline and ratio is not None:
-                ratios.append((ratio, t, label if up else f"{label}, lower is better"))
-    n = len(measurements)
-    out = []
-    if best:
-        who, times = best.most_common(1)[0]
-        loser, ltimes = worst.most_common(1)[0]
-        out.append(f"{title}: {who} is best on {times} of {n} measurements; {loser} is last on {ltimes}.")
-    lead = "" if out else f"{title}: "
-    if ratios:
-        lo, hi = min(ratios), max(ratios)
-        if lo == hi:
-            out.append(f"{lead}against {baseline}, {lo[1]} is at {lo[0]:.2f}× ({lo[2]}).")
-        else:
-            out.append(f"{lead}against {baseline}, the others range from {lo[0]:.2f}× ({lo[1]}, {lo[2]}) to "
-                       f"{hi[0]:.2f}× ({hi[1]}, {hi[2]}).")
-        out[-1] = out[-1][0].upper() + out[-1][1:] if not lead else out[-1]
-    if flat:
-        shown = ", ".join(flat[:6]) + (f" and {len(flat) - 6} more" if len(flat) > 6 else "")
-        out.append(f"Not significant (the targets are within their run-to-run spread, or within 2 %): {shown}.")
-    if unknown and len(unknown) == n:
-        out.append("Each value comes from a single run: repeat the cases (repetitions: 3) to tell real "
-                   "differences from noise.")
-    return out

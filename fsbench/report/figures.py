@@ -39,26 +39,52 @@ def _scale(unit: str, values: pd.Series) -> tuple[float, str]:
     return 1, unit
 
 
+#: the font size of tick labels (points) and the share of it an average character takes
+TICK_POINTS = 9
+CHAR_WIDTH = 0.62
+
+
 def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -> str:
-    """Grouped bars: one group per x value, one bar per series, error bars from `std`."""
+    """Grouped bars: one group per x value, one bar per series, error bars from `std`. When the groups'
+    labels would not fit side by side under the bars, the bars lie horizontally, one label per line."""
     pivot = data.pivot_table(index=x, columns=series, values="mean", aggfunc="first", sort=False)
     err = data.pivot_table(index=x, columns=series, values="std", aggfunc="first", sort=False)
     div, label = _scale(unit, data["mean"])
     n = max(1, len(pivot.columns))
     colors = PALETTE if n <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(n)]
-    fig, ax = plt.subplots(figsize=(min(10, 2.2 + 0.5 * n * max(1, len(pivot))), 3.2))
-    width = 0.8 / n
+    labels = [str(v) for v in pivot.index]
+    width_in = min(10, 2.2 + 0.5 * n * max(1, len(pivot)))
+    room = (width_in - 1.0) * 72 / max(1, len(pivot))  # points per group along the axis
+    longest = max((len(t) for t in labels), default=0) * TICK_POINTS * CHAR_WIDTH
+    horizontal = len(pivot) > 1 and longest > 0.85 * room
+    if horizontal:
+        fig, ax = plt.subplots(figsize=(7.2, 0.9 + len(pivot) * (0.12 * n + 0.2)))
+    else:
+        fig, ax = plt.subplots(figsize=(width_in, 3.2))
+    thick = 0.8 / n
     for i, col in enumerate(pivot.columns):
-        xs = [j + (i - (n - 1) / 2) * width for j in range(len(pivot))]
+        offsets = [j + (i - (n - 1) / 2) * thick for j in range(len(pivot))]
         spread = err[col].fillna(0) / div if col in err and (err[col].fillna(0) > 0).any() else None
-        ax.bar(xs, pivot[col] / div, width, yerr=spread,
-               label=str(col), color=colors[i % len(colors)], capsize=2)
-    ax.set_xticks(range(len(pivot)), [str(v) for v in pivot.index])
-    ax.set_ylabel(label)
+        if horizontal:
+            ax.barh(offsets, pivot[col] / div, thick, xerr=spread, label=str(col), color=colors[i % len(colors)],
+                    capsize=2)
+        else:
+            ax.bar(offsets, pivot[col] / div, thick, yerr=spread, label=str(col), color=colors[i % len(colors)],
+                   capsize=2)
+    if horizontal:
+        ax.set_yticks(range(len(pivot)), labels)
+        ax.invert_yaxis()  # the first group on top, in the table's order
+        ax.set_xlabel(label)
+    else:
+        ax.set_xticks(range(len(pivot)), labels)
+        ax.set_ylabel(label)
+        if len(pivot.index) == 1 and labels[0] == "":
+            ax.set_xticks([])
     ax.set_title(title, loc="left")
-    if len(pivot.index) == 1 and str(pivot.index[0]) == "":
-        ax.set_xticks([])
-    ax.legend(frameon=False, fontsize=8, ncol=min(n, 4), loc="upper left", bbox_to_anchor=(0, -0.12))
+    if horizontal:  # beside the bars: below them it would float far from a tall chart's top
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    else:
+        ax.legend(frameon=False, fontsize=8, ncol=min(n, 4), loc="upper left", bbox_to_anchor=(0, -0.12))
     return _svg(fig)
 
 

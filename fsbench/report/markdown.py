@@ -85,6 +85,8 @@ def _view(v: dict, baseline: str, html_href: str) -> list[str]:
     out = [f"## {escape(v['title'])}" + (f" ({escape(v['tool'])})" if v.get("tool") else ""), ""]
     if v.get("description"):
         out += [escape(v["description"]), ""]
+    if v.get("empty"):
+        out += [f"*{escape(v['empty'])}*", ""]
     for t in v.get("tables", []):
         out += _table(t, baseline)
     if v.get("charts"):
@@ -168,7 +170,15 @@ def _table(t: dict, baseline: str) -> list[str]:
     out = [f"### {escape(title)}", ""] if title else []
     targets = t.get("targets", [])
     head = t.get("head") or ["operation", "metric", *targets]
-    head = [escape(h) + (" (baseline)" if h == baseline and h in targets and len(targets) > 1 else "") for h in head]
+    if t.get("groups"):  # a column per metric of each target: one header row names both
+        per = int(t.get("per_target") or 1)
+        lead = len(head) - len(t["groups"]) * per
+        head = [*head[:lead], *(f"{g}{' (baseline)' if g == baseline else ''} · {h}"
+                                for i, g in enumerate(t["groups"]) for h in head[lead + i * per:lead + (i + 1) * per])]
+        head = [escape(h) for h in head]
+    else:
+        head = [escape(h) + (" (baseline)" if h == baseline and h in targets and len(targets) > 1 else "")
+                for h in head]
     rows, n_labels = [], 0
     for r in t["rows"]:
         if r.get("section") is not None:  # a block's heading row: bold in the first column

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from fsbench.thresholds import Threshold, verdict_for
-from fsbench.tidy import HIGHER_IS_BETTER, METRIC_UNITS
+from fsbench.tidy import HIGHER_IS_BETTER, METRIC_UNITS, higher_is_better
 from fsbench.units import format_value
 
 METRIC_ORDER = list(METRIC_UNITS)
@@ -27,14 +27,15 @@ def _finite(x: object) -> bool:
 
 
 def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload: str = "",
-         time_unit: str = "") -> dict:
-    """One value with its ratio to the baseline, its spread and its verdict (times in time_unit when given)."""
+         time_unit: str = "", up: bool | None = None) -> dict:
+    """One value with its ratio to the baseline, its spread and its verdict (times in time_unit when given);
+    `up`: whether bigger is better (default: the vocabulary's direction of the metric)."""
     if r is None:
         return {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
     ratio = r.get("ratio")
     cls = ""
     if _finite(ratio) and not is_base:
-        up = metric in HIGHER_IS_BETTER
+        up = metric in HIGHER_IS_BETTER if up is None else up
         if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
             cls = "better"
         elif (ratio < 1 - style.same_band) if up else (ratio > 1 + style.same_band):
@@ -82,7 +83,7 @@ def _show_job(df: pd.DataFrame) -> bool:
 
 
 def compare_table(df: pd.DataFrame, targets: list[str], baseline: str, style: Style, workload: str,
-                  title: str = "") -> dict:
+                  title: str = "", tool: object = None) -> dict:
     """Rows = operation x metric, columns = targets, each cell a value and its ratio (seed 000)."""
     keyed = {(str(r.job), str(r.operation), str(r.metric), str(r.target)): r for r in df.itertuples(index=False)}
     show_job = _show_job(df)
@@ -92,7 +93,7 @@ def compare_table(df: pd.DataFrame, targets: list[str], baseline: str, style: St
         for t in targets:
             r = keyed.get((job, op, metric, t))
             cells.append(cell(pd.Series(r._asdict()) if r is not None else None, metric, t == baseline, style,
-                              workload))
+                              workload, up=higher_is_better(metric, tool)))
         rows.append({"labels": [_label(job, op, show_job), metric], "operation": _label(job, op, show_job),
                      "metric": metric, "cells": cells})
     return {"kind": "compare", "title": title, "point": title, "head": ["operation", "metric", *targets],
@@ -100,7 +101,7 @@ def compare_table(df: pd.DataFrame, targets: list[str], baseline: str, style: St
 
 
 def pivot_tables(df: pd.DataFrame, param: str, targets: list[str], baseline: str, style: Style,
-                 workload: str, metrics: list[str]) -> list[dict]:
+                 workload: str, metrics: list[str], tool: object = None) -> list[dict]:
     """Per operation and metric: rows = values of the swept parameter, columns = targets (seed 004)."""
     out = []
     name = param.removeprefix("param_")
@@ -111,8 +112,9 @@ def pivot_tables(df: pd.DataFrame, param: str, targets: list[str], baseline: str
             continue
         sub = df[(df["job"].astype(str) == job) & (df["operation"] == op) & (df["metric"] == metric)]
         keyed = {(str(r[param]), str(r["target"])): r for _, r in sub.iterrows()}
-        rows = [{"labels": [v], "cells": [cell(keyed.get((v, t)), metric, t == baseline, style, workload)
-                                          for t in targets]} for v in values]
+        rows = [{"labels": [v], "cells": [cell(keyed.get((v, t)), metric, t == baseline, style, workload,
+                                               up=higher_is_better(metric, tool)) for t in targets]}
+                for v in values]
         out.append({"kind": "pivot", "title": f"{_label(job, op, show_job)} · {metric} by {name}",
                     "head": [name, *targets], "targets": targets, "rows": rows})
     return out
@@ -132,7 +134,7 @@ def stats_table(df: pd.DataFrame, target: str) -> dict:
             "Max", "Min", "Mean", "StdDev"], "targets": [], "rows": rows}
 
 
-def best_table(df: pd.DataFrame, targets: list[str], title: str = "") -> dict:
+def best_table(df: pd.DataFrame, targets: list[str], title: str = "", tool: object = None) -> dict:
     """Each target as a percentage of the best one per operation (seed 004's comparison)."""
     rows = []
     for job, op, metric in row_order(df):
@@ -140,7 +142,7 @@ def best_table(df: pd.DataFrame, targets: list[str], title: str = "") -> dict:
         vals = {str(t): float(v) for t, v in zip(sub["target"], sub["mean"]) if float(v) > 0}
         if len(vals) < 2:
             continue
-        up = metric in HIGHER_IS_BETTER
+        up = higher_is_better(metric, tool)
         best = max(vals.values()) if up else min(vals.values())
         cells = []
         for t in targets:

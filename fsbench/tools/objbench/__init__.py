@@ -36,6 +36,7 @@ class ObjbenchAdapter:
     bring_your_own = False
     accepts = ("directory", "url")
     metrics = {FUNCTIONAL: RESULT_UNIT}
+    higher_is_better = (FUNCTIONAL,)  # 1 pass, 0 not supported, -1 failed
     #: the order of its performance table (the functional checks are the `checks` view's)
     operations = ("upload_objects", "download_objects", "put_small_objects", "get_small_objects", "list_objects",
                   "head_objects", "delete_objects", "change_permissions", "change_owner_group", "update_mtime")
