@@ -447,9 +447,13 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
     assert proc.returncode == 130, err[-2000:]
     run = next((tmp_path / "out").iterdir())
     assert json.loads((run / "manifest.json").read_text())["status"] == "interrupted"
+    assert (tmp_path / "t").exists()  # the second Ctrl-C cut the teardown short: its clean-up is pending
     # what the second Ctrl-C cut short is cleaned up by the next run
     again = run_cli("run", str(scenario), "--resume", str(run), "--no-report", "--progress", "plain", timeout=300)
-    assert "cleaned up after the dead run" in again.stderr or again.returncode == 0
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"cleaned up after the dead run {run.name}: target t on local" in again.stderr
+    assert json.loads((run / "manifest.json").read_text())["status"] == "complete"
+    assert not (tmp_path / "t").exists()  # the resume's own teardown ran to its end this time
 
 
 # -- over SSH ----------------------------------------------------------------------------------------------------
