@@ -27,6 +27,7 @@ from fsbench.scenario.model import (
     Target,
     Workload,
 )
+from fsbench.scenario.report_checks import check_views
 from fsbench.scenario.variables import parse_set, resolve_variables, substitute
 from fsbench.secrets import SecretRef
 from fsbench.services import SERVICE_KINDS
@@ -168,6 +169,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
         scenario = _build(checked, values, lm, base_dir, issues, hosts_inventory, inventory is not None)
         scenario.inventory_file = str(inv_path) if inv_path else ""
         _cross_check(scenario, lm, issues)
+        issues.extend(check_views(scenario, lm, raw.get("variables") if isinstance(raw.get("variables"), dict) else {}))
     except (TypeError, AttributeError, KeyError, ValueError):
         if shape_ok:  # only a half-valid scenario may trip the cross-checks
             raise
