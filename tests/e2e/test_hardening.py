@@ -84,6 +84,25 @@ def test_commands_in_tool_options_need_an_explicit_opt_in_and_show_in_the_plan(t
     assert marker.exists()
 
 
+def test_a_set_value_in_a_target_command_is_data_not_code(tmp_path, fio):
+    marker = tmp_path / "PWNED"
+    scenario = write_scenario(tmp_path, f"""\
+        name: setinj
+        monitor: {{enabled: false}}
+        variables: {{sub: data}}
+        targets:
+          t: {{path: {tmp_path}/t, setup: ["mkdir -p ${{target.path}}/${{sub}}"]}}
+        workloads:
+          w: {{tool: fio, options: {{rw: write, size: 1m}}}}
+        """)
+    value = f"x; touch {marker} $(id)"
+    shown = run_cli("plan", str(scenario), "--show", "--set", f"sub={value}", check=True).stdout
+    assert f"   $ mkdir -p {tmp_path}/t/'{value}'" in shown  # the command as it will run, quoted
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report", "--set", f"sub={value}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not marker.exists() and (tmp_path / "t" / value).is_dir()
+
+
 # -- oversized input ------------------------------------------------------------------------------------
 
 def test_a_yaml_alias_bomb_is_refused_in_under_a_second(tmp_path):
@@ -97,6 +116,61 @@ def test_a_yaml_alias_bomb_is_refused_in_under_a_second(tmp_path):
     proc = run_cli("validate", str(bomb))
     assert proc.returncode == 3 and "expands to more than" in proc.stderr
     assert time.monotonic() - start < 5  # the CLI's own start-up included; the check itself takes ~0.3 s
+
+
+def _big_value_bomb(tmp_path: Path) -> Path:
+    """1.8 MB: one 1.5 MB value, aliased 100,000 times (under the value count, not under the text size)."""
+    path = tmp_path / "bomb6.yaml"
+    path.write_text(f"name: x\ndescription: &b \"{'y' * 1_500_000}\"\ntargets:\n  t:\n    path: /srv/bench/t\n"
+                    f"    setup: [{', '.join(['*b'] * 100_000)}]\nworkloads: {{w: {{tool: fio}}}}\n")
+    return path
+
+
+def _sweep_bomb(tmp_path: Path) -> Path:
+    """652 bytes: 12 fio axes of 10 values, 10^12 cases."""
+    axes = "".join(f"        {k}: [1,2,3,4,5,6,7,8,9,10]\n" for k in (
+        "iodepth", "numjobs", "nrfiles", "runtime", "ramp_time", "rwmixread", "thinktime", "rate_iops", "offset",
+        "iodepth_batch", "iodepth_low", "openfiles"))
+    path = tmp_path / "sweepbomb.yaml"
+    path.write_text("name: x\ntargets:\n  t1: {path: /srv/bench/t}\nworkloads:\n  w:\n    tool: fio\n"
+                    "    options: {rw: randrw, size: 1m}\n    sweep:\n      product:\n" + axes)
+    return path
+
+
+def _many_repetitions(tmp_path: Path) -> Path:
+    path = tmp_path / "reps.yaml"
+    path.write_text("name: x\nsettings: {repetitions: 100000000}\ntargets: {t1: {path: /srv/bench/t}}\n"
+                    "workloads: {w: {tool: fio, options: {rw: write, size: 1m}}}\n")
+    return path
+
+
+@pytest.mark.parametrize("make, sets, message", [
+    (_big_value_bomb, [], "the YAML expands to more than 8 MiB of text"),
+    (_sweep_bomb, [], "workloads.w.sweep: the sweep makes 1,000,000,000,000 points; at most 10,000"),
+    (_many_repetitions, [], "settings.repetitions: must be at most 1,000, got 100,000,000"),
+    (_many_repetitions, ["--set", "x=" + "[" * 60_000 + "]" * 60_000], "nested more than 64 levels"),
+], ids=["big-value-aliases", "sweep", "repetitions", "deep-set-value"])
+def test_oversized_plans_are_refused_in_under_a_second(tmp_path, make, sets, message):
+    from fsbench.errors import ScenarioError
+    from fsbench.scenario.load import load_scenario
+
+    path = make(tmp_path)
+    proc = run_cli("plan", str(path), *sets)
+    assert proc.returncode == 3 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-1000:]
+    start = time.monotonic()
+    with pytest.raises(ScenarioError):
+        load_scenario(path, sets[1:])
+    assert time.monotonic() - start < 1  # the check itself (the CLI adds its start-up)
+
+
+def test_a_job_file_that_is_a_device_is_refused(tmp_path):
+    scenario = write_scenario(tmp_path, """\
+        name: jz
+        targets: {t1: {path: /srv/bench/t}}
+        workloads: {w: {tool: fio, job_file: /dev/zero}}
+        """)
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 3 and "cannot read job file /dev/zero: not a regular file" in proc.stderr
 
 
 @pytest.mark.parametrize("text, message", [
@@ -158,8 +232,8 @@ def test_a_parser_crash_fails_only_its_case(tmp_path, fio):
 # -- secrets --------------------------------------------------------------------------------------------
 
 def _everything_written(run: Path) -> str:
-    return "\n".join(p.read_text(errors="replace") for p in run.rglob("*") if p.is_file()
-                     and p.suffix not in (".parquet",))
+    """Every file of the run directory as text, binary ones (results.parquet) included."""
+    return "\n".join(p.read_bytes().decode("utf-8", errors="replace") for p in run.rglob("*") if p.is_file())
 
 
 def test_secrets_come_from_the_environment_and_are_never_written_or_printed(tmp_path, fio):
@@ -194,13 +268,51 @@ def test_secrets_come_from_the_environment_and_are_never_written_or_printed(tmp_
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("target")
     assert "token ****" in cases.loc["fails", "reason"]
     assert "${secrets.token}" in (run / "scenario.yaml").read_text()
-    missing = run_cli("run", str(scenario), "-o", str(tmp_path / "out2"), env={"FSB_TEST_TOKEN": ""})
-    assert missing.returncode == 0 or "FSB_TEST_TOKEN" not in missing.stderr  # an empty value is a value
+    empty = run_cli("run", str(scenario), "-o", str(tmp_path / "out2"), env={"FSB_TEST_TOKEN": ""})
+    assert empty.returncode == 1 and "FSB_TEST_TOKEN" not in empty.stderr  # an empty value is a value: it ran
     unset = {k: v for k, v in os.environ.items() if k != "FSB_TEST_TOKEN"}
     proc = subprocess.run([sys.executable, "-m", "fsbench", "run", str(scenario), "-o", str(tmp_path / "out3")],
                           env={**unset, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 4 and "environment variable FSB_TEST_TOKEN is not set" in proc.stderr
     assert not (tmp_path / "out3").exists()
+
+
+def test_secrets_written_in_the_scenario_or_set_reach_no_file_and_no_report(tmp_path, fio):
+    """A literal secret_key (and access_key) and a --set password inside a URL: masked in scenario.yaml
+    (its variables too), the tables, results.parquet, report.html and report.md."""
+    for tool in ("juicefs", "fusermount3"):
+        require(tool)
+    literal, from_set = "literalSecretKey123", "p@ss@fromSet99"
+    scenario = write_scenario(tmp_path, f"""\
+        name: literal-secrets
+        monitor: {{enabled: false}}
+        variables: {{dbpw: changeme}}
+        targets:
+          jfs:
+            kind: juicefs
+            path: {tmp_path}/mnt
+            description: "its metadata could live in mysql://jfs:${{dbpw}}@(127.0.0.1:3306)/jfs"
+            juicefs: {{meta: "sqlite3://{tmp_path}/jfs.db", storage: file, access_key: AKliteral1,
+                      secret_key: {literal}}}
+        workloads:
+          w: {{tool: fio, description: "written with {literal}", options: {{rw: write, size: 1m}}}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--progress", "plain",
+                   "--set", f"dbpw={from_set}", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "targets.jfs.juicefs.secret_key: a secret is written in the scenario" in proc.stderr
+    run = Path(proc.stdout.splitlines()[0])
+    run_cli("report", str(run), "--markdown", check=True)
+    assert {p.name for p in run.iterdir()} >= {"scenario.yaml", "cases.csv", "results.parquet", "report.html",
+                                               "report.md"}
+    written = _everything_written(run)
+    for leak in (literal, "AKliteral1", from_set, "fromSet99"):
+        assert leak not in written and leak not in proc.stdout + proc.stderr, leak
+    import yaml
+
+    saved = yaml.safe_load((run / "scenario.yaml").read_text())
+    assert saved["variables"]["dbpw"] == "****" and saved["targets"]["jfs"]["juicefs"]["secret_key"] == "****"
+    assert "mysql://jfs:****@(127.0.0.1:3306)/jfs" in (run / "report.html").read_text()
 
 
 def test_a_meta_password_reaches_juicefs_through_its_environment_only(tmp_path):
