@@ -1,5 +1,6 @@
 """fsbench reads a job file as the real fio does: `fio --showcmd` (what fio parsed) and a real run agree
-with fsbench's reader on sections, repeats, later globals, aliases, comments, includes and ${VAR}."""
+with fsbench's reader on sections, repeats, later globals, aliases, comments, includes and ${VAR}; and
+every engine this fio has is one fsbench's containment knows."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from fsbench.tools.fio.containment import engine_kind
 from fsbench.tools.fio.jobfile import JobFile, canonical, parse_jobfile
 
 JOB = """\
@@ -76,3 +78,12 @@ def test_a_real_run_gives_each_job_the_options_fsbench_reads(tmp_path, fio):
            for j in jobs]
     assert ran == expected
     assert expected == [("a", "randread", 256), ("b", "write", 16), ("a", "randwrite", 16), ("GLOBAL", "read", 16)]
+
+
+def test_every_engine_of_this_fio_is_classified(fio):
+    listed = subprocess.run([fio, "--enghelp"], capture_output=True, text=True, check=True, timeout=30).stdout
+    engines = [line.strip() for line in listed.splitlines()[1:] if line.strip()]
+    assert "gfapi" in engines and "psync" in engines, listed
+    kinds = {e: engine_kind(e) for e in engines}
+    assert "unknown" not in kinds.values(), kinds
+    assert kinds["gfapi"] == kinds["gfapi_async"] == "remote" and kinds["sg"] == "device" and kinds["exec"] == "code"

@@ -52,3 +52,10 @@ def test_job_options_from_the_scenario_go_to_every_section_of_that_name():
     fresh.set("w", "rw", "read")
     fresh.set("global", "bs", "4k")
     assert fresh.render() == "[global]\nbs=4k\n\n[w]\nrw=read\n"
+
+
+def test_fio_fills_any_name_in_braces_from_the_environment():
+    jf = parse_jobfile("[j]\nfilename=${a.b}/x\ndescription=${ NOPE}\n", "v.fio", env={"a.b": "/data"})
+    assert jf.section("j")["filename"] == "/data/x"  # real fio does the same (`fio --showcmd`)
+    assert [(str(o), m) for o, m in jf.problems] == [
+        ("v.fio:3", "${ NOPE} is not set in the environment (fio would read it there)")]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_INCLUDE_DEPTH = 16
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENV = re.compile(r"\$\{([^}]+)\}")  # fio takes any name up to the brace (`${a.b}` too)
 #: fio's option aliases (`fio --cmdhelp=OPTION` prints them): alias -> the option it sets
 ALIASES = {"blocksize": "bs", "blockalign": "ba", "blocksize_unaligned": "bs_unaligned",
            "blocksize_range": "bsrange", "disable_bw": "disable_bw_measurement", "fill_fs": "fill_device",
