@@ -32,6 +32,9 @@ def test_meta_engines_end_to_end(tmp_path):
     assert len(cases) == 30
     assert set(cases.target) == {"redis-always", "redis-everysec", "sqlite", "mariadb", "postgres", "etcd"}
     assert (cases.status == "ok").all(), cases[["case_id", "reason"]].to_string()  # nothing skipped
+    # the plan's total estimate is within 2x of what the cases took (issue 10, item 6)
+    planned, took = cases.estimate_s.sum(), cases.duration_s.sum()
+    assert took / 2 <= planned <= took * 2, cases[["case_id", "estimate_s", "duration_s"]].to_string()
 
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
     # seed 000's first table: every metadata call of its list (newchunk aside) measured through each mount
