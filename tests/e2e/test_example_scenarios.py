@@ -19,7 +19,7 @@ from fsbench.report.markdown import write_markdown_report
 from fsbench.scenario.load import load_scenario
 from fsbench.scenario.plan import Case, plan_cases
 from fsbench.store import RunDir, utc_now
-from fsbench.tidy import measurement
+from fsbench.tidy import ParseResult, measurement
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo
 from tests.conftest import run_cli
@@ -39,6 +39,11 @@ MDTEST_SEED_004 = FIXTURES / "mdtest" / "4.0.0" / "seed_n500_u_z2_i3_np4_ext4.st
 MDTEST_FILES = FIXTURES / "mdtest" / "4.0.0" / "files_only_F_np4_ext4.stdout.txt"  # -F
 VDBENCH_MULTI_HOST = FIXTURES / "public" / "vdbench" / "masakioui-vdb" / "50407_fs_8host_random_read"
 VDBENCH_ONE_HOST = FIXTURES / "public" / "vdbench" / "masakioui-vdb_nvme" / "50407_fs_1host_read"
+# vdbench's format pass (run definition format_for_rd1: files created) of a multi-host file-system run,
+# beside the read run (rd1: files opened): the guide's two figures come from two run definitions
+VDBENCH_FORMAT = FIXTURES / "public" / "vdbench" / "masakioui-vdb" / "50407_fs_8host_format_only"
+# one output with 38 run definitions (random and sequential reads and writes at 8 sizes and more)
+VDBENCH_MANY_RDS = FIXTURES / "public" / "vdbench" / "masakioui-vdb_oceanstor" / "50407_sd_multihost_many_rds"
 JUICEFS_BENCH = [FIXTURES / "public" / "juicefs-bench" / name for name in (
     "juicedata-juicefs_README_2021_old_text_format.txt",
     "issue-4712_table_negative_update_meta.txt",
@@ -69,6 +74,17 @@ MD_NETWORK_LINK = re.compile(r"\]\(\s*<?\s*(?:[a-z][a-z0-9+.-]*:)?//|<[a-z][a-z0
 
 # -- the shared run-directory builder --------------------------------------------------------------
 
+def fixtures_for(case: Case, point: int = 0) -> list[Path]:
+    """Genuine outputs of the case's tool that fit the case, their rows taken together: a multi-host
+    vdbench run gets its format pass (format_for_rd1) and its read (rd1), one with several run
+    definitions an output of many; `point` (the sweep point's position) picks among several."""
+    if case.tool == "vdbench" and len(case.hosts) > 1:
+        return [VDBENCH_FORMAT, VDBENCH_MULTI_HOST]
+    if case.tool == "vdbench" and len([n for n in case.jobs if n.startswith("rd")]) > 1:
+        return [VDBENCH_MANY_RDS]
+    return [fixture_for(case, point)]
+
+
 def fixture_for(case: Case, point: int = 0) -> Path:
     """A genuine output of the case's tool that fits the case (write or read, files only, multi-host);
     `point` (the sweep point's position) picks among several."""
@@ -89,41 +105,48 @@ def fixture_for(case: Case, point: int = 0) -> Path:
     raise AssertionError(f"no fixture for {case.tool}")
 
 
-def build_run(root: Path, scenario: Path, sets: list[str] | None = None, extra_rows=None) -> Path:
+def build_run(root: Path, scenario: Path, sets: list[str] | None = None, extra_rows=None, status_of=None,
+              inventory: Path | None = INVENTORY) -> Path:
     """A complete run directory for the scenario, as `fsbench run` would leave it, without running.
 
     Every planned case is `ok` with the rows of a genuine tool output (fixture_for), parsed by the
     tool's parser; values are multiplied by 1 + 0.1 x the target's position, 1 + 0.25 x the sweep
     point's position and 1 + 0.02 x (repetition - 1), so targets, swept values and repetitions
     differ while every ratio to the baseline stays exact. `extra_rows(case)` may add rows, e.g. the
-    monitor's. Rows carry the runner's context columns and its host rule (blank host: the case's
+    monitor's; `status_of(case)` may give (status, reason) for a case that did not run (a skipped
+    vdbench: no rows). Rows carry the runner's context columns and its host rule (blank host: the case's
     first host); hosts.csv lists the hosts the cases and services use, as a run without
     `--inventory` records them.
     """
-    sc = load_scenario(scenario, sets, inventory=INVENTORY)
+    sc = load_scenario(scenario, sets, inventory=inventory)
     cases = plan_cases(sc)
     rd = RunDir.create(root, sc.name, sc.resolved)
     targets = list(sc.targets)
     records, results = [], []
     for case in cases:
         point = sc.workloads[case.workload].sweep.points().index(case.params)
-        parsed = parser_for(case.tool)(fixture_for(case, point))
+        status, reason = (status_of(case) if status_of else None) or ("ok", "")
+        parsed = ParseResult()
+        for path in fixtures_for(case, point) if status == "ok" else []:
+            one = parser_for(case.tool)(path)
+            parsed.rows += one.rows
+            parsed.warnings += one.warnings
         factor = (1 + 0.1 * targets.index(case.target)) * (1 + 0.25 * point) * (1 + 0.02 * (case.repetition - 1))
         context = {"run_id": rd.run_id, "case_id": case.case_id, "scenario": sc.name, "target": case.target,
                    "workload": case.workload, "repetition": case.repetition}
         rows = [{**context, **r, "value": r["value"] * factor, "host": r.get("host") or case.hosts[0]}
                 for r in parsed.rows]
-        rows += [{**context, **r} for r in (extra_rows(case) if extra_rows else [])]
+        rows += [{**context, **r} for r in (extra_rows(case) if extra_rows and status == "ok" else [])]
         rd.set_case_rows(case.case_id, rows)
         results += rows
         now = utc_now()
         records.append({"case_id": case.case_id, "index": case.index, "target": case.target,
                         "workload": case.workload, "tool": case.tool, "repetition": case.repetition,
-                        "status": "ok", "reason": "", "exit_status": 0, "started": now, "ended": now,
+                        "status": status, "reason": reason, "exit_status": 0 if status == "ok" else "", "started": now, "ended": now,
                         "duration_s": 1.0, "tool_wall_s": 1.0, "estimate_s": case.estimate_s,
                         "hosts": " ".join(case.hosts), "warnings": "; ".join(parsed.warnings),
                         "params": case.params})
-        rd.manifest["cases"][case.case_id] = "ok"
+        rd.manifest["cases"][case.case_id] = status
     rd.write_results(results)
     rd.write_cases(records)
     used = {h for c in cases for h in c.hosts} | {h for s in sc.services.values() for h in sc.resolve_hosts(s.hosts)}
@@ -369,8 +392,17 @@ def test_juicefs_evaluation_report_has_the_guides_sections(tmp_path):
     assert "write_big_file · bandwidth by threads" in bench
     assert "read_small_file · latency_mean by threads" in bench
     assert html.index('id="use-case"') < html.index('id="conclusions"') < html.index('class="view')
-    for name in ("vdbench-small-files-3-clients", "vdbench-local-big", "vdbench-local-small"):
-        assert re.search(r"<td>read</td><td>bandwidth</td>", found[name]), name
+    # every vdbench run definition keeps its rows: the format pass's creates beside rd1's read opens (the
+    # guide's two figures), and each of a parameter file's run definitions
+    three = found["vdbench-small-files-3-clients"]
+    assert re.search(r"<td>create \(format_for_rd1\)</td><td>rate</td>", three)
+    assert re.search(r"<td>open \(rd1\)</td><td>rate</td>", three)
+    for name in ("vdbench-local-big", "vdbench-local-small"):
+        assert len(set(re.findall(r"<td>all \((\w+)\)</td><td>rate</td>", found[name]))) == 38, name
+    views = html.split('id="more"', 1)[0]
+    created = views.split("files created and opened per second", 1)[1].split("</section>", 1)[0]
+    assert re.findall(r"<td>([^<]+)</td><td class=\"num", created) == ["format for rd1 · Create",
+                                                                    "format for rd1 · Open", "rd1 · Open"]
     assert not NETWORK_LINK.search(html) and not MD_NETWORK_LINK.search(md)
 
 

@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import yaml
 
+from fsbench.collectors import COLLECTORS
 from fsbench.report import write_report
+from fsbench.scenario.load import load_scenario
+from fsbench.targets.kinds import KINDS
+from fsbench.tidy import measurement
 from tests.conftest import require
 from tests.e2e.test_example_scenarios import CEPH, JUICEFS, METABENCH_CALLS, METADATA, OSSFS, build_run
-from tests.paths import REPO
+from tests.paths import GOLDEN, REPO
 
 META_ENGINES = REPO / "scenarios" / "meta-engines.yaml"
+S3_FUSE = REPO / "scenarios" / "s3-fuse-clients.yaml"
+COLLECTED = GOLDEN / "collectors" / "inputs"
 WIDTH = 1280
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -34,8 +42,14 @@ def browser():
         b.close()
 
 
-def _open(browser, tmp_path: Path, scenario: Path, sets: list[str], extra_rows=None):
-    run = build_run(tmp_path, scenario, sets, extra_rows=extra_rows)
+def _open(browser, tmp_path: Path, scenario: Path, sets: list[str], extra_rows=None, *, default_views: bool = False,
+          **build):
+    """The report of a run built from genuine outputs (`build`: more of build_run's keywords), in a page."""
+    run = build_run(tmp_path, scenario, sets, extra_rows=extra_rows, **build)
+    if default_views:  # each tool's own shapes, as a scenario without `report.views` gets them
+        data = yaml.safe_load((run / "scenario.yaml").read_text())
+        data["report"].pop("views")
+        (run / "scenario.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     report = write_report(run)
     page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
     errors: list[str] = []
@@ -55,6 +69,27 @@ def _fits(page) -> None:
         .map(e => (e.closest('section') || {}).id + ' ' + Math.round(e.getBoundingClientRect().width))""")
     assert over == [], over
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+
+
+def _legible(page) -> None:
+    """No two texts of a chart overlap: axis labels, tick labels, title and legend each readable."""
+    clashes = page.evaluate("""() => {
+        const out = [];
+        document.querySelectorAll('section.view figure svg').forEach(svg => {
+            const texts = [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()])
+                .filter(x => x[1].width > 0 && x[1].height > 0);
+            for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+                const a = texts[i][1], b = texts[j][1];
+                const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+                const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+                if (x > 1 && y > 1) out.push(svg.closest('section').id + ': ' + texts[i][0] + ' x ' + texts[j][0]);
+            }
+        });
+        return out;
+    }""")
+    assert clashes == [], clashes[:10]
+    assert page.locator("section.view figure svg text").count() > 0 or \
+        page.locator("section.view figure svg").count() == 0
 
 
 def _first_order(page) -> None:
@@ -82,17 +117,31 @@ def test_seed_000_meta_engines(browser, tmp_path):
     assert " ms" not in calls.inner_text() and "µs" in calls.inner_text()
     # 10 % slower than Redis-always: a latency ratio above 1 is worse (red), where a bandwidth's is better
     assert "(1.10)" in mkdir.nth(1).inner_text() and "worse" in (mkdir.nth(1).get_attribute("class") or "")
-    bench = page.locator("#view-juicefs-bench-table tr").nth(1).locator("td.num").nth(1)
-    assert "(1.10)" in bench.inner_text() and "better" in (bench.get_attribute("class") or "")
-    bench_rows = page.locator("#view-juicefs-bench-table tr td:first-child").all_inner_texts()
-    items = [r for r in bench_rows if not r.startswith("client")]
+    # juicefs bench's own ITEM | VALUE | COST under each engine: six engines in two parts of the page's
+    # width, Redis-always (the baseline) first in each
+    bench = page.locator("#view-juicefs-bench-table table.results")
+    assert bench.count() == 2
+    assert page.locator("#view-juicefs-bench-table h3").all_inner_texts() == ["Part 1 of 2", "Part 2 of 2"]
+    for part in bench.all():
+        groups = [g.replace(" baseline", "") for g in part.locator("th.group").all_inner_texts()]
+        assert groups[0] == "redis-always" and 2 <= len(groups) <= 4
+        assert part.locator("tr").nth(1).locator("th").all_inner_texts() == ["", *["Value", "Cost"] * len(groups)]
+    small = bench.first.locator("tr", has_text="Write small file").locator("td.num")
+    assert "(1.10)" in small.nth(2).inner_text() and "better" in (small.nth(2).get_attribute("class") or "")
+    assert "(1.10)" in small.nth(3).inner_text() and "worse" in (small.nth(3).get_attribute("class") or "")
+    items = [r for r in bench.first.locator("tr td:first-child").all_inner_texts() if not r.startswith("client")]
     natural = ["Write big file", "Read big file", "Write small file", "Read small file", "Stat file",
                "Fuse operation", "Update meta"]
     assert items == [n for n in natural if n in items] and len(items) >= 5  # the seed's items, its order
     sections = page.locator("#view-mdtest-meta-mdtest-small-files-table tr.section th").all_inner_texts()
     assert [s.split(" ")[0].lower() for s in sections] == ["empty", "small"]  # one table, two blocks
     assert "(1.10)" in page.locator("section.view td.num").nth(1).inner_text()  # ratio to Redis-always
+    conclusions = page.locator("#conclusions li").all_inner_texts()
+    assert conclusions[0] == "metabench: redis-always is best on 23 of 23 measurements; etcd is last on 23."
+    assert conclusions[1].startswith("Against redis-always (lower is better), the others range from 1.10× "
+                                     "(redis-everysec, ")
     _fits(page)  # six engines side by side in 1280 px
+    _legible(page)
     assert errors == []
 
 
@@ -110,6 +159,46 @@ def test_seed_001_fuse_clients(browser, tmp_path):
     assert "207.0%" in write and "2.12 GiB" in write  # ossfs 2.0's CPU and peak memory, with ratios below
     _first_order(page)
     _fits(page)
+    _legible(page)
+    assert errors == []
+
+
+def _client_rows(scenario: Path):
+    """Monitor rows of each target's own client process (as case_run's monitor records them), each
+    target's a different CPU and memory, and a process of no target's beside them."""
+    sc = load_scenario(scenario)
+    clients = {n: t.client_process or KINDS.get(t.kind).client_process for n, t in sc.targets.items()}
+
+    def rows(case) -> list[dict]:
+        k = list(clients).index(case.target) + 1
+        host = case.hosts[0]
+        return [measurement("monitor", "process", "cpu_usage", 40.0 * k, host=host, job=clients[case.target],
+                            stat="mean"),
+                measurement("monitor", "process", "memory_peak", 100 * k * 2**20, host=host,
+                            job=clients[case.target], stat="max"),
+                measurement("monitor", "process", "cpu_usage", 5.0, host=host, job="fsbench-s3", stat="mean")]
+
+    return clients, rows
+
+
+def test_seed_001_the_real_campaign_s3_fuse_clients(browser, tmp_path):
+    clients, rows = _client_rows(S3_FUSE)
+    assert set(clients.values()) == {"s3fs", "rclone", "juicefs"}
+    # its hosts are this machine's (the example inventory has no `client` group)
+    page, errors = _open(browser, tmp_path, S3_FUSE, ["scale=quick"], extra_rows=rows, inventory=None)
+    assert _views(page) == ["Sequential write of one big file, one thread", "Sequential read of one big file, one thread",
+                            "Sequential read, 4 threads, 4 files, fixed time", "Writing many 128 KiB files, many threads",
+                            "Reading many 128 KiB files, many threads"]
+    for table in page.locator("section.view table.results.by_value").all():
+        head = table.locator("th").all_inner_texts()
+        assert head[1] == "bandwidth" and head[-2:] == ["client CPU", "client peak memory"], head
+        assert [r.replace(" baseline", "") for r in table.locator("tr td:first-child").all_inner_texts()] == \
+            list(clients)
+        cpu = [c.split("\n")[0] for c in table.locator("tr").nth(2).locator("td.num").all_inner_texts()]
+        assert cpu[-2:] == ["80.0%", "200 MiB"]  # rclone's own process, not the S3 server's
+    _first_order(page)
+    _fits(page)
+    _legible(page)
     assert errors == []
 
 
@@ -125,24 +214,85 @@ def test_seed_002_metadata_curves(browser, tmp_path):
     assert per_system == 3 and per_operation == 4
     assert page.locator("section.view").nth(2).locator("table.results").count() == 1
     assert page.locator("section.view").nth(2).locator("figure svg").count() == 1
+    conclusions = page.locator("#conclusions li").all_inner_texts()
+    assert conclusions[0] == "nnbench: juicefs is best on 24 of 24 measurements; hdfs is last on 24."  # the curves'
     _fits(page)
+    _legible(page)
     assert errors == []
 
 
+def test_seed_002_at_smoke_scale_says_which_view_has_no_case(browser, tmp_path):
+    page, errors = _open(browser, tmp_path, METADATA, ["scale=smoke"])
+    assert "Throughput at 100 concurrent clients" in _views(page)  # in its place, saying why it is empty
+    empty = page.locator("section.view", has_text="Throughput at 100 concurrent clients").locator("p.empty")
+    assert empty.inner_text() == "no case at maps=100 in this run (maps: 1, 20)"
+    assert errors == []
+
+
+def _collector_rows(case) -> list[dict]:
+    """What the scenario's juicefs stats and juicefs profile collectors give beside juicefs bench and fio:
+    their parsers over real outputs (juicefs 1.4.2, `juicefs bench -p 1`'s access log and its replay)."""
+    if case.target != "juicefs" or case.tool not in ("juicefs-bench", "fio"):
+        return []
+    stats = COLLECTORS.get("juicefs-stats").parse(SimpleNamespace(name="stats", interval_s=1.0), (
+        COLLECTED / "juicefs-1.4.2_stats_verbosity1.txt").read_text(), None, case.hosts[0])
+    profile = COLLECTORS.get("juicefs-profile").parse(SimpleNamespace(name="profile"), (
+        COLLECTED / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text(), (
+        COLLECTED / "juicefs-1.4.2_profile_interval0.txt").read_text(), case.hosts[0])
+    return stats.rows + profile.rows
+
+
+GUIDE = ["juicefs bench -p 4", "juicefs bench: time per file or operation by threads",
+         "juicefs objbench: functional checks", "juicefs objbench: performance",
+         "juicefs stats during juicefs bench -p 4", "juicefs profile during juicefs bench -p 4",
+         "fio, 1 MiB, 4 jobs", "juicefs stats during fio", "vdbench, three clients: files created and opened per second",
+         "vdbench on one client"]
+
+
 def test_seed_003_evaluation_guide(browser, tmp_path):
-    page, errors = _open(browser, tmp_path, JUICEFS, ["scale=full"])
-    # the views of the synthetic run (no collector rows: profile and stats appear only in a real run)
-    assert _views(page) == ["juicefs bench -p 4", "juicefs bench: time per file or operation by threads",
-                            "juicefs objbench: functional checks", "juicefs objbench: performance",
-                            "fio, 1 MiB, 4 jobs", "vdbench, three clients", "vdbench on one client"]
+    page, errors = _open(browser, tmp_path, JUICEFS, ["scale=full"], extra_rows=_collector_rows)
+    # the guide's order: juicefs bench, objbench, juicefs stats and profile watched during juicefs bench, fio,
+    # vdbench (and juicefs stats during fio, data fsbench has too)
+    assert _views(page) == GUIDE
     _first_order(page)
     assert page.locator("#use-case dt").count() >= 6  # the guide's use-case checklist, first
     bench = page.locator("section.view").first
+    assert bench.locator("tr").first.locator("th").all_inner_texts() == ["", "Value", "Cost"]  # ITEM | VALUE | COST
     assert bench.locator("span.verdict").count() >= 3 and bench.locator(".ratio").all_inner_texts() == \
         [""] * bench.locator(".ratio").count()  # one target: colours, no meaningless (1.00) ratios
     checks = page.locator("section.view").nth(2)
     assert checks.locator("td.worse").count() == 2 and checks.locator("td.better").count() == 11
+    stats = page.locator("section.view").nth(4)
+    assert stats.locator("tr").first.locator("th").all_inner_texts() == ["", "Ops", "Throughput", "Latency", "CPU",
+                                                                         "Memory"]
+    assert stats.locator("tr td:first-child").all_inner_texts()[:3] == ["Client", "Client buf", "Client cache"]
+    assert stats.locator("tr", has_text="Fuse").first.locator("td.num").first.inner_text() == "51.3 op/s"
+    profile = page.locator("section.view").nth(5)
+    assert profile.locator("tr").first.locator("th").all_inner_texts() == ["", "Count", "Average", "Total"]
+    # juicefs profile's own order, the most total time first: the log of `juicefs bench -p 1`
+    assert profile.locator("tr td:first-child").all_inner_texts()[:3] == ["Open", "Read", "Write"]
+    vdbench = page.locator("section.view").nth(8)
+    assert vdbench.locator("tr td:first-child").all_inner_texts() == ["format for rd1 · Create",
+                                                                     "format for rd1 · Open", "rd1 · Open"]
+    assert page.locator("section.view").nth(9).locator("tr td:first-child").count() >= 2 * 38  # every RD
     _fits(page)
+    _legible(page)
+    assert errors == []
+
+
+def test_seed_003_without_vdbench_keeps_its_views_with_the_reason(browser, tmp_path):
+    def skipped(case):
+        if case.tool == "vdbench":
+            return ("skipped", "vdbench is not installed on local (`/opt/vdbench/vdbench -t` failed): "
+                               "`fsbench deploy` puts it there, or remove the workload")
+        return None
+
+    page, errors = _open(browser, tmp_path, JUICEFS, ["scale=smoke"], status_of=skipped, inventory=None)
+    assert _views(page)[-2:] == GUIDE[-2:]
+    for n in (-2, -1):
+        assert page.locator("section.view").nth(n).locator("p.empty").inner_text() == (
+            "not run: vdbench is not installed on local (`/opt/vdbench/vdbench -t` failed): `fsbench deploy` puts "
+            "it there, or remove the workload (vdbench is bring-your-own)")
     assert errors == []
 
 
@@ -160,6 +310,21 @@ def test_seed_004_cephfs_rbd(browser, tmp_path):
     write = page.locator("section.view").nth(2)
     assert write.locator("h3").all_inner_texts() == ["numjobs=1", "numjobs=4", "numjobs=16", "numjobs=64"]
     assert write.locator("table").first.locator("th").all_inner_texts()[:3] == ["", "iops", "bandwidth"]
+    # mdtest judged by its own spread over 3 iterations; fio once per thread count and variant
+    conclusions = page.locator("#conclusions li").all_inner_texts()
+    assert conclusions[0].startswith("mdtest: ") and any(c.startswith("fio: cephfs-hdd is best on 16 of 16 ")
+                                                         for c in conclusions)
     _first_order(page)
     _fits(page)
+    _legible(page)
+    assert errors == []
+
+
+@pytest.mark.parametrize("scenario", [META_ENGINES, OSSFS, METADATA, JUICEFS, CEPH], ids=lambda p: p.stem)
+def test_default_views_of_each_example_are_legible(browser, tmp_path, scenario):
+    sets = {META_ENGINES: ["scale=quick"]}.get(scenario, ["scale=full"])
+    page, errors = _open(browser, tmp_path, scenario, sets, default_views=True)
+    assert page.locator("section.view figure svg").count() >= 1
+    _fits(page)
+    _legible(page)  # mdtest's ten operations and objbench's seven under their bars (D5) once overlapped
     assert errors == []
