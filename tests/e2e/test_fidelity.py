@@ -122,3 +122,41 @@ def test_plan_show_prints_the_exact_job_files_and_commands(tmp_path):
     assert "   $ fio --output-format=json --output=fio.json job.fio" in out
     # the estimate read `runtime=3600  # one hour` as fio does: two hour-long groups, not 2 s
     assert "2 cases on 1 targets; estimated 240" in out
+
+
+def test_repeated_globals_and_job_names_run_as_fio_reads_them(tmp_path, fio):
+    """A later [global] counts for later jobs only and a repeated name is another job: three rows, not two."""
+    (tmp_path / "multi.fio").write_text("[global]\nrw=write\nbs=4k\nsize=1m\nioengine=psync\n[a]\n"
+                                        "[global]\nsize=2m\n[b]\n[a]\nbs=64k\n")
+    scenario = write_scenario(tmp_path, f"""\
+        name: multi
+        monitor: {{enabled: false}}
+        targets: {{t: {{path: {tmp_path}/t, setup: ["mkdir -p ${{target.path}}"]}}}}
+        workloads:
+          w: {{tool: fio, job_file: multi.fio}}
+        """)
+    run = _run(tmp_path, scenario)
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    moved = results[(results.metric == "io_bytes") & (results.operation == "write")]
+    assert sorted(zip(moved.job, moved.job_index, moved.value)) == [
+        ("a", 0, 2**20), ("a", 1, 2 * 2**20), ("b", 0, 2 * 2**20)]
+    ops = results[(results.metric == "ops") & (results.operation == "write")]
+    assert sorted(zip(ops.job, ops.job_index, ops.value)) == [("a", 0, 256), ("a", 1, 32), ("b", 0, 512)]
+
+
+def test_a_log_path_from_the_environment_is_checked_after_expansion(tmp_path, fio):
+    """`write_bw_log=${LOGS}/bw` with LOGS outside: real fio would write there; fsbench refuses it first."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "log.fio").write_text("[global]\nsize=1m\n[w]\nrw=write\nwrite_bw_log=${FSB_LOGS}/bw\n")
+    scenario = write_scenario(tmp_path, f"""\
+        name: logs
+        targets: {{t: {{path: {tmp_path}/t, setup: ["mkdir -p ${{target.path}}"]}}}}
+        workloads:
+          w: {{tool: fio, job_file: log.fio}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), env={"FSB_LOGS": str(outside)})
+    assert proc.returncode == 3, proc.stderr
+    assert f"log.fio:5: workloads.w.job_file [w] write_bw_log: write_bw_log={outside}/bw writes its log outside " \
+           "the case's raw folder (target t)" in proc.stderr
+    assert list(outside.iterdir()) == [] and not (tmp_path / "out").exists()
