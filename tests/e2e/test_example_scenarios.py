@@ -58,7 +58,7 @@ METABENCH_CONCURRENCY = GOLDEN / "metabench" / "inputs" / "concurrency_s3fs_4_th
 # NNBench's results log and fsbench's runner lines, real runs on HDFS, S3A and JuiceFS's Hadoop SDK
 NNBENCH = [GOLDEN / "nnbench" / "inputs" / name for name in ("hdfs__maps-1__late-create-done-again",
                                                              "s3a__maps-20", "juicefs__maps-20",
-                                                             "hdfs__maps-100__late-open-maps")]
+                                                             "hdfs__maps-100")]
 
 # the seed's CPU (100 = one core) and peak memory (MiB) of each version's FUSE process, per test
 OSSFS_PROCESS = {

@@ -87,7 +87,7 @@ def blocks(text: str) -> list[Block]:
 def runner_lines(text: str) -> list[dict[str, str]]:
     """fsbench's runner lines: run, operation, role, maps, control_ms, barrier_ms, on_time, exit.
 
-    A create_write whose maps did not all wait at the barrier is done again; the runner says so in a
+    A measured run whose maps did not all wait at the barrier is done again; the runner says so in a
     line of its own (`run=N role=late: ...`), and that run's role becomes `late` (not a measurement).
     """
     runs: list[dict[str, str]] = []

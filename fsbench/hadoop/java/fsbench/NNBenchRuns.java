@@ -41,9 +41,11 @@ import org.apache.log4j.spi.LoggingEvent;
  * the job's start and not the file system's speed at creating them: now + the larger of -barrierMs
  * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier (the
  * first run, which loads MapReduce's classes, gets -firstBarrierMs). How many maps waited at the barrier is counted
- * from NNBench's own log line; a map that did not wait started late. A create_write with late maps is
- * run again with a longer barrier (it starts from scratch anyway); other operations cannot be redone,
- * their late maps are reported.
+ * from NNBench's own log line; a map that did not wait started late. A measured run with late maps is
+ * done again with a longer barrier, so that every map of the measurement runs together: create_write
+ * and open_read as they are (create_write starts from scratch, open_read changes nothing), rename and
+ * delete after a create_write (role setup) that gives them their files back. After three tries the
+ * late maps are reported (the barrier doubles each time).
  *
  * <pre>
  * NNBenchRuns [-D key=value ...] -runs create_write,open_read,rename,create_write:setup,delete
@@ -52,14 +54,18 @@ import org.apache.log4j.spi.LoggingEvent;
  *
  * For every run one line goes to standard output:
  * {@code fsbench-nnbench run=N operation=OP role=measured|setup maps=M control_ms=C barrier_ms=B
- * on_time=W exit=E}, and {@code fsbench-nnbench run=N role=late: ...} after a create_write that is
- * done again. A run marked {@code :setup} prepares the next one (delete needs the files that rename
- * moved away) and is not a measurement. Exits 1 when any run failed, 2 on bad arguments.
+ * on_time=W exit=E}, and {@code fsbench-nnbench run=N role=late: ...} after a run that is done again
+ * (it is not a measurement). A run marked {@code :setup} prepares the next one (delete needs the files
+ * that rename moved away) and is not a measurement either. Exits 1 when any run failed, 2 on bad
+ * arguments.
  */
 public final class NNBenchRuns {
   private static final String BARRIER_LINE = "Waiting in barrier for";
   private static final int CONTROL_WRITERS = 16;
   private static final long PER_MAP_MS = 20;
+  private static final int MAX_REDOS = 2;
+  /** Operations that use up the files create_write made: done again, they need them made again first. */
+  private static final List<String> NEEDS_FILES_AGAIN = Arrays.asList("rename", "delete");
 
   private NNBenchRuns() {
   }
@@ -159,17 +165,29 @@ public final class NNBenchRuns {
         // more maps take longer to start: each opens its control file on the file system under test
         long least = Math.max(n == 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps, 3 * arrivalMs / 2);
         long[] took;
+        int redone = 0;
         while (true) {
           counter.reset();
           took = runOne(conf, spec[0], common, least, counter, ++number, role, maps, baseDir);
-          // create_write starts from scratch (NNBench deletes its data first): a run whose maps did not
-          // all wait at the barrier is done again once, with twice the barrier, and marked `late`
+          // a measured run whose maps did not all wait at the barrier is done again with twice the
+          // barrier (at most twice) and marked `late`; setup runs measure nothing and are not redone
           boolean late = took[0] == 0 && counter.waits.get() < maps;
-          if (!late || !spec[0].equals("create_write") || least >= 4 * firstBarrierMs) {
+          if (!late || role.equals("setup") || redone++ == MAX_REDOS) {
             break;
           }
           System.out.println("fsbench-nnbench run=" + number + " role=late: done again with a longer barrier");
-          least = Math.max(2 * least, 2 * took[1]);
+          // twice the barrier, twice the maps' arrival, and never less than an ordinary run's
+          least = Math.max(Math.max(2 * least, 2 * took[1]), barrierMs + PER_MAP_MS * maps);
+          if (NEEDS_FILES_AGAIN.contains(spec[0])) {
+            // rename moved the files away and delete removed them: create_write (which starts from
+            // scratch) makes them again, as before the late run
+            counter.reset();
+            long[] setup = runOne(conf, "create_write", common, least, counter, ++number, "setup", maps, baseDir);
+            if (setup[0] != 0) {
+              took = setup;
+              break;
+            }
+          }
         }
         if (took[0] != 0) {
           failed++;
