@@ -43,6 +43,17 @@ def test_an_include_loop_is_reported_not_followed_forever(tmp_path):
     assert jf.problems and "nest deeper" in jf.problems[0][1]
 
 
+def test_an_include_of_a_device_or_a_huge_file_is_refused_unread(tmp_path):
+    big = tmp_path / "big.fio"
+    big.write_bytes(b"#" * (5 * 2**20))
+    main = tmp_path / "main.fio"
+    main.write_text("[global]\ninclude /dev/zero\ninclude big.fio\n[j]\nrw=read\n")
+    jf = parse_jobfile(main.read_text(), str(main))
+    assert [(str(o), m.split(":")[0]) for o, m in jf.problems] == [
+        (f"{main}:2", "include /dev/zero"), (f"{main}:3", "include big.fio")]
+    assert "not a regular file" in jf.problems[0][1] and "larger than 4 MiB" in jf.problems[1][1]
+
+
 def test_split_paths_honours_escaped_colons():
     assert split_paths("a:b\\:c:/dev/sdb") == ["a", "b:c", "/dev/sdb"]
 

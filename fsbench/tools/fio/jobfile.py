@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsbench.config.files import read_text_bounded
+
 MAX_INCLUDE_DEPTH = 16
 _ENV = re.compile(r"\$\{([^}]+)\}")  # fio takes any name up to the brace (`${a.b}` too)
 #: fio's option aliases (`fio --cmdhelp=OPTION` prints them): alias -> the option it sets
@@ -212,7 +214,7 @@ def parse_jobfile(text: str, source: str = "<job file>", *, env: Mapping[str, st
 
 
 def _read_text(path: Path) -> str:
-    return path.read_text()
+    return read_text_bounded(path)  # `include /dev/zero` or a huge file is refused, not read
 
 
 def _read_into(jf: JobFile, text: str, source: str, env: Mapping[str, str], read: Callable[[Path], str],
