@@ -42,8 +42,10 @@ def test_meta_engines_end_to_end(tmp_path):
     table = calls.pivot_table(index="operation", columns="target", values="value")
     assert set(table.index) == set(CALLS) and table.shape == (23, 6), table
     assert (table > 0).all().all() and (table < 5).all().all() and set(calls.unit) == {"s"}
-    # expired entry caches send lookup to the engine; statx forces getattr there: neither is the kernel's 1 µs
-    assert (table.loc["lookup"] > 20e-6).all() and (table.loc["getattr"] > 20e-6).all(), table.loc[["lookup", "getattr"]]
+    # expired entry caches send lookup to the engine; statx forces getattr there: neither is the kernel's
+    # cached answer (about 1 µs). A FUSE request answered by a loopback Redis can take as little as 15 µs,
+    # so the floor is 5 µs: well above a cached answer, well below any engine's round trip
+    assert (table.loc["lookup"] > 5e-6).all() and (table.loc["getattr"] > 5e-6).all(), table.loc[["lookup", "getattr"]]
     bench = results[results.tool == "juicefs-bench"]
     assert {"write_big_file", "read_small_file", "stat_file", "total"} <= set(bench.operation)
     assert set(bench[bench.operation == "total"].metric) >= {"cpu_usage", "memory_peak"}
