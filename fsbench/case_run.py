@@ -53,6 +53,7 @@ class CaseRun:
         self.ctx_hosts, self.controller_info = ctx_hosts, controller_info
         self.cancel, self.emit = cancel, emit
         self.tool = get_tool(case.tool)
+        self.clients: dict = {}  # host -> monitor Client, once the target is known to be set up
 
     def run(self, session: TargetSession) -> CaseOutcome:
         """Execute the case; failures of any step become the outcome, never an exception.
@@ -108,6 +109,7 @@ class CaseRun:
             if dropped:
                 return self._failed(dropped, start)
             collectors = self._collectors(session, test_dir)
+            self.clients = self._clients(session, involved)
             result, monitored, not_listening = self._measure(inv, transport, work, raw, involved, works, collectors)
             if not_listening or result is None:
                 return self._failed(f"{case.tool} server did not start: {not_listening}", start)
@@ -283,6 +285,14 @@ class CaseRun:
                 return f"dropping the page cache on {h} failed {out['error']}"
         return None
 
+    def _clients(self, session: TargetSession, hosts: list[str]) -> dict:
+        """The target's client process on each host: its name, and the words of its own command line."""
+        from fsbench.monitor import Client
+
+        target = self.sc.targets[self.case.target]
+        name = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
+        return {h: Client(name, session.plan(h).client_match(target.path)) for h in hosts} if name else {}
+
     def _monitors(self, hosts: list[str]) -> list:
         """One sampler per host the case involves."""
         mon = self.sc.monitor
@@ -290,11 +300,9 @@ class CaseRun:
             return []
         from fsbench.monitor import MonitorSession
 
-        target = self.sc.targets[self.case.target]
-        client = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
-        processes = list(dict.fromkeys([*mon.processes, *([client] if client else [])]))
-        return [MonitorSession(self.transports[h], h, mon.interval_s, processes,
-                               self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120)
+        return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
+                               self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120,
+                               client=self.clients.get(h))
                 for h in hosts]
 
     def _collectors(self, session: TargetSession, test_dir: str) -> list:

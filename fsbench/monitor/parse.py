@@ -6,15 +6,20 @@ it, so its mean is "while it ran". A pid born during an interval counts from its
 seen before is matched by (pid, start time), so a reused pid is a new process. memory_peak of a
 process is the highest sum of VmRSS over its pids, or its VmHWM when that peak was reached while
 monitored (VmHWM counts since the process started, which may be long before this case).
+
+The target's client (`#client`) is a scope of its own, named like it: only the pids of its name whose
+command line holds its words (the mount point), so `juicefs bench` beside a JuiceFS mount is not the
+client. A watched name that is also the client's keeps every pid of that name as `<name> (all)`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fsbench.errors import ParseError
-from fsbench.monitor.samples import Raw, Sample, read_raw
+from fsbench.monitor.samples import Proc, Raw, Sample, read_raw
 from fsbench.tidy import ParseResult, measurement
 
 TOOL = "monitor"
@@ -62,6 +67,7 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
         raise ParseError(TOOL, source, what)
     out = Monitored(warnings=list(raw.warnings), samples=len(raw.samples))
     scopes: dict[str, _Scope] = {"host": _Scope()}
+    scopes_of = _scoping(raw, host, out.warnings)
     t0 = raw.samples[0].t
     ncpu = _int(raw.header.get("ncpu"))
 
@@ -75,7 +81,7 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
         if used is not None:
             emit(cur, "host", "memory_used", used, "B")
             scopes["host"].mem(used)
-        for name, rss in _rss_by_name(cur).items():
+        for name, rss in _rss_by_name(cur, scopes_of).items():
             emit(cur, name, "memory_rss", rss, "B")
             scopes.setdefault(name, _Scope()).mem(rss)
         if prev is not None and cur.t > prev.t:
@@ -86,11 +92,11 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
                 scopes["host"].cpu(pct, dt)
             for metric, value in _rates(prev, cur, dt).items():
                 emit(cur, "host", metric, value, "B/s")
-            for name, (pct, span) in _proc_cpu(prev, cur, clk_tck).items():
+            for name, (pct, span) in _proc_cpu(prev, cur, clk_tck, scopes_of).items():
                 emit(cur, name, "cpu_usage", pct, "%")
                 scopes.setdefault(name, _Scope()).cpu(pct, span)
         prev = cur
-    for name, peak in _hwm_peaks(raw, clk_tck).items():
+    for name, peak in _hwm_peaks(raw, clk_tck, scopes_of).items():
         scopes.setdefault(name, _Scope()).mem(peak)
     out.summary = _summary(scopes, host)
     out.warnings += _coverage_warnings(raw, scopes, host)
@@ -175,16 +181,40 @@ def _mem_used(s: Sample) -> float | None:
     return used if used is not None and used >= 0 else None
 
 
-def _rss_by_name(s: Sample) -> dict[str, float]:
+def _scoping(raw: Raw, host: str, warnings: list[str]) -> Callable[[Proc], list[str]]:
+    """The scopes a process counts in: its watched name's, and the client's when it is the client."""
+    client = raw.client
+    if client is None:
+        return lambda p: [p.name]
+    everyone = False  # no pid ever matched the client's words: its name alone decides, said so
+    named = [p for s in raw.samples for p in s.procs.values() if p.name == client.name]
+    if named and not any(p.client for p in named):
+        everyone = True
+        warnings.append(f"no {client.name} process on {host} had {' '.join(client.words)} in its command line: "
+                        f"the client's figures are those of every {client.name} process")
+    watched_too = client.name in raw.watched
+
+    def scopes(p: Proc) -> list[str]:
+        if p.name != client.name:
+            return [p.name]
+        out = [f"{client.name} (all)"] if watched_too else []
+        return out + [client.name] if p.client or everyone else out
+
+    return scopes
+
+
+def _rss_by_name(s: Sample, scopes_of: Callable[[Proc], list[str]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for p in s.procs.values():
         if p.rss is not None:
-            out[p.name] = out.get(p.name, 0.0) + p.rss
+            for name in scopes_of(p):
+                out[name] = out.get(name, 0.0) + p.rss
     return out
 
 
-def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int) -> dict[str, tuple[float, float]]:
-    """name -> (CPU %, seconds it covers) for the interval prev..cur."""
+def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int,
+              scopes_of: Callable[[Proc], list[str]]) -> dict[str, tuple[float, float]]:
+    """scope -> (CPU %, seconds it covers) for the interval prev..cur."""
     continuing: set[str] = set()
     ticks: dict[str, int] = {}
     born: dict[str, float] = {}
@@ -192,15 +222,16 @@ def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int) -> dict[str, tuple[float,
         q = prev.procs.get(key)
         if p.ticks is None:
             continue
-        if q is not None and q.ticks is not None:
-            if p.ticks < q.ticks:
-                continue
-            ticks[p.name] = ticks.get(p.name, 0) + p.ticks - q.ticks
-            continuing.add(p.name)
-        elif p.start / clk_tck >= prev.t - 1.0 / clk_tck:  # born in this interval: all its time is in it
-            ticks[p.name] = ticks.get(p.name, 0) + p.ticks
-            born[p.name] = min(born.get(p.name, cur.t), p.start / clk_tck)
-        # else: older than prev yet unseen then (it just took the name by exec): no baseline
+        for name in scopes_of(p):
+            if q is not None and q.ticks is not None:
+                if p.ticks < q.ticks:
+                    continue
+                ticks[name] = ticks.get(name, 0) + p.ticks - q.ticks
+                continuing.add(name)
+            elif p.start / clk_tck >= prev.t - 1.0 / clk_tck:  # born in this interval: all its time is in it
+                ticks[name] = ticks.get(name, 0) + p.ticks
+                born[name] = min(born.get(name, cur.t), p.start / clk_tck)
+            # else: older than prev yet unseen then (it just took the name by exec): no baseline
     out: dict[str, tuple[float, float]] = {}
     full = cur.t - prev.t
     for name, n in ticks.items():
@@ -212,20 +243,21 @@ def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int) -> dict[str, tuple[float,
     return out
 
 
-def _hwm_peaks(raw: Raw, clk_tck: int) -> dict[str, float]:
+def _hwm_peaks(raw: Raw, clk_tck: int, scopes_of: Callable[[Proc], list[str]]) -> dict[str, float]:
     """VmHWM of each pid whose peak was reached while monitored (born after the first sample, or grew)."""
     first: dict[tuple[int, int], int] = {}
-    last: dict[tuple[int, int], tuple[str, int]] = {}
+    last: dict[tuple[int, int], tuple[list[str], int]] = {}
     for s in raw.samples:
         for key, p in s.procs.items():
             if p.hwm is not None:
                 first.setdefault(key, p.hwm)
-                last[key] = (p.name, p.hwm)
+                last[key] = (scopes_of(p), p.hwm)
     t0 = raw.samples[0].t
     out: dict[str, float] = {}
-    for key, (name, hwm) in last.items():
+    for key, (names, hwm) in last.items():
         if key[1] / clk_tck > t0 or hwm > first[key]:
-            out[name] = max(out.get(name, 0.0), float(hwm))
+            for name in names:
+                out[name] = max(out.get(name, 0.0), float(hwm))
     return out
 
 
@@ -245,8 +277,9 @@ def _coverage_warnings(raw: Raw, scopes: dict[str, _Scope], host: str) -> list[s
     out = []
     if len(raw.samples) < 2:
         out.append("only one complete sample: no CPU usage or rates (the case was shorter than the interval)")
-    for name in raw.watched:
-        if name not in scopes:
+    client = raw.client.name if raw.client else None
+    for name in [*raw.watched, *([client] if client and client not in raw.watched else [])]:
+        if name not in scopes and f"{name} (all)" not in scopes:
             out.append(f"process {name!r} was never seen on {host} (names match /proc/PID/comm, 15 characters)")
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fsbench.monitor.script import COMM_LEN, MAGIC
+from fsbench.monitor.script import COMM_LEN, MAGIC, US, Client
 
 _STAT_LINE = re.compile(r"^(\d+) \((.*)\) (\S) (.*)$")
 _DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(\s+\d+){7,}\s*$")
@@ -23,6 +23,7 @@ class Proc:
     ticks: int | None = None  # utime + stime of all its threads
     rss: int | None = None  # bytes
     hwm: int | None = None  # bytes, peak RSS since the process started
+    client: bool = False  # of the client's name, with the client's words in its command line
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Raw:
 
     header: dict[str, str] = field(default_factory=dict)
     watched: list[str] = field(default_factory=list)
+    client: Client | None = None
     samples: list[Sample] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -61,7 +63,7 @@ def read_raw(text: str) -> Raw:
                 incomplete += 1
             block = [line]
         elif block is not None and line.startswith(". "):
-            sample = _sample(block)
+            sample = _sample(block, raw.client)
             if sample is None or line[2:].strip() != str(sample.seq):
                 incomplete += 1
             elif raw.samples and sample.t < raw.samples[-1].t:
@@ -81,11 +83,15 @@ def read_raw(text: str) -> Raw:
 def _header_line(line: str, raw: Raw) -> None:
     if line.startswith("#watch "):
         raw.watched.append(line[len("#watch "):])
+    elif line.startswith("#client "):
+        name, _, words = line[len("#client "):].partition(" ")
+        if name:
+            raw.client = Client(name, tuple(w for w in words.split(US) if w))
     elif line.startswith("#" + MAGIC):
         raw.header.update(dict(_HEADER_KV.findall(line)))
 
 
-def _sample(lines: list[str]) -> Sample | None:
+def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
     head = lines[0].split()
     if len(head) != 3:
         return None
@@ -96,6 +102,7 @@ def _sample(lines: list[str]) -> Sample | None:
     if sample.t != sample.t or sample.t in (float("inf"), float("-inf")):
         return None
     names: dict[int, str] = {}
+    cmdlines: dict[int, list[str]] = {}
     section = "mem"
     status: Proc | None = None
     for line in lines[1:]:
@@ -105,6 +112,10 @@ def _sample(lines: list[str]) -> Sample | None:
             pid, _, name = line[2:].partition(" ")
             if pid.isdigit() and name:
                 names[int(pid)] = name
+        elif line.startswith("c ") and section == "mem" and not sample.mem:
+            pid, _, words = line[2:].partition(" ")
+            if pid.isdigit():
+                cmdlines[int(pid)] = words.split(US)
         elif line.startswith("Inter-|"):
             section = "net"
         elif line.startswith(" face |"):
@@ -112,6 +123,9 @@ def _sample(lines: list[str]) -> Sample | None:
         elif (m := _STAT_LINE.match(line)) is not None:
             section = "stat"
             _stat(int(m.group(1)), m.group(2), line, names, sample)
+            proc = next(reversed(sample.procs.values()), None)
+            if client and proc is not None and proc.pid == int(m.group(1)) and proc.name == client.name:
+                proc.client = is_client(cmdlines.get(proc.pid), client)
         elif line.startswith("Name:"):
             section, status = "status", None
         elif section == "status":
@@ -127,6 +141,25 @@ def _sample(lines: list[str]) -> Sample | None:
             scale = 1024 if line.rstrip().endswith("kB") else 1
             sample.mem[m.group(1)] = int(m.group(2)) * scale
     return sample
+
+
+def is_client(cmdline: list[str] | None, client: Client) -> bool:
+    """Whether a command line holds every word of the client's as a whole argument (a trailing / aside).
+
+    A process may rewrite its command line into one title (JuiceFS does, to hide a password): the
+    words are then its space-separated parts; a title shorter than the original is padded with NULs
+    and may be cut (JuiceFS stops at 255 bytes), so its last part also matches the start of a word.
+    """
+    args = [a for a in cmdline or [] if a]
+    if not args:
+        return False
+    padded = len(args) == 1 and len(cmdline or []) > 2  # the title, its NUL terminator, then padding
+    if len(args) == 1 and " " in args[0]:
+        args = args[0].split()
+    own = {a.rstrip("/") or a for a in args}
+    cut = args[-1] if padded else None
+    return all((w.rstrip("/") or w) in own or (cut is not None and len(cut) >= 4 and w.startswith(cut))
+               for w in client.words)
 
 
 def _stat(pid: int, comm: str, line: str, names: dict[int, str], sample: Sample) -> None:

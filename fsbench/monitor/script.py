@@ -4,36 +4,49 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
 
     #fsbench-monitor 1 pid=<sampler pid> interval=<s> ncpu=<cpuN lines in /proc/stat> scan=<pids>
     #watch <name>                      one per watched process name, once, before the first sample
+    #client <name> <word>US<word>...   the target's client, when there is one: its name, and the words
+                                       its command line holds (US: the 0x1f byte), once
     @ <uptime s> <seq>                 a sample starts: /proc/uptime's first field (monotonic, boot-based)
     cpu  <user> <nice> <system> <idle> <iowait> <irq> <softirq> <steal> ...   first line of /proc/stat
     p <pid> <name>                     one per pid whose /proc/PID/comm is a watched name (as of the
                                        last pid scan: see SCAN_PIDS_PER_S; the parser checks the comm)
+    c <pid> <arg>US<arg>US...          after the p line of each pid of the client's name: its command
+                                       line as of that scan (NUL and line breaks shown as US)
     <cat /proc/meminfo /proc/diskstats /proc/net/dev, then /proc/PID/stat and /proc/PID/status of each
      pid above, verbatim; a pid that exited meanwhile simply has no lines>
     . <seq>                            the sample is complete
 
 Names match /proc/PID/comm (what `ps -o comm` and `pgrep NAME` show), which the kernel cuts to 15
-bytes: a longer watched name matches a 15-byte comm that starts it. The loop ends when killed (the
+bytes: a longer watched name matches a 15-byte comm that starts it. A name alone is not the client:
+`juicefs bench` and `juicefs stats` are `juicefs` too, so the parser keeps, of the client's name, the
+pids whose command line holds the kind's words (the mount point; `mount` for JuiceFS). The loop ends when killed (the
 runner cancels it and the transport kills its process group), when its stdout goes away (SIGPIPE),
 or after `max_s` seconds, so an abandoned sampler never runs for ever.
 
-Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`.
+Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`; a pid scan
+adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 #: first token of the header line; also the sampler's $0, so `pgrep -f fsbench-monitor` finds it
 MAGIC = "fsbench-monitor"
 #: the kernel's TASK_COMM_LEN minus the terminating NUL
 COMM_LEN = 15
+#: separates the words of a command line in the raw output (the ASCII unit separator)
+US = "\x1f"
 
 #: /proc/PID/comm reads per second of interval: ~10 us each, so the pid scan stays near 0.5 % of a core
 SCAN_PIDS_PER_S = 500
 
 # Arguments arrive as positional parameters: $1 interval, $2 max seconds, $3 pids per scan-sample,
-# then the names. Why builtins: a `read` from /proc costs a few syscalls, a fork+exec ~1 ms.
+# $4 the client's name ("" when none), $5 its words (US-separated), then the other names. A command
+# line is read with tr: NUL separates its words, and every byte Python's splitlines() breaks on becomes
+# US too, so an argument can never start a line of its own.
+# Why builtins: a `read` from /proc costs a few syscalls, a fork+exec ~1 ms.
 # Opening /proc/PID/comm dominates the cost, so on a host with many processes the scan runs only
 # every ceil(pids / $3) samples; the pids already found are still sampled every time.
 # $files only ever holds /proc/<digits>/stat|status paths built here, so splitting it is safe.
@@ -43,8 +56,8 @@ LC_ALL=C; export LC_ALL
 # marks the stop, so a block is never interrupted by another. The trap also makes sh reap its children.
 busy=0 stop=0
 trap 'if [ "$busy" = 1 ]; then stop=1; else sample; exit 0; fi' HUP INT TERM
-iv=$1 mx=$2 sp=$3
-shift 3
+iv=$1 mx=$2 sp=$3 cn=$4 cw=$5
+shift 5
 n=0
 while read -r l; do
   case $l in cpu[0-9]*) n=$((n + 1)) ;; cpu*) ;; *) break ;; esac
@@ -52,6 +65,7 @@ done < /proc/stat
 printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s\n' "$$" "$iv" "$n" "$sp"
 all=/
 for w in "$@"; do printf '#watch %s\n' "$w"; all="$all$w/"; done
+if [ -n "$cn" ]; then printf '#client %s %s\n' "$cn" "$cw"; all="$all$cn/"; fi
 read -r up _ < /proc/uptime
 # uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
 end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
@@ -73,6 +87,10 @@ sample() {
         if [ "$c" = "$w" ] || { [ ${#c} -eq 15 ] && case $w in "$c"*) true ;; *) false ;; esac; }; then
           pl="$pl
 p ${d#/proc/} $w"
+          if [ "$w" = "$cn" ]; then
+            pl="$pl
+c ${d#/proc/} $(tr '\000\n\r\013\014\034\035\036' '\037\037\037\037\037\037\037\037' < "$d/cmdline")"
+          fi
           files="$files $d/stat $d/status"
           break
         fi
@@ -97,20 +115,33 @@ done
 """
 
 
+@dataclass(frozen=True)
+class Client:
+    """A target's client process: its /proc/PID/comm name and the words its command line holds."""
+
+    name: str
+    #: whole arguments of its command line that tell it from other processes of the name (the mount point)
+    words: tuple[str, ...]
+
+
 def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (), max_s: float = 86400.0,
-                 shell: str = "/bin/sh", scan_pids_per_s: float = SCAN_PIDS_PER_S) -> list[str]:
+                 shell: str = "/bin/sh", scan_pids_per_s: float = SCAN_PIDS_PER_S,
+                 client: Client | None = None) -> list[str]:
     """argv that samples /proc every interval_s seconds for at most max_s seconds."""
     if not interval_s > 0:
         raise ValueError(f"interval must be > 0 seconds, got {interval_s!r}")
     if not max_s > 0:
         raise ValueError(f"max duration must be > 0 seconds, got {max_s!r}")
-    for name in processes:
+    for name in [*processes, *([client.name] if client else [])]:
         if not name or "\n" in name or "/" in name:
             raise ValueError(f"process name {name!r}: a /proc/PID/comm name cannot be empty or hold '/' or a newline")
         if name == "host":
             raise ValueError("process name 'host' would be mistaken for the host's own scope in the results")
+    if client and any(not w or "\n" in w or US in w for w in client.words):
+        raise ValueError(f"client words {client.words!r}: each must be non-empty, without a newline or 0x1f")
     scan = str(max(1, round(scan_pids_per_s * interval_s)))
-    return [shell, "-c", SCRIPT, MAGIC, format_interval(interval_s), str(math.ceil(max_s)), scan, *processes]
+    return [shell, "-c", SCRIPT, MAGIC, format_interval(interval_s), str(math.ceil(max_s)), scan,
+            client.name if client else "", US.join(client.words) if client else "", *processes]
 
 
 def format_interval(interval_s: float) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.monitor.parse import SERIES_COLUMNS, analyse
-from fsbench.monitor.script import sampler_argv
+from fsbench.monitor.script import Client, sampler_argv
 from fsbench.tidy import ParseResult
 from fsbench.transport.base import Transport
 
@@ -22,13 +22,13 @@ class MonitorSession:
     """Samples /proc on one host from start() to stop(); stop() returns the summary rows."""
 
     def __init__(self, transport: Transport, host: str, interval_s: float, processes: list[str], raw_path: Path,
-                 *, max_s: float = 86400.0, clk_tck: int = 100):
+                 *, max_s: float = 86400.0, clk_tck: int = 100, client: Client | None = None):
         self.transport, self.host = transport, host
         self.interval_s, self.processes = interval_s, list(processes)
         self.raw_path = Path(raw_path)
         self.csv_path = self.raw_path.parent / f"monitor-{host}.csv"
         self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
-        self.argv = sampler_argv(interval_s, self.processes, max_s)
+        self.argv = sampler_argv(interval_s, self.processes, max_s, client=client)
         self.max_s, self.clk_tck = max_s, clk_tck
         self.result: CommandResult | None = None
         self._cancel = threading.Event()

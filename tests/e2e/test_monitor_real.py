@@ -10,9 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from fsbench.monitor import MonitorSession, analyse, sampler_argv
+from fsbench.monitor import Client, MonitorSession, analyse, sampler_argv
 from fsbench.transport.local import LocalTransport
 
 MiB = 1024 * 1024
@@ -142,3 +143,109 @@ def test_pids_found_by_a_sparse_scan_are_still_sampled_every_time(tmp_path):
     samples = analyse(out, "local").series
     rss = [r for r in samples if r["scope"] == name and r["metric"] == "memory_rss"]
     assert len(rss) == out.count("\n. ") >= 5
+
+
+def test_the_client_is_told_from_other_processes_of_its_name_by_its_command_line(tmp_path):
+    """Three processes with one name, as a JuiceFS mount, `juicefs bench` and `juicefs stats` are: only the
+    one holding the mount's words is the client; the name alone still gives all three as `<name> (all)`."""
+    name = f"fsbm-cli{os.getpid() % 100000}"
+    exe, mount = named_python(tmp_path, name), "/mnt/fsbm client"  # a space stays inside its argument
+    sleep = "import sys, time; time.sleep(30)"
+    big = "import sys, time; b = b'x' * (64 << 20); time.sleep(30)"
+    procs = [subprocess.Popen([exe, "-c", sleep, "mount", mount]),
+             subprocess.Popen([exe, "-c", big, "bench", f"{mount}/case"]),
+             subprocess.Popen([exe, "-c", big, "stats", mount])]
+    raw = tmp_path / "monitor-local.txt"
+    try:
+        time.sleep(0.5)  # the three have their final command lines
+        mon = MonitorSession(LocalTransport(), "local", 0.2, [name], raw, max_s=60,
+                             client=Client(name, ("mount", mount)))
+        assert mon.start()
+        time.sleep(1.0)
+        result = mon.stop()
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    got = by_key(result.rows)
+    client_peak, all_peak = got[name, "memory_peak", "max"], got[f"{name} (all)", "memory_peak", "max"]
+    assert client_peak < 40 * MiB < 2 * 64 * MiB < all_peak  # the two 64 MiB ones are not the client
+    text = raw.read_text()
+    assert f"#client {name} mount\x1f{mount}\n" in text
+    for p, words in zip(procs, ("mount", "bench", "stats")):
+        assert f"\nc {p.pid} " in text and f"\x1f{words}\x1f" in text
+    assert not [w for w in result.warnings if "never seen" in w or "command line" in w]
+
+
+def test_juicefs_client_figures_leave_out_juicefs_bench_and_stats(tmp_path):
+    """A real JuiceFS mount on Redis with `juicefs bench` and `juicefs stats` beside it: all three are
+    called juicefs; the client rows are the mount's processes only."""
+    from tests.conftest import require, run_cli, write_scenario
+
+    for tool in ("juicefs", "redis-server", "redis-cli", "script", "fusermount3"):
+        require(tool)
+    mount = tmp_path / "jfs"
+    scenario = write_scenario(tmp_path, f"""\
+        name: jfs-client
+        monitor: {{interval: 0.5s, processes: [juicefs]}}
+        services:
+          redis:
+            port: auto
+            files:
+              redis.conf: |
+                bind ${{service.host}}
+                port ${{service.port}}
+                daemonize yes
+                pidfile ${{service.dir}}/redis.pid
+                dir ${{service.dir}}
+                save ""
+                appendonly no
+            start: ["redis-server ${{service.dir}}/redis.conf"]
+            ready: redis-cli -h ${{service.host}} -p ${{service.port}} ping | grep -q PONG
+            stop: ["redis-cli -h ${{service.host}} -p ${{service.port}} shutdown nosave"]
+        targets:
+          jfs:
+            kind: juicefs
+            path: {mount}
+            services: [redis]
+            juicefs: {{meta: "redis://${{services.redis.host}}:${{services.redis.port}}/1", storage: file}}
+        collectors:
+          stats: {{kind: juicefs-stats, targets: [jfs], interval: 1s}}
+        workloads:
+          bench:
+            tool: juicefs-bench
+            options: {{threads: 2, block_size: 1m, big_file_size: 64m, small_file_size: 128k, small_file_count: 50}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--progress", "plain", timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = Path(proc.stdout.splitlines()[0])
+    text = (run / "raw" / "jfs__bench__r1" / "local" / "monitor.txt").read_text()
+
+    from fsbench.monitor.samples import read_raw
+
+    raw = read_raw(text)
+    assert raw.client is not None and raw.client.words == ("mount", str(mount))
+    seen: dict[int, tuple[bool, str]] = {}  # pid -> (counted as the client, its command line)
+    for s in raw.samples:
+        for p in s.procs.values():
+            seen[p.pid] = (p.client, "")
+    for line in text.splitlines():
+        if line.startswith("c "):
+            pid, _, words = line[2:].partition(" ")
+            if int(pid) in seen:
+                seen[int(pid)] = (seen[int(pid)][0], " ".join(words.split("\x1f")))
+    clients = {pid: cmd for pid, (client, cmd) in seen.items() if client}
+    others = {pid: cmd for pid, (client, cmd) in seen.items() if not client}
+    # the mount's supervisor and worker (their title may be cut before the mount point: JuiceFS stops at 255 bytes)
+    assert clients and all(" mount " in f" {c} " for c in clients.values()), clients
+    assert any(" bench " in f" {c} " for c in others.values()), others  # the sampler saw juicefs bench ...
+    assert any(" stats " in f" {c} " for c in others.values()), others  # ... and the stats collector
+
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    mon = results[(results.tool == "monitor") & (results.operation == "process")].set_index(["job", "metric", "stat"])
+    client_mem, all_mem = mon.loc[("juicefs", "memory_peak", "max"), "value"], \
+        mon.loc[("juicefs (all)", "memory_peak", "max"), "value"]
+    client_cpu, all_cpu = mon.loc[("juicefs", "cpu_usage", "mean"), "value"], \
+        mon.loc[("juicefs (all)", "cpu_usage", "mean"), "value"]
+    assert client_mem < all_mem and client_cpu < all_cpu  # bench and stats used memory and CPU of their own
+    assert "client CPU" in (run / "report.html").read_text()

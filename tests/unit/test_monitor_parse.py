@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fsbench.errors import ParseError
 from fsbench.monitor.parse import analyse, delta, parse_result
-from fsbench.monitor.script import sampler_argv
+from fsbench.monitor.script import US, Client, sampler_argv
 
 MiB = 1024 * 1024
 
@@ -30,6 +30,7 @@ class P:
     hwm_kb: int | None = None
     comm: str | None = None  # what the kernel shows, when it differs from the watched name
     state: str = "S"  # /proc/PID/stat's state letter (Z: a zombie)
+    cmdline: tuple[str, ...] | None = None  # printed as the sampler does for pids of the client's name
 
 
 @dataclass
@@ -48,7 +49,10 @@ class Snap:
 def block(seq: int, s: Snap) -> str:
     """Exactly what the sampler prints for one sample, /proc files in their kernel formats."""
     out = [f"@ {s.t:.2f} {seq}", "cpu  " + " ".join(map(str, s.cpu))]
-    out += [f"p {p.pid} {p.name}" for p in s.procs]
+    for p in s.procs:
+        out.append(f"p {p.pid} {p.name}")
+        if p.cmdline is not None:
+            out.append(f"c {p.pid} " + US.join(p.cmdline) + US)
     out += [f"MemTotal:       {s.mem_total_kb} kB", f"MemFree:        {s.mem_avail_kb // 2} kB",
             f"MemAvailable:   {s.mem_avail_kb} kB", "Buffers:           15548 kB", "HugePages_Total:       0"]
     for i, (name, (rd, wr)) in enumerate(s.disks.items()):
@@ -68,9 +72,11 @@ def block(seq: int, s: Snap) -> str:
     return "\n".join(out) + "\n"
 
 
-def raw(*snaps: Snap, ncpu: int | None = 2, watch: tuple[str, ...] = ("ossfs",)) -> str:
+def raw(*snaps: Snap, ncpu: int | None = 2, watch: tuple[str, ...] = ("ossfs",),
+        client: tuple[str, tuple[str, ...]] | None = None) -> str:
     head = "#fsbench-monitor 1 pid=42 interval=1" + (f" ncpu={ncpu}" if ncpu is not None else "") + "\n"
     head += "".join(f"#watch {w}\n" for w in watch)
+    head += f"#client {client[0]} {US.join(client[1])}\n" if client else ""
     return head + "".join(block(i + 1, s) for i, s in enumerate(snaps))
 
 
@@ -132,6 +138,60 @@ def test_a_zombie_is_not_a_running_client():
     live0, live1 = P(200, "s3fs", start=60, utime=10), P(200, "s3fs", start=60, utime=30)
     text = raw(Snap(1000.0, procs=[z0, live0]), Snap(1001.0, procs=[z1, live1]), watch=("juicefs", "s3fs"))
     assert {r["job"] for r in analyse(text, "h1").summary if r["operation"] == "process"} == {"s3fs"}
+
+
+MOUNT = ("juicefs", "mount", "-d", "redis://127.0.0.1/1", "/mnt/jfs")
+BENCH = ("juicefs", "bench", "/mnt/jfs/fsbench-run/case", "-p", "4")
+STATS = ("juicefs", "stats", "/mnt/jfs", "--interval", "1")
+
+
+def test_the_client_is_only_the_process_holding_its_mount():
+    # the mount's supervisor and its worker, a bench and a stats collector: all four are called juicefs
+    def snap(t: float, k: int) -> Snap:
+        return Snap(t, procs=[P(10, "juicefs", 5, 100 + 10 * k, rss_kb=1000, cmdline=MOUNT),
+                              P(11, "juicefs", 6, 200 + 20 * k, rss_kb=300_000, cmdline=(f"/usr/bin/{MOUNT[0]}",
+                                                                                          *MOUNT[1:])),
+                              P(20, "juicefs", 7, 50 + 100 * k, rss_kb=500_000, cmdline=BENCH),
+                              P(30, "juicefs", 8, 1 + k, rss_kb=40_000, cmdline=STATS)])
+    client = ("juicefs", ("mount", "/mnt/jfs/"))  # a trailing slash on either side still matches
+    text = raw(snap(100.0, 0), snap(101.0, 1), watch=(), client=client)
+    got = rows(text)
+    assert got["juicefs", "cpu_usage", "mean"] == 30.0  # (10 + 20) ticks in 1 s: not the bench's 100
+    assert got["juicefs", "memory_peak", "max"] == 301_000 * 1024
+    assert {r["job"] for r in analyse(text, "h1").summary} == {"host", "juicefs"}
+    # also watched by name: every juicefs process is kept apart, as `juicefs (all)`
+    both = rows(raw(snap(100.0, 0), snap(101.0, 1), watch=("juicefs",), client=client))
+    assert both["juicefs", "cpu_usage", "mean"] == 30.0
+    assert both["juicefs (all)", "cpu_usage", "mean"] == 131.0  # 10 + 20 + 100 + 1
+    assert both["juicefs (all)", "memory_peak", "max"] == 841_000 * 1024
+
+
+@pytest.mark.parametrize("cmdline, client", [
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs",), True),  # rewritten into one title (JuiceFS)
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/j", "", "", ""), True),  # ... and cut: padded with NULs
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/j",), False),  # not padded: a mount of /mnt/j itself
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs2",), False),  # another mount
+    (("juicefs stats /mnt/jfs", "", ""), False),
+    (("juicefs", "bench", "/mnt/jfs"), False),
+])
+def test_a_client_title_is_read_as_its_words(cmdline, client):
+    from fsbench.monitor.samples import is_client
+
+    assert is_client([*cmdline, ""], Client("juicefs", ("mount", "/mnt/jfs"))) is client
+
+
+def test_a_client_whose_words_never_match_falls_back_to_its_name_and_says_so():
+    procs = [P(20, "juicefs", 7, 50, cmdline=BENCH)]
+    text = raw(Snap(100.0, procs=procs), Snap(101.0, procs=[P(20, "juicefs", 7, 150, cmdline=BENCH)]), watch=(),
+               client=("juicefs", ("mount", "/mnt/other")))
+    m = analyse(text, "h1")
+    assert any("had mount /mnt/other in its command line" in w for w in m.warnings)
+    assert rows(text)["juicefs", "cpu_usage", "mean"] == 100.0
+
+
+def test_a_client_never_seen_is_said():
+    m = analyse(raw(Snap(1.0), Snap(2.0), watch=(), client=("ceph-fuse", ("/mnt/c",))), "h1")
+    assert m.warnings == ["process 'ceph-fuse' was never seen on h1 (names match /proc/PID/comm, 15 characters)"]
 
 
 def test_custom_clock_ticks():
@@ -292,7 +352,13 @@ def test_rows_follow_the_tidy_contract():
 
 def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
     argv = sampler_argv(0.5, ["ossfs", "$(touch pwned) ;x", "*"], max_s=10.2)
-    assert argv[3:] == ["fsbench-monitor", "0.5", "11", "250", "ossfs", "$(touch pwned) ;x", "*"]
+    assert argv[3:] == ["fsbench-monitor", "0.5", "11", "250", "", "", "ossfs", "$(touch pwned) ;x", "*"]
+    client = Client("$(touch pwned2)", ("/mnt/a b", "$(touch pwned3)"))
+    argv = sampler_argv(0.5, ["ossfs"], max_s=10, client=client)
+    assert argv[7:] == ["$(touch pwned2)", "/mnt/a b\x1f$(touch pwned3)", "ossfs"]
+    out = subprocess.run(sampler_argv(0.2, [], max_s=0.1, client=client), cwd=tmp_path, capture_output=True,
+                         text=True, timeout=30).stdout
+    assert "#client $(touch pwned2) /mnt/a b\x1f$(touch pwned3)\n" in out and list(tmp_path.iterdir()) == []
     assert subprocess.run(["/bin/sh", "-n", "-c", argv[2]]).returncode == 0
     out = subprocess.run(sampler_argv(0.2, ["$(touch pwned) ;x", "*"], max_s=0.1), cwd=tmp_path,
                          capture_output=True, text=True, timeout=30).stdout
@@ -302,6 +368,8 @@ def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
         sampler_argv(0, ["ossfs"])
     with pytest.raises(ValueError):
         sampler_argv(1, ["a/b"])
+    with pytest.raises(ValueError):
+        sampler_argv(1, [], client=Client("juicefs", ("a\x1fb",)))
 
 
 _SAMPLE_TEXT = raw(*[Snap(10.0 + i, cpu(70 * i, 9 * i, 100 * i), nets={"eth0": (1000 * i, 10 * i)},

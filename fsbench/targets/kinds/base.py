@@ -39,10 +39,17 @@ class KindPlan:
     version: list[str] = field(default_factory=list)  # prints the client's version (hosts.csv)
     shown: list[str] = field(default_factory=list)  # the client's command line for hosts.csv, when not mount[0]
     store: StoreAccess | None = None  # the object store behind the target, when it has one
+    #: words the client process's command line holds as whole arguments, telling it from other processes
+    #: of its name (`juicefs bench`, `juicefs stats` beside a JuiceFS mount); () means the target path
+    client_args: tuple[str, ...] = ()
 
     def client_command(self) -> list[str]:
         """The command line that mounts the client, as recorded in hosts.csv (options included, keys never)."""
         return self.shown or (self.mount[0] if self.mount else [])
+
+    def client_match(self, path: str) -> tuple[str, ...]:
+        """What tells the client process apart: the kind's words, else the target path (its mount point)."""
+        return self.client_args or (path,)
 
 
 @runtime_checkable

@@ -110,6 +110,7 @@ class JuiceFSKind:
         return KindPlan(prepare=prepare, once=[fmt], mount=[mount], unmount=[[binary, "umount", path]],
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
                         logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"],
+                        client_args=("mount", path),  # `juicefs stats PATH` holds the path too
                         store=StoreAccess(spec.storage, bucket, {k: v for k, v in env.items() if k != "META_PASSWORD"}))
 
 

@@ -166,7 +166,8 @@ class RbdKind:
                         force_unmount=[sh(self._unmap(rbd, spec_text, path, state, file, lazy=True))],
                         after=[sh(remove_image(rbd, spec_text, state)), ["rmdir", path]],
                         logs={posixpath.join(state, "rbd-fuse.log"): "rbd-fuse-{host}.log"},
-                        via=["cat", posixpath.join(state, "via")])
+                        via=["cat", posixpath.join(state, "via")],
+                        client_args=(fuse_dir,))  # rbd-fuse serves its own folder; the target is the loop's
 
     @staticmethod
     def _unmap(rbd: list[str], spec_text: str, path: str, state: str, file: str, *, lazy: bool) -> str:
