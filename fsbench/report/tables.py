@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from fsbench.thresholds import Threshold, verdict_for
-from fsbench.tidy import HIGHER_IS_BETTER, METRIC_UNITS, higher_is_better
+from fsbench.tidy import METRIC_UNITS, higher_is_better
 from fsbench.units import format_value
 
 METRIC_ORDER = list(METRIC_UNITS)
@@ -35,7 +35,7 @@ def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload
     ratio = r.get("ratio")
     cls = ""
     if _finite(ratio) and not is_base:
-        up = metric in HIGHER_IS_BETTER if up is None else up
+        up = higher_is_better(metric) if up is None else up
         if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
             cls = "better"
         elif (ratio < 1 - style.same_band) if up else (ratio > 1 + style.same_band):

@@ -258,11 +258,12 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
             res = _resources(rv, w, pkey) if spec.get("resources", True) else pd.DataFrame()
             res_cols = [(m, s, label) for m, s, label in RESOURCES
                         if not res.empty and not res[(res["metric"] == m) & (res["stat"] == s)].empty]
+            keyed = {(job, op): of_key(wdf, job, op) for job, op, _ in columns}
             rows = []
             for t in targets:
                 cells = []
                 for job, op, metric in columns:
-                    cells += _cells(of_key(wdf, job, op), metric, [t], rv, w, tool, ratio=len(targets) > 1,
+                    cells += _cells(keyed[(job, op)], metric, [t], rv, w, tool, ratio=len(targets) > 1,
                                     time_unit=spec.get("time_unit") or "")
                 for metric, stat, _ in res_cols:
                     cells.append(_resource_cell(rv, res[(res["metric"] == metric) & (res["stat"] == stat)], t,
@@ -272,7 +273,7 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
             for job, op, metric in columns:
                 firsts.setdefault((job, op), metric)
             for (job, op), metric in firsts.items():
-                measures.append(measurement(rv, spec, w, job, op, metric, pkey, of_key(wdf, job, op)))
+                measures.append(measurement(rv, spec, w, job, op, metric, pkey, keyed[(job, op)]))
             keys = list(firsts)
             with_job = shows_jobs(keys)
             named = len(keys) > 1
@@ -287,8 +288,8 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
 def _by_value_columns(df: pd.DataFrame, tool: object, spec: dict) -> list[tuple[str, str, str]]:
     wanted = list(spec.get("metrics") or [])
     metrics = wanted or [m for m in (getattr(tool, "primary_metrics", ()) or ()) if m in set(df["metric"])][:2]
-    return [(job, op, m) for job, op in row_keys(df, tool, spec) for m in metrics
-            if not df[(df["job"].astype(str) == job) & (df["operation"] == op) & (df["metric"] == m)].empty]
+    have = set(zip(df["job"].astype(str), df["operation"].astype(str), df["metric"].astype(str)))
+    return [(job, op, m) for job, op in row_keys(df, tool, spec) for m in metrics if (job, op, m) in have]
 
 
 def _num(v: object) -> tuple:
