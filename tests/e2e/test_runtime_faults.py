@@ -232,6 +232,25 @@ ENOSPC_WHEN = {
 
         RunDir.write_hosts = write_hosts
         """,
+    "service log": """\
+        import errno
+        from fsbench.targets.services import ServiceSession
+
+        def start(self, cancel=None):
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.log_dir / "start-0.out"))
+
+        ServiceSession.start = start
+        """,
+    # the target's teardown cannot write its logs: the unmount is left to the next run's recovery
+    "target log": """\
+        import errno
+        from fsbench.targets.lifecycle import TargetSession
+
+        def teardown(self):
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.log_dir / "client.log"))
+
+        TargetSession.teardown = teardown
+        """,
     "run index": """\
         import errno
         import fsbench.campaign
@@ -250,8 +269,14 @@ def test_a_full_disk_outside_a_case_stops_the_run_resumably(tmp_path, fio, where
     scenario = write_scenario(tmp_path, f"""\
         name: full-outside
         monitor: {{enabled: false}}
+        services:
+          svc: {{start: ["true"], ready: "true", stop: ["true"]}}
         targets:
-          t: {{path: {tmp_path}/t, setup: ["test -e {flag}", "mkdir -p ${{target.path}}"]}}
+          t:
+            path: {tmp_path}/t
+            services: [svc]
+            setup: ["test -e {flag}", "mkdir -p ${{target.path}}"]
+            teardown: ["rmdir ${{target.path}}"]
         workloads:
           w: {{tool: fio, options: {{rw: write, size: 1m}}}}
         """)
@@ -266,6 +291,9 @@ def test_a_full_disk_outside_a_case_stops_the_run_resumably(tmp_path, fio, where
     again = run_cli("run", str(scenario), "--resume", str(run), "--no-report")
     assert again.returncode == 0, again.stderr[-3000:]
     assert manifest(run)["status"] == "complete" and manifest(run)["cases"] == {"t__w__r1": "ok"}
+    assert not (tmp_path / "t").exists()  # torn down, by the resume or by its recovery of the stopped run
+    if where == "target log":
+        assert f"cleaned up after the dead run {run.name}: target t on local" in again.stderr
 
 
 def test_a_run_directory_that_breaks_outside_a_case_is_said_and_resumable(tmp_path, fio):
