@@ -94,7 +94,7 @@ def summarise(tool: str, measured: list[dict], baseline: str) -> list[str]:
                    f"{_leaders(last, order)} last on {last.most_common(1)[0][1]}.")
     else:
         out.append(f"{tool}: no target stands out: {'the' if n == 1 else f'all {n}'} {noun} "
-                   f"within the run-to-run spread (or {MIN_DIFFERENCE:.0%}).")
+                   f"{'is' if n == 1 else 'are'} within the run-to-run spread (or {MIN_DIFFERENCE:.0%}).")
     for up in (True, False):
         ends = [(v["ratio"], t, label(m, with_workload, with_job)) for m in measured if m["up"] is up
                 for t, v in m["values"].items() if t != baseline and v["ratio"] is not None

@@ -61,8 +61,11 @@ def test_ranges_name_both_ends_and_not_significant_ones_are_listed():
 
 def test_no_target_stands_out_when_every_difference_is_noise():
     measured = [_m({"a": (100.0, 5, 3), "b": (104.0, 5, 3)})]
-    assert summarise("fio", measured, "a")[0] == ("fio: no target stands out: the measurement within the run-to-run "
-                                                  "spread (or 2%).")
+    assert summarise("fio", measured, "a")[0] == ("fio: no target stands out: the measurement is within the "
+                                                  "run-to-run spread (or 2%).")
+    measured.append(_m({"a": (100.0, 0, 1), "b": (101.0, 0, 1)}, op="write"))
+    assert summarise("fio", measured, "a")[0] == ("fio: no target stands out: all 2 measurements are within the "
+                                                  "run-to-run spread (or 2%).")
 
 
 def test_iops_and_bandwidth_of_one_run_are_one_measurement():
