@@ -291,7 +291,11 @@ class CaseRun:
 
         target = self.sc.targets[self.case.target]
         name = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
-        return {h: Client(name, session.plan(h).client_match(target.path)) for h in hosts} if name else {}
+        if not name:
+            return {}
+        # hosts of the target: the kind's words; a service's host has no mount of it (a name seen there is not it)
+        return {h: Client(name, session.plan(h).client_match(target.path) if h in session.transports
+                          else (target.path,)) for h in hosts}
 
     def _monitors(self, hosts: list[str]) -> list:
         """One sampler per host the case involves."""

@@ -84,9 +84,9 @@ def _header_line(line: str, raw: Raw) -> None:
     if line.startswith("#watch "):
         raw.watched.append(line[len("#watch "):])
     elif line.startswith("#client "):
-        name, _, words = line[len("#client "):].partition(" ")
+        name, *words = line[len("#client "):].split(US)
         if name:
-            raw.client = Client(name, tuple(w for w in words.split(US) if w))
+            raw.client = Client(name, tuple(w for w in words if w))
     elif line.startswith("#" + MAGIC):
         raw.header.update(dict(_HEADER_KV.findall(line)))
 

@@ -4,7 +4,7 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
 
     #fsbench-monitor 1 pid=<sampler pid> interval=<s> ncpu=<cpuN lines in /proc/stat> scan=<pids>
     #watch <name>                      one per watched process name, once, before the first sample
-    #client <name> <word>US<word>...   the target's client, when there is one: its name, and the words
+    #client <name>US<word>US<word>...  the target's client, when there is one: its name, and the words
                                        its command line holds (US: the 0x1f byte), once
     @ <uptime s> <seq>                 a sample starts: /proc/uptime's first field (monotonic, boot-based)
     cpu  <user> <nice> <system> <idle> <iowait> <irq> <softirq> <steal> ...   first line of /proc/stat
@@ -65,7 +65,7 @@ done < /proc/stat
 printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s\n' "$$" "$iv" "$n" "$sp"
 all=/
 for w in "$@"; do printf '#watch %s\n' "$w"; all="$all$w/"; done
-if [ -n "$cn" ]; then printf '#client %s %s\n' "$cn" "$cw"; all="$all$cn/"; fi
+if [ -n "$cn" ]; then printf '#client %s\037%s\n' "$cn" "$cw"; all="$all$cn/"; fi
 read -r up _ < /proc/uptime
 # uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
 end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
@@ -137,8 +137,8 @@ def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (),
             raise ValueError(f"process name {name!r}: a /proc/PID/comm name cannot be empty or hold '/' or a newline")
         if name == "host":
             raise ValueError("process name 'host' would be mistaken for the host's own scope in the results")
-    if client and any(not w or "\n" in w or US in w for w in client.words):
-        raise ValueError(f"client words {client.words!r}: each must be non-empty, without a newline or 0x1f")
+    if client and any(not w or "\n" in w or US in w for w in (client.name, *client.words)):
+        raise ValueError(f"client {client!r}: its name and words must be non-empty, without a newline or 0x1f")
     scan = str(max(1, round(scan_pids_per_s * interval_s)))
     return [shell, "-c", SCRIPT, MAGIC, format_interval(interval_s), str(math.ceil(max_s)), scan,
             client.name if client else "", US.join(client.words) if client else "", *processes]

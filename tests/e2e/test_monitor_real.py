@@ -171,7 +171,7 @@ def test_the_client_is_told_from_other_processes_of_its_name_by_its_command_line
     client_peak, all_peak = got[name, "memory_peak", "max"], got[f"{name} (all)", "memory_peak", "max"]
     assert client_peak < 40 * MiB < 2 * 64 * MiB < all_peak  # the two 64 MiB ones are not the client
     text = raw.read_text()
-    assert f"#client {name} mount\x1f{mount}\n" in text
+    assert f"#client {name}\x1fmount\x1f{mount}\n" in text
     for p, words in zip(procs, ("mount", "bench", "stats")):
         assert f"\nc {p.pid} " in text and f"\x1f{words}\x1f" in text
     assert not [w for w in result.warnings if "never seen" in w or "command line" in w]

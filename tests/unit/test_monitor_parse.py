@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from fsbench.errors import ParseError
 from fsbench.monitor.parse import analyse, delta, parse_result
+from fsbench.monitor.samples import read_raw
 from fsbench.monitor.script import US, Client, sampler_argv
 
 MiB = 1024 * 1024
@@ -76,7 +77,7 @@ def raw(*snaps: Snap, ncpu: int | None = 2, watch: tuple[str, ...] = ("ossfs",),
         client: tuple[str, tuple[str, ...]] | None = None) -> str:
     head = "#fsbench-monitor 1 pid=42 interval=1" + (f" ncpu={ncpu}" if ncpu is not None else "") + "\n"
     head += "".join(f"#watch {w}\n" for w in watch)
-    head += f"#client {client[0]} {US.join(client[1])}\n" if client else ""
+    head += f"#client {US.join([client[0], *client[1]])}\n" if client else ""
     return head + "".join(block(i + 1, s) for i, s in enumerate(snaps))
 
 
@@ -358,7 +359,8 @@ def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
     assert argv[7:] == ["$(touch pwned2)", "/mnt/a b\x1f$(touch pwned3)", "ossfs"]
     out = subprocess.run(sampler_argv(0.2, [], max_s=0.1, client=client), cwd=tmp_path, capture_output=True,
                          text=True, timeout=30).stdout
-    assert "#client $(touch pwned2) /mnt/a b\x1f$(touch pwned3)\n" in out and list(tmp_path.iterdir()) == []
+    assert "#client $(touch pwned2)\x1f/mnt/a b\x1f$(touch pwned3)\n" in out and list(tmp_path.iterdir()) == []
+    assert read_raw(out).client == client
     assert subprocess.run(["/bin/sh", "-n", "-c", argv[2]]).returncode == 0
     out = subprocess.run(sampler_argv(0.2, ["$(touch pwned) ;x", "*"], max_s=0.1), cwd=tmp_path,
                          capture_output=True, text=True, timeout=30).stdout
