@@ -103,6 +103,7 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
         return None
     names: dict[int, str] = {}
     cmdlines: dict[int, list[str]] = {}
+    marked: set[int] = set()
     section = "mem"
     status: Proc | None = None
     for line in lines[1:]:
@@ -116,6 +117,9 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
             pid, _, words = line[2:].partition(" ")
             if pid.isdigit():
                 cmdlines[int(pid)] = words.split(US)
+        elif line.startswith("m ") and section == "mem" and not sample.mem:
+            if line[2:].strip().isdigit():
+                marked.add(int(line[2:]))
         elif line.startswith("Inter-|"):
             section = "net"
         elif line.startswith(" face |"):
@@ -125,7 +129,7 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
             _stat(int(m.group(1)), m.group(2), line, names, sample)
             proc = next(reversed(sample.procs.values()), None)
             if client and proc is not None and proc.pid == int(m.group(1)) and proc.name == client.name:
-                proc.client = is_client(cmdlines.get(proc.pid), client)
+                proc.client = is_client(cmdlines.get(proc.pid), client, proc.pid in marked)
         elif line.startswith("Name:"):
             section, status = "status", None
         elif section == "status":
@@ -143,12 +147,15 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
     return sample
 
 
-def is_client(cmdline: list[str] | None, client: Client) -> bool:
+def is_client(cmdline: list[str] | None, client: Client, marked: bool = False) -> bool:
     """Whether a command line holds every word of the client's as a whole argument (a trailing / aside).
 
-    A process may rewrite its command line into one title (JuiceFS does, to hide a password): the
-    words are then its space-separated parts; a title shorter than the original is padded with NULs
-    and may be cut (JuiceFS stops at 255 bytes), so its last part also matches the start of a word.
+    A process may rewrite its command line into one title (JuiceFS does, to hide a password): its
+    words are then the title's space-separated parts. A title shorter than the original is padded with
+    NULs and may be cut (JuiceFS stops at 255 bytes, often before the mount point): then the words the
+    cut may hide (those after the last one seen, in the kind's order) are taken on trust when the
+    process carries the run's marker (`marked`); the first word must still be seen (`mount` for JuiceFS,
+    which `juicefs objbench`, whose title its masked keys shorten, does not have).
     """
     args = [a for a in cmdline or [] if a]
     if not args:
@@ -157,9 +164,11 @@ def is_client(cmdline: list[str] | None, client: Client) -> bool:
     if len(args) == 1 and " " in args[0]:
         args = args[0].split()
     own = {a.rstrip("/") or a for a in args}
-    cut = args[-1] if padded else None
-    return all((w.rstrip("/") or w) in own or (cut is not None and len(cut) >= 4 and w.startswith(cut))
-               for w in client.words)
+    found = [(w.rstrip("/") or w) in own for w in client.words]
+    if all(found):
+        return True
+    seen = found.index(False)  # words seen first, then only unseen ones: what a cut hides
+    return padded and marked and seen > 0 and not any(found[seen:])
 
 
 def _stat(pid: int, comm: str, line: str, names: dict[int, str], sample: Sample) -> None:

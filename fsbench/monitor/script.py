@@ -12,6 +12,8 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
                                        last pid scan: see SCAN_PIDS_PER_S; the parser checks the comm)
     c <pid> <arg>US<arg>US...          after the p line of each pid of the client's name: its command
                                        line as of that scan (NUL and line breaks shown as US)
+    m <pid>                            after a c line whose command line is a title cut short (it ends in
+                                       NUL padding): the process carries this run's FSBENCH_RUN marker
     <cat /proc/meminfo /proc/diskstats /proc/net/dev, then /proc/PID/stat and /proc/PID/status of each
      pid above, verbatim; a pid that exited meanwhile simply has no lines>
     . <seq>                            the sample is complete
@@ -19,12 +21,16 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
 Names match /proc/PID/comm (what `ps -o comm` and `pgrep NAME` show), which the kernel cuts to 15
 bytes: a longer watched name matches a 15-byte comm that starts it. A name alone is not the client:
 `juicefs bench` and `juicefs stats` are `juicefs` too, so the parser keeps, of the client's name, the
-pids whose command line holds the kind's words (the mount point; `mount` for JuiceFS). The loop ends when killed (the
+pids whose command line holds the kind's words (the mount point; `mount` for JuiceFS). JuiceFS rewrites
+its command line into one title, cut at 255 bytes (often before the mount point): for such a title the
+sampler also says whether the process carries the run's marker (fsbench.leftovers.MARKER, which every
+command of a run, the sampler included, has in its environment). The loop ends when killed (the
 runner cancels it and the transport kills its process group), when its stdout goes away (SIGPIPE),
 or after `max_s` seconds, so an abandoned sampler never runs for ever.
 
 Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`; a pid scan
-adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read).
+adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read), and
+a `tr | grep` of the environment of each whose title is cut.
 """
 
 from __future__ import annotations
@@ -66,6 +72,7 @@ printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s\n' "$$" "$iv" "$n"
 all=/
 for w in "$@"; do printf '#watch %s\n' "$w"; all="$all$w/"; done
 if [ -n "$cn" ]; then printf '#client %s\037%s\n' "$cn" "$cw"; all="$all$cn/"; fi
+us=$(printf '\037')
 read -r up _ < /proc/uptime
 # uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
 end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
@@ -88,8 +95,15 @@ sample() {
           pl="$pl
 p ${d#/proc/} $w"
           if [ "$w" = "$cn" ]; then
+            cl=$(tr '\000\n\r\013\014\034\035\036' '\037\037\037\037\037\037\037\037' < "$d/cmdline")
             pl="$pl
-c ${d#/proc/} $(tr '\000\n\r\013\014\034\035\036' '\037\037\037\037\037\037\037\037' < "$d/cmdline")"
+c ${d#/proc/} $cl"
+            # a title cut short may hide the mount point: is the process this run's?
+            case $cl in *"$us$us")
+              if [ -n "${FSBENCH_RUN:-}" ] && tr '\000' '\n' < "$d/environ" | grep -qxF "FSBENCH_RUN=$FSBENCH_RUN"
+              then pl="$pl
+m ${d#/proc/}"; fi ;;
+            esac
           fi
           files="$files $d/stat $d/status"
           break

@@ -167,18 +167,28 @@ def test_the_client_is_only_the_process_holding_its_mount():
     assert both["juicefs (all)", "memory_peak", "max"] == 841_000 * 1024
 
 
-@pytest.mark.parametrize("cmdline, client", [
-    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs",), True),  # rewritten into one title (JuiceFS)
-    (("juicefs mount -d redis://127.0.0.1/1 /mnt/j", "", "", ""), True),  # ... and cut: padded with NULs
-    (("juicefs mount -d redis://127.0.0.1/1 /mnt/j",), False),  # not padded: a mount of /mnt/j itself
-    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs2",), False),  # another mount
-    (("juicefs stats /mnt/jfs", "", ""), False),
-    (("juicefs", "bench", "/mnt/jfs"), False),
+@pytest.mark.parametrize("cmdline, marked, client", [
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs",), False, True),  # rewritten into one title (JuiceFS)
+    (("juicefs mount -d --log /var/tmp/fsbench/run/juicefs.lo", "", ""), True, True),  # ... cut short: this run's
+    (("juicefs mount -d --log /var/tmp/fsbench/run/juicefs.lo", "", ""), False, False),  # ... another run's
+    (("juicefs mount -d --log /var/tmp/fsbench/run/juicefs.lo",), True, False),  # not padded: not cut
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs2", "", ""), False, False),  # another run's mount
+    (("juicefs mount -d redis://127.0.0.1/1 /mnt/jfs2",), True, False),  # another mount, in full
+    (("juicefs objbench --secret-key **** s3://b", "", ""), True, False),  # shorter title, no `mount`
+    (("juicefs stats /mnt/jfs",), True, False),
+    (("juicefs", "bench", "/mnt/jfs"), True, False),
 ])
-def test_a_client_title_is_read_as_its_words(cmdline, client):
+def test_a_client_title_is_read_as_its_words(cmdline, marked, client):
     from fsbench.monitor.samples import is_client
 
-    assert is_client([*cmdline, ""], Client("juicefs", ("mount", "/mnt/jfs"))) is client
+    assert is_client([*cmdline, ""], Client("juicefs", ("mount", "/mnt/jfs")), marked) is client
+
+
+def test_the_sampler_checks_the_marker_every_command_of_a_run_has():
+    from fsbench.leftovers import MARKER
+    from fsbench.monitor.script import SCRIPT
+
+    assert f"{MARKER}=${MARKER}" in SCRIPT
 
 
 def test_a_client_whose_words_never_match_falls_back_to_its_name_and_says_so():
