@@ -1,16 +1,20 @@
 """Seed 002 for real: NNBench over a real HDFS (NameNode and DataNode JVMs from the Maven jars), over S3A
-against fsbench's S3 server and over JuiceFS's Hadoop SDK on Redis. HDFS and the S3 server are started
-once for the whole test session (by fsbench's own service kinds) and joined by the runs as existing
-services; every run must leave nothing behind and no key in its run directory."""
+against fsbench's S3 server and over JuiceFS's Hadoop SDK on Redis. The seed scenario starts and stops
+its own HDFS, S3 server and Redis; an HDFS and an S3 server started once for the session (by fsbench's
+own service kinds) are joined by the other runs as existing services, the HDFS as an HA nameservice.
+Every run must leave nothing behind and no key in its run directory."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
+import socket
 import subprocess
 import tempfile
+import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -56,6 +60,30 @@ class HadoopLab:
             return r.read().decode()
 
 
+def _processes_with(text: str) -> list[str]:
+    """Command lines of running processes (other than this one) that mention text."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if text in cmdline and state != "Z":
+            out.append(f"{entry.name}: {cmdline}")
+    return out
+
+
+def _gone(text: str, within_s: float = 20.0) -> list[str]:
+    """The processes that still mention text after waiting up to within_s for them to exit."""
+    deadline = time.monotonic() + within_s
+    while (left := _processes_with(text)) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    return left
+
+
 def _start(kind: str, settings: object, folder: Path, name: str) -> ServiceSession:
     svc = Service(name=name, kind=kind, hosts=("local",), ready_timeout_s=240.0, settings=settings)
     session = ServiceSession(svc, "local", LocalTransport("local"), f"test-{secrets.token_hex(3)}",
@@ -82,15 +110,27 @@ def hadoop_lab() -> Iterator[HadoopLab]:
         hdfs.stop()
         raise
     values = {**hdfs.exported(), **s3.exported()}
+    services = str(folder / "scratch" / "services")
+    running = _processes_with(services)
     try:
+        # what the stop must end, found by the service folder in their command lines
+        assert [n for n in ("NameNode", "DataNode", "fsbench-s3") if not any(n in c for c in running)] == [], running
         yield HadoopLab(values["services.hdfs.url"], f"http://127.0.0.1:{values['services.hdfs.port_http']}",
                         values["services.s3.port"], values["services.s3.endpoint"], folder / "logs")
     finally:
         s3.stop()
         hdfs.stop()
-        # the NameNode's and DataNode's logs were fetched at stop, before their folder goes
-        assert (folder / "logs" / "hdfs" / "logs" / "namenode.log").stat().st_size > 0
-        shutil.rmtree(folder, ignore_errors=True)
+    # stopped: the NameNode and DataNode JVMs (their classpath holds the service's folder) and
+    # fsbench-s3 (its -db file is there) are gone, and the logs were fetched before their folder goes
+    assert _gone(services) == []
+    assert (folder / "logs" / "hdfs" / "logs" / "namenode.log").stat().st_size > 0
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _mounted(path: str) -> bool:
@@ -102,14 +142,24 @@ def _java_of(run: Path) -> list[str]:
     return [line for line in out.splitlines() if "pgrep" not in line]
 
 
-def test_seed_002_scenario_on_the_sessions_hdfs_and_s3(hadoop_lab, tmp_path):
-    """scenarios/hdfs-s3-juicefs.yaml itself at smoke scale, joining the session's HDFS and S3 server."""
+def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
+    """scenarios/hdfs-s3-juicefs.yaml itself at smoke scale, as a user runs it: it starts a NameNode and a
+    DataNode, fsbench-s3 and Redis, measures, stops them all and leaves nothing behind.
+
+    (It runs before the session's HDFS exists: the first test of the file, and it does not use it.)"""
+    for tool in ("java", "curl", "fsbench-s3", "redis-server", "juicefs", "python3"):
+        require(tool)
+    started = time.monotonic()
     proc = run_cli("run", str(REPO / "scenarios" / "hdfs-s3-juicefs.yaml"), "--set", "scale=smoke",
-                   "--set", "hdfs_managed=false", "--set", f"hdfs_uri={hadoop_lab.hdfs_url}",
-                   "--set", "s3_managed=false", "--set", f"s3_port={hadoop_lab.s3_port}",
                    "-o", str(tmp_path / "runs"), "--progress", "plain", timeout=1500)
+    print(f"scale=smoke with its own services took {time.monotonic() - started:.0f}s")
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = Path(proc.stdout.splitlines()[0])
+    for service in ("hdfs", "s3", "redis"):  # each started and stopped by the run (their commands' outputs)
+        folder = run / "services" / service / "local"
+        assert (folder / "start-0.out").exists() and (folder / "stop-0.out").exists(), sorted(folder.iterdir())
+    logs = run / "services" / "hdfs" / "local" / "logs"
+    assert (logs / "namenode.log").stat().st_size > 0 and (logs / "datanode-1.log").exists()
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
     assert len(cases) == 8 and (cases.status == "ok").all(), cases[["case_id", "status", "reason"]].to_string()
 
@@ -143,11 +193,93 @@ def test_seed_002_scenario_on_the_sessions_hdfs_and_s3(hadoop_lab, tmp_path):
     assert "fs.s3a.path.style.access=true" in hosts.loc[0, "client_s3a"]
     assert "fs.jfs.impl=io.juicefs.JuiceFileSystem" in hosts.loc[0, "client_juicefs"]
 
-    # nothing left: the run's folders on HDFS and S3, its JVMs; the JuiceFS volume was the 1.0 SDK's
-    assert not [n for n in hadoop_lab.hdfs_list("/fsbench") if run.name in n]
-    assert f"fsbench/fsbench-{run.name}/" not in hadoop_lab.s3_keys("fsbench/")
+    # nothing left: nobody listens any more on the ports the services' files name (the NameNode's RPC and
+    # HTTP ports, fsbench-s3's, Redis's), no process names the run's scratch folder (the JVMs' classpath,
+    # fsbench-s3's -db file), no NNBench JVM, no scratch folder, nothing for a later run to clean
+    svc = run / "services"
+    ports = {int(p) for p in re.findall(r"127\.0\.0\.1:(\d+)", (svc / "hdfs" / "local" / "hdfs-site.xml").read_text())}
+    ports |= {int(p) for p in re.findall(r"-addr 127\.0\.0\.1:(\d+)", (svc / "s3" / "local" / "start-s3.sh").read_text())}
+    ports |= {int(p) for p in re.findall(r"^port (\d+)$", (svc / "redis" / "local" / "redis.conf").read_text(), re.M)}
+    ports.discard(0)  # the DataNodes' addresses: ports the kernel picked
+    assert len(ports) == 4 and [p for p in ports if _listening(p)] == []
+    assert _gone(f"/var/tmp/fsbench/{run.name}") == []
     assert _java_of(run) == []
     assert not list(Path("/var/tmp/fsbench").glob(f"{run.name}*"))
+    assert json.loads((run / "leftovers.json").read_text()) == []
+
+
+HA_NAMESERVICE = "fsbench-ns"
+
+
+def _ha_client(namenode: str, dead_port: int) -> dict[str, str]:
+    """Client settings of an HA nameservice whose first NameNode is the session's and whose second is down
+    (a standby that is not there): ConfiguredFailoverProxyProvider, one connection attempt per address."""
+    ns = HA_NAMESERVICE
+    return {"dfs.nameservices": ns, f"dfs.ha.namenodes.{ns}": "nn1,nn2",
+            f"dfs.namenode.rpc-address.{ns}.nn1": namenode.removeprefix("hdfs://"),
+            f"dfs.namenode.rpc-address.{ns}.nn2": f"127.0.0.1:{dead_port}",
+            f"dfs.client.failover.proxy.provider.{ns}":
+                "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider",
+            "ipc.client.connect.max.retries": "0"}
+
+
+def test_an_existing_hdfs_behind_an_ha_nameservice_and_an_existing_s3_are_joined(hadoop_lab, tmp_path):
+    """managed: false for real: the hdfs service's probe (dfsadmin -safemode get on hdfs://NAMESERVICE) needs
+    the nameservice's client settings, which it gets from the service's properties; without them the
+    same cluster never becomes ready. The s3 service joins the session's server by its port."""
+    from fsbench.targets.services import free_port
+
+    client = _ha_client(hadoop_lab.hdfs_url, free_port())
+    props = json.dumps(client)
+
+    def scenario(service_props: str, name: str) -> Path:
+        return write_scenario(tmp_path, f"""\
+            name: hdfs-ha
+            hosts: {{local: {{transport: local}}}}
+            services:
+              hdfs:
+                kind: hdfs
+                managed: false
+                ready_timeout: 20s
+                hdfs: {{namenode: "hdfs://{HA_NAMESERVICE}", properties: {service_props}}}
+              s3: {{kind: s3, managed: false, port: {hadoop_lab.s3_port}}}
+            targets:
+              hdfs:
+                kind: hdfs
+                path: /ha
+                services: [hdfs]
+                hdfs: {{namenode: "${{services.hdfs.url}}", properties: {props}}}
+              s3a:
+                kind: s3a
+                path: /joined
+                services: [s3]
+                s3a: {{endpoint: "${{services.s3.endpoint}}", bucket: "${{services.s3.bucket}}",
+                       access_key: "${{services.s3.access_key}}", secret_key: "${{services.s3.secret_key}}"}}
+            workloads:
+              nnbench: {{tool: nnbench, options: {{maps: 2, files_per_map: 2, operations: [create_write, delete]}}}}
+            """, name)
+
+    proc = run_cli("run", str(scenario(props, "ha.yaml")), "-o", str(tmp_path / "runs"), "--no-report",
+                   "--progress", "plain", timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = Path(proc.stdout.splitlines()[0])
+    # probed, not started or stopped
+    assert not list((run / "services").glob("*/local/start-*")) and not list((run / "services").glob("*/local/stop-*"))
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    ops = results[(results.tool == "nnbench") & (results.metric == "ops") & (results.job == "")]
+    assert sorted(zip(ops.target, ops.operation, ops.value)) == [
+        ("hdfs", "create_write", 4.0), ("hdfs", "delete", 4.0), ("s3a", "create_write", 4.0), ("s3a", "delete", 4.0)]
+    hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
+    assert f"dfs.nameservices={HA_NAMESERVICE}" in hosts.loc[0, "client_hdfs"]
+    assert not [n for n in hadoop_lab.hdfs_list("/ha") if run.name in n]  # its folder removed, through the HA name
+
+    # the same cluster, the probe without the nameservice's settings: hdfs://fsbench-ns is only a name
+    bare = run_cli("run", str(scenario("{}", "bare.yaml")), "-o", str(tmp_path / "runs"), "--no-report",
+                   "--progress", "plain", timeout=600)
+    assert bare.returncode != 0
+    failed = pd.read_csv(Path(bare.stdout.splitlines()[0]) / "cases.csv", keep_default_na=False)
+    hdfs_reason = failed[failed.target == "hdfs"].reason.iloc[0]
+    assert "service hdfs on local never became ready" in hdfs_reason, hdfs_reason
 
 
 def test_keys_and_passwords_reach_the_clients_only_through_the_environment(hadoop_lab, tmp_path):
