@@ -1,11 +1,12 @@
 """A real Ceph (Debian's 16.2 packages) on this machine: the ceph-lab service, the cephfs, rbd and
 rbd-image target kinds, seed 004's scenario end to end, and a killed run's cluster cleaned by the next.
 
-One lab cluster is started for the module through fsbench's own service kind (not a script) and
-joined by a scenario as an existing cluster would be (its conf path). The seed scenario and the
-killed run start clusters of their own, as `fsbench run` does. Needs root, /dev/fuse and loop devices
-(as in CI); every test checks that nothing of it remains: daemons, FUSE clients, mounts, loop
-devices, RBD images, scratch folders.
+One lab cluster is started for the module through fsbench's own service kind (not a script), with
+the seed scenario's own lab settings, and joined as an existing cluster would be (its conf path) by
+the kinds' scenario and by the seed scenario itself (`--set cluster=existing`). Only the killed run
+starts a cluster of its own, through `fsbench run`: two clusters per test run. Needs root, /dev/fuse
+and loop devices (as in CI); every test checks that nothing of it remains: daemons, FUSE clients,
+mounts, loop devices, RBD images, scratch folders.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from fsbench.scenario.model import Service
-from fsbench.services import SERVICE_KINDS
+from fsbench.scenario.load import load_scenario
 from fsbench.targets.services import ServiceSession
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
@@ -87,14 +88,14 @@ def _nothing_left(marker: str, mounts: tuple[str, ...] = (), run_id: str = "") -
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A lab cluster for the module, started and stopped by the ceph-lab service kind: its conf path."""
+    """The seed scenario's lab cluster (its smoke sizes) for the module, started and stopped by the ceph-lab
+    service kind: its conf path."""
     _require_ceph()
     scratch = tmp_path_factory.mktemp("ceph-lab")
-    kind = SERVICE_KINDS.get("ceph-lab")
-    settings = kind.settings({"osds": [{"store": "memstore", "size": 2 * 2**30, "class": "ssd"},
-                                       {"store": "bluestore", "size": 4 * 2**30, "class": "hdd"}],
-                              "subnet": "127.0.10"})
-    svc = Service(name="ceph", kind="ceph-lab", settings=settings, ready_timeout_s=300)
+    svc = load_scenario(CEPH, ["scale=smoke"]).services["ceph"]
+    assert [(o.store, o.size, o.device_class) for o in svc.settings.osds] == [
+        ("memstore", 2 * 2**30, "ssd"), ("bluestore", 4 * 2**30, "hdd")]
+    svc = replace(svc, ready_timeout_s=300)
     tr = LocalTransport("local")
     tr.marker = {"FSBENCH_RUN": "test-ceph-fixture"}
     events: list[str] = []
@@ -234,12 +235,13 @@ def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(cluste
                    timeout=60)
 
 
-def test_seed_004_runs_for_real_on_a_lab_cluster(tmp_path):
-    """`fsbench run scenarios/cephfs-vs-rbd.yaml --set scale=smoke`: its own cluster, all four variants,
-    mdtest and fio, the seed's tables with real numbers, and nothing left afterwards."""
-    _require_ceph()
+def test_seed_004_runs_for_real_on_the_lab_cluster(cluster, tmp_path):
+    """`fsbench run scenarios/cephfs-vs-rbd.yaml --set scale=smoke --set cluster=existing`: the module's
+    cluster (the scenario's own lab, started once), all four variants, mdtest and fio, the seed's tables
+    with real numbers, and nothing left afterwards: mounts, loop devices, FUSE clients, images."""
     started = time.monotonic()
-    proc = run_cli("run", str(CEPH), "--set", "scale=smoke", "-o", str(tmp_path / "out"), timeout=900)
+    proc = run_cli("run", str(CEPH), "--set", "scale=smoke", "--set", "cluster=existing",
+                   "--set", f"ceph_conf={cluster}", "-o", str(tmp_path / "out"), timeout=900)
     took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr[-4000:]
     print(f"scale=smoke took {took:.0f}s")
@@ -248,9 +250,10 @@ def test_seed_004_runs_for_real_on_a_lab_cluster(tmp_path):
     cases = list(csv.DictReader((run / "cases.csv").open()))
     assert len(cases) == 4 * (1 + 4 * 2) and {c["status"] for c in cases} == {"ok"}
     hosts = next(csv.DictReader((run / "hosts.csv").open()))
-    for variant in ("ssd", "hdd"):
+    for variant in ("ssd", "hdd"):  # auto, on a machine without Ceph's kernel modules
         assert "via rbd-fuse+loop /dev/loop" in hosts[f"mount_rbd-{variant}"]
         assert hosts[f"mount_cephfs-{variant}"].startswith("ceph-fuse fuse.ceph-fuse")
+        assert "(auto: " in hosts[f"mount_rbd-{variant}"] and "(auto: " in hosts[f"mount_cephfs-{variant}"]
     rows = list(csv.DictReader((run / "results.csv").open()))
     for target in ("rbd-ssd", "cephfs-ssd", "rbd-hdd", "cephfs-hdd"):
         rates = [float(r["value"]) for r in rows if r["target"] == target and r["tool"] == "mdtest"
@@ -274,10 +277,11 @@ def test_seed_004_runs_for_real_on_a_lab_cluster(tmp_path):
     assert re.search(r"\| File creation \| [\d.]+k? op/s \| [\d.]+k? op/s \| [\d.]+k? op/s \| [\d.]+k? op/s \|",
                      stats), stats  # real numbers in the seed's shape
     assert "### numjobs=16" in md and "100%" in md and "The seed's questions" in md
-    assert (run / "services" / "ceph" / "local" / "log").is_dir()
+    assert not (run / "services").exists()  # an existing cluster: nothing started
     run_id = run.name
     _nothing_left(f"/var/tmp/fsbench/{run_id}", ("/mnt/fsbench-rbd-", "/mnt/fsbench-cephfs-"), run_id)
     assert not Path(f"/var/tmp/fsbench/{run_id}").exists()
+    assert _images(cluster, "rbd-ssd") == [] and _images(cluster, "rbd-hdd") == []  # the run's images removed
     assert json.loads((run / "leftovers.json").read_text()) == []
 
 

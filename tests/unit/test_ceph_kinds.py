@@ -298,3 +298,7 @@ def test_cephfs_vs_rbd_lab_and_full():
     assert full.workloads["mdtest"].options["n"] == 5000
     smoke = load_scenario(CEPH, ["scale=smoke"])
     assert smoke.workloads["rand-write-4k"].sweep.product == {"numjobs": [1, 16]}
+    # this machine as the client of a cluster that runs already (the e2e test joins its lab this way)
+    here = load_scenario(CEPH, ["scale=smoke", "cluster=existing", "ceph_conf=/srv/lab/ceph.conf"])
+    assert list(here.hosts) == ["local"] and here.inventory_file == ""
+    assert all(t.services == () and t.settings.conf == "/srv/lab/ceph.conf" for t in here.targets.values())
