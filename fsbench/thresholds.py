@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fsbench.tidy import HIGHER_IS_BETTER
+from fsbench.tidy import higher_is_better
 from fsbench.units import parse_duration, parse_size
 
 
@@ -42,8 +42,13 @@ class Threshold:
                 and self.metric == metric)
 
     def verdict(self, value: float) -> str:
-        """'good' (green), 'fair' (yellow) or 'poor' (red)."""
-        if self.metric in HIGHER_IS_BETTER:
+        """'good' (green), 'fair' (yellow) or 'poor' (red).
+
+        The limits say which way is better (good above poor: bigger is better), so a metric a
+        plug-in adds needs no declaration here; equal limits follow the metric's vocabulary.
+        """
+        up = self.good > self.poor if self.good != self.poor else higher_is_better(self.metric)
+        if up:
             return "good" if value >= self.good else "poor" if value <= self.poor else "fair"
         return "good" if value <= self.good else "poor" if value >= self.poor else "fair"
 

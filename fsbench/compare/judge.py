@@ -8,15 +8,19 @@ from collections.abc import Sequence
 from fsbench.compare.model import BETTER, MIN_REPETITIONS, NOT_SIGNIFICANT, SAME, SIGNIFICANT, UNTESTED, WORSE
 from fsbench.compare.stats import mean_std, welch
 from fsbench.compare.tolerance import format_tolerance
-from fsbench.tidy import HIGHER_IS_BETTER
+from fsbench.tidy import higher_is_better
+from fsbench.tools import TOOLS
 
 
-def direction(metric: str) -> str:
-    """'higher' when a bigger value is better (throughputs), 'lower' for latencies, times and the rest."""
-    return "higher" if metric in HIGHER_IS_BETTER else "lower"
+def direction(metric: str, tool: str = "") -> str:
+    """'higher' when a bigger value is better (throughputs, and what the tool's plug-in declares so),
+    'lower' for latencies, times and the rest."""
+    plugin = TOOLS.get(tool) if tool in TOOLS else None
+    return "higher" if higher_is_better(metric, plugin) else "lower"
 
 
-def judge(a: Sequence[float], b: Sequence[float], metric: str, tolerance: float, alpha: float) -> dict:
+def judge(a: Sequence[float], b: Sequence[float], metric: str, tolerance: float, alpha: float,
+          tool: str = "") -> dict:
     """Compare repetitions of one measurement in the reference (a) and another run (b).
 
     A change counts only when it is outside the tolerance band (relative to the reference mean)
@@ -33,7 +37,7 @@ def judge(a: Sequence[float], b: Sequence[float], metric: str, tolerance: float,
         change = 0.0 if mb == 0 else math.copysign(math.inf, mb)
     # rounding keeps a change of exactly the band (1.05 / 1.0 - 1 = 0.0500000001) inside it
     rounded = round(change, 12) if math.isfinite(change) else change
-    higher = direction(metric) == "higher"
+    higher = direction(metric, tool) == "higher"
     improved = rounded > tolerance if higher else rounded < -tolerance
     regressed = rounded < -tolerance if higher else rounded > tolerance
     p = math.nan

@@ -118,8 +118,9 @@ def _point_rows(a: RunData, da: _PointData | None, b: RunData, db: _PointData | 
                            "measured only in the reference" if only_ref else "measured only here")
             continue
         metric = m[2]
-        rows.append({**base, **_measure(m),
-                     **judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha)})
+        rows.append({**base, **_measure(m, str(base["tool"])),
+                     **judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha,
+                             str(base["tool"]))})
     return rows
 
 
@@ -128,9 +129,9 @@ def _union(ma: dict[Measure, list[float]], mb: dict[Measure, list[float]]) -> li
     return sorted(keys, key=lambda m: (m[1], m[0], _METRIC_ORDER.get(m[2], len(_METRIC_ORDER)), m[2], m[3]))
 
 
-def _measure(m: Measure) -> dict:
+def _measure(m: Measure, tool: str) -> dict:
     return {"job": m[0], "operation": m[1], "metric": m[2], "stat": m[3], "unit": m[4],
-            "direction": direction(m[2])}
+            "direction": direction(m[2], tool)}
 
 
 def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _PointData | None,
@@ -142,7 +143,7 @@ def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _Poin
         sa = describe(da.measures.get(m, []) if da and m else [])
         sb = describe(db.measures.get(m, []) if db and m else [])
         ratio = sb["mean"] / sa["mean"] if sa["n"] and sb["n"] and sa["mean"] != 0 else math.nan
-        out.append({**base, **(_measure(m) if m else {}), "n_a": sa["n"], "mean_a": sa["mean"],
+        out.append({**base, **(_measure(m, str(base["tool"])) if m else {}), "n_a": sa["n"], "mean_a": sa["mean"],
                     "std_a": sa["std"], "n_b": sb["n"], "mean_b": sb["mean"], "std_b": sb["std"],
                     "ratio": ratio, "change": ratio - 1, "beyond_band": False, "p_value": math.nan,
                     "confidence": "", "verdict": verdict, "detail": detail})
