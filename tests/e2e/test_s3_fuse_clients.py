@@ -60,6 +60,9 @@ def test_fuse_clients_for_s3_end_to_end(tmp_path):
     assert len(per) == 20 and (per > 0).all()
     files = results[(results.metric == "file_rate") & results.workload.str.startswith("small-files")]
     assert set(files.unit) == {"file/s"} and len(files.groupby(["target", "workload"])) == 8
+    # exactly the files asked for (smoke: 2 threads x 5 + 2 x 5), reported as one group per case (one row)
+    small = results[(results.tool == "fio") & (results.metric == "ops") & results.workload.str.startswith("small-")]
+    assert set(small.job) == {"small-files"} and len(small) == 8 and set(small.value) == {20.0}, small
     # the client's FUSE process measured during every case: s3fs for both s3fs targets, rclone, juicefs
     procs = results[(results.operation == "process") & (results.metric == "memory_peak")]
     seen = {(t, j) for t, j in zip(procs.target, procs.job)}
@@ -69,6 +72,7 @@ def test_fuse_clients_for_s3_end_to_end(tmp_path):
     # the small files a write case left are the ones the read case read: nothing laid out again
     layout = (run / "raw" / "rclone__small-files-read__r1" / "local" / "prepare" / "job.fio").read_text()
     assert "filename_format=small-files.0.$jobnum.$filenum" in layout
+    assert "filename_format=small-files.1.$jobnum.$filenum" in layout and "new_group=0" in layout
 
     hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
     assert "use_path_request_style" in hosts.loc[0, "client_s3fs"]
