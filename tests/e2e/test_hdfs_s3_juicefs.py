@@ -168,7 +168,11 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     for metric in ("rate", "latency_mean", "ops", "exceptions"):
         got = nn[nn.metric == metric]
         assert set(got.operation) == OPERATIONS and len(got) == 4 * 6, (metric, got)
-    assert (nn[nn.metric.isin(["rate", "latency_mean"])].value > 0).all()
+    assert (nn[nn.metric == "rate"].value > 0).all()
+    # NNBench's clock has whole milliseconds: JuiceFS opens two files in under 1 ms, a 0 it says so of
+    lat = nn[nn.metric == "latency_mean"]
+    zero = lat[lat.value == 0]
+    assert (lat.value >= 0).all() and (zero.empty or zero["warnings"].str.contains("1 ms clock").all()), lat
     ops = nn[nn.metric == "ops"].merge(cases[["case_id", "param_maps"]], on="case_id")
     assert (ops.value == ops.param_maps.astype(int) * 2).all()  # every file operation succeeded: maps x files_per_map
     assert (nn[nn.metric == "exceptions"].value == 0).all()

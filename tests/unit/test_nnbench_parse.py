@@ -119,6 +119,17 @@ def test_failures_are_warnings_and_rows() -> None:
         parse_text(text, "fsbench-nnbench run=1 operation=create_write role=measured maps=1 on_time=1 exit=0\n")
 
 
+def test_a_latency_under_nnbenchs_millisecond_clock_is_zero_and_says_so() -> None:
+    text = (INPUTS / "s3a__maps-20" / "NNBench_results.log").read_text()
+    first = "-------------- NNBench -------------- :" + text.split("-------------- NNBench -------------- :")[1]
+    fast = re.sub(r"AL Total #(\d): \d+", r"AL Total #\1: 0", first)
+    rows = [r for r in parse_text(fast, "").rows if r["metric"] == "latency_mean" and not r["job"]]
+    assert [(r["value"], r["warnings"]) for r in rows] == [
+        (0.0, "under NNBench's 1 ms clock: each operation took less than 1 ms")]
+    measured = [r for r in parse_text(first, "").rows if r["metric"] == "latency_mean" and not r["job"]]
+    assert measured[0]["value"] > 0 and "warnings" not in measured[0]
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_mutation_gives_rows_or_a_parse_error(data) -> None:
