@@ -48,3 +48,14 @@ def unknown_options(options: dict, known: dict[str, str], tool: str) -> list[Opt
                                    (f"did you mean {close[0]!r}? " if close else "")
                                    + "known: " + ", ".join(f"{k} ({v})" for k, v in known.items())))
     return out
+
+
+def leaves_folder(name: str) -> str:
+    """Why a relative file name given to a tool would leave the folder it is resolved in ('' if it stays)."""
+    if not name.strip():
+        return "the name is empty"
+    if name.startswith("/"):
+        return "it is absolute"
+    if ".." in name.split("/"):
+        return "it climbs out with '..'"
+    return ""

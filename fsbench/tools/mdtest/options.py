@@ -15,6 +15,7 @@ import posixpath
 import re
 
 from fsbench.tools.base import OptionIssue
+from fsbench.tools.common import leaves_folder
 
 SWITCH, VALUE, PATH, OUTPUT, COMMAND, OWN_DIR = "switch", "value", "path", "output", "command", "own-dir"
 
@@ -90,7 +91,7 @@ def check(options: dict, ctx: dict, own: dict) -> list[OptionIssue]:
             out.append(OptionIssue(key, f"{flag(key)} runs a command on every host",
                                    "if you mean it, set `allow_commands: true` on this workload"))
         elif kind in (PATH, OUTPUT):
-            problem = outside(str(value))
+            problem = leaves_folder(str(value))
             if problem:
                 where = "the case's raw folder" if kind == OUTPUT else f"the case folder on {targets}"
                 out.append(OptionIssue(key, f"{flag(key)}={value} names a file outside {where}: {problem}",
@@ -106,15 +107,6 @@ def check(options: dict, ctx: dict, own: dict) -> list[OptionIssue]:
     return out
 
 
-def outside(value: str) -> str:
-    """Why a file name would leave the folder it is resolved in ('' when it stays)."""
-    if not value.strip():
-        return "the name is empty"
-    if value.startswith("/"):
-        return "it is absolute"
-    if ".." in value.split("/"):
-        return "it climbs out with '..'"
-    return ""
 
 
 def resolve(value: object, folder: str) -> str:

@@ -14,6 +14,7 @@ import posixpath
 import re
 
 from fsbench.tools.base import OptionIssue
+from fsbench.tools.common import leaves_folder
 from fsbench.units import parse_duration
 
 KINDS = ("hd", "sd", "wd", "fsd", "fwd", "rd")
@@ -237,13 +238,7 @@ def _text(value: object) -> str:
 
 
 def _outside(value: str) -> str:
-    if not value.strip():
-        return "the name is empty"
-    if value.startswith("/"):
-        return "it is absolute"
-    if ".." in value.split("/"):
-        return "it climbs out with '..'"
-    return special_in(value) and f"it contains {special_in(value)}"
+    return leaves_folder(value) or (special_in(value) and f"it contains {special_in(value)}")
 
 
 def _target_host(host: str, ctx: dict) -> bool:
