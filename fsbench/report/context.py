@@ -11,12 +11,11 @@ import pandas as pd
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
-from fsbench.report import figures
 from fsbench.report import summary as summary_mod
 from fsbench.report.absent import why_empty
 from fsbench.report.conclusions import single_run_note, tool_sentences, view_sentences
 from fsbench.report.layout import split_wide
-from fsbench.report.rows import RESOURCE_METRICS, RunView, op_label
+from fsbench.report.rows import RESOURCE_METRICS, RunView
 from fsbench.report.spec import default_views, read_scenario
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.report.views import build_view
@@ -25,7 +24,6 @@ from fsbench.thresholds import thresholds_from
 from fsbench.tools import TOOLS
 from fsbench.units import format_value
 
-MAX_CHART_POINTS = 60  # beyond this a bar chart is unreadable: the tables carry the numbers
 #: the monitor's figures in "All measurements" (it is not a tool plug-in: its metrics are the report's own)
 MONITOR_METRICS = list(RESOURCE_METRICS)
 
@@ -166,11 +164,12 @@ def _point_label(row: pd.Series, pcols: list[str]) -> str:
 def _workload(name: str, w: Workload, sub: pd.DataFrame, targets: list[str], baseline: str, style: Style,
               metrics: dict[str, list[str]]) -> dict:
     """Every measurement of one workload, for engineers: each metric its tool reported (or the scenario's
-    `report.metrics` of it), a pivot per swept value, % of the best, the tool's own statistics."""
+    `report.metrics` of it), a pivot per swept value, % of the best, the tool's own statistics (tables only:
+    the charts are the views')."""
     tool = w.tool
     plugin = TOOLS.get(tool) if tool in TOOLS else None
     out: dict = {"name": name, "tool": tool, "description": w.description, "options": dict(w.options),
-                 "tables": [], "charts": [], "extra_tables": []}
+                 "tables": [], "extra_tables": []}
     if sub.empty:
         return out
     present = [t for t in targets if t in set(sub["target"])]
@@ -200,32 +199,4 @@ def _workload(name: str, w: Workload, sub: pd.DataFrame, targets: list[str], bas
     if not tool_stats.empty:
         for t in present:
             out["extra_tables"].append(stats_table(tool_stats, t))
-    out["charts"] = _charts(main, tool, pcols, primary)
     return out
-
-
-def _charts(sub: pd.DataFrame, tool: str, pcols: list[str], primary: list[str]) -> list[dict]:
-    charts = []
-    sub = sub[sub["tool"] == tool] if "tool" in sub else sub
-    have = set(sub["metric"])
-    metrics = [m for m in primary if m in have][:3] or sorted(have)[:3]
-    many_ops = sub.groupby("metric")["operation"].nunique().max() if not sub.empty else 1
-    data = sub.assign(series=sub["target"] + (" · " + sub["operation"] if many_ops and many_ops > 1 else ""))
-    numeric = len(pcols) == 1 and pd.to_numeric(data[pcols[0]], errors="coerce").notna().all() \
-        and data[pcols[0]].nunique() >= 3
-    for metric in metrics:
-        m = data[data["metric"] == metric]
-        if m.empty:
-            continue
-        unit = str(m["unit"].iloc[0])
-        title = metric.replace("_", " ")
-        if numeric:
-            svg = figures.line_chart(m, title, unit, pcols[0], "series")
-        elif m["point"].nunique() * m["series"].nunique() <= MAX_CHART_POINTS:
-            x = "point" if m["point"].nunique() > 1 or m["operation"].nunique() == 1 else "operation"
-            series = "series" if x == "point" else "target"
-            svg = figures.bar_chart(m.assign(operation=m["operation"].map(op_label)), title, unit, x, series)
-        else:
-            continue
-        charts.append({"metric": metric, "svg": svg})
-    return charts

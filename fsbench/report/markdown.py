@@ -62,7 +62,7 @@ def render(ctx: dict, *, html_href: str = "", results_href: str = "results.csv",
         out += _view(v, ctx.get("baseline", ""), html_href)
     out += ["## All measurements", "", "Every metric of every workload, resources included.", ""]
     for w in ctx.get("workloads", []):
-        out += _workload(w, ctx.get("baseline", ""), html_href)
+        out += _workload(w, ctx.get("baseline", ""))
     out += _environment(ctx)
     links = [f"[results.csv]({results_href}) (one measurement per row)", f"[cases.csv]({cases_href})"]
     if html_href:
@@ -148,7 +148,7 @@ def _environment(ctx: dict) -> list[str]:
     return out
 
 
-def _workload(w: dict, baseline: str, html_href: str) -> list[str]:
+def _workload(w: dict, baseline: str) -> list[str]:
     out = [f"## {escape(w['name'])} ({escape(w['tool'])})", ""]
     if w.get("description"):
         out += [escape(w["description"]), ""]
@@ -158,9 +158,6 @@ def _workload(w: dict, baseline: str, html_href: str) -> list[str]:
         out += ["*No results for this workload.*", ""]
     for t in [*w.get("tables", []), *w.get("extra_tables", [])]:
         out += _table(t, baseline)
-    if w.get("charts"):
-        where = f"[report.html]({html_href})" if html_href else "report.html"
-        out += [f"*{len(w['charts'])} charts in {where}.*", ""]
     return out
 
 

@@ -198,6 +198,22 @@ def up(metric: str, tool: object) -> bool:
     return higher_is_better(metric, tool)
 
 
+def by_target(df: pd.DataFrame) -> dict[str, dict]:
+    """target -> its first row, as a dict: one pass over the rows instead of a filter per target."""
+    out: dict[str, dict] = {}
+    for r in df.to_dict("records"):
+        out.setdefault(str(r["target"]), r)
+    return out
+
+
+def by_metric_target(df: pd.DataFrame) -> dict[tuple[str, str], dict]:
+    """(metric, target) -> its first row, as a dict (the cells of a table read it per target)."""
+    out: dict[tuple[str, str], dict] = {}
+    for r in df.to_dict("records"):
+        out.setdefault((str(r["metric"]), str(r["target"])), r)
+    return out
+
+
 # -- measurements: what the conclusions compare -----------------------------------------------------------
 
 def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metric: str, pkey: tuple,
@@ -207,20 +223,19 @@ def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metri
 
     `spread`: rows of the tool's own standard deviation (mdtest's over its iterations), when it has one.
     """
-    sub = rows[rows["metric"] == metric]
+    index = by_target(rows[rows["metric"] == metric])
+    spreads = by_target(spread[spread["metric"] == metric]) if spread is not None else {}
     values: dict[str, dict] = {}
     for t in rv.targets:
-        r = sub[sub["target"] == t]
-        if r.empty or not float(r["mean"].iloc[0]) > 0:
+        r = index.get(t)
+        if r is None or not float(r["mean"]) > 0:
             continue
-        mean = float(r["mean"].iloc[0])
-        std = float(r["std"].iloc[0] or 0.0) if "std" in r else 0.0
-        n = int(r["n"].iloc[0] or 1) if "n" in r else 1
-        if spread is not None:
-            s = spread[(spread["metric"] == metric) & (spread["target"] == t)]
-            if not s.empty:  # the tool's own spread over its iterations
-                std, n = float(s["mean"].iloc[0]), max(n, 2)
-        ratio = r["ratio"].iloc[0] if "ratio" in r else float("nan")
+        mean = float(r["mean"])
+        std = float(r["std"] or 0.0) if "std" in r else 0.0
+        n = int(r["n"] or 1) if "n" in r else 1
+        if t in spreads:  # the tool's own spread over its iterations
+            std, n = float(spreads[t]["mean"]), max(n, 2)
+        ratio = r.get("ratio", float("nan"))
         values[t] = {"mean": mean, "std": std, "n": n,
                      "ratio": float(ratio) if ratio == ratio and ratio is not None else None}
     if len(values) < 2:

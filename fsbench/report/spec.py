@@ -10,7 +10,7 @@ import pandas as pd
 from fsbench.config import schema as s
 from fsbench.config.yamllines import LineMap
 from fsbench.errors import Issue
-from fsbench.report.rows import RunView, main_stat, params_of
+from fsbench.report.rows import RunView, main_stat, params_of, row_keys, shown
 from fsbench.scenario.load import report_settings, sections
 from fsbench.scenario.model import USE_CASE_KEYS, Report, Sweep, Target, Workload
 from fsbench.targets.kinds import KINDS
@@ -85,7 +85,10 @@ def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
             out.append({"view": "by_value", "workload": w, "param": swept[0], "resources": True})
             values = pd.to_numeric(df[f"param_{swept[0]}"], errors="coerce")
             if values.notna().all() and values.nunique() >= 3:
-                out.append({"view": "chart", "workload": w, "param": swept[0], "per": "target"})
+                # a chart per target only when it has several lines (operations, jobs) to hold: with one,
+                # a chart per target is one line each, and one chart with a line per target compares them
+                one = len(row_keys(shown(main_stat(df), tool, {}), tool, {})) <= 1
+                out.append({"view": "chart", "workload": w, "param": swept[0], "per": "operation" if one else "target"})
         else:
             out.append({"view": "table", "workload": w, "resources": True, "chart": True})
         out += [{"view": v, "workload": w} for v in declared if v != "table"]

@@ -26,7 +26,7 @@ def _finite(x: object) -> bool:
     return x is not None and x == x
 
 
-def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload: str = "",
+def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, workload: str = "",
          time_unit: str = "", up: bool | None = None) -> dict:
     """One value with its ratio to the baseline, its spread and its verdict (times in time_unit when given);
     `up`: whether bigger is better (default: the vocabulary's direction of the metric)."""
@@ -34,7 +34,7 @@ def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload
         return {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
     ratio = r.get("ratio")
     cls = ""
-    if _finite(ratio) and not is_base:
+    if ratio is not None and _finite(ratio) and not is_base:
         up = higher_is_better(metric) if up is None else up
         if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
             cls = "better"
@@ -57,7 +57,7 @@ def cell(r: pd.Series | None, metric: str, is_base: bool, style: Style, workload
     }
 
 
-def _tool_verdict(r: pd.Series) -> str:
+def _tool_verdict(r: pd.Series | dict) -> str:
     v = r.get("tool_verdict")
     return str(v) if isinstance(v, str) and v in ("good", "fair", "poor") else ""
 

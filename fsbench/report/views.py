@@ -22,6 +22,7 @@ from fsbench.report import figures
 from fsbench.report.rows import (
     EMPTY,
     RunView,
+    by_metric_target,
     column_groups,
     key_label,
     main_stat,
@@ -96,8 +97,8 @@ class _Block:
         self.measures: list[dict | None] = []
         self.time_unit = str(spec.get("time_unit") or "")
 
-    def cells(self, kdf: pd.DataFrame, metric: str, targets: list[str]) -> list[dict]:
-        return _cells(kdf, metric, targets, self.rv, self.w, self.tool, ratio=len(self.targets) > 1,
+    def cells(self, index: dict[tuple[str, str], dict], metric: str, targets: list[str]) -> list[dict]:
+        return _cells(index, metric, targets, self.rv, self.w, self.tool, ratio=len(self.targets) > 1,
                       time_unit=self.time_unit)
 
     def metric_rows(self, wdf: pd.DataFrame) -> list[dict]:
@@ -111,10 +112,11 @@ class _Block:
             have = set(kdf["metric"])
             picked = [m for m in wanted if m in have] if len(wanted) > 1 else [primary_metric(kdf, self.tool, wanted)]
             metrics = [str(m) for m in picked if m]
+            index = by_metric_target(kdf)
             for metric in metrics:
                 label = key_label(job, op, with_job) + (f" · {metric_text(metric)}" if len(metrics) > 1 else "")
                 rows.append({"labels": [label], "operation": op, "job": job, "metric": metric, "workload": self.w,
-                             "cells": self.cells(kdf, metric, self.targets)})
+                             "cells": self.cells(index, metric, self.targets)})
             if metrics:
                 self.measures.append(measurement(self.rv, self.spec, self.w, job, op, metrics[0], self.pkey, kdf))
         return rows
@@ -128,7 +130,8 @@ class _Block:
             kdf = of_key(wdf, job, op)
             have = set(kdf["metric"])
             picked = [next((m for m in ms if m in have), ms[0]) for _, ms in groups]
-            cells = [c for t in self.targets for metric in picked for c in self.cells(kdf, metric, [t])]
+            index = by_metric_target(kdf)
+            cells = [c for t in self.targets for metric in picked for c in self.cells(index, metric, [t])]
             rows.append({"labels": [key_label(job, op, with_job)], "operation": op, "job": job, "workload": self.w,
                          "cells": cells})
             first = next((m for m in picked if m in have), "")
@@ -168,16 +171,16 @@ def _bar_charts(rv: RunView, spec: dict, df: pd.DataFrame, most: int = 2) -> lis
     return charts
 
 
-def _cells(df: pd.DataFrame, metric: str, targets: list[str], rv: RunView, workload: str, tool: object,
-           ratio: bool = True, time_unit: str = "") -> list[dict]:
-    """One cell per target of one (job, operation)'s metric."""
+def _cells(index: dict[tuple[str, str], dict], metric: str, targets: list[str], rv: RunView, workload: str,
+           tool: object, ratio: bool = True, time_unit: str = "") -> list[dict]:
+    """One cell per target of one (job, operation)'s metric (its rows by_metric_target)."""
     out = []
     for t in targets:
-        r = df[(df["metric"] == metric) & (df["target"] == t)]
-        if r.empty:
+        found = index.get((metric, t))
+        if found is None:
             out.append(dict(EMPTY))
             continue
-        row = r.iloc[0].copy()
+        row = dict(found)
         if not ratio:
             row["ratio"] = float("nan")
         out.append(cell(row, metric, t == rv.baseline, rv.style, workload, time_unit, up=up(metric, tool)))
@@ -259,11 +262,12 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
             res_cols = [(m, s, label) for m, s, label in RESOURCES
                         if not res.empty and not res[(res["metric"] == m) & (res["stat"] == s)].empty]
             keyed = {(job, op): of_key(wdf, job, op) for job, op, _ in columns}
+            indexed = {k: by_metric_target(kdf) for k, kdf in keyed.items()}
             rows = []
             for t in targets:
                 cells = []
                 for job, op, metric in columns:
-                    cells += _cells(keyed[(job, op)], metric, [t], rv, w, tool, ratio=len(targets) > 1,
+                    cells += _cells(indexed[(job, op)], metric, [t], rv, w, tool, ratio=len(targets) > 1,
                                     time_unit=spec.get("time_unit") or "")
                 for metric, stat, _ in res_cols:
                     cells.append(_resource_cell(rv, res[(res["metric"] == metric) & (res["stat"] == stat)], t,

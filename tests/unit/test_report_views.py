@@ -140,6 +140,23 @@ def test_default_views_follow_the_tools_and_the_sweep():
     assert default_views(rv, ["meta"])[-1]["columns"] == "metrics"
 
 
+def test_a_default_chart_holds_every_target_when_each_has_one_line():
+    # one operation: a chart per target would be one line each; one chart with a line per target compares
+    one = [row(t, "w", "fio", "read", "bandwidth", 1e8 * n, numjobs=n) for t in "abc" for n in (1, 2, 4)]
+    rv = run_view(one, ["a", "b", "c"])
+    spec = next(v for v in default_views(rv, ["w"]) if v["view"] == "chart")
+    assert spec["per"] == "operation"
+    charts = build_view(rv, spec)["charts"]
+    assert [c["title"] for c in charts] == ["Read: bandwidth by numjobs"]
+    assert all(f">{t}<" in charts[0]["svg"] for t in "abc")  # a line per target, named in the legend
+    # two operations per target: a chart per target, a line per operation (seed 002's shape)
+    two = one + [row(t, "w", "fio", "write", "bandwidth", 5e7 * n, numjobs=n) for t in "abc" for n in (1, 2, 4)]
+    rv2 = run_view(two, ["a", "b", "c"])
+    spec2 = next(v for v in default_views(rv2, ["w"]) if v["view"] == "chart")
+    assert spec2["per"] == "target"
+    assert [c["title"] for c in build_view(rv2, spec2)["charts"]] == [f"{t}: bandwidth by numjobs" for t in "abc"]
+
+
 CASES = [{"case_id": "a__v__r1", "workload": "v", "tool": "vdbench", "status": "skipped",
           "reason": "vdbench is not installed on local (`vdbench -t` failed): `fsbench deploy` puts it there"},
          {"case_id": "a__n__maps=1__r1", "workload": "n", "tool": "nnbench", "status": "ok", "param_maps": "1"},
