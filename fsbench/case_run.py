@@ -80,7 +80,7 @@ class CaseRun:
         ctx = BuildContext(dict(self.ctx_hosts), port=free_port(), controller=self.controller_info,
                            address=session.kind.address, target_kind=session.kind.name,
                            target_settings=session.tool_settings(case.hosts[0]),
-                           store=session.plan(case.hosts[0]).store, run_id=self.rd.run_id)
+                           store=session.plan(case.hosts[0]).store, run_id=self.rd.run_id, secrets=session.secrets)
         try:
             inv = self.tool.build(case, test_dir, ctx)
             prep = self.tool.prepare(case, test_dir, ctx) if case.prepare and hasattr(self.tool, "prepare") else None

@@ -30,7 +30,7 @@ def describe_case(sc: Scenario, case: Case) -> str:
     ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
                        port=PORT, controller=HostInfo("controller", "127.0.0.1"), address=kind.address,
                        target_kind=kind.name, target_settings=target.settings, store=_store(kind, target),
-                       run_id=RUN_ID)
+                       run_id=RUN_ID, secrets=_AsWritten())  # secrets are not resolved for a plan
     folder = case_dir(sc, case) if kind.address == "directory" else target.path
     lines = [f"== case {case.index}: {case.case_id}",
              f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "

