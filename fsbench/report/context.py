@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
@@ -95,6 +97,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "description": sc.description,
         "use_case": [(k.replace("_", " ").capitalize(), v) for k, v in sc.use_case.items()],
         "conclusions": rspec.conclusions,
+        "own_conclusions": paragraphs(rspec.conclusions),
         "generated": [(title, lines) for title, lines in generated if lines],
         "manifest": manifest,
         "counts": counts,
@@ -116,8 +119,35 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "workloads": [_split_all(_workload(name, w, summary[summary["workload"] == name] if not summary.empty
                                            else summary, targets, baseline, style, rspec.metrics), baseline)
                       for name, w in sc.workloads.items()],
-        "variables": sc.variables,
+        "variables": {str(k): yaml_text(v) for k, v in sc.variables.items()},
     }
+
+
+#: a line that starts a list item keeps its own line in the scenario's conclusions
+LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+
+
+def paragraphs(text: str) -> list[str]:
+    """The scenario's own conclusions as paragraphs (blank lines apart): the line breaks of a YAML block
+    are the author's wrapping, not the reader's, except before a list item."""
+    out = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if lines:
+            out.append("".join(("\n" if i and LIST_ITEM.match(line) else " " if i else "") + line
+                               for i, line in enumerate(lines)))
+    return out
+
+
+def yaml_text(value: object) -> str:
+    """A variable's value as the scenario writes it (true, [1, 4, 16], {client1: {}}), not as Python does."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, dict)):
+        return yaml.safe_dump(value, default_flow_style=True, width=10**6, sort_keys=False, allow_unicode=True).strip()
+    return str(value)
 
 
 def _views(rv: RunView, specs: list[dict], cases: list[dict], tools: dict[str, object]) -> list[dict]:
@@ -168,7 +198,8 @@ def _workload(name: str, w: Workload, sub: pd.DataFrame, targets: list[str], bas
     the charts are the views')."""
     tool = w.tool
     plugin = TOOLS.get(tool) if tool in TOOLS else None
-    out: dict = {"name": name, "tool": tool, "description": w.description, "options": dict(w.options),
+    out: dict = {"name": name, "tool": tool, "description": w.description,
+                 "options": {str(k): yaml_text(v) for k, v in w.options.items()},
                  "tables": [], "extra_tables": []}
     if sub.empty:
         return out

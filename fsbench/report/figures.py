@@ -88,10 +88,24 @@ def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) ->
     return _svg(fig)
 
 
+#: a line chart's size (inches): two side by side in a 1280 px page
+LINE_SIZE = (5.6, 3.2)
+#: beyond this many swept values, every n-th is labelled (25 numjobs values would touch)
+MOST_TICKS = 12
+
+
+def log_axis(values: list[float]) -> bool:
+    """Whether swept values read best on a log axis: a wide range that grows by a factor each step
+    (1, 2, 4 ... 64). Steps of less than 1.5 x (80 then 100) would put their labels on top of each other."""
+    if len(values) < 3 or values[0] <= 0 or values[-1] / values[0] < 16:
+        return False
+    return min(b / a for a, b in zip(values, values[1:])) >= 1.5
+
+
 def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -> str:
     """One line per series against a numeric swept parameter."""
     div, label = _scale(unit, data["mean"])
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    fig, ax = plt.subplots(figsize=LINE_SIZE)
     groups = list(data.groupby(series, sort=False))
     colors = PALETTE if len(groups) <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(len(groups))]
     for i, (name, sub) in enumerate(groups):
@@ -101,10 +115,11 @@ def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -
         if (sub["std"] > 0).any():  # a band is cheaper to draw and easier to read than error bars
             ax.fill_between(sub["_x"], (sub["mean"] - sub["std"]) / div, (sub["mean"] + sub["std"]) / div,
                             color=color, alpha=0.15, linewidth=0)
-    values = sorted(pd.to_numeric(data[x]).unique())
-    if len(values) > 2 and values[0] > 0 and values[-1] / values[0] >= 16:
+    values = sorted(float(v) for v in pd.to_numeric(data[x]).unique())
+    if log_axis(values):
         ax.set_xscale("log", base=2)
-    ax.set_xticks(values, [format_value(v, "") if v >= 1000 else f"{v:g}" for v in values])
+    ticks = values if len(values) <= MOST_TICKS else values[::-(-len(values) // MOST_TICKS)]
+    ax.set_xticks(ticks, [format_value(v, "") if v >= 1000 else f"{v:g}" for v in ticks])
     ax.set_xlabel(x.removeprefix("param_"))
     ax.set_ylabel(label)
     ax.set_title(title, loc="left")

@@ -27,9 +27,10 @@ def _finite(x: object) -> bool:
 
 
 def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, workload: str = "",
-         time_unit: str = "", up: bool | None = None) -> dict:
+         time_unit: str = "", up: bool | None = None, whole_percent: bool = False) -> dict:
     """One value with its ratio to the baseline, its spread and its verdict (times in time_unit when given);
-    `up`: whether bigger is better (default: the vocabulary's direction of the metric)."""
+    `up`: whether bigger is better (default: the vocabulary's direction of the metric); `whole_percent`:
+    207% as the seeds write a CPU figure, not the engineers' 207.0%."""
     if r is None:
         return {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
     ratio = r.get("ratio")
@@ -43,8 +44,9 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
     cv = float(r.get("cv", 0) or 0)
     value = float(r["mean"])
     return {
-        "text": format_value(value, str(r["unit"]), time_unit),
-        "ratio": f"({ratio:.2f})" if _finite(ratio) else "",
+        "text": percent(value) if whole_percent and str(r["unit"]) == "%"
+        else format_value(value, str(r["unit"]), time_unit),
+        "ratio": f"({ratio_text(ratio)})" if ratio is not None and _finite(ratio) else "",
         "cls": cls,
         "cv": f"±{cv * 100:.0f}%" if int(r.get("n", 1)) > 1 else "",
         "unstable": cv > style.cv_threshold,
@@ -55,6 +57,18 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
         "n": int(r.get("n", 1) or 1),
         "spread": cv,
     }
+
+
+def percent(value: float) -> str:
+    """CPU and other percentages as the seeds write them: 207%, 41.4%, 5%."""
+    if value != value:
+        return "–"
+    return f"{value:.0f}%" if abs(value) >= 100 else f"{value:.3g}%"
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio to the baseline: two decimals where they matter (1.10), fewer on big ones (41.4, 144)."""
+    return f"{ratio:.2f}" if abs(ratio) < 10 else f"{ratio:.1f}" if abs(ratio) < 100 else f"{ratio:.0f}"
 
 
 def _tool_verdict(r: pd.Series | dict) -> str:

@@ -24,6 +24,7 @@ from fsbench.report.rows import (
     RunView,
     by_metric_target,
     column_groups,
+    job_text,
     key_label,
     main_stat,
     measurement,
@@ -125,19 +126,31 @@ class _Block:
         """A row per (job, operation), a column per metric (group) of each target."""
         keys = row_keys(wdf, self.tool, self.spec)
         with_job = shows_jobs(keys)
-        rows = []
+        rows: list[dict] = []
         for job, op in keys:
             kdf = of_key(wdf, job, op)
             have = set(kdf["metric"])
             picked = [next((m for m in ms if m in have), ms[0]) for _, ms in groups]
             index = by_metric_target(kdf)
             cells = [c for t in self.targets for metric in picked for c in self.cells(index, metric, [t])]
+            if rows and rows[-1]["job"] == job and _repeats(cells, rows[-1]["cells"]):
+                continue  # vdbench's Write of a write-only run: All's figures again, nothing of its own
             rows.append({"labels": [key_label(job, op, with_job)], "operation": op, "job": job, "workload": self.w,
                          "cells": cells})
             first = next((m for m in picked if m in have), "")
             if first:
                 self.measures.append(measurement(self.rv, self.spec, self.w, job, op, first, self.pkey, kdf))
+        if with_job and {r["operation"] for r in rows} == {"all"}:  # "rd1 · All" on every row: the job says it
+            for r in rows:
+                r["labels"] = [job_text(r["job"])]
         return rows
+
+
+def _repeats(cells: list[dict], above: list[dict]) -> bool:
+    """Whether a row's figures are all the row above's (same column, as the reader sees them) and it has
+    no other."""
+    shown = [(c, a) for c, a in zip(cells, above) if c.get("value") != ""]
+    return bool(shown) and all((c["text"], c["ratio"]) == (a.get("text"), a.get("ratio")) for c, a in shown)
 
 
 def _bar_charts(rv: RunView, spec: dict, df: pd.DataFrame, most: int = 2) -> list[dict]:
@@ -183,7 +196,8 @@ def _cells(index: dict[tuple[str, str], dict], metric: str, targets: list[str], 
         row = dict(found)
         if not ratio:
             row["ratio"] = float("nan")
-        out.append(cell(row, metric, t == rv.baseline, rv.style, workload, time_unit, up=up(metric, tool)))
+        out.append(cell(row, metric, t == rv.baseline, rv.style, workload, time_unit, up=up(metric, tool),
+                        whole_percent=True))
     return out
 
 
@@ -215,7 +229,7 @@ def _resource_cell(rv: RunView, sub: pd.DataFrame, target: str, metric: str, wor
     row = r.iloc[0].copy()
     if single:
         row["ratio"] = float("nan")
-    c = cell(row, metric, target == rv.baseline, rv.style, workload)
+    c = cell(row, metric, target == rv.baseline, rv.style, workload, whole_percent=True)
     c["cls"] = ""  # using less CPU is not "worse": resources are shown, not judged
     return c
 

@@ -156,7 +156,7 @@ def test_seed_001_fuse_clients(browser, tmp_path):
         assert [r.replace(" baseline", "") for r in table.locator("tr td:first-child").all_inner_texts()] == \
             ["ossfs-2", "ossfs-1"]
     write = page.locator("section.view table.results.by_value").first.inner_text()
-    assert "207.0%" in write and "2.12 GiB" in write  # ossfs 2.0's CPU and peak memory, with ratios below
+    assert "207%" in write and "2.12 GiB" in write  # ossfs 2.0's CPU and peak memory (as the seed writes them)
     _first_order(page)
     _fits(page)
     _legible(page)
@@ -195,7 +195,7 @@ def test_seed_001_the_real_campaign_s3_fuse_clients(browser, tmp_path):
         assert [r.replace(" baseline", "") for r in table.locator("tr td:first-child").all_inner_texts()] == \
             list(clients)
         cpu = [c.split("\n")[0] for c in table.locator("tr").nth(2).locator("td.num").all_inner_texts()]
-        assert cpu[-2:] == ["80.0%", "200 MiB"]  # rclone's own process, not the S3 server's
+        assert cpu[-2:] == ["80%", "200 MiB"]  # rclone's own process, not the S3 server's
     _first_order(page)
     _fits(page)
     _legible(page)
@@ -317,6 +317,25 @@ def test_seed_004_cephfs_rbd(browser, tmp_path):
     _first_order(page)
     _fits(page)
     _legible(page)
+    assert errors == []
+
+
+def test_seed_004_a_views_tables_sit_side_by_side_in_the_seeds_order(browser, tmp_path):
+    page, errors = _open(browser, tmp_path, CEPH, ["scale=full"])
+
+    def boxes(n: int) -> list[tuple[str, int, int]]:
+        return [(h.inner_text(), round(h.bounding_box()["y"]), round(h.bounding_box()["x"]))
+                for h in page.locator("section.view").nth(n).locator("h3").all()]
+
+    # the four variants two by two (the seed's tables one after another, read left to right)
+    variants = boxes(0)
+    assert [v[0] for v in variants] == ["rbd-ssd", "cephfs-ssd", "rbd-hdd", "cephfs-hdd"]
+    assert variants[0][1] == variants[1][1] < variants[2][1] == variants[3][1] and variants[1][2] > variants[0][2]
+    # the thread counts of one operation: several on a line, in their order
+    counts = boxes(2)
+    assert [c[0] for c in counts] == ["numjobs=1", "numjobs=4", "numjobs=16", "numjobs=64"]
+    assert counts[0][1] == counts[1][1] == counts[2][1] and counts[0][2] < counts[1][2] < counts[2][2]
+    _fits(page)
     assert errors == []
 
 
