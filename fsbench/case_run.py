@@ -90,6 +90,8 @@ class CaseRun:
             if shared in session.prepared:
                 prep = None
             for h, tr in hosts.items():
+                if dataset and case.fresh:  # untimed: a write measures new files, not the ones a case left
+                    tr.remove_tree(test_dir)
                 if folder:
                     tr.makedirs(inv.host_dirs.get(h, test_dir))
             where = "controller" if inv.controller else case.hosts[0]

@@ -36,6 +36,8 @@ def describe_case(sc: Scenario, case: Case) -> str:
              f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
              f"timeout {case.timeout_s:.0f}s · data in {folder}"
              + (" (shared dataset)" if case.dataset and kind.address == "directory" else "")]
+    if case.fresh and case.dataset and kind.address == "directory":
+        lines.append(f"-- remove the dataset's files ({folder}): this case writes them anew (not timed)")
     if case.prepare and hasattr(tool, "prepare"):
         prep = tool.prepare(case, folder, ctx)
         if prep is not None and kind.address == "directory":

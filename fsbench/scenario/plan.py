@@ -35,6 +35,9 @@ class Case:
     prepare: bool = False
     #: caches dropped on every involved host before the measured run
     drop_caches: bool = False
+    #: the dataset's files are removed first (untimed): the case writes them, and a write measurement
+    #: writes new files, not over what an earlier case (its own previous repetition) left
+    fresh: bool = False
 
     def label(self) -> str:
         """'tmpfs · seq-write numjobs=4 · rep 1' for progress lines."""
@@ -64,7 +67,8 @@ def plan_cases(sc: Scenario) -> list[Case]:
     """Every case in run order: by target (so each is set up once), then workload, sweep, repetition.
 
     A case's estimate includes its prepare step only where that step writes: for the first case of
-    each dataset on a target (later ones find the files laid out).
+    each dataset on a target (later ones find the files laid out), and for every case that starts
+    from an empty dataset folder (`fresh`: it writes the dataset's files, and reads some too).
     """
     cases: list[Case] = []
     for target in sc.targets.values():
@@ -89,8 +93,10 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 dataset = w.dataset or (w.name if reads else "")
                 drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
                 layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
+                # a folder's dataset only: a device or an image holds whatever it holds
+                fresh = bool(dataset) and KINDS.get(target.kind).address == "directory" and _writes(tool, options, w)
                 for rep in range(1, reps + 1):
-                    first = reads and dataset not in laid_out
+                    first = reads and (fresh or dataset not in laid_out)
                     if reads or w.dataset:  # a writing workload of a dataset leaves its files for the reads
                         laid_out.add(dataset)
                     # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
@@ -100,7 +106,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                     cases.append(Case(
                         case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,
                         w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts),
-                        round(total, 1), timeout, w.job_file, dataset, reads, drop,
+                        round(total, 1), timeout, w.job_file, dataset, reads, drop, fresh,
                     ))
     return cases
 
@@ -119,6 +125,11 @@ def _reads(tool, options: dict, w) -> bool:
     return bool(reads and reads(options, w.job_file_text, w.jobs, w.job_file))
 
 
+def _writes(tool, options: dict, w) -> bool:
+    writes = getattr(tool, "writes", None)
+    return bool(writes and writes(options, w.job_file_text, w.jobs, w.job_file))
+
+
 def _layout_seconds(tool, options: dict, w) -> float:
-    layout = getattr(tool, "layout_bytes", None)
+    layout = getattr(tool, "prepare_bytes", None) or getattr(tool, "layout_bytes", None)
     return layout(options, w.job_file_text, w.jobs, w.job_file) / LAYOUT_BW if layout else 0.0

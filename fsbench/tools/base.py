@@ -110,8 +110,9 @@ class ToolAdapter(Protocol):
     to the tidy table's vocabulary), `operations` (their natural order, for tables), `primary_metrics`
     (what a report shows first, in order of preference), `packages` (package manager -> names),
     `bring_your_own`. Optional methods: `provide(transport, controller, binary, deploy settings)` (its
-    own way onto a host), `prepare(case, dir, ctx)` (an untimed step before a case), `reads(...)` and
-    `layout_bytes(...)` (for plans, preflight's space check and datasets).
+    own way onto a host), `prepare(case, dir, ctx)` (an untimed step before a case), `reads(...)`,
+    `writes(...)` (a dataset's folder is emptied before such a case), `layout_bytes(...)` and
+    `prepare_bytes(...)` (for plans, preflight's space check and datasets).
     """
 
     name: str

@@ -91,9 +91,10 @@ def test_shipped_job_file_plans_as_two_stonewalled_sections(tmp_path):
     from fsbench.scenario.load import load_scenario
 
     (case,) = plan_cases(load_scenario(f))
-    # two groups of at most 4 s each, plus start-up, plus laying out 2 x 64 MiB before the (untimed) read
-    assert case.estimate_s == round(4 + 4 + 1 + 128 / 400 + 0.2, 1)
-    assert case.prepare and case.dataset == "w" and case.drop_caches
+    # two groups of at most 4 s each, plus start-up, plus laying out the read section's 64 MiB before the
+    # (untimed) read: the write section writes new files in the measured run, its folder emptied first
+    assert case.estimate_s == round(4 + 4 + 1 + 64 / 400 + 0.2, 1)
+    assert case.prepare and case.dataset == "w" and case.drop_caches and case.fresh
 
 
 def test_case_timeouts_leave_room_for_what_fio_is_told_to_run(tmp_path):

@@ -17,7 +17,7 @@ from fsbench.tools.fio import parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
 from fsbench.tools.fio.jobfile import JobFile, Origin, canonical, parse_jobfile
-from fsbench.tools.fio.render import image_fill, in_folder, job_reads, on_image
+from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
 from fsbench.units import parse_duration, parse_size
 
 OUTPUT = "fio.json"
@@ -127,6 +127,18 @@ class FioAdapter:
         """Whether some job reads (or trims) files it needs laid out first: fio's default rw is read."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
         return any(job_reads(opts) for _n, opts in jf.jobs())
+
+    def writes(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> bool:
+        """Whether some job makes its files from scratch (only writes, or creates them): with a dataset, the
+        files an earlier case left are removed first, so that it measures writing new files."""
+        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
+        return any(job_writes(opts) for _n, opts in jf.jobs())
+
+    def prepare_bytes(self, options: dict, job_file_text: str | None, jobs: dict,
+                      job_file: str | None = None) -> float:
+        """Bytes the prepare step lays out: the files of the jobs that read."""
+        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
+        return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs() if job_reads(opts))
 
     def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str,
                  job_file: str | None = None) -> JobFile:

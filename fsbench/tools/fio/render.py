@@ -18,12 +18,25 @@ TIMING_OPTIONS = ("time_based", "runtime", "ramp_time", "startdelay", "thinktime
 EXTENT_OPTIONS = ("size", "offset", "offset_increment", "direct")
 #: engines whose jobs read no data a layout pass could write
 NO_DATA_ENGINES = ("filecreate", "filedelete", "filestat", "dircreate", "dirdelete", "dirstat", "null", "cpuio")
+#: of those, the engines whose jobs make the files they work on
+CREATING_ENGINES = ("filecreate", "dircreate")
+#: rw values that only write: such a job makes its files' content itself, reading nothing back
+WRITE_ONLY = ("write", "randwrite", "trimwrite")
 
 
 def job_reads(opts: dict) -> bool:
     """Whether a job (its options as fio gives them) reads data it needs written first: fio's default rw is read."""
     return str(opts.get("rw") or "read").split(":")[0] not in ("write", "randwrite") \
         and opts.get("ioengine") not in NO_DATA_ENGINES
+
+
+def job_writes(opts: dict) -> bool:
+    """Whether a job makes its files from scratch (only writes, or creates them): it measures new files only
+    where none are left from before, and its files are no business of a layout pass."""
+    engine = opts.get("ioengine")
+    if engine in NO_DATA_ENGINES:
+        return engine in CREATING_ENGINES
+    return str(opts.get("rw") or "read").split(":")[0] in WRITE_ONLY
 
 
 def in_folder(jf: JobFile, test_dir: str, *, grouped: bool, dataset: str, prepare: bool) -> JobFile:
@@ -34,9 +47,11 @@ def in_folder(jf: JobFile, test_dir: str, *, grouped: bool, dataset: str, prepar
     a job whose filename is absolute (a destructive target's own device or file) gets no directory.
     With group_reporting each job section is its own reporting group (`new_group`), so parallel sections
     keep their own results while the numjobs clones of one section are merged. `prepare` renders the
-    layout pass: the same jobs with `create_only`, which only writes the files the measured run reads.
+    layout pass: the jobs that read, with `create_only`, which only writes the files the measured run
+    reads (the files of a section that writes are left for the measured run to write).
     """
     lead = jf.leading_global()
+    readers = {id(job) for job, opts in jf.job_sections() if job_reads(opts)}
     if grouped:
         lead.options.setdefault("group_reporting", None)
     for index, (job, opts) in enumerate(jf.job_sections()):
@@ -61,11 +76,23 @@ def in_folder(jf: JobFile, test_dir: str, *, grouped: bool, dataset: str, prepar
         s.options.pop("directory", None)
         s.options.pop("filename", None)
     if prepare:
+        # after the file names are set: a section's index in them is its place among all the job sections
+        _keep_jobs(jf, readers)
         for s in jf.sections:
             for opt in TIMING_OPTIONS:
                 s.drop(opt)
         lead.options["create_only"] = "1"
     return jf
+
+
+def _keep_jobs(jf: JobFile, keep: set[int]) -> None:
+    """Only the job sections in keep (by identity); a `wait_for` naming a job that went goes too."""
+    jf.sections, dropped = ([s for s in jf.sections if s.is_global or id(s) in keep],
+                            [s for s in jf.sections if not s.is_global and id(s) not in keep])
+    gone = {s.name for s in dropped} - set(jf.job_names())
+    for s in jf.sections:
+        if s.options.get("wait_for") in gone:
+            s.drop("wait_for")
 
 
 def on_image(jf: JobFile, rbd: dict[str, str], *, grouped: bool) -> JobFile:
