@@ -65,7 +65,7 @@ def summarise(results: pd.DataFrame) -> pd.DataFrame:
     out = out.rename(columns={"count": "n"})
     out["std"] = out["std"].fillna(0.0)
     out["cv"] = (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0)
-    return _with_tool_verdicts(out, results, group)
+    return _with_results(_with_tool_verdicts(out, results, group), results, group)
 
 
 def _worst(verdicts: pd.Series) -> str:
@@ -76,21 +76,33 @@ def _worst(verdicts: pd.Series) -> str:
 def _with_tool_verdicts(out: pd.DataFrame, results: pd.DataFrame, group: list[str]) -> pd.DataFrame:
     """`tool_verdict`: the worst verdict the tool itself gave a value over the repetitions (a run judged
     poor once is not good on average), where its rows carry one."""
-    if "verdict" not in results.columns or not results["verdict"].astype("string").fillna("").ne("").any():
+    return _with_text(out, results, group, "verdict", "tool_verdict", _worst)
+
+
+def _with_results(out: pd.DataFrame, results: pd.DataFrame, group: list[str]) -> pd.DataFrame:
+    """`result`: what the tool printed for an outcome (objbench: why a check failed), its distinct texts
+    over the repetitions, where its rows carry one."""
+    return _with_text(out, results, group, "result", "result", lambda s: " / ".join(dict.fromkeys(s.astype(str))))
+
+
+def _with_text(out: pd.DataFrame, results: pd.DataFrame, group: list[str], column: str, name: str,
+               combine) -> pd.DataFrame:
+    """out with `name`: a text column of the results, combined over the rows of each summary row."""
+    if column not in results.columns or not results[column].astype("string").fillna("").ne("").any():
         return out
-    df = results[results["verdict"].astype("string").fillna("").ne("")].copy()
+    df = results[results[column].astype("string").fillna("").ne("")].copy()
     df["job"] = df["job"].astype("string").fillna("").astype(str) if "job" in df else ""
     df["stat"] = df["stat"].fillna("value") if "stat" in df else "value"
     for c in group:
         if c.startswith("param_"):
             df[c] = df[c].astype("string").fillna("") if c in df else ""
     keys = [c for c in group if c in df.columns]
-    worst = df.groupby(keys, sort=False, dropna=False)["verdict"].agg(_worst).reset_index()
-    worst = worst.rename(columns={"verdict": "tool_verdict"})
+    texts = df.groupby(keys, sort=False, dropna=False)[column].agg(combine).reset_index()
+    texts = texts.rename(columns={column: name})
     for c in keys:
         if c.startswith("param_"):
             out[c] = out[c].astype("string").fillna("")
-    return out.merge(worst, on=keys, how="left")
+    return out.merge(texts, on=keys, how="left")
 
 
 def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:

@@ -120,7 +120,8 @@ OUTCOMES = {1.0: ("pass", "better"), 0.0: ("not supported", ""), -1.0: ("failed"
 
 def checks_view(rv: RunView, spec: dict) -> dict:
     """Functional checks (rows, grouped by category) x targets: pass, not supported or failed (seed 003's
-    objbench table). A check whose repetitions disagree says `varies`."""
+    objbench table), a failure with the tool's reason beside it. A check whose repetitions disagree says
+    `varies`."""
     workloads = workloads_of(spec)
     df = rv.rows(workloads, spec.get("tool"))
     df = df[df["metric"] == "functional"] if not df.empty else df
@@ -143,10 +144,20 @@ def checks_view(rv: RunView, spec: dict) -> dict:
                         cells.append(dict(EMPTY))
                         continue
                     text, cls = OUTCOMES.get(float(r["mean"].iloc[0]), ("varies", ""))
-                    cells.append({**EMPTY, "text": text, "cls": cls, "value": text})
+                    cells.append({**EMPTY, "text": text, "cls": cls, "value": text, "ratio": _why(r, text)})
                 rows.append({"labels": [op_label(op)], "operation": op, "metric": "functional", "workload": w,
                              "cells": cells, "check": True})
         title = rv.descriptions.get(w) or w if len(workloads) > 1 else ""
         tables.append({"kind": "compare", "title": title, "head": ["", *targets], "targets": targets, "rows": rows,
                        "single": len(targets) == 1})
     return view_dict("checks", spec, rv, tables=tables)
+
+
+def _why(row, text: str) -> str:
+    """What the tool printed for a check that failed (or varies), in parentheses: the cell's second line,
+    where other views put the ratio; '' for the others."""
+    if text not in ("failed", "varies") or "result" not in row:
+        return ""
+    said = row["result"].iloc[0]
+    said = said.strip() if isinstance(said, str) else ""  # NaN where the tool printed nothing
+    return f"({said})" if said else ""

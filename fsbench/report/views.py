@@ -44,6 +44,7 @@ from fsbench.report.rows import (
 )
 from fsbench.report.tables import cell
 from fsbench.report.tool_views import best_view, checks_view, stats_view
+from fsbench.tidy import OUTCOME_UNIT
 
 RESOURCES = (("cpu_usage", "mean", "client CPU"), ("memory_peak", "max", "client peak memory"))
 
@@ -132,8 +133,13 @@ class _Block:
             have = set(kdf["metric"])
             picked = [next((m for m in ms if m in have), ms[0]) for _, ms in groups]
             index = by_metric_target(kdf)
-            cells = [c for t in self.targets for metric in picked for c in self.cells(index, metric, [t])]
-            if rows and rows[-1]["job"] == job and _repeats(cells, rows[-1]["cells"]):
+            # each target its group's first metric it has (objbench: a store that cannot do an item has only
+            # `supported`, shown as `not supported` where the others have their figures)
+            cells = [c for t in self.targets for (_, ms), metric in zip(groups, picked)
+                     for c in self.cells(index, next((m for m in ms if (m, t) in index), metric), [t])]
+            # outcomes (objbench's `not supported`) are each item's own, however alike the row above
+            if rows and rows[-1]["job"] == job and _repeats(cells, rows[-1]["cells"]) \
+                    and not (kdf["unit"] == OUTCOME_UNIT).all():
                 continue  # vdbench's Write of a write-only run: All's figures again, nothing of its own
             rows.append({"labels": [key_label(job, op, with_job)], "operation": op, "job": job, "workload": self.w,
                          "cells": cells})

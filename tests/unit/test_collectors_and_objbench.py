@@ -42,7 +42,8 @@ def test_objbench_functional_checks_and_performance() -> None:
     perf = {(r["operation"], r["metric"]): r["value"] for r in result.rows if r["metric"] != "functional"}
     assert perf[("upload_objects", "bandwidth")] == pytest.approx(262.84 * 2**20)
     assert perf[("put_small_objects", "rate")] == 1143.71 and perf[("list_objects", "latency_mean")] == 0.00466
-    assert ("change_permissions", "rate") not in perf  # `not support` in the performance table: no row
+    # `not support` in the performance table: no figure, an outcome row (0: not supported) the report shows
+    assert ("change_permissions", "rate") not in perf and perf[("change_permissions", "supported")] == 0.0
     assert "objbench: change permissions is not supported by this object store" in result.warnings
     assert result.meta["big-object-size"] == 64 * 2**20 and result.meta["NumThreads"] == 2
     assert not [r for r in result.rows if r.get("warnings")]  # -1 is an outcome, not a negative magnitude

