@@ -96,6 +96,23 @@ def remember(value: str) -> None:
         _KNOWN.add(value)
 
 
+#: a value written in clear in the scenario itself (a URL's password, a literal key) is masked inside
+#: any text only from this length on: a lab's `mysql://jfs:jfs@...` would otherwise turn every `jfs`
+#: and `juicefs` of the run (target kinds, paths, volume names) into ****, and a report that cannot
+#: read its own scenario protects nothing the scenario file does not already show
+WRITTEN_MIN = 8
+_WHOLE: set[str] = set()
+
+
+def remember_written(value: str) -> None:
+    """Mask a value the scenario wrote in clear: everywhere if it is long enough to be only itself,
+    else in URLs and where it stands whole under `variables:` or a key that names a secret."""
+    if value and len(value) >= WRITTEN_MIN:
+        remember(value)
+    elif value:
+        _WHOLE.add(value)
+
+
 def has_secrets() -> bool:
     """Whether any secret value is known (files then need scanning)."""
     return bool(_KNOWN)
@@ -201,11 +218,29 @@ def redact_data(value: object) -> object:
     Masking the data before it becomes YAML keeps the YAML valid: a value that is all secret
     becomes the text '****', where masking the YAML text would leave an alias (`key: ****`).
     """
+    return _redact_data(value, False)
+
+
+def _redact_data(value: object, whole: bool) -> object:
+    """whole: a value here that is a short secret written in the scenario is masked too (the
+    `variables:` section, a key that names a secret), where elsewhere it may be a kind or a path."""
     if isinstance(value, dict):
-        return {redact_value(k): redact_data(v) for k, v in value.items()}
+        return {redact_value(k): _redact_data(v, whole or k == "variables" or is_secret_key(k))
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_data(v) for v in value]
+        return [_redact_data(v, whole) for v in value]
+    if whole and isinstance(value, str) and value in _WHOLE:
+        return MASK
     return redact_value(value)
+
+
+_KEY_SEPARATORS = re.compile(r"[.\-\s]")
+
+
+def is_secret_key(key: object) -> bool:
+    """Whether a key names a secret: it ends with one of SECRET_WORDS (`.` and `-` read as `_`)."""
+    word = _KEY_SEPARATORS.sub("_", str(key).lower())
+    return any(word == w or word.endswith("_" + w) for w in SECRET_WORDS)
 
 
 def redact_rows(rows: Iterable[dict]) -> list[dict]:

@@ -9,18 +9,8 @@ message then show `****` in their place.
 
 from __future__ import annotations
 
-import re
-
 from fsbench.config.yamllines import LineMap
-from fsbench.secrets import SECRET_WORDS, remember, url_password_spans
-
-_SEPARATORS = re.compile(r"[.\-\s]")
-
-
-def is_secret_key(key: object) -> bool:
-    """Whether a key names a secret: it ends with one of SECRET_WORDS (`.` and `-` read as `_`)."""
-    word = _SEPARATORS.sub("_", str(key).lower())
-    return any(word == w or word.endswith("_" + w) for w in SECRET_WORDS)
+from fsbench.secrets import is_secret_key, remember_written, url_password_spans
 
 
 def remember_literal_secrets(data: dict, lm: LineMap) -> list[str]:
@@ -31,9 +21,9 @@ def remember_literal_secrets(data: dict, lm: LineMap) -> list[str]:
             continue  # the raw declarations: their values are checked where they are used
         for _, start, end in url_password_spans(text):
             if "${" not in text[start:end]:
-                remember(text[start:end])
+                remember_written(text[start:end])
         if path[:1] in (("targets",), ("services",)) and is_secret_key(path[-1]) and text and "${" not in text:
-            remember(text)
+            remember_written(text)
             warnings.append(str(lm.issue(path, "a secret is written in the scenario (here or through a variable): "
                                                "it is masked in everything fsbench writes, but a reference keeps "
                                                "it out of the file",

@@ -13,6 +13,7 @@ from fsbench.secrets import (
     redact_frame,
     redact_rows,
     remember,
+    remember_written,
     split_url_password,
 )
 
@@ -20,11 +21,14 @@ from fsbench.secrets import (
 @pytest.fixture(autouse=True)
 def known():
     """Each test starts and ends with no known secrets (the set is process-wide)."""
-    saved = set(secrets._KNOWN)
+    saved, whole = set(secrets._KNOWN), set(secrets._WHOLE)
     secrets._KNOWN.clear()
+    secrets._WHOLE.clear()
     yield secrets._KNOWN
     secrets._KNOWN.clear()
     secrets._KNOWN.update(saved)
+    secrets._WHOLE.clear()
+    secrets._WHOLE.update(whole)
 
 
 @pytest.mark.parametrize("text, masked", [
@@ -116,8 +120,8 @@ def test_literal_secrets_and_url_passwords_are_remembered_when_the_scenario_load
 
     import yaml
 
-    from fsbench.scenario.literal_secrets import is_secret_key
     from fsbench.scenario.load import load_scenario_text
+    from fsbench.secrets import is_secret_key
 
     text = textwrap.dedent("""\
         name: sec
@@ -147,3 +151,18 @@ def test_literal_secrets_and_url_passwords_are_remembered_when_the_scenario_load
     assert [k for k in ("secret_key", "fs.s3a.secret.key", "password", "db-password", "token", "access_key_env",
                         "keyring", "tokens") if is_secret_key(k)] == [
         "secret_key", "fs.s3a.secret.key", "password", "db-password", "token"]
+
+
+def test_a_short_password_written_in_the_scenario_is_masked_whole_and_in_urls_not_inside_words():
+    # meta-engines' lab database: mysql://jfs:jfs@... ; masking every 'jfs' would mangle kinds and paths
+    remember_written("jfs")
+    remember_written("juicefs")
+    assert redact("mysql://jfs:jfs@(127.0.0.1:3306)/juicefs") == "mysql://jfs:****@(127.0.0.1:3306)/juicefs"
+    assert redact("kind: jfs, etcd://h:2379/jfs") == "kind: jfs, etcd://h:2379/jfs"
+    # whole values are masked where a secret stands (variables, keys naming secrets), not as a kind
+    assert redact_data({"variables": {"dbpw": "jfs"}, "t": {"kind": "jfs", "secret_key": "juicefs",
+                                                           "path": "/mnt/jfs"}}) == {
+        "variables": {"dbpw": "****"}, "t": {"kind": "jfs", "secret_key": "****", "path": "/mnt/jfs"}}
+    # long enough to be only itself: masked inside any text, as a declared secret is
+    remember_written("s3cr3t-Pa55")
+    assert redact("echo s3cr3t-Pa55 > x") == "echo **** > x"

@@ -13,7 +13,7 @@ import posixpath
 
 from fsbench import hadoop
 from fsbench.config import schema as s
-from fsbench.secrets import remember
+from fsbench.secrets import remember_written
 from fsbench.shell import render
 from fsbench.targets.kinds.base import KindPlan
 
@@ -32,7 +32,7 @@ def filled(spec: object, texts: list[tuple[str, str]], values: dict[str, str]) -
     out = {k: render(v, values, quote=False) for k, v in texts if k in names and v}
     for key, value in out.items():
         if key.endswith(("access_key", "secret_key", "password", "token")):
-            remember(value)
+            remember_written(value)
     return dataclasses.replace(spec, **out)  # type: ignore[type-var]
 
 

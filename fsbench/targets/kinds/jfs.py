@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsbench.config import schema as s
-from fsbench.secrets import remember, split_url_password
+from fsbench.secrets import remember_written, split_url_password
 from fsbench.shell import sh
 from fsbench.targets.kinds import hadoop_client
 from fsbench.targets.kinds.base import KindPlan
@@ -76,7 +76,7 @@ class JfsTarget:
 
     def client_env(self) -> dict[str, str]:
         _, password = split_url_password(self.meta)
-        remember(password)
+        remember_written(password)
         return {"META_PASSWORD": password} if password else {}
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fsbench.config import schema as s
-from fsbench.secrets import remember, split_url_password
+from fsbench.secrets import remember, remember_written, split_url_password
 from fsbench.shell import render
 from fsbench.targets.kinds.base import KindPlan, StoreAccess
 
@@ -91,16 +91,16 @@ class JuiceFSKind:
         if spec.storage == "file":
             bucket = bucket.rstrip("/") + "/"
             prepare.append(["mkdir", "-p", bucket])
-        remember(password)
+        remember_written(password)
         env = {"META_PASSWORD": password} if password else {}
         for var, env_name, text in (("ACCESS_KEY", spec.access_key_env, spec.access_key),
                                     ("SECRET_KEY", spec.secret_key_env, spec.secret_key)):
             # secrets travel in the environment, never in argv or the run directory
             if text:
                 env[var] = render(text, values, quote=False)
+                remember_written(env[var])
             elif env_name:
                 env[var] = os.environ.get(env_name, "")
-            if var in env:
                 remember(env[var])
         binary = spec.binary
         fmt = [binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",

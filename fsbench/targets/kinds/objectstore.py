@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fsbench.config import schema as s
-from fsbench.secrets import remember
+from fsbench.secrets import remember_written
 from fsbench.shell import render, sh
 from fsbench.targets.kinds.base import StoreAccess
 
@@ -68,8 +68,8 @@ def resolved(spec: ObjectStore, values: dict[str, str]) -> ObjectStore:
     out = ObjectStore(endpoint=fill(spec.endpoint), bucket=fill(spec.bucket), access_key=fill(spec.access_key),
                       secret_key=fill(spec.secret_key), region=fill(spec.region), prefix=fill(spec.prefix),
                       binary=spec.binary, options=spec.options)
-    remember(out.access_key)
-    remember(out.secret_key)
+    remember_written(out.access_key)
+    remember_written(out.secret_key)
     return out
 
 
