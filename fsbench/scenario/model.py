@@ -200,6 +200,9 @@ class Workload:
                                                   "the report) instead of refusing to run")
     dataset: str = option(s.name, "", doc="cases naming the same dataset on a target share one data folder "
                                           "(default: a reading workload's own)")
+    overwrite: bool = option(s.boolean, False, doc="write over the dataset's files as the last case left them "
+                                                   "(default: a case that writes them starts from an empty "
+                                                   "dataset folder, so it measures new files)")
     prepare: str = option(s.one_of("auto", "none"), "auto",
                           doc="auto: before a case that reads, lay its files out untimed and unmonitored")
     allow_commands: bool = option(s.boolean, False, doc="allow tool options that run commands "

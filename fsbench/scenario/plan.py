@@ -94,7 +94,8 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
                 layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
                 # a folder's dataset only: a device or an image holds whatever it holds
-                fresh = bool(dataset) and KINDS.get(target.kind).address == "directory" and _writes(tool, options, w)
+                fresh = (bool(dataset) and not w.overwrite and KINDS.get(target.kind).address == "directory"
+                         and _writes(tool, options, w))
                 for rep in range(1, reps + 1):
                     first = reads and (fresh or dataset not in laid_out)
                     if reads or w.dataset:  # a writing workload of a dataset leaves its files for the reads

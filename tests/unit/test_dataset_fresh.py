@@ -29,6 +29,7 @@ workloads:
   write: {tool: fio, targets: [t], dataset: d, options: {rw: write, size: 8m, numjobs: 2}}
   read: {tool: fio, targets: [t], dataset: d, options: {rw: read, size: 8m, numjobs: 2}}
   update: {tool: fio, targets: [t], dataset: d, options: {rw: randrw, size: 8m, numjobs: 2}}
+  over: {tool: fio, targets: [t], dataset: d, overwrite: true, options: {rw: randwrite, size: 8m, numjobs: 2}}
   own: {tool: fio, targets: [t], options: {rw: write, size: 8m}}
   mixed: {tool: fio, targets: [t], job_file: mixed.fio}
   raw: {tool: fio, targets: [dev], dataset: d, options: {rw: write, size: 8m}}
@@ -49,7 +50,8 @@ def test_only_cases_that_write_a_folders_dataset_start_from_an_empty_one(sc):
     cases = _cases(sc)
     fresh = {cid for cid, c in cases.items() if c.fresh}
     # the write's repetitions and the mixed job file; not the read nor a read-and-write job (it reads what it
-    # overwrites by design), not a case with its own folder (new each time), not a device
+    # overwrites by design), not a write that asks to overwrite (seed 003's random write), not a case with its
+    # own folder (new each time), not a device
     assert fresh == {"t__write__r1", "t__write__r2", "t__mixed__r1", "t__mixed__r2"}
     assert cases["t__mixed__r1"].dataset == "mixed" and cases["t__mixed__r1"].prepare
 
