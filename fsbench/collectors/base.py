@@ -44,6 +44,9 @@ class CollectorKind(Protocol):
 
     # optional: `tail_s(collector) -> float`, how long it keeps running after the case's tool ends (a
     # sampler's next line), before it is stopped
+    # optional: `parse_lines(collector, output, after, host) -> Collected`, parse with the files given as
+    # streams of lines (after: None when there is none), so a huge output costs no memory; a kind without
+    # it gets texts, and an output over the session's MAX_TEXT is then kept unparsed, with a warning
 
     def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
         """The series and rows of one host's output (and the after step's); raises ValueError when the

@@ -3,6 +3,8 @@ output kept in raw/ beside the case, not parsed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from fsbench.collectors.base import Collected
 from fsbench.shell import render, sh
 
@@ -26,6 +28,11 @@ class CommandCollector:
         return None
 
     def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+        return Collected()
+
+    def parse_lines(self, collector: object, output: Iterable[str], after: Iterable[str] | None,
+                    host: str) -> Collected:
+        """Nothing to parse: the output (any size) is not even read."""
         return Collected()
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 
 from fsbench.collectors.base import Collected
 from fsbench.tidy import measurement
+from fsbench.tools.common import split_lines
 
 TOOL = "juicefs-profile"
 _ROW = re.compile(r"^([a-z_]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+[\d.]+\s*$")
@@ -48,15 +50,21 @@ class JuiceFSProfile:
         return 0.5
 
     def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+        return self.parse_lines(collector, output, after, host)
+
+    def parse_lines(self, collector: object, output: str | Iterable[str], after: str | Iterable[str] | None,
+                    host: str) -> Collected:
+        """The output and the replay as texts or as the lines of their files (read as streams)."""
         name = str(getattr(collector, "name", "profile"))
         got = Collected()
         totals = parse_profile(after or "")
+        seen_text = False
         if not totals:
-            totals = count_log(output)
+            totals, seen_text = _count(output)
             if totals:
                 got.warnings.append("juicefs profile did not replay the access log; its totals were counted from "
                                     "the log itself")
-        if not totals and output.strip():
+        if not totals and seen_text:
             raise ValueError("neither juicefs profile's table nor access log lines were found")
         for op, (count, mean_s, total_s) in totals.items():
             got.rows.append(measurement(TOOL, op, "ops", float(count), host=host, job=name))
@@ -67,27 +75,39 @@ class JuiceFSProfile:
         return got
 
 
-def parse_profile(text: str) -> dict[str, tuple[int, float, float]]:
-    """`juicefs profile --interval 0`'s table: operation -> (count, average s, total s)."""
+def _lines(text: str | Iterable[str]) -> Iterable[str]:
+    return text.splitlines() if isinstance(text, str) else split_lines(text)
+
+
+def parse_profile(text: str | Iterable[str]) -> dict[str, tuple[int, float, float]]:
+    """`juicefs profile --interval 0`'s table (a text or its lines): operation -> (count, average s, total s)."""
     out = {}
-    for line in text.splitlines():
+    for line in _lines(text):
         m = _ROW.match(line.strip())
         if m:
             out[m.group(1)] = (int(m.group(2)), int(m.group(3)) / 1e6, int(m.group(4)) / 1e6)
     return out
 
 
-def count_log(text: str) -> dict[str, tuple[int, float, float]]:
+def count_log(text: str | Iterable[str]) -> dict[str, tuple[int, float, float]]:
     """The same totals from the access log's lines (`... open (...) - OK <0.000023>`)."""
+    return _count(text)[0]
+
+
+def _count(text: str | Iterable[str]) -> tuple[dict[str, tuple[int, float, float]], bool]:
+    """count_log's totals, and whether the log held any text; line by line, only the totals are held."""
     count: dict[str, int] = defaultdict(int)
     total: dict[str, float] = defaultdict(float)
-    for line in text.splitlines():
-        m = _LOG.match(line.strip())
+    seen_text = False
+    for line in _lines(text):
+        stripped = line.strip()
+        seen_text = seen_text or bool(stripped)
+        m = _LOG.match(stripped)
         if m:
             count[m.group(1)] += 1
             total[m.group(1)] += float(m.group(2))
     order = sorted(count, key=lambda op: -total[op])
-    return {op: (count[op], total[op] / count[op], total[op]) for op in order}
+    return {op: (count[op], total[op] / count[op], total[op]) for op in order}, seen_text
 
 
 PLUGIN = JuiceFSProfile()

@@ -7,11 +7,14 @@ import threading
 from pathlib import Path
 
 from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind
-from fsbench.errors import CommandResult, FsbenchError
+from fsbench.errors import CommandResult, FsbenchError, ParseError
+from fsbench.tools.common import open_text, path_lines
 from fsbench.transport.base import Transport
 
 STOP_S = 20.0
 AFTER_TIMEOUT_S = 600.0
+#: characters of an output given as a text to a kind without parse_lines (the others read files as streams)
+MAX_TEXT = 32 << 20
 
 
 class CollectorSession:
@@ -58,23 +61,22 @@ class CollectorSession:
         r = self.result
         if r is not None and not r.ok and not r.interrupted:
             warnings.append(f"collector {self.name} on {self.host} ended early {r.describe()}")
-        output = self.output.read_text(errors="replace") if self.output.exists() else ""
-        after_text = None
+        after_path: Path | None = None
         after = self.kind.after(self.collector, str(self.output))
         if after:
-            after_path = self.output.with_name(f"collector-{self.name}.after.txt")
+            path = self.output.with_name(f"collector-{self.name}.after.txt")
             try:
-                a = controller.run(after, timeout=AFTER_TIMEOUT_S, stdout_path=after_path,
-                                   stderr_path=after_path.with_suffix(".stderr"))
+                a = controller.run(after, timeout=AFTER_TIMEOUT_S, stdout_path=path,
+                                   stderr_path=path.with_suffix(".stderr"))
                 if a.ok:
-                    after_text = after_path.read_text(errors="replace")
+                    after_path = path
                 else:
                     warnings.append(f"collector {self.name}: `{' '.join(after)}` {a.describe()}")
             except FsbenchError as exc:
                 warnings.append(f"collector {self.name}: `{' '.join(after)}` could not run: {exc}")
         try:
-            got = self.kind.parse(self.collector, output, after_text, self.host)
-        except ValueError as exc:
+            got = self._parse(after_path)
+        except (ValueError, ParseError) as exc:
             return Collected(warnings=warnings + [f"collector {self.name} on {self.host}: {exc}"])
         if got.series:
             with open(self.series_path, "w", newline="") as fh:
@@ -83,3 +85,25 @@ class CollectorSession:
                 writer.writerows(got.series)
         got.warnings = warnings + [f"collector {self.name} on {self.host}: {w}" for w in got.warnings]
         return got
+
+    def _parse(self, after: Path | None) -> Collected:
+        """The kind's parser over the output files: as streams of lines where it reads them so (parse_lines),
+        else as texts of at most MAX_TEXT characters (ValueError for a bigger one)."""
+        parse_lines = getattr(self.kind, "parse_lines", None)
+        if callable(parse_lines):
+            return parse_lines(self.collector, path_lines(self.name, self.output, missing_ok=True),
+                               path_lines(self.name, after) if after is not None else None, self.host)
+        return self.kind.parse(self.collector, _bounded_text(self.output),
+                               _bounded_text(after) if after is not None else None, self.host)
+
+
+def _bounded_text(path: Path) -> str:
+    """A file's text ('' when absent); ValueError naming it when it holds more than MAX_TEXT characters."""
+    if not path.exists():
+        return ""
+    with open_text("collector", path) as f:
+        text = f.read(MAX_TEXT + 1)
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"{path} holds more than {MAX_TEXT >> 20} MiB, more than this kind's parser is given "
+                         "(it reads whole texts); the file is kept, not parsed")
+    return text

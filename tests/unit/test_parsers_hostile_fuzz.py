@@ -246,3 +246,32 @@ def test_ingest_never_raises(which: str, tmp_path: Path) -> None:
     assert str(tmp_path / "missing") in {e.file for e in errors}
     for row in rows:
         assert isinstance(row["value"], float) and math.isfinite(row["value"])
+
+
+# --- a run's parse (parse_outputs over a case's raw folder): the same families as its outputs ---------------
+
+#: which -> (tool, where the run keeps the output in its raw folder)
+RUN_OUTPUT = {"fio-json": ("fio", "fio.json"), "fio-normal": ("fio", "stdout"), "fio-terse": ("fio", "stdout"),
+              "mdtest": ("mdtest", "stdout"), "juicefs-bench": ("juicefs-bench", "stdout"),
+              "vdbench": ("vdbench", "output/totals.html"), "metabench": ("metabench", "metabench.json"),
+              "nnbench": ("nnbench", "NNBench_results.log")}
+
+
+@pytest.mark.parametrize("which", sorted(RUN_OUTPUT))
+def test_a_runs_parse_never_raises(which: str, tmp_path: Path) -> None:
+    from fsbench.tools import get_tool
+
+    tool, name = RUN_OUTPUT[which]
+    for i, text in enumerate(crafted(which)):
+        raw = tmp_path / f"raw{i}"
+        (raw / name).parent.mkdir(parents=True)
+        (raw / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+        (raw / "stderr").write_text(text[:5000], encoding="utf-8", errors="surrogatepass")
+        check(lambda _text, _source, raw=raw: get_tool(tool).parse_outputs(raw), text)
+    junk = tmp_path / "junk"
+    (junk / name).parent.mkdir(parents=True)
+    (junk / name).write_bytes(random.Random(2).randbytes(200_000))
+    check(lambda _text, _source: get_tool(tool).parse_outputs(junk), "")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    check(lambda _text, _source: get_tool(tool).parse_outputs(empty), "")

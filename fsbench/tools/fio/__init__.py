@@ -13,6 +13,7 @@ from typing import Any
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.common import path_lines
 from fsbench.tools.fio import parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
@@ -252,7 +253,7 @@ class FioAdapter:
                 return self.parse_file(stdout)
             raise ParseError("fio", str(out), "fio wrote no output file: it failed before any job ran "
                                               "(see stderr in the same folder)")
-        return parse_json.parse_text(out.read_text(errors="replace"), str(out))
+        return parse_json.parse_path(out)  # the same stream as parse_file's JSON
 
     def parse_file(self, path: Path) -> ParseResult:
         """Any fio output: JSON (also mixed with text), normal text or terse; read as a stream."""
@@ -317,12 +318,11 @@ def _parse_file(path: Path, source: str) -> ParseResult:
     # utf-8-sig drops a byte-order mark; undecodable bytes become U+FFFD, never an exception
     with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
         kind = _kind(f.read(SNIFF))
-        f.seek(0)
-        if kind == "json":
-            return parse_json.parse_chunks(iter(lambda: f.read(parse_json.CHUNK), ""), source)
-    with path.open(encoding="utf-8-sig", errors="replace") as f:  # universal line ends, as text_lines
-        parser = parse_terse if kind == "terse" else parse_normal
-        return parser.parse_lines(parse_normal.file_lines(f), source)
+    if kind == "json":
+        return parse_json.parse_path(path, source)
+    parser = parse_terse if kind == "terse" else parse_normal
+    # universal line ends, as text_lines
+    return parser.parse_lines(path_lines("fio", path, encoding="utf-8-sig"), source)
 
 
 def _size_ok(value: object) -> bool:

@@ -28,9 +28,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
 
 from fsbench.errors import ParseError
 from fsbench.tidy import METRIC_UNITS, ParseResult, vet
+from fsbench.tools.common import open_text
 from fsbench.units import parse_size
 
 TOOL = "fio"
@@ -135,6 +138,22 @@ def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult, global_options: dict
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
     """Parse fio's JSON output held in a string; the last complete result object wins."""
     return parse_chunks([text], source)
+
+
+def parse_path(path: Path, source: str | None = None) -> ParseResult:
+    """Parse a file of fio's JSON output, read CHUNK by CHUNK (a byte-order mark dropped); ParseError when
+    it cannot be read."""
+    src = source or str(path)
+    with open_text(TOOL, path, newline="", encoding="utf-8-sig") as f:
+        return parse_chunks(_chunks(f, src), src)
+
+
+def _chunks(f: TextIO, source: str) -> Iterator[str]:
+    try:
+        while chunk := f.read(CHUNK):
+            yield chunk
+    except OSError as exc:  # an I/O error in the middle of the file
+        raise ParseError(TOOL, source, f"cannot read the file: {exc.strerror or exc}") from None
 
 
 def parse_chunks(chunks: Iterable[str], source: str = "<string>") -> ParseResult:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult, vet
@@ -30,7 +29,7 @@ from fsbench.tools.fio.parse_json import (  # one job model and row builder for 
 )
 from fsbench.units import parse_count, parse_size
 
-__all__ = ["METRIC_ORDER", "PERCENTILES", "ParsedDirection", "ParsedJob", "file_lines", "parse_lines",
+__all__ = ["METRIC_ORDER", "PERCENTILES", "ParsedDirection", "ParsedJob", "parse_lines",
            "parse_text", "rows_from_jobs", "scaled", "text_lines"]
 
 TOOL = "fio"
@@ -40,8 +39,6 @@ _SUFFIX_EXP = {"k": 3, "m": 6, "g": 9, "t": 12}
 _DIRECTIONS = ("read", "write", "trim")
 #: at most this many "cannot read line N" warnings; the rest are counted
 MAX_LINE_WARNINGS = 20
-#: characters of a line read from a file (longer lines are junk: only their start is read)
-MAX_LINE = 1 << 20
 #: characters of job blocks kept unread while it is unknown whether a later report replaces them
 BLOCK_BUDGET = 8 << 20
 #: how the lines of a direction block begin (after indentation)
@@ -76,17 +73,6 @@ _SAMPLES = re.compile(r"^\s*(?:bw|iops)\s*[(:]")  # per-sample bw/iops summaries
 _ISSUED = re.compile(r"^\s*issued\b[^:]*:\s*total=(?P<total>\S+)")
 # universal line ends (\r\n, \r, \n), as a file opened in text mode splits them
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-
-
-def file_lines(f: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
-    """The lines of an open text file; a line longer than `limit` keeps only its start (no fio line
-    is that long: it is junk, and holding all of it would cost memory for nothing)."""
-    while line := f.readline(limit):
-        if len(line) == limit and not line.endswith("\n"):
-            while (more := f.readline(limit)) and not more.endswith("\n"):
-                pass  # the rest of an overlong line
-            line += "\n" if more else ""
-        yield line
 
 
 def text_lines(text: str) -> Iterator[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
-from fsbench.tools.juicefs_bench.parse import TOOL, parse_path, parse_text
+from fsbench.tools.juicefs_bench.parse import TOOL, parse_lines, parse_path
 from fsbench.units import parse_size
 
 OPTIONS = {
@@ -103,7 +103,7 @@ class JuiceFSBenchAdapter:
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """The table on stdout (some versions log it to stderr: then both are read)."""
-        return parse_stdout_then_both(parse_text, raw_dir)
+        return parse_stdout_then_both(parse_lines, TOOL, raw_dir)
 
     def parse_file(self, path: Path) -> ParseResult:
         """An existing `juicefs bench` output."""

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import WARNINGS, ParseResult, measurement, snake, vet
-from fsbench.tools.common import parse_file_with
+from fsbench.tools.common import FirstText, parse_file_with, split_lines
 from fsbench.units import parse_size
 
 TOOL = "juicefs-bench"
@@ -62,23 +63,31 @@ _OLD_NAMES = {"Written": "write", "Read": "read"}
 
 
 def parse_path(path: str | Path) -> ParseResult:
-    """Read a file and parse it; ParseError when it cannot be read or holds no result."""
-    return parse_file_with(parse_text, TOOL, path)
+    """Read a file as a stream of lines and parse it; ParseError when it cannot be read or holds no result."""
+    return parse_file_with(parse_lines, TOOL, path)
 
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
-    """Parse one `juicefs bench` output, either generation."""
+    """Parse one `juicefs bench` output held in a string, either generation."""
+    return parse_lines(text.splitlines(), source)
+
+
+def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
+    """Parse one `juicefs bench` output read line by line (split as str.splitlines() splits a text)."""
     state = _State()
-    for raw in text.splitlines():
-        line = _ANSI.sub("", raw).strip()
+    first = FirstText()
+    for raw in split_lines(lines):
+        plain = _ANSI.sub("", raw)
+        line = plain.strip()
         if line:
+            first.see(plain)
             try:
                 state.feed(line, raw)
             except (ValueError, OverflowError) as exc:
                 state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
     out = vet(state.finish())
     if not out.rows:
-        raise ParseError(TOOL, source, _no_result_reason(text, state.progress))
+        raise ParseError(TOOL, source, _no_result_reason(first.line(), state.progress))
     return out
 
 
@@ -93,14 +102,12 @@ def _scaled(number: str, exp10: int) -> float:
     return float(f"{number}e{exp10}")
 
 
-def _no_result_reason(text: str, progress: bool) -> str:
-    plain = _ANSI.sub("", text).strip()
-    if not plain:
+def _no_result_reason(first: str | None, progress: bool) -> str:
+    if first is None:
         return "the output is empty: juicefs bench printed no result"
     if progress:
         return ("the output ends inside the progress bars, before any result "
                 "(benchmark interrupted, or the output cut off?)")
-    first = plain.splitlines()[0][:200]
     return f"no juicefs bench result (table or 'Written a big file' lines) found; the output starts with: {first!r}"
 
 

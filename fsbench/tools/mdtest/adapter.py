@@ -17,10 +17,9 @@ from fsbench.config import schema as s
 from fsbench.shell import sh
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
-from fsbench.tools.common import read_stream
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options
-from fsbench.tools.mdtest.parse import TOOL, parse_path, parse_text
+from fsbench.tools.mdtest.parse import TOOL, parse_path
 
 OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest command",
        "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)",
@@ -157,16 +156,14 @@ class MdtestAdapter:
         its own phase: mdtest prints every row, with 0.000 for the phases it did not run.
         """
         if not (raw_dir / "stdout.0").exists():
-            return parse_text(read_stream(raw_dir, "stdout"), str(raw_dir / "stdout"),
-                              stderr=read_stream(raw_dir, "stderr"))
+            return parse_path(raw_dir / "stdout", raw_dir / "stderr", missing_ok=True)
         merged = ParseResult()
         for i, (_flag, phase) in enumerate(PHASES):
             name = f"stdout.{i}"
             if not (raw_dir / name).exists():
                 merged.warnings.append(f"the {phase} phase did not run (no {name})")
                 continue
-            part = parse_text(read_stream(raw_dir, name), str(raw_dir / name),
-                              stderr=read_stream(raw_dir, f"stderr.{i}"))
+            part = parse_path(raw_dir / name, raw_dir / f"stderr.{i}")
             merged.rows += [{**r, "phase": phase} for r in part.rows
                             if r["tool"] != TOOL or r["operation"] in PHASE_OPERATIONS[phase]]
             merged.warnings += [f"{phase}: {w}" for w in part.warnings]

@@ -34,20 +34,21 @@ When nothing usable is left (empty, binary, help/usage text, a failed or interru
 ParseError is raised, quoting the error line mdtest (or MPI, from a sibling *.stderr.txt) printed.
 No other exception ever escapes parse_text or parse_path. Lines after `-- finished at` that a batch
 system appends are read past. parse_path reads the file line by line (a line longer than
-MAX_LINE keeps only its start), so memory holds the rows, not the text.
+tools.common.MAX_LINE keeps only its start), and its stderr too, so memory holds the rows, not
+the text; a case's outputs (parse_outputs) are read by parse_path.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult, measurement, snake, vet
+from fsbench.tools.common import path_lines
 
 TOOL = "mdtest"
 _STATS = ("max", "min", "mean", "stddev")
@@ -76,8 +77,6 @@ _IO500 = re.compile(
 _IO500_FACTOR = {"gib/s": ("bandwidth", 2.0**30), "kiops": ("rate", 1000.0)}
 #: warnings about single lines (and error lines remembered) before they are only counted
 MAX_WARNINGS = 20
-#: characters of a line read from a file; no mdtest line is longer, so the rest of one is junk
-MAX_LINE = 1 << 20
 #: how much of the start of the text is kept to explain an output without results
 _HEAD = 8192
 
@@ -111,30 +110,41 @@ class _State:
     line_warnings: int = 0
 
 
-def parse_path(path: Path) -> ParseResult:
-    """Parse an mdtest stdout file; a sibling `<case>.stderr.txt` only sharpens error reasons."""
+def parse_path(path: Path, stderr: Path | None = None, *, missing_ok: bool = False) -> ParseResult:
+    """Parse an mdtest stdout file read line by line; its stderr (given, or a sibling
+    `<case>.stderr.txt`) is only read, also as a stream, to sharpen the reason of a run without results.
+    missing_ok: an absent file is an empty output (a case's stdout that was never written)."""
     path = Path(path)
-    stderr = ""
-    if path.name.endswith(".stdout.txt"):
-        try:
-            sibling = path.with_name(path.name[: -len(".stdout.txt")] + ".stderr.txt")
-            stderr = sibling.read_bytes()[:1 << 20].decode("utf-8", errors="replace") if sibling.is_file() else ""
-        except OSError:
-            stderr = ""  # the stderr only improves messages; its absence is fine
-    try:
-        # only "\n" ends a line (as in parse_text); undecodable bytes become U+FFFD
-        with path.open(encoding="utf-8-sig", errors="replace", newline="\n") as f:
-            return _guarded(_file_lines(f), str(path), stderr)
-    except OSError as exc:
-        raise ParseError(TOOL, str(path), f"cannot read the file: {exc.strerror or exc}") from None
+    if stderr is None and path.name.endswith(".stdout.txt"):
+        stderr = path.with_name(path.name[: -len(".stdout.txt")] + ".stderr.txt")
+    # only "\n" ends a line (as in parse_text); undecodable bytes become U+FFFD
+    lines = path_lines(TOOL, path, newline="\n", encoding="utf-8-sig", missing_ok=missing_ok)
+    return _guarded(lines, str(path), lambda: _error_lines(stderr))
 
 
 def parse_text(text: str, source: str = "<string>", *, stderr: str = "") -> ParseResult:
     """Parse mdtest (or IO500 console) output text into tidy rows; raises only ParseError."""
-    return _guarded(_text_lines(text), source, stderr)
+    return _guarded(_text_lines(text), source, lambda: stderr)
 
 
-def _guarded(lines: Iterable[str], source: str, stderr: str) -> ParseResult:
+def _error_lines(path: Path | None) -> str:
+    """The error lines of a stderr file (the first few), read as a stream; '' when it is absent or unreadable:
+    a stderr only improves messages."""
+    found: list[str] = []
+    if path is None:
+        return ""
+    try:
+        for line in path_lines(TOOL, path, newline="\n", missing_ok=True):
+            if _ERROR.search(line.strip()):
+                found.append(line.strip())
+                if len(found) >= MAX_WARNINGS:
+                    break
+    except ParseError:
+        pass
+    return "\n".join(found)
+
+
+def _guarded(lines: Iterable[str], source: str, stderr: Callable[[], str]) -> ParseResult:
     try:
         return _parse(lines, source, stderr)
     except ParseError:
@@ -156,16 +166,7 @@ def _text_lines(text: str) -> Iterator[str]:
         yield text[start:]
 
 
-def _file_lines(f: TextIO) -> Iterator[str]:
-    while line := f.readline(MAX_LINE):
-        if len(line) == MAX_LINE and not line.endswith("\n"):
-            while (more := f.readline(MAX_LINE)) and not more.endswith("\n"):
-                pass  # the rest of an overlong line
-            line += "\n" if more else ""
-        yield line
-
-
-def _parse(lines: Iterable[str], source: str, stderr: str) -> ParseResult:
+def _parse(lines: Iterable[str], source: str, stderr: Callable[[], str]) -> ParseResult:
     st = _State()
     head: list[str] = []
     head_len = 0
@@ -194,7 +195,7 @@ def _parse(lines: Iterable[str], source: str, stderr: str) -> ParseResult:
         res.warnings.append(f"{st.line_warnings - MAX_WARNINGS} more warnings about single lines")
     vet(res)
     if not res.rows:
-        raise ParseError(TOOL, source, _why_nothing(st, "" if blank else "".join(head), stderr))
+        raise ParseError(TOOL, source, _why_nothing(st, "" if blank else "".join(head), stderr()))
     if st.errors:
         res.warnings.append(f"mdtest printed an error but also results: {st.errors[0]}")
     return res

@@ -15,7 +15,7 @@ from fsbench.config import schema as s
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
-from fsbench.tools.common import read_stream
+from fsbench.tools.common import last_lines
 from fsbench.tools.metabench import deploy as metabench_deploy
 from fsbench.tools.metabench.parse import CALLS, CONCURRENCY, MODES, OUTPUT, TOOL, combine_hosts, parse_path
 from fsbench.units import parse_duration, parse_size
@@ -146,7 +146,7 @@ class MetabenchAdapter:
         """metabench.json of one host; without it, why (metabench's own stderr)."""
         out = raw_dir / OUTPUT
         if not out.exists():
-            said = read_stream(raw_dir, "stderr").strip().splitlines()[-3:]
+            said = last_lines(TOOL, raw_dir / "stderr", 3)
             raise ParseError(TOOL, str(out), "metabench wrote no result" + (f": {' '.join(said)}" if said else
                                                                                " (it stopped before the end)"))
         return parse_path(out)

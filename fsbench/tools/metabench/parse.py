@@ -17,6 +17,9 @@ from fsbench.tidy import ParseResult, measurement, vet
 TOOL = "metabench"
 OUTPUT = "metabench.json"
 SCHEMA = 1
+#: bytes of a metabench.json read at most: a document is a few KB, so a bigger file is not one and is
+#: refused before it is decoded (a 100 MB JSON document would take about 1 GB of memory)
+MAX_BYTES = 4 << 20
 #: seed 000's operations in its order (its `newchunk` is JuiceFS-internal: see docs/scenario.md)
 CALLS = ("mkdir", "mvdir", "rmdir", "readdir_10", "readdir_1k", "mknod", "create", "rename", "unlink", "lookup",
          "getattr", "setattr", "access", "setxattr", "getxattr", "removexattr", "listxattr_1", "listxattr_10",
@@ -76,10 +79,15 @@ def parse_path(path: Path) -> ParseResult:
     if path.is_dir():
         path = path / OUTPUT
     try:
-        text = path.read_text(errors="replace")
+        with path.open("rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except OSError as exc:
         raise ParseError(TOOL, str(path), f"cannot read: {exc.strerror or exc}") from None
-    return parse_text(text, str(path))
+    if len(data) > MAX_BYTES:
+        raise ParseError(TOOL, str(path), f"more than {MAX_BYTES >> 20} MiB: a metabench document is a few KB "
+                                          "(one entry per operation), so this is not one (the wrong file, or "
+                                          "a runaway output); it was not read")
+    return parse_text(data.decode("utf-8", errors="replace"), str(path))
 
 
 def combine_hosts(parts: dict[str, ParseResult]) -> ParseResult:

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fsbench.errors import ParseError
 from fsbench.tidy import ParseResult, measurement, vet
+from fsbench.tools.common import path_lines
 
 TOOL = "nnbench"
 RESULTS = "NNBench_results.log"
@@ -40,7 +42,12 @@ PARTS = {"create_write": ("create", "close"), "open_read": ("open", "read")}
 METRICS = {"exceptions": "count", "late_maps": "count", "exec_time_mean": "s"}
 COARSE = "under NNBench's 1 ms clock: each operation took less than 1 ms"
 _BLOCK_START = "-------------- NNBench -------------- :"
-_RUNNER = re.compile(r"^fsbench-nnbench (?P<fields>run=\d+ .*)$", re.M)
+_RUNNER = re.compile(r"^fsbench-nnbench (?P<fields>run=\d+ .*)$")
+#: bytes of a results log read at most: a run's block is about 1.5 KB and a case makes a few, so a bigger
+#: file is not one case's log (it is refused, not read into memory)
+MAX_RESULTS = 16 << 20
+#: runner lines kept at most (a case runs each operation a few times)
+MAX_RUNS = 10_000
 
 
 class MissingField(KeyError):
@@ -85,14 +92,20 @@ def blocks(text: str) -> list[Block]:
     return out
 
 
-def runner_lines(text: str) -> list[dict[str, str]]:
-    """fsbench's runner lines: run, operation, role, maps, control_ms, barrier_ms, on_time, exit.
+def runner_lines(text: str | Iterable[str], source: str = "stdout") -> list[dict[str, str]]:
+    """fsbench's runner lines (in a text, or in its lines as a file gives them): run, operation, role, maps,
+    control_ms, barrier_ms, on_time, exit. Only these lines are kept, so a long stdout costs no memory.
 
     A measured run whose maps did not all wait at the barrier is done again; the runner says so in a
     line of its own (`run=N role=late: ...`), and that run's role becomes `late` (not a measurement).
     """
     runs: list[dict[str, str]] = []
-    for m in _RUNNER.finditer(text):
+    for line in text.split("\n") if isinstance(text, str) else text:
+        if not line.startswith("fsbench-nnbench ") or not (m := _RUNNER.match(line)):
+            continue
+        if len(runs) >= MAX_RUNS:
+            raise ParseError(TOOL, source, f"more than {MAX_RUNS} runner lines (`fsbench-nnbench run=...`): not the "
+                                           "output of one case's runner")
         fields = dict(w.split("=", 1) for w in m.group("fields").split() if "=" in w)
         if "operation" in fields:
             runs.append(fields)
@@ -143,10 +156,12 @@ def rows_of(block: Block, on_time: int | None = None) -> tuple[list[dict], list[
     return rows, warnings
 
 
-def parse_text(results: str, stdout: str = "", source: str = RESULTS) -> ParseResult:
-    """Rows of every measured run of a results log; stdout (the runner's lines) says which were measured."""
+def parse_text(results: str, stdout: str | Iterable[str] = "", source: str = RESULTS,
+               stdout_source: str = "stdout") -> ParseResult:
+    """Rows of every measured run of a results log; stdout (the runner's lines: a text, or the lines of a
+    file) says which were measured."""
     found = blocks(results)
-    runs = runner_lines(stdout)
+    runs = runner_lines(stdout, stdout_source)
     if not found:
         raise ParseError(TOOL, source, "no NNBench result block (`-------------- NNBench --------------`)")
     result = ParseResult()
@@ -182,21 +197,30 @@ def parse_text(results: str, stdout: str = "", source: str = RESULTS) -> ParseRe
 
 
 def parse_dir(raw_dir: Path) -> ParseResult:
-    """A case's raw folder: NNBench_results.log and the runner's stdout."""
+    """A case's raw folder: NNBench_results.log and the runner's stdout (read as a stream)."""
     path = raw_dir / RESULTS
     if not path.is_file():
         raise ParseError(TOOL, str(path), "NNBench wrote no results file (did the job run?)")
     out = raw_dir / "stdout"
-    return parse_text(path.read_text(errors="replace"), out.read_text(errors="replace") if out.is_file() else "",
-                      str(path))
+    return parse_text(read_results(path), path_lines(TOOL, out, missing_ok=True), str(path), str(out))
 
 
 def parse_path(path: Path) -> ParseResult:
     """An existing results log, or a folder with one (and maybe the runner's stdout)."""
     if path.is_dir():
         return parse_dir(path)
+    return parse_text(read_results(path), "", str(path))
+
+
+def read_results(path: Path) -> str:
+    """The text of a results log; ParseError when it cannot be read or is bigger than MAX_RESULTS."""
     try:
-        text = path.read_text(errors="replace")
+        with path.open("rb") as f:
+            data = f.read(MAX_RESULTS + 1)
     except OSError as exc:
-        raise ParseError(TOOL, str(path), f"cannot read it: {exc}") from None
-    return parse_text(text, "", str(path))
+        raise ParseError(TOOL, str(path), f"cannot read it: {exc.strerror or exc}") from None
+    if len(data) > MAX_RESULTS:
+        raise ParseError(TOOL, str(path), f"more than {MAX_RESULTS >> 20} MiB: NNBench writes about 1.5 KB per run, "
+                                          "so this is not one case's results log; it was not read")
+    # universal line ends, as a text file is read
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")

@@ -10,7 +10,7 @@ from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
-from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_path, parse_text
+from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_lines, parse_path
 from fsbench.units import parse_size
 
 OPTIONS = {
@@ -115,7 +115,7 @@ class ObjbenchAdapter:
         return Invocation(argv=[*argv, bucket], env=env)
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
-        return parse_stdout_then_both(parse_text, raw_dir)
+        return parse_stdout_then_both(parse_lines, TOOL, raw_dir)
 
     def parse_file(self, path: Path) -> ParseResult:
         return parse_path(path)

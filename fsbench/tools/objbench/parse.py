@@ -16,11 +16,12 @@ goes to meta.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import OUTCOME_UNIT, ParseResult, measurement, snake, vet
-from fsbench.tools.common import parse_file_with
+from fsbench.tools.common import FirstText, parse_file_with, split_lines
 from fsbench.units import parse_size
 
 TOOL = "juicefs-objbench"
@@ -38,16 +39,25 @@ _NOT_SUPPORTED = "not support"
 
 
 def parse_path(path: str | Path) -> ParseResult:
-    """Read a file and parse it; ParseError when it cannot be read or holds no result."""
-    return parse_file_with(parse_text, TOOL, path)
+    """Read a file as a stream of lines and parse it; ParseError when it cannot be read or holds no result."""
+    return parse_file_with(parse_lines, TOOL, path)
 
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
-    """Both tables of one run; a run cut off keeps what it printed."""
+    """Both tables of one run held in a string; a run cut off keeps what it printed."""
+    return parse_lines(text.splitlines(), source)
+
+
+def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
+    """Both tables of one run read line by line (split as str.splitlines() splits a text)."""
     out = ParseResult(meta={"functional": 0, "performance": 0})
     table = ""  # CATEGORY (the functional checks) or ITEM (performance), from the last header row
-    for raw in text.splitlines():
-        line = _ANSI.sub("", raw).strip()
+    first = FirstText()
+    for raw in split_lines(lines):
+        plain = _ANSI.sub("", raw)
+        line = plain.strip()
+        if line:
+            first.see(plain)
         if line.startswith("Benchmark finished!"):
             for key, value in _PARAM.findall(line):
                 out.meta[key] = parse_size(value) if not value.isdigit() else float(value)
@@ -63,9 +73,9 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
                 _performance(cells, out)
     vet(out)
     if not out.rows:
-        first = _ANSI.sub("", text).strip().splitlines()[:1]
+        start = first.line()
         raise ParseError(TOOL, source, "no juicefs objbench result table found" +
-                         (f"; the output starts with: {first[0][:200]!r}" if first else ": the output is empty"))
+                         (f"; the output starts with: {start!r}" if start is not None else ": the output is empty"))
     return out
 
 

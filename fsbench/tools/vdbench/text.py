@@ -11,14 +11,14 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from fsbench.errors import ParseError
+from fsbench.tools.common import file_lines, open_text
 from fsbench.tools.vdbench.model import Record
 
 TOOL = "vdbench"
 COMPLETED = "Vdbench execution completed successfully"
-#: characters of a line read from a file; longer lines are junk, only their start is read
-MAX_LINE = 1 << 20
 
 _TAG = re.compile(r"<[^>]*>")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,3})?")
@@ -48,22 +48,16 @@ _RUNNING = re.compile(r"Starting slaves|Slaves connected|Starting slave:|All sla
 
 def read_lines(path: Path) -> Iterator[str]:
     """A file's lines, each with its line end (undecodable bytes replaced, an overlong line cut to
-    MAX_LINE characters); ParseError when it cannot be opened."""
-    try:
-        f = path.open(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ParseError(TOOL, str(path), f"cannot read the file: {exc.strerror or exc}") from exc
-    return _lines_of(f)
+    tools.common.MAX_LINE characters); ParseError when it cannot be opened (at once) or read."""
+    return _lines_of(open_text(TOOL, path), str(path))
 
 
-def _lines_of(f) -> Iterator[str]:
+def _lines_of(f: TextIO, source: str) -> Iterator[str]:
     with f:
-        while line := f.readline(MAX_LINE):
-            if len(line) == MAX_LINE and not line.endswith("\n"):
-                while (more := f.readline(MAX_LINE)) and not more.endswith("\n"):
-                    pass  # the rest of an overlong line
-                line += "\n" if more else ""
-            yield line
+        try:
+            yield from file_lines(f)
+        except OSError as exc:
+            raise ParseError(TOOL, source, f"cannot read the file: {exc.strerror or exc}") from None
 
 
 def complete_lines(lines: Iterable[str], warnings: list[str], source: str) -> Iterator[str]:
