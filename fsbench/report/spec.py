@@ -90,7 +90,10 @@ def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
                 one = len(row_keys(shown(main_stat(df), tool, {}), tool, {})) <= 1
                 out.append({"view": "chart", "workload": w, "param": swept[0], "per": "operation" if one else "target"})
         else:
-            out.append({"view": "table", "workload": w, "resources": True, "chart": True})
+            table = {"view": "table", "workload": w, "resources": True, "chart": True}
+            if getattr(tool, "columns", None):  # the tool's own table: juicefs bench's ITEM | VALUE | COST
+                table["columns"] = "metrics"
+            out.append(table)
         out += [{"view": v, "workload": w} for v in declared if v != "table"]
         # what collectors measured beside it (juicefs profile's totals, juicefs stats' means), in their columns
         beside = rv.summary[rv.summary["workload"] == w] if not rv.summary.empty else rv.summary

@@ -138,6 +138,14 @@ def test_default_views_follow_the_tools_and_the_sweep():
                    ("table", "meta", None, None), ("stats", "meta", None, None), ("best", "meta", None, None),
                    ("table", "meta", None, "juicefs-stats")]
     assert default_views(rv, ["meta"])[-1]["columns"] == "metrics"
+    # a tool with its own table's columns gets them by default: juicefs bench's ITEM | VALUE | COST
+    bench = [row(t, "jb", "juicefs-bench", "write_big_file", m, v) for t in "ab"
+             for m, v in (("bandwidth", 1e8), ("latency_mean", 0.01))]
+    rvb = run_view(bench, ["a", "b"], tools={"jb": "juicefs-bench"})
+    (table,) = [v for v in default_views(rvb, ["jb"]) if v["view"] == "table"]
+    assert table["columns"] == "metrics" and "columns" not in default_views(rv, ["meta"])[0]
+    built = build_view(rvb, table)
+    assert [h for h in built["tables"][0]["head"] if h in ("Value", "Cost")][:2] == ["Value", "Cost"]
 
 
 def test_a_default_chart_holds_every_target_when_each_has_one_line():
