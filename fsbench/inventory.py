@@ -20,10 +20,13 @@ The file format::
         remote_base: /scratch/fsb  # where per-case work directories go (default /tmp/fsbench-<user>)
 
 A password is never written in the file: `password:` is an error that says to use `password_env`.
+`key_file` and `known_hosts` take plain path characters only (no spaces, quotes or `$`, no leading
+`-`): multi-host mdtest hands them to ssh through Open MPI's plm_rsh_args, which splits at spaces.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +77,51 @@ def _env_name(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     return value
 
 
+def _ssh_path(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    text = s.string(value, path, lm, issues)
+    if text is None:
+        return None
+    problem = _ssh_path_problem(str(text))
+    if problem:
+        issues.append(lm.issue(path, f"{text!r} {problem}", _SSH_PATH_HINT))
+        return None
+    return text
+
+
+# Multi-host mdtest hands key_file and known_hosts to ssh through Open MPI's plm_rsh_args. Open MPI
+# 4.1 splits that value at every space with no regard for quotes (opal_argv_split), so a space makes
+# the rest of the path ssh options (-oProxyCommand= runs a command here); and it forwards the value
+# to each remote orted inside "..." on a shell line, where $ ` \ " would be expanded there. No
+# quoting survives both, so only plain path characters are taken.
+_SSH_PATH_CHARS = re.compile(r"[\w@%+=:,./~-]+\Z")
+_SSH_PATH_HINT = ("multi-host mdtest passes it to ssh through Open MPI's plm_rsh_args, which splits on "
+                  "spaces, ignores quotes and reaches a remote shell: make a symlink with a plain name "
+                  "(ln -s '/path/My Keys/id' ~/.ssh/lab_id) and give that")
+
+
+def _ssh_path_problem(text: str) -> str:
+    """Why a key_file/known_hosts path cannot go on ssh's command line through mpirun, or ''."""
+    if not text:
+        return "is empty"
+    if text.startswith("-"):
+        return "starts with '-', so ssh would read it as an option"
+    if not _SSH_PATH_CHARS.match(text):
+        odd = sorted({ch for ch in text if not _SSH_PATH_CHARS.match(ch)})
+        shown = " ".join("space" if ch == " " else repr(ch) for ch in odd)
+        return f"holds {shown}: a path may have letters, digits and _ @ % + = : , . / ~ - only"
+    return ""
+
+
+def _login_word(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+    # an address or a login goes on ssh's and mpirun's command lines as a word of its own
+    text = s.address(value, path, lm, issues)
+    if text is not None and str(text).startswith("-"):
+        issues.append(lm.issue(path, f"{text!r} starts with '-', so ssh would read it as an option",
+                               "give the host name or the login itself"))
+        return None
+    return text
+
+
 def _no_password(value: object, path: tuple, lm: LineMap, issues: list) -> object:
     issues.append(lm.issue(path, "passwords are not read from files",
                            "put it in an environment variable and name that variable with password_env"))
@@ -82,8 +130,8 @@ def _no_password(value: object, path: tuple, lm: LineMap, issues: list) -> objec
 
 # every default is None so that a host's own value can be told apart from a missing one
 SETTINGS = s.Struct({
-    "address": s.Key(s.address), "port": s.Key(_port), "user": s.Key(s.address),
-    "key_file": s.Key(s.string), "known_hosts": s.Key(s.string), "jump": s.Key(s.string),
+    "address": s.Key(_login_word), "port": s.Key(_port), "user": s.Key(_login_word),
+    "key_file": s.Key(_ssh_path), "known_hosts": s.Key(_ssh_path), "jump": s.Key(s.string),
     "groups": s.Key(s.list_of(s.string)), "slots": s.Key(s.integer(1)), "sudo": s.Key(s.boolean),
     "password_env": s.Key(_env_name), "remote_base": s.Key(s.string), "password": s.Key(_no_password),
 }, what="host settings")
@@ -111,6 +159,7 @@ def load_inventory(path: str | Path) -> dict[str, HostSpec]:
     hosts = {name: _spec(name, settings or {}, defaults, path.parent)
              for name, settings in (checked["hosts"] or {}).items()}
     _check_jumps(hosts, lm, issues)
+    _check_resolved_paths(hosts, lm, issues)
     if issues:
         raise ScenarioError(issues)
     return hosts
@@ -129,6 +178,23 @@ def _spec(name: str, own: dict, defaults: dict, base: Path) -> HostSpec:
     merged["sudo"] = bool(merged["sudo"])
     merged["address"] = merged["address"] or ""
     return HostSpec(name=name, **merged)
+
+
+def _check_resolved_paths(hosts: dict[str, HostSpec], lm: LineMap, issues: list[Issue]) -> None:
+    """A plain key path is fine on its own but may land in a folder with spaces (this file's, or ~)."""
+    reported: set[tuple] = set()
+    for name, spec in hosts.items():
+        for key in ("key_file", "known_hosts"):
+            value = getattr(spec, key)
+            if not value:
+                continue
+            resolved = os.path.expanduser(value)
+            problem = _ssh_path_problem(resolved)
+            where = ("hosts", name, key) if ("hosts", name, key) in lm.lines else ("defaults", key)
+            if problem and where not in reported:
+                reported.add(where)
+                issues.append(lm.issue(where, f"{key} of {name} resolves to {resolved!r}, which {problem}",
+                                       _SSH_PATH_HINT))
 
 
 def _check_jumps(hosts: dict[str, HostSpec], lm: LineMap, issues: list[Issue]) -> None:

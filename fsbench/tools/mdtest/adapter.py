@@ -10,6 +10,7 @@ end-to-end tests run the real mdtest under real mpirun, on one host and across S
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from pathlib import Path
 
@@ -186,13 +187,14 @@ class MdtestAdapter:
         return sh(_PROBE.format(binary=shlex.quote(str((options or {}).get("binary", "mdtest")))))
 
 
+_AGENT_WORD = re.compile(r"[\w@%+=:,./~\[\]-]+\Z")
+
+
 def ssh_agent_args(spec) -> str:
     """ssh options for Open MPI's launch agent, from the inventory: port, key, known_hosts, user; keys checked."""
-    import shlex
-
     args = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"]
     if spec is None:
-        return shlex.join(args)
+        return " ".join(args)
     if getattr(spec, "port", None):
         args += ["-p", str(spec.port)]
     if getattr(spec, "key_file", None):
@@ -201,7 +203,14 @@ def ssh_agent_args(spec) -> str:
         args += ["-o", f"UserKnownHostsFile={os.path.expanduser(spec.known_hosts)}"]
     if getattr(spec, "user", None):
         args += ["-l", spec.user]
-    return shlex.join(args)
+    # Open MPI splits plm_rsh_args at spaces, ignores quotes and forwards it to remote orteds in "..."
+    # on a shell line: the inventory takes plain paths only, and a ~ that expands here to a folder with
+    # odd characters must not turn into ssh options or remote shell code either
+    bad = [a for a in args if not _AGENT_WORD.match(a)]
+    if bad:
+        raise ValueError(f"{bad[0]!r} cannot go into Open MPI's plm_rsh_args (split at spaces, expanded by "
+                         "the remote shell): give a key_file/known_hosts path of plain characters (a symlink)")
+    return " ".join(args)
 
 
 PLUGIN = MdtestAdapter()
