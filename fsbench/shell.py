@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-import shlex
 
+from fsbench import shellquote
 from fsbench.secrets import is_secret_placeholder, placeholder_env
 
 #: run-time placeholders: ${target.path}, ${run.scratch}, ${service.port}, ${services.redis.port} ...
@@ -18,15 +18,21 @@ def render(template: str, values: dict[str, str], *, quote: bool = True) -> str:
     An unknown placeholder raises KeyError naming the known ones.
     """
 
+    # quoted for where each stands: a plain word, or inside '...' / "..." the command already has
+    contexts = shellquote.reference_contexts(template) if quote else {}
+
     def repl(m: re.Match) -> str:
         key = m.group(1)
         if key not in values:
             raise KeyError(f"unknown placeholder ${{{key}}}; known here: "
                            f"{', '.join('${' + k + '}' for k in sorted(values) if not k.startswith('secrets.'))}")
-        if quote and is_secret_placeholder(key):
+        if not quote:
+            return str(values[key])
+        where = contexts.get(m.start(), shellquote.PLAIN)
+        if is_secret_placeholder(key):
             # shell text gets a reference to the environment variable the secret travels in, never the value
-            return f'"${placeholder_env(key)}"'
-        return shlex.quote(str(values[key])) if quote else str(values[key])
+            return shellquote.env_reference(placeholder_env(key), where)
+        return shellquote.quote_for(str(values[key]), where)
 
     return PLACEHOLDER.sub(repl, template)
 

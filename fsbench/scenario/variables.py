@@ -4,24 +4,24 @@ A variable's value may use other variables (`${base}/q`, or a `by:` naming a sel
 resolved whatever their order, and a cycle is an error. In shell text (target setup and teardown,
 service and collector commands, a fuse mount: the keys the model marks `s.command`) a variable is
 data, never code: its value is shell-quoted unless it is made of safe characters only, and a list
-gives several words, each quoted. Run-time placeholders (`${target.path}`, `${secrets.NAME}`...) in
-a value are left for the run, which quotes them itself.
+gives several words, each quoted; inside quotes the command has ('...' or "...") it is escaped for
+those quotes, and in backquotes or a comment it is refused. Run-time placeholders (`${target.path}`,
+`${secrets.NAME}`...) in a value are left for the run, which quotes them itself.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 
+from fsbench import shellquote
 from fsbench.config.yamllines import MAX_CHARS, LineMap, YamlSyntaxError, load_yaml
 from fsbench.errors import Issue, ScenarioError
 from fsbench.shell import PLACEHOLDER
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-#: characters a shell word may hold unquoted (shlex's own set): ordinary values render unchanged
-_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+\Z")
+_ANY_REF = re.compile(r"\$\{[^{}$]*\}")
 _FAILED = object()  # a variable whose value could not be found (already reported)
 
 
@@ -161,27 +161,35 @@ def _as_text(value: object, name: str, path: tuple, lm: LineMap, issues: list[Is
     return "" if value is _FAILED else str(value)
 
 
-def shell_words(value: object) -> str:
+def shell_words(value: object, context: str = shellquote.PLAIN) -> str:
     """A variable's value as shell words: quoted where needed, a list as several words.
 
-    Run-time placeholders inside it stay as they are: the run puts them in quoted.
+    Inside quotes the command already has (context "'" or '"') the value is escaped for those quotes
+    instead, a list joined into one text. Run-time placeholders inside it stay as they are: the run
+    puts them in quoted for the place they end up in.
     """
     if isinstance(value, list):
-        return " ".join(shell_words(v) for v in value)
+        if context in (shellquote.SINGLE, shellquote.DOUBLE):
+            return shell_words(" ".join(_flat(value)), context)
+        return " ".join(shell_words(v, context) for v in value)
     text = str(value)
     if not text:
-        return "''"
+        return "''" if context not in (shellquote.SINGLE, shellquote.DOUBLE) else ""
     out, last = [], 0
     for m in PLACEHOLDER.finditer(text):
-        out.append(_quote(text[last:m.start()]))
+        out.append(_quote(text[last:m.start()], context))
         out.append(m.group(0))
         last = m.end()
-    out.append(_quote(text[last:]))
+    out.append(_quote(text[last:], context))
     return "".join(out)
 
 
-def _quote(text: str) -> str:
-    return text if not text or _SAFE.match(text) else shlex.quote(text)
+def _flat(value: list) -> list[str]:
+    return [w for v in value for w in (_flat(v) if isinstance(v, list) else [str(v)])]
+
+
+def _quote(text: str, context: str) -> str:
+    return text if not text else shellquote.quote_for(text, context)
 
 
 def substitute(data: object, values: dict[str, object], lm: LineMap,
@@ -208,6 +216,9 @@ def _sub(data: object, values: dict, lm: LineMap, path: tuple, issues: list, she
     if not isinstance(data, str) or "${" not in data:
         return data
     in_shell = shell(path)
+    contexts = shellquote.reference_contexts(data) if in_shell else {}
+    if in_shell:
+        _quote_context_issue(data, contexts, path, lm, issues)
     whole = _REF.fullmatch(data)
     if whole and whole.group(1) in values and not in_shell:
         value = values[whole.group(1)]
@@ -223,7 +234,7 @@ def _sub(data: object, values: dict, lm: LineMap, path: tuple, issues: list, she
                                    f"declare it under `variables:`; known: {', '.join(values) or '(none)'}"))
             return m.group(0)
         if in_shell:
-            return shell_words(values[name])
+            return shell_words(values[name], contexts.get(m.start(), shellquote.PLAIN))
         return _as_text(values[name], name, path, lm, issues)
 
     out = _REF.sub(repl, data)
@@ -231,6 +242,20 @@ def _sub(data: object, values: dict, lm: LineMap, path: tuple, issues: list, she
     if budget[0] < 0:
         raise _too_big(lm)
     return out
+
+
+def _quote_context_issue(text: str, contexts: dict[int, str], path: tuple, lm: LineMap,
+                         issues: list[Issue]) -> None:
+    """An error where shell text puts a reference in backquotes or a comment, where no quoting holds."""
+    bad = [(m.group(0), contexts[m.start()]) for m in _ANY_REF.finditer(text)
+           if contexts.get(m.start()) in (shellquote.BACKQUOTE, shellquote.COMMENT)]
+    if not bad:
+        return
+    shown = ", ".join(f"{ref} in {shellquote.NAMES[where]}" for ref, where in dict.fromkeys(bad))
+    issues.append(lm.issue(path, f"{shown}: fsbench cannot quote a value there (a line break ends a comment "
+                                 "and runs the rest; backquotes read the text twice)",
+                           "write ${var} without quotes: fsbench quotes it; use $( ) rather than backquotes "
+                           "and keep references out of comments"))
 
 
 def _cost(value: object) -> int:

@@ -14,7 +14,7 @@ from tests.paths import REPO
 PACKAGE = REPO / "fsbench"
 #: lowest first; a module belongs to the first layer with a matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.secrets",
+    ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.shellquote", "fsbench.secrets",
               "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
               "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor",
               "fsbench.hadoop")),
