@@ -102,12 +102,12 @@ def test_a_target_path_with_parameter_file_syntax_is_refused_for_vdbench():
 
 
 def test_journal_folders_stay_in_the_case_folder():
-    text = _issues(HEAD + "    options: {journal: /tmp/j}\n" + JOBS.replace("size: 4k", "size: 4k, journal: /tmp/j")
+    text = _issues(HEAD + "    options: {journal: /tmp/j}\n" + JOBS.replace("files: 4, size: 4k", "files: 4, size: 4k, journal: /tmp/j")
                    + "      rd1: {fwd: fwd1}\n")
     assert "s.yaml:7: workloads.v.options.journal: journal=/tmp/j: the general journal= takes" in text
     assert "s.yaml:9: workloads.v.jobs.fsd1.journal: journal=/tmp/j is a folder outside the case folder: " \
            "it is absolute" in text
-    shown = _show(HEAD + "    options: {journal: yes}\n" + JOBS.replace("size: 4k", "size: 4k, journal: jnl")
+    shown = _show(HEAD + "    options: {journal: yes}\n" + JOBS.replace("files: 4, size: 4k", "files: 4, size: 4k, journal: jnl")
                   + "      rd1: {fwd: fwd1}\n")
     assert "journal=/srv/bench/t/fsbench-<run-id>/t__v__r1/jnl," in shown and "| journal=yes" in shown
 
@@ -175,5 +175,5 @@ def test_across_hosts_fsbench_s_hd_lines_follow_the_general_parameters():
     hosts = {h: HostInfo(h, a) for h, a in (("a", "10.0.0.1"), ("b", "10.0.0.2"))}
     for inv in (PLUGIN.prepare(case, "/d", BuildContext(hosts)), PLUGIN.build(case, "/d", BuildContext(hosts))):
         lines = inv.files[PARMFILE].splitlines()
-        assert lines[1:5] == ["data_errors=1", "hd=default,vdbench=.,shell=ssh", "hd=a,system=10.0.0.1",
+        assert lines[1:5] == ["data_errors=1", "hd=default,vdbench=/opt/vdbench,shell=ssh", "hd=a,system=10.0.0.1",
                               "hd=b,system=10.0.0.2"] and inv.controller

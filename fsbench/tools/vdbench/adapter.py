@@ -14,7 +14,6 @@ launch are tested with a stand-in program, the parser with genuine public output
 
 from __future__ import annotations
 
-import posixpath
 import shlex
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from fsbench.shell import sh
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.vdbench import deploy as vdbench_deploy
-from fsbench.tools.vdbench import formatpass, parmfile
+from fsbench.tools.vdbench import formatpass, parmcheck, parmfile
 from fsbench.tools.vdbench.parse import parse_path
 
 TOOL = "vdbench"
@@ -52,8 +51,9 @@ class VdbenchAdapter:
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Definitions named fsd*/fwd*/rd*/sd*/wd*/hd*; an rd to run; fsbench owns anchors; nothing that would
-        change the parameter file's meaning; commands only with `allow_commands` (fsbench.tools.vdbench.parmfile)."""
-        out = parmfile.check(options, jobs, ctx)
+        change the parameter file's meaning; commands only with `allow_commands`; keys read as vdbench reads them
+        (fsbench.tools.vdbench.parmcheck)."""
+        out = parmcheck.check(options, jobs, ctx)
         if job_file_text:
             out.append(OptionIssue("", "vdbench parameter files are generated from `jobs`; job_file is for fio"))
         return out
@@ -105,7 +105,9 @@ class VdbenchAdapter:
         if ctx is not None and multi:
             user = next((getattr(h.spec, "user", None) for h in ctx.hosts.values() if h.spec is not None), None)
             login = f",user={user}" if user else ""
-            hd = [f"hd=default,vdbench={posixpath.dirname(binary) or '.'},shell=ssh{login}"]
+            # the vdbench folder on the hosts: where `fsbench deploy` puts it (vdbench refuses '.', no '/' in it)
+            home, _wrapper = vdbench_deploy.home_for(binary)
+            hd = [f"hd=default,vdbench={home},shell=ssh{login}"]
             hd += [f"hd={name},system={h.address}" for name, h in ctx.hosts.items()]
         text = parmfile.render(case.case_id, options, jobs, test_dir, note, hd)
         # the output folder is fetched back into raw/ whichever host ran vdbench

@@ -5,6 +5,7 @@ definition that says format=yes, restart or once, inside the run fsbench times a
 that is the first run definition, fsbench's prepare step runs the same fsd, fwd and hd definitions
 with that run definition alone and format=only, drops the caches, then runs the parameter file with
 format=no there: vdbench checks the structure it finds against its control file and uses it.
+Keys are looked up as vdbench reads them (`FORMAT`, `form` and `format` are one parameter).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ LAYOUT = {"yes", "restart", "once"}
 #: format= values whose format is the point of the run (or no layout at all)
 NOT_LAYOUT = {"no", "only", "clean", "dir", "directories", "limited", "complete"}
 #: run-definition loops that change the file structure: each loop formats its own, inside the run
-STRUCTURE_LOOPS = {"fordepth", "forwidth", "forfiles", "forsizes", "fortotal", "forwss", "depth", "width",
-                   "files", "sizes", "totalsize", "workingsetsize", "wss"}
+STRUCTURE_LOOPS = {"fordepth", "forwidth", "forfiles", "forsizes", "fortotalsize", "forwss", "depth", "width",
+                   "files", "sizes", "totalsize", "wss"}
 
 
 def layout_rd(options: dict, jobs: dict) -> str | None:
@@ -29,29 +30,33 @@ def layout_rd(options: dict, jobs: dict) -> str | None:
     read checks what this very run wrote, which a separate vdbench run would not know).
     """
     rds = [n for n in jobs if parmfile.kind_of(n) == "rd"]
-    if not rds or "fwd" not in jobs[rds[0]]:
+    if not rds or parmfile.lookup("rd", jobs[rds[0]], "fwd") is None:
         return None
     spec = jobs[rds[0]]
-    words = parmfile.words(spec.get("format", "no"))
-    if not words & LAYOUT or words & NOT_LAYOUT or STRUCTURE_LOOPS & set(spec):
+    words = parmfile.words(parmfile.lookup("rd", spec, "format", "no"))
+    if not words & LAYOUT or words & NOT_LAYOUT or STRUCTURE_LOOPS & {parmfile.keyword("rd", k) for k in spec}:
         return None
-    journaled = options.get("journal") not in (None, False, "no") or any("journal" in s for s in jobs.values())
-    if journaled or not parmfile.words(options.get("validate", "no")) <= {"no"}:
+    journaled = parmfile.lookup("general", options, "journal") not in (None, False, "no") or any(
+        parmfile.lookup(parmfile.kind_of(n) or "", s, "journal") is not None for n, s in jobs.items())
+    if journaled or not parmfile.words(parmfile.lookup("general", options, "validate", "no")) <= {"no"}:
         return None
     return rds[0]
 
 
 def prepare_parts(options: dict, jobs: dict, rd: str) -> tuple[dict, dict]:
     """Options and definitions of the format pass: the same fsd/fwd/hd, only `rd` formatting, no commands."""
-    words = parmfile.words(jobs[rd].get("format"))
+    words = parmfile.words(parmfile.lookup("rd", jobs[rd], "format"))
     fmt: object = ["restart", "only"] if "restart" in words else "only"
-    keep = {k: v for k, v in jobs[rd].items() if k in ("fwd", "interval")}
+    keep = {k: v for k, v in jobs[rd].items() if parmfile.keyword("rd", k) in ("fwd", "interval")}
     defs = {n: s for n, s in jobs.items() if parmfile.kind_of(n) != "rd"}
     defs[rd] = {**keep, "fwdrate": "max", "format": fmt}
-    general = {k: v for k, v in options.items() if not parmfile.runs_command(k, v)}
-    return general, {n: {k: v for k, v in s.items() if not parmfile.runs_command(k, v)} for n, s in defs.items()}
+    general = {k: v for k, v in options.items() if not parmfile.runs_command("general", k, v)}
+    return general, {n: {k: v for k, v in s.items() if not parmfile.runs_command(parmfile.kind_of(n) or "", k, v)}
+                     for n, s in defs.items()}
 
 
 def measured_jobs(jobs: dict, rd: str) -> dict:
     """The definitions of the measured run after a format pass: `rd` uses the files as they are (format=no)."""
-    return {n: ({**s, "format": "no"} if n == rd else s) for n, s in jobs.items()}
+    def measured(spec: dict) -> dict:
+        return dict(("format", "no") if parmfile.keyword("rd", k) == "format" else (k, v) for k, v in spec.items())
+    return {n: (measured(s) if n == rd else s) for n, s in jobs.items()}
