@@ -63,7 +63,8 @@ class FioAdapter:
         issues = self._check(options, "", ctx)
         for job, opts in jobs.items():
             issues += self._check(opts, f"{job}.", ctx)
-        if job_file_text is not None and not parse_jobfile(job_file_text, env={}).job_names():
+        source = ctx.get("job_file") or "job_file"
+        if job_file_text is not None and not parse_jobfile(job_file_text, source).job_names():
             issues.append(OptionIssue("", "the job file has no job section", "add a [jobname] section"))
         jf = self._jobfile(options, job_file_text, jobs, "job", ctx.get("job_file"))
         for origin, problem in jf.problems:

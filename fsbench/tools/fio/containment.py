@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fsbench.tools.fio.jobfile import JobFile, Origin, Section, canonical
+from fsbench.tools.fio.jobfile import JobFile, Origin, Section, canonical, merged, spellings
 
 #: engines that do their I/O on files (or nothing) inside the job's directory
 FILE_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "libaio", "posixaio", "solarisaio",
@@ -53,6 +54,8 @@ LOG_OPTIONS = {"write_iolog", "write_bw_log", "write_lat_log", "write_iops_log",
 PATH_OPTIONS = LOG_OPTIONS | {"filename", "directory", "filename_format", "opendir", "read_iolog", "iolog",
                               "replay_redirect", "mem", "donorname", "libblkio_path", "ioengine", "cgroup"} \
     | COMMAND_OPTIONS
+#: every option _problems looks at
+WATCHED = PATH_OPTIONS | set(HOST_OPTIONS) | set(RBD_OPTIONS) | {"ioengine"}
 _UNESCAPED_COLON = re.compile(r"(?<!\\):")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _VAR = re.compile(r"\$\{([^}]*)\}")
@@ -140,34 +143,38 @@ def find_escapes(jf: JobFile, targets: list[TargetPlace], *, allow_commands: boo
                               f"job name [{s.name}] would put fio's files ({s.name}.0.0) outside the case folder",
                               "name jobs without '/'"))
         for key, value in s.options.items():
+            if canonical(key) not in WATCHED:
+                continue  # most options: nothing to check, and a job file may hold tens of thousands
             for message, hint in _problems(key, value, where):
                 out.append(Escape(s.name, key, s.origins.get(key), message, hint))
-    for job, opts in jf.job_sections():
-        for key, message, hint in _device_engine_problems(opts, where):
-            section = _setter(jf, job, key)
+    if not where.destructive:
+        return out  # device engines are refused where they are set, above
+    setters: dict[str, Section] = {}  # option -> the last global section so far that sets it
+    seen = set(out)
+    for s in jf.sections:
+        if s.is_global:
+            setters.update((canonical(k), s) for k in s.options)
+            continue
+        for key, message, hint in _device_engine_problems(merged(_defaults(setters), s.options), where):
+            section = s if _spelling(s, key) in s.options else setters.get(key, s)
             escape = Escape(section.name, key, section.origins.get(_spelling(section, key)), message, hint)
-            if escape not in out:
+            if escape not in seen:
+                seen.add(escape)
                 out.append(escape)
     return out
 
 
-def _setter(jf: JobFile, job: Section, key: str) -> Section:
-    """The section that gave a job its option: the job itself, else the last global before it that sets it."""
-    found = job
-    for s in jf.sections:
-        if s is job:
-            break
-        if s.is_global and _spelling(s, key) in s.options:
-            found = s
-    return job if _spelling(job, key) in job.options else found
+def _defaults(setters: dict[str, Section]) -> dict[str, str | None]:
+    """The options a job gets from the global sections before it (each from the last that set it)."""
+    return {key: section.options[_spelling(section, key)] for key, section in setters.items()}
 
 
 def _spelling(section: Section, key: str) -> str:
     """How a section spells an option (an alias, or the option's own name)."""
-    return next((k for k in section.options if canonical(k) == key), key)
+    return next((k for k in spellings(key) if k in section.options), key)
 
 
-def _device_engine_problems(opts: dict[str, str | None], where: _Where) -> list[tuple[str, str, str]]:
+def _device_engine_problems(opts: Mapping[str, str | None], where: _Where) -> list[tuple[str, str, str]]:
     """A device engine addresses what its filename names: on a destructive target that is its own device only."""
     engine = opts.get("ioengine") or ""
     if engine_kind(engine) != "device" or not where.destructive:

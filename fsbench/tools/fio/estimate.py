@@ -1,17 +1,18 @@
 """How long a fio job file runs, for plans and case timeouts, from the options fio gives each job.
 
 A job lasts its start delay, then its ramp time, then either its runtime (`time_based`) or the time to
-move its bytes: `io_size` (alias io_limit) else `size` times `loops`, cut by `number_ios`; at an
-assumed bandwidth shared by the section's clones, unless `rate`/`rate_iops` hold each clone slower;
-plus `thinktime` between blocks; and never beyond `runtime` (alias timeout). Jobs run in parallel
-until a `stonewall` (or `wait_for`) starts the next group; a plan adds one second of start-up.
-`rate_min`/`rate_iops_min` do not make a job slower, but fio lets it run that slowly: the longest
-time (for timeouts) moves the bytes at that rate.
+move its bytes: `io_size` (alias io_limit) else `size` (or `filesize` times `nrfiles`) times `loops`,
+cut by `number_ios`; at an assumed bandwidth shared by the section's clones, unless `rate`/`rate_iops`
+hold each clone slower; plus `thinktime` between blocks; and never beyond `runtime` (alias timeout).
+Jobs run in parallel until a `stonewall` (or `wait_for`) starts the next group; a plan adds one second
+of start-up. `rate_min`/`rate_iops_min` do not make a job slower, but fio lets it run that slowly: the
+longest time (for timeouts) moves the bytes at that rate.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from fsbench.tools.fio.jobfile import JobFile
 from fsbench.units import parse_duration, parse_size
@@ -37,7 +38,7 @@ def job_file_seconds(jf: JobFile) -> tuple[float, float]:
     return (round(sum(g[0] for g in groups) + START_S, 1), round(sum(g[1] for g in groups) + START_S, 1))
 
 
-def job_seconds(opts: dict) -> tuple[float, float]:
+def job_seconds(opts: Mapping) -> tuple[float, float]:
     """(expected, longest) seconds of one job (all its numjobs clones) from its options."""
     delay = _seconds(opts.get("startdelay"), upper=True)
     ramp = _seconds(opts.get("ramp_time"))
@@ -56,7 +57,7 @@ def job_seconds(opts: dict) -> tuple[float, float]:
     return delay + ramp + moving, delay + ramp + slowest
 
 
-def io_bytes(opts: dict) -> float:
+def io_bytes(opts: Mapping) -> float:
     """Bytes one clone moves: io_size, else size x loops; number_ios blocks at most."""
     total = _size(opts.get("io_size"))
     if total is None:
@@ -67,18 +68,20 @@ def io_bytes(opts: dict) -> float:
     return total
 
 
-def file_bytes(opts: dict) -> float:
-    """A job's file size (size, else filesize's upper end, else a plan's 1 GiB)."""
-    for key in ("size", "filesize"):
+def file_bytes(opts: Mapping) -> float:
+    """Bytes of a job's files: size (which nrfiles share), else filesize's upper end for each of its
+    nrfiles (fio's size is then their sum: filesize=1g nrfiles=100 moves 100 GiB, checked), else a
+    plan's 1 GiB."""
+    for key, files in (("size", 1), ("filesize", max(1, _int(opts.get("nrfiles"), 1)))):
         value = opts.get(key)
         if value and not str(value).endswith("%"):
             got = _size(str(value).split("-")[-1].split(",")[-1])
             if got:
-                return got
+                return got * files
     return DEFAULT_SIZE
 
 
-def _read_share(opts: dict) -> float:
+def _read_share(opts: Mapping) -> float:
     """The share of bytes read: 1 for reads, 0 for writes, rwmixread (default 50%) for mixed."""
     rw = str(opts.get("rw") or "read").split(":")[0]
     if rw in _READS:
@@ -92,7 +95,7 @@ def _read_share(opts: dict) -> float:
     return 0.5
 
 
-def _limited(per_clone: float, reads: float, opts: dict, rate_key: str, iops_key: str) -> float:
+def _limited(per_clone: float, reads: float, opts: Mapping, rate_key: str, iops_key: str) -> float:
     """Seconds one clone needs at a `rate`-like limit (`read,write` values; one value is both)."""
     seconds = 0.0
     for share, index in ((reads, 0), (1 - reads, 1)):
@@ -114,7 +117,7 @@ def _per_direction(value: object, index: int, parse) -> float | None:
     return parse(part) if part.strip() else None
 
 
-def _think_seconds(per_clone: float, opts: dict) -> float:
+def _think_seconds(per_clone: float, opts: Mapping) -> float:
     """thinktime (µs unless it has a unit) after every thinktime_blocks blocks."""
     think = opts.get("thinktime")
     if not think:
@@ -125,7 +128,7 @@ def _think_seconds(per_clone: float, opts: dict) -> float:
     return blocks / max(1, _int(opts.get("thinktime_blocks"), 1)) * seconds
 
 
-def _block(opts: dict, index: int = 0) -> float:
+def _block(opts: Mapping, index: int = 0) -> float:
     """The block size of a direction (`bs=4k,64k` is read,write; a range counts its low end)."""
     value = opts.get("bs") or opts.get("bsrange") or "4k"
     parts = str(value).split(",")

@@ -4,6 +4,7 @@ one result per section, and the untimed passes that lay out what the measured ru
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 
 from fsbench.tools.fio.containment import RBD_ENGINE, RBD_OPTIONS, split_paths
 from fsbench.tools.fio.jobfile import JobFile, Section
@@ -24,13 +25,13 @@ CREATING_ENGINES = ("filecreate", "dircreate")
 WRITE_ONLY = ("write", "randwrite", "trimwrite")
 
 
-def job_reads(opts: dict) -> bool:
+def job_reads(opts: Mapping) -> bool:
     """Whether a job (its options as fio gives them) reads data it needs written first: fio's default rw is read."""
     return str(opts.get("rw") or "read").split(":")[0] not in ("write", "randwrite") \
         and opts.get("ioengine") not in NO_DATA_ENGINES
 
 
-def job_writes(opts: dict) -> bool:
+def job_writes(opts: Mapping) -> bool:
     """Whether a job makes its files from scratch (only writes, or creates them): it measures new files only
     where none are left from before, and its files are no business of a layout pass."""
     engine = opts.get("ioengine")
