@@ -3,13 +3,14 @@ bucket), its functional checks and its performance, in the tidy table."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
 from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
-from fsbench.tools.common import parse_stdout_then_both, unknown_options
+from fsbench.tools.common import leaves_folder, parse_stdout_then_both, unknown_options
 from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_lines, parse_path
 from fsbench.units import parse_size
 
@@ -21,7 +22,7 @@ OPTIONS = {
     "small_objects": "number of small objects",
     "skip_functional_tests": "true: performance only",
     "storage": "another store than the target's: JuiceFS's storage type (s3, file, ...); with bucket",
-    "bucket": "another store than the target's: its URL (or folder for file)",
+    "bucket": "another store than the target's: its URL (for file: a folder name, made in the case folder)",
     "access_key": "with storage/bucket: ${secrets.NAME}, a secret of the scenario holding the access key",
     "secret_key": "with storage/bucket: ${secrets.NAME}, a secret of the scenario holding the secret key",
     "binary": "the juicefs command (default: juicefs)",
@@ -40,7 +41,11 @@ class ObjbenchAdapter:
     name = TOOL
     bring_your_own = False
     accepts = ("directory", "url")
+    #: options whose ${secrets.NAME} this adapter fills itself (every other option is passed as written)
+    placeholder_options = ("access_key", "secret_key")
     metrics = {FUNCTIONAL: RESULT_UNIT, SUPPORTED: RESULT_UNIT}
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("bandwidth", "latency_mean", "rate")
     higher_is_better = (FUNCTIONAL, SUPPORTED)  # 1 pass, 0 not supported, -1 failed
     #: the order of its performance table (the functional checks are the `checks` view's)
     operations = ("upload_objects", "download_objects", "put_small_objects", "get_small_objects", "list_objects",
@@ -71,6 +76,7 @@ class ObjbenchAdapter:
                 issues.append(OptionIssue(key, f"{key} must be a whole number >= 1, got {v!r}"))
         if "skip_functional_tests" in options and not isinstance(options["skip_functional_tests"], bool):
             issues.append(OptionIssue("skip_functional_tests", "skip_functional_tests must be true or false"))
+        issues += _local_bucket_issues(options)
         if ("storage" in options) != ("bucket" in options):
             issues.append(OptionIssue("bucket" if "storage" in options else "storage",
                                       "storage and bucket go together (another store than the target's)"))
@@ -96,6 +102,8 @@ class ObjbenchAdapter:
         if "storage" in o:
             storage, bucket = str(o["storage"]), str(o["bucket"])
             env = {var: _secret(str(o[key]), ctx) for var, key in KEYS if key in o}
+            if storage in LOCAL_STORAGES:
+                bucket = _in_case_folder(storage, bucket, test_dir, ctx)
         else:
             store = getattr(ctx, "store", None)
             if store is None:
@@ -122,6 +130,36 @@ class ObjbenchAdapter:
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         return [str((options or {}).get("binary", "juicefs")), "version"]
+
+
+#: JuiceFS storages whose bucket is a path on the case's host (a folder, or sqlite3's database file):
+#: objbench writes, reads, chmods, chowns and deletes objects there, so it is a name in the case folder
+LOCAL_STORAGES = {"file": "folder", "sqlite3": "database file", "badger": "folder"}
+
+
+def _local_bucket_issues(options: dict) -> list[OptionIssue]:
+    """A local store's bucket: a relative name, put in the case folder (never /etc/ or another folder)."""
+    storage = str(options.get("storage", ""))
+    if storage not in LOCAL_STORAGES or "bucket" not in options:
+        return []
+    bucket = str(options["bucket"])
+    problem = leaves_folder(bucket.removeprefix("file://"))
+    if not problem:
+        return []
+    return [OptionIssue("bucket", f"bucket={bucket} is a {LOCAL_STORAGES[storage]} outside the case folder "
+                                  f"({problem}): juicefs objbench writes, changes and deletes objects there",
+                        "give a relative name (bucket: objects/): fsbench puts it in the case folder, which it "
+                        "removes after the case")]
+
+
+def _in_case_folder(storage: str, bucket: str, test_dir: str, ctx: BuildContext | None) -> str:
+    """A local store's bucket resolved in the case folder (validation refused any other)."""
+    name = bucket.removeprefix("file://")
+    if leaves_folder(name) or getattr(ctx, "address", "directory") != "directory":
+        raise FsbenchError(f"juicefs objbench: a {storage} bucket is a name in the case folder, and "
+                           f"{bucket!r} cannot be one here (the target has no case folder, or the name leaves it)")
+    path = posixpath.join(test_dir, name)
+    return path.rstrip("/") + "/" if LOCAL_STORAGES[storage] == "folder" else path
 
 
 def _key_issues(options: dict, ctx: dict) -> list[OptionIssue]:
