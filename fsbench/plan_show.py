@@ -7,6 +7,7 @@ import shlex
 
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
+from fsbench.secrets import redact
 from fsbench.targets.kinds import KINDS
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
@@ -48,7 +49,9 @@ def describe_case(sc: Scenario, case: Case) -> str:
     if case.drop_caches:
         lines.append("-- drop the page cache on every involved host (sync; echo 3 > /proc/sys/vm/drop_caches)")
     lines += _invocation("run (timed and monitored)", tool.build(case, folder, ctx))
-    return "\n".join(lines) + "\n"
+    # the scenario's secrets were remembered at load: a value given through a variable or --set, a
+    # URL's password or a ?password= parameter shows as **** here as in everything a run writes
+    return redact("\n".join(lines) + "\n")
 
 
 class _AsWritten(dict):

@@ -4,8 +4,9 @@ A scenario names its secrets (`secrets: {db: {env: FSB_DB_PASSWORD}}`) and uses 
 `${secrets.db}`. In shell commands the placeholder becomes a reference to an environment variable
 (`"$FSBENCH_SECRET_DB"`) that the transport passes beside the command, so the value is in no argv
 (locally: the process environment; over SSH: a 0600 file read and removed by the wrapper). Every
-text fsbench writes or prints goes through `redact`: known secret values and the password part of
-any URL (`mysql://user:****@host`) are masked. Files are masked in a stream, whatever their size;
+text fsbench writes or prints goes through `redact`: known secret values, the password part of
+any URL (`mysql://user:****@host`) and parameters named like secrets (`?password=****`,
+`sslpassword=****`, `--token=****`) are masked. Files are masked in a stream, whatever their size;
 binary files (the results' parquet) get known values overwritten in place with as many `*`.
 
 The set of known values is process-wide on purpose: masking must reach every path out, exception
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -34,6 +36,14 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 #: where a URL ends in text: white space or a quote
 _URL_END = re.compile(r"[\s'\"]")
 _URL_END_B = re.compile(rb"[\s'\"]")
+#: a parameter whose name ends like a secret's, and its value: `?password=...`, `&sslpassword=...`,
+#: `password=... host=...` (a key=value DSN), `--token=...`; the value ends at & ; white space or a quote.
+#: The pattern starts at the '=' and looks back for the name: scanning for '=' keeps a 100 MB log fast
+_PARAM_NAMES = ("password", "passwd", "pwd", "secret", "token", "secretkey", "secret_key", "secret-key", "apikey",
+                "api_key", "api-key", "accesstoken", "access_token", "access-token")
+_PARAM_TEXT = "=(?:" + "|".join(f"(?<=(?i:{re.escape(n)})=)" for n in _PARAM_NAMES) + r")([^&;\s'\"]+)"
+_PARAM = re.compile(_PARAM_TEXT)
+_PARAM_B = re.compile(_PARAM_TEXT.encode())
 _KNOWN: set[str] = set()
 _PATTERNS: dict[bool, tuple[frozenset, re.Pattern | None]] = {}  # bytes? -> (the values it matches, pattern)
 ENV_PREFIX = "FSBENCH_SECRET_"
@@ -57,13 +67,30 @@ class SecretRef:
             if value is None:
                 raise LookupError(f"secret {self.name}: the environment variable {self.env} is not set")
         else:
-            path = Path(self.file).expanduser()
-            try:
-                value = path.read_text().splitlines()[0] if path.read_text() else ""
-            except (OSError, IndexError) as exc:
-                raise LookupError(f"secret {self.name}: cannot read {path}: {exc}") from None
+            value = _first_line(self.name, Path(self.file).expanduser())
         remember(value)
         return value
+
+
+#: a secret is a line: its file is read this far at most (a device such as /dev/zero is refused)
+SECRET_FILE_BYTES = 64 * 2**10
+
+
+def _first_line(name: str, path: Path) -> str:
+    """The first line of a small regular file; LookupError saying why not."""
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise LookupError(f"secret {name}: {path} is not a regular file (a device, a pipe or a folder?): "
+                                  "put the secret on the first line of a file")
+            data = fh.read(SECRET_FILE_BYTES + 1)
+    except OSError as exc:
+        raise LookupError(f"secret {name}: cannot read {path}: {exc.strerror or exc}") from None
+    line, newline, _ = data.partition(b"\n")
+    if not newline and len(data) > SECRET_FILE_BYTES:
+        raise LookupError(f"secret {name}: the first line of {path} is longer than {SECRET_FILE_BYTES // 1024} KiB; "
+                          "a secret is one line")
+    return line.rstrip(b"\r").decode("utf-8", errors="replace")
 
 
 def env_name(secret: str) -> str:
@@ -147,6 +174,24 @@ def url_password_spans(text: Any) -> list[tuple[int, int, int]]:
     return out
 
 
+def secret_param_spans(text: Any) -> list[tuple[int, int]]:
+    """(start, end) of the value of every parameter named like a secret (`?password=`, `sslpassword=`).
+
+    A URL's query (`postgres://u@h/db?password=...`), a key=value DSN and a `--token=...` flag alike;
+    the shell's own `PWD=/path` and `OLDPWD=/path` are folders, not passwords.
+    """
+    binary = isinstance(text, bytes)
+    out = []
+    for m in (_PARAM_B if binary else _PARAM).finditer(text):
+        eq = m.start()
+        if text[eq - 3:eq] in (b"PWD", "PWD"):
+            before = text[max(eq - 6, 0):eq - 3]
+            if not before[-1:].isalpha() or before in (b"OLD", "OLD"):
+                continue
+        out.append(m.span(1))
+    return out
+
+
 def _has_scheme(text: Any, colon: int, binary: bool) -> bool:
     """Whether a scheme (a letter, then letters, digits, '+', '.', '-') ends at colon."""
     i = colon
@@ -174,7 +219,7 @@ def _known_pattern(binary: bool) -> re.Pattern | None:
 
 def _spans(text: Any, passwords: bool = True) -> list[tuple[int, int]]:
     """Merged (start, end) of what to mask in text: known values, and URL passwords if passwords."""
-    spans = [(s, e) for _, s, e in url_password_spans(text)] if passwords else []
+    spans = [(s, e) for _, s, e in url_password_spans(text)] + secret_param_spans(text) if passwords else []
     pattern = _known_pattern(isinstance(text, bytes))
     if pattern is not None:
         spans += [m.span() for m in pattern.finditer(text)]
@@ -202,7 +247,7 @@ def _masked(text: Any, spans: list[tuple[int, int]], same_length: bool = False) 
 
 def redact(text: str) -> str:
     """text with every known secret and every URL password masked."""
-    if not text or (not _KNOWN and "://" not in text):
+    if not text or (not _KNOWN and "://" not in text and "=" not in text):
         return text
     return _masked(text, _spans(text))
 

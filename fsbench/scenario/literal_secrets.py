@@ -2,7 +2,8 @@
 
 A key that names a secret (`secret_key`, `access_key`, `password`, `token`, also `fs.s3a.secret.key`)
 under a target or a service, with a literal value rather than `${secrets.NAME}`, and the password
-of any URL anywhere (a meta URL with `--set dbpw=...` in it), are remembered as secrets before
+of any URL anywhere (a meta URL with `--set dbpw=...` in it) or of a parameter named like a secret
+(`?password=...` in a postgres URL), are remembered as secrets before
 anything is written: scenario.yaml (its `variables:` included), cases.csv, the report and every
 message then show `****` in their place.
 """
@@ -10,7 +11,7 @@ message then show `****` in their place.
 from __future__ import annotations
 
 from fsbench.config.yamllines import LineMap
-from fsbench.secrets import is_secret_key, remember_written, url_password_spans
+from fsbench.secrets import is_secret_key, remember_written, secret_param_spans, url_password_spans
 
 
 def remember_literal_secrets(data: dict, lm: LineMap) -> list[str]:
@@ -19,7 +20,8 @@ def remember_literal_secrets(data: dict, lm: LineMap) -> list[str]:
     for path, text in _texts(data, ()):
         if path[:1] == ("variables",):
             continue  # the raw declarations: their values are checked where they are used
-        for _, start, end in url_password_spans(text):
+        spans = [(s, e) for _, s, e in url_password_spans(text)] + secret_param_spans(text)
+        for start, end in spans:
             if "${" not in text[start:end]:
                 remember_written(text[start:end])
         if path[:1] in (("targets",), ("services",)) and is_secret_key(path[-1]) and text and "${" not in text:

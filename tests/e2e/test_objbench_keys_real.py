@@ -37,7 +37,7 @@ def test_objbench_keys_travel_in_the_environment_only(tmp_path):
         workloads:
           ob:
             tool: juicefs-objbench
-            options: {{storage: file, bucket: {tmp_path}/bucket/, access_key: "${{secrets.ak}}",
+            options: {{storage: file, bucket: objects/, access_key: "${{secrets.ak}}",
                        secret_key: "${{secrets.sk}}", binary: {wrapper}, threads: 1, big_object_size: 4m,
                        small_objects: 5}}
         """)

@@ -8,6 +8,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from fsbench.config import schema as s
 from fsbench.secrets import remember, remember_written, split_url_password
@@ -86,6 +87,8 @@ class JuiceFSKind:
         # a password in the meta URL travels in META_PASSWORD (juicefs reads it there), never in argv
         meta, password = split_url_password(render(spec.meta, values, quote=False))
         bucket = render(spec.bucket, values, quote=False) if spec.bucket else posixpath.join(base, "bucket")
+        # keys in the bucket URL (https://AK:SK@host/b) would show in ps: they go to the environment
+        bucket, url_keys = bucket_keys(bucket)
         cache, log = posixpath.join(base, "cache"), posixpath.join(base, "juicefs.log")
         prepare = [["mkdir", "-p", path, cache]]
         if spec.storage == "file":
@@ -102,6 +105,9 @@ class JuiceFSKind:
             elif env_name:
                 env[var] = os.environ.get(env_name, "")
                 remember(env[var])
+            elif var in url_keys:
+                env[var] = url_keys[var]
+                remember_written(env[var])
         binary = spec.binary
         fmt = [binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",
                *spec.format_options, meta, spec.volume or volume_name(tname)]
@@ -112,6 +118,23 @@ class JuiceFSKind:
                         logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"],
                         client_args=("mount", path),  # `juicefs stats PATH` holds the path too
                         store=StoreAccess(spec.storage, bucket, {k: v for k, v in env.items() if k != "META_PASSWORD"}))
+
+
+def bucket_keys(url: str) -> tuple[str, dict[str, str]]:
+    """(the bucket URL without its user info, {ACCESS_KEY, SECRET_KEY} from it) for https://AK:SK@host/b.
+
+    JuiceFS 1.4 reads the keys from ACCESS_KEY and SECRET_KEY, and ignores a URL's user info (it
+    asks the cloud's instance metadata instead), so this also makes such a bucket work; %XX in the
+    keys is decoded, as in any URL. A URL without a password is left as it is.
+    """
+    plain, secret = split_url_password(url)
+    if not secret:
+        return url, {}
+    scheme_end = plain.find("://") + 3
+    at = plain.find("@", scheme_end)
+    access = unquote(plain[scheme_end:at]) if at >= 0 else ""
+    keys = {"SECRET_KEY": unquote(secret), **({"ACCESS_KEY": access} if access else {})}
+    return (plain[:scheme_end] + plain[at + 1:] if at >= 0 else plain), keys
 
 
 PLUGIN = JuiceFSKind()
