@@ -139,7 +139,10 @@ def _recover_dead_runs(transports: dict, listener: Listener) -> None:
 
 def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -> RunDir:
     if resume:
+        if not Path(resume).is_dir():
+            raise RunDirError(f"{resume}: no such run directory")
         rd = RunDir.open(Path(resume))
+        rd.check_cases()  # what it reads; results and hosts tables are written anew from raw/
         if rd.manifest.get("scenario_hash") != scenario_hash(sc.resolved):
             raise ScenarioError([Issue(str(path), None, "", f"this scenario (with these --set values) differs "
                                        f"from the one that made {resume}",
@@ -216,4 +219,6 @@ def open_run(path: str | Path) -> RunDir:
     p = Path(path)
     if not p.is_dir():
         raise RunDirError(f"{p}: no such run directory")
-    return RunDir.open(p)
+    rd = RunDir.open(p)
+    rd.check_files()  # a damaged table is named here, not met as a traceback deep in the report
+    return rd

@@ -26,9 +26,30 @@ def _fail(exc: FsbenchError) -> None:
     sys.exit(exc.exit_code)
 
 
+def _cannot_write(path: str, exc: OSError, option: str = "-o") -> None:
+    """A file the user asked for cannot be written there (exit 2: bad input, as a bad run directory)."""
+    where = exc.filename or path
+    click.echo(f"error: {path}: cannot write it ({where}: {exc.strerror or exc}): give a path you can write to "
+               f"with {option}", err=True)
+    sys.exit(2)
+
+
+def _os_error(exc: OSError, output: str | None) -> None:
+    """An OSError: writing the output the user named (-o), else reading or writing another file; exit 2."""
+    import os
+
+    name = str(exc.filename or "")
+    if output and name and os.path.abspath(output).startswith(os.path.abspath(name)):
+        _cannot_write(output, exc)
+    click.echo(f"error: {name or output}: {exc.strerror or exc}", err=True)
+    sys.exit(2)
+
+
 def _warn(warnings: list[str]) -> None:
+    from fsbench.secrets import redact
+
     for w in warnings:
-        click.echo(f"warning: {w}", err=True)
+        click.echo(redact(f"warning: {w}"), err=True)
 
 
 class _DeployCommand(click.Command):
@@ -90,8 +111,9 @@ def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> Non
 @click.option("--case", "only", metavar="NUMBER_OR_ID", multiple=True,
               help="With --show: only these cases, each a case number or a whole case id; repeatable.")
 def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool, only: tuple[str, ...]) -> None:
-    """Print every case, the hosts it runs on and an estimated duration."""
+    """Print every case, the hosts it runs on and an estimated duration (secrets masked)."""
     from fsbench.campaign import describe_plan
+    from fsbench.secrets import redact
 
     try:
         sc, cases = describe_plan(scenario, list(sets), inventory)
@@ -108,14 +130,14 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
         except CaseNotFound as exc:
             raise click.BadParameter(str(exc), param_hint="--case") from None
         for name in dict.fromkeys(c.target for c in chosen):
-            click.echo(describe_target(sc, name))
+            click.echo(redact(describe_target(sc, name)))
         for c in chosen:
-            click.echo(describe_case(sc, c))
+            click.echo(redact(describe_case(sc, c)))
     width = max((len(c.case_id) for c in cases), default=10)
     hw = max((len(",".join(c.hosts)) for c in cases), default=5)
     click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<{hw}} {'estimate':>9}")
-    for c in cases:
-        click.echo(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<{hw}} {c.estimate_s:>8.0f}s")
+    for c in cases:  # a case id holds the values of its sweep, which a --set may have given
+        click.echo(redact(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<{hw}} {c.estimate_s:>8.0f}s"))
     total = sum(c.estimate_s for c in cases)
     click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
                f"(baseline: {sc.baseline})")
@@ -211,6 +233,8 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
                                        baseline=baseline)
     except FsbenchError as exc:
         _fail(exc)
+    except OSError as exc:
+        _os_error(exc, output)
     click.echo(str(path))
     if markdown:
         click.echo(str(md))
@@ -255,7 +279,10 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
     html = (fmt or ("html" if output and output.lower().endswith((".html", ".htm")) else "md")) == "html"
     text = to_html(result) if html else to_markdown(result)
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _cannot_write(output, exc)
         click.echo(output)
         for run_name, counts in result.summary.items():
             click.echo(f"{run_name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n), err=True)
@@ -291,7 +318,10 @@ def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str |
             click.echo(str(out))
         else:
             rows, errors = ingest_files(tool, list(files))
-            write_rows(rows, output, sys.stdout)
+            try:
+                write_rows(rows, output, sys.stdout)
+            except OSError as exc:
+                _cannot_write(output or "stdout", exc)
     except FsbenchError as exc:
         _fail(exc)
     for err in errors:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import stat
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
@@ -26,12 +27,28 @@ def parser_for(tool: str) -> Callable[[Path], ParseResult]:
     return TOOLS.get(tool).parse_file
 
 
+def unreadable(tool: str, path: Path) -> ParseError | None:
+    """Why path is no tool output (a device, a pipe: reading /dev/zero never ends), or None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return ParseError(tool, str(path), f"cannot read it: {exc.strerror or exc}")
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return ParseError(tool, str(path), "not a regular file (a device, a pipe or a socket): give the tool's "
+                                       "output file or folder")
+
+
 def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseError]]:
     """Rows of every usable file (with a `source` column) and the errors of the others."""
     parse = parser_for(tool)
     rows: list[dict] = []
     errors: list[ParseError] = []
     for f in files:
+        refused = unreadable(tool, Path(f))
+        if refused is not None:
+            errors.append(refused)
+            continue
         try:
             result = parse(Path(f))
         except ParseError as exc:

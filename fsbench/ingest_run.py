@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from fsbench.errors import ParseError, RunDirError
-from fsbench.ingest import parser_for
+from fsbench.ingest import parser_for, unreadable
 from fsbench.store import STATUS_FAILED, STATUS_OK, RunDir, utc_now
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
@@ -29,6 +29,8 @@ def _workload_of(path: Path) -> str:
 def ingest_run_dir(tool: str, files: list[str], out: Path, target: str | None = None) -> tuple[Path, list[ParseError]]:
     """Write a run directory where each file is a case (its target: --target or the parent folder)."""
     parse = parser_for(tool)
+    if out.exists() and not out.is_dir():
+        raise RunDirError(f"{out} exists and is not a folder; choose a new folder for --run-dir")
     if out.exists() and any(out.iterdir()):
         raise RunDirError(f"{out} exists and is not empty; choose a new folder for --run-dir")
     plan = []
@@ -43,7 +45,11 @@ def ingest_run_dir(tool: str, files: list[str], out: Path, target: str | None = 
         workloads.setdefault(w, {"tool": tool, "description": f"ingested from existing {tool} output"})
     resolved = {"name": out.name, "description": f"{len(files)} existing {tool} outputs, ingested",
                 "targets": targets, "workloads": workloads}
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file on the way (/etc/passwd/x), no permission, a read-only file system
+        raise RunDirError(f"{out}: cannot create the run directory there ({exc.filename or out.parent}: "
+                          f"{exc.strerror or exc}); give a folder you can write to with --run-dir") from None
     rd = RunDir.create(out.parent, out.name, resolved)
     if rd.path != out:  # RunDir.create adds a time stamp; ingest writes exactly where asked
         rd.path.rename(out)
@@ -56,12 +62,16 @@ def ingest_run_dir(tool: str, files: list[str], out: Path, target: str | None = 
         seen[key] = seen.get(key, 0) + 1
         rep = seen[key]
         cid = f"{key}__r{rep}"
-        raw = rd.raw_dir(cid, "ingested")
-        (shutil.copytree if p.is_dir() else shutil.copyfile)(p, raw / p.name)  # raw copy first
         record = {"case_id": cid, "index": i, "target": t, "workload": w, "tool": tool, "repetition": rep,
                   "status": STATUS_OK, "reason": "", "started": utc_now(), "ended": utc_now(), "params": {},
                   "hosts": "", "warnings": ""}
+        refused = unreadable(tool, p)  # a device or a pipe would never end copying
+        if refused is None:
+            raw = rd.raw_dir(cid, "ingested")
+            (shutil.copytree if p.is_dir() else shutil.copyfile)(p, raw / p.name)  # raw copy first
         try:
+            if refused is not None:
+                raise refused
             result = parse(p)  # the user's path in messages; the raw copy is already kept
         except ParseError as exc:
             errors.append(exc)

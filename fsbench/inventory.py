@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.config import schema as s
+from fsbench.config.files import read_text_bounded
 from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.errors import Issue, ScenarioError
 
@@ -144,11 +145,11 @@ INVENTORY = s.Struct({
 def load_inventory(path: str | Path) -> dict[str, HostSpec]:
     """Read and check an inventory file; raises ScenarioError naming file:line and key path of every problem."""
     path = Path(path)
-    try:
-        text = path.read_text()
+    try:  # an inventory is a page of hosts: /dev/zero or a huge file is refused before it is read
+        text = read_text_bounded(path)
     except OSError as exc:
         raise ScenarioError([Issue(str(path), None, "", f"cannot read the inventory: {exc.strerror}",
-                                   "check the path")]) from None
+                                   "give the path of an inventory file (YAML)")]) from None
     data, lm = load_yaml(text, str(path))
     issues: list[Issue] = []
     checked = INVENTORY(data, (), lm, issues)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from fsbench.config.files import read_text_bounded
 from fsbench.errors import RunDirError
 from fsbench.secrets import redact, redact_data, redact_frame, redact_rows
 from fsbench.tidy import COLUMNS
@@ -229,13 +230,57 @@ class RunDir:
             raise RunDirError(f"{path}: not a run directory (no manifest.json); "
                               "give the folder `fsbench run` printed")
         try:
-            manifest = json.loads(mf.read_text())
-        except json.JSONDecodeError as exc:
-            raise RunDirError(f"{mf}: damaged manifest ({exc})") from None
+            manifest = json.loads(read_text_bounded(mf, MAX_TABLE_BYTES))
+        except OSError as exc:
+            raise RunDirError(f"{mf}: cannot read the manifest: {exc.strerror or exc}") from None
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise RunDirError(f"{mf}: damaged manifest, not JSON ({exc}); {_RESTORE}") from None
+        if not isinstance(manifest, dict):
+            raise RunDirError(f"{mf}: damaged manifest: a JSON {type(manifest).__name__}, where fsbench writes an "
+                              f"object; {_RESTORE}")
         version = manifest.get("schema_version")
         if version != SCHEMA_VERSION:
             raise RunDirError(f"{mf}: schema_version {version!r}; this fsbench reads {SCHEMA_VERSION}")
+        for key, kind in (("run_id", str), ("cases", dict)):
+            if not isinstance(manifest.get(key, {} if key == "cases" else None), kind):
+                raise RunDirError(f"{mf}: damaged manifest: {key!r} is {type(manifest.get(key)).__name__}, not "
+                                  f"{'text' if kind is str else 'an object'}; {_RESTORE}")
         return cls(path, manifest)
+
+    def check_cases(self) -> None:
+        """Refuse a cases.csv that is not what fsbench wrote (--resume reads it; the rest it writes anew)."""
+        _check_csv(self.path / "cases.csv", ("case_id", "target", "workload", "status"))
+
+    def check_files(self) -> None:
+        """Refuse a run directory whose tables are not what fsbench wrote, naming the file and what is wrong.
+
+        scenario.yaml must be a mapping, cases.csv and hosts.csv CSV in UTF-8 (cases.csv with its key
+        columns), results.parquet a Parquet file and results.csv CSV, both with the columns every reader needs. The
+        report, compare and --resume read them whole later; this keeps their errors plain.
+        """
+        scenario = self.path / "scenario.yaml"
+        if scenario.exists():
+            from fsbench.config.yamllines import load_data
+            from fsbench.errors import ScenarioError
+
+            try:
+                data = load_data(scenario)
+            except ScenarioError as exc:
+                raise RunDirError(f"{scenario}: damaged: {exc}; {_RESTORE}") from None
+            if not isinstance(data, dict):
+                raise RunDirError(f"{scenario}: damaged: a YAML {type(data).__name__}, where fsbench writes the "
+                                  f"resolved scenario (a mapping); {_RESTORE}")
+            for key in ("targets", "workloads"):
+                if not isinstance(data.get(key, {}), dict):
+                    raise RunDirError(f"{scenario}: damaged: {key} is a {type(data[key]).__name__}, not a mapping; "
+                                      f"{_RESTORE}")
+        self.check_cases()
+        _check_csv(self.path / "hosts.csv", ())
+        pq, csvf = self.path / "results.parquet", self.path / "results.csv"
+        if pq.exists():
+            _check_parquet(pq)
+        elif csvf.exists():
+            _check_csv(csvf, RESULT_KEYS)
 
     @property
     def run_id(self) -> str:
@@ -303,12 +348,61 @@ class RunDir:
             pass
 
 
+#: what to do about a run directory file that is not what fsbench wrote
+_RESTORE = ("restore the run directory from a copy, or rebuild its tables from the tools' outputs kept in "
+            "raw/ (fsbench ingest TOOL FILES --run-dir NEW)")
+#: the results columns every reader needs (a table from an older fsbench may lack the others)
+RESULT_KEYS = ("case_id", "target", "workload", "operation", "metric", "unit", "value")
+#: manifest.json is a page; a bigger one was not written by fsbench
+MAX_TABLE_BYTES = 64 * 2**20
+
+
+def _check_csv(path: Path, required: tuple[str, ...]) -> None:
+    """A CSV file fsbench wrote: UTF-8, well quoted, with the required columns (absent is fine)."""
+    if not path.exists():
+        return
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh, strict=True)
+            header = next(reader, [])
+            for _ in reader:  # read through: a broken quote or a bad byte further down counts too
+                pass
+    except UnicodeDecodeError as exc:
+        raise RunDirError(f"{path}: damaged: not UTF-8 text ({exc.reason}); {_RESTORE}") from None
+    except csv.Error as exc:
+        raise RunDirError(f"{path}: damaged: not CSV as fsbench writes it (line {reader.line_num}: {exc}); "
+                          f"{_RESTORE}") from None
+    except OSError as exc:
+        raise RunDirError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    missing = [c for c in required if c not in header] if header else []
+    if missing:
+        raise RunDirError(f"{path}: damaged: no column {', '.join(missing)} (it has {', '.join(header[:8])}"
+                          f"{'...' if len(header) > 8 else ''}); {_RESTORE}")
+
+
+def _check_parquet(path: Path) -> None:
+    """results.parquet: a Parquet file with the columns every reader needs."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.ParquetFile(path).schema_arrow.names
+    except OSError as exc:
+        raise RunDirError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    except Exception as exc:  # noqa: BLE001 - pyarrow's own errors (ArrowInvalid...) for a file that is no Parquet
+        raise RunDirError(f"{path}: damaged: not a Parquet file ({exc}); delete it to use results.csv, or "
+                          f"{_RESTORE}") from None
+    missing = [c for c in RESULT_KEYS if c not in names]
+    if missing:
+        raise RunDirError(f"{path}: damaged: no column {', '.join(missing)}; {_RESTORE}")
+
+
 def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
     """Results of a run directory merged with its cases (status and param_* columns)."""
     import pandas as pd
 
     p = Path(path)
     rd = RunDir.open(p)
+    rd.check_files()
     pq, csvf = rd.path / "results.parquet", rd.path / "results.csv"
     if pq.exists():
         results = pd.read_parquet(pq)
@@ -316,6 +410,8 @@ def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
         results = pd.read_csv(csvf, keep_default_na=False, na_values=[""])
     else:
         raise RunDirError(f"{p}: no results.csv yet (the run may still be going or was interrupted early)")
+    if not (rd.path / "cases.csv").exists():
+        raise RunDirError(f"{p}: no cases.csv yet (the run may still be going or was interrupted early)")
     cases = pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""])
     keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
     return results.merge(cases[keep], on="case_id", how="left")

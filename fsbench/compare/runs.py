@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,8 +66,9 @@ class RunData:
 
 
 def load_run(path: str | Path, label: str | None = None) -> RunData:
-    """Read a run directory (schema checked by RunDir.open)."""
+    """Read a run directory (schema and tables checked first: RunDirError naming a damaged file)."""
     rd = RunDir.open(Path(path))
+    rd.check_files()
     run = rd.path
     scenario = load_data(run / "scenario.yaml") if (run / "scenario.yaml").exists() else {}
     cases = _read_strings(run / "cases.csv")
@@ -82,7 +82,7 @@ def load_run(path: str | Path, label: str | None = None) -> RunData:
         results = pd.DataFrame(columns=["case_id", "repetition", "target", "workload", "operation", "metric",
                                         "unit", "stat", "host", "value"])
     return RunData.from_frames(label or rd.run_id, results, cases, workloads=(scenario or {}).get("workloads") or {},
-                               hosts=hosts, manifest=json.loads((run / "manifest.json").read_text()), path=run)
+                               hosts=hosts, manifest=rd.manifest, path=run)
 
 
 def _read_strings(path: Path) -> pd.DataFrame:
