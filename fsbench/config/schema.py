@@ -90,6 +90,10 @@ class _MappingOf:
                 issues.append(lm.issue(path + (name,), f"bad {self.what} name {name!r}",
                                        "use letters, digits, '-', '_' and '.', starting with a letter or digit"))
                 continue
+            if self.name_rule and len(name) > MAX_NAME:
+                issues.append(lm.issue(path + (name,), f"{self.what} name of {len(name)} characters; at most "
+                                                       f"{MAX_NAME}", _NAME_LENGTH_HINT))
+                continue
             out[name] = self.item(item, path + (name,), lm, issues)
         return out
 
@@ -202,6 +206,9 @@ def name(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         issues.append(lm.issue(path, f"bad name {value!r}",
                                "use letters, digits, '-', '_' and '.', starting with a letter or digit"))
         return None
+    if len(str(value)) > MAX_NAME:
+        issues.append(lm.issue(path, f"a name of {len(str(value))} characters; at most {MAX_NAME}", _NAME_LENGTH_HINT))
+        return None
     return value
 
 
@@ -305,6 +312,12 @@ def matches(pattern: str, what: str) -> Check:
 def anything(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """Left to a later, more specific check (tool options)."""
     return value
+
+
+#: names become folder names with more after them (a run directory adds -YYYYmmddTHHMMSS, a case id
+#: joins a target, a workload and sweep values): Linux allows 255 bytes per name
+MAX_NAME = 100
+_NAME_LENGTH_HINT = "names become folder names (a file system takes 255 bytes): shorten it"
 
 
 def _good_name(name: object) -> bool:

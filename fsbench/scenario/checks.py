@@ -201,6 +201,7 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
            # the names of the scenario's secrets (a tool's option may refer to one as ${secrets.NAME})
            "secrets": sorted(sc.secrets)}
     seen: set[tuple] = set()
+    out.extend(_runtime_in_options(w, tool, lm))
     # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
     for point in w.sweep.points() or [{}]:
         for oi in tool.check_options({**w.options, **point}, w.job_file_text, w.jobs, ctx):
@@ -209,6 +210,36 @@ def _tool_issues(sc: Scenario, w, lm: LineMap) -> list[Issue]:
             if key not in seen:
                 seen.add(key)
                 out.append(issue)
+    return out
+
+
+def _runtime_in_options(w, tool, lm: LineMap) -> list[Issue]:
+    """Run-time placeholders in a tool's options: fsbench passes options to the tool as written, so
+    `description: ${secrets.db}` reached fio literally and failed the case. A tool that fills some
+    itself names those options in `placeholder_options` (objbench's access_key: ${secrets.NAME})."""
+    own = set(getattr(tool, "placeholder_options", ()))
+    out: list[Issue] = []
+
+    def walk(value, where: tuple) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if str(k) not in own:
+                    walk(v, where + (str(k),))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(v, where + (i,))
+        elif isinstance(value, str) and (found := RUNTIME.search(value)):
+            name = found.group(0)
+            out.append(lm.issue(("workloads", w.name) + where,
+                                f"{name} is not filled in a tool's options: fsbench passes them to {w.tool} as written",
+                                "options take scenario variables (${name}, filled when the scenario is read); "
+                                "run-time values (${target.*}, ${run.*}, ${secrets.*}) are filled only in commands: "
+                                "setup, teardown, services, mounts and collectors"))
+
+    walk(w.options, ("options",))
+    walk(w.jobs, ("jobs",))
+    for axis in ("product", "zip"):
+        walk({k: v for k, v in getattr(w.sweep, axis).items() if k not in own}, ("sweep", axis))
     return out
 
 

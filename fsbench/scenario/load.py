@@ -163,12 +163,15 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     if checked is None:
         raise ScenarioError(issues)
     shape_ok = not issues
+    shape_paths = {i.path for i in issues}  # a value refused by its shape is not checked again as ''
     inv_path = Path(inventory) if inventory else (base_dir / checked["inventory"] if checked.get("inventory") else None)
     hosts_inventory = _inventory(inv_path, lm, issues) if inv_path else {}
     try:
         scenario = _build(checked, values, lm, base_dir, issues, hosts_inventory, inventory is not None)
         scenario.inventory_file = str(inv_path) if inv_path else ""
-        _cross_check(scenario, lm, issues)
+        cross: list[Issue] = []
+        _cross_check(scenario, lm, cross)
+        issues.extend(i for i in cross if i.path not in shape_paths)
         issues.extend(check_views(scenario, lm, raw.get("variables") if isinstance(raw.get("variables"), dict) else {}))
     except (TypeError, AttributeError, KeyError, ValueError):
         if shape_ok:  # only a half-valid scenario may trip the cross-checks

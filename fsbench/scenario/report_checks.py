@@ -37,12 +37,13 @@ def check_views(sc: Scenario, lm: LineMap, variables: dict | None = None) -> lis
             continue
         plugins = [side[tool_name] if tool_name in side else TOOLS.get(tool_name) if tool_name
                    else TOOLS.get(sc.workloads[n].tool) for n in names if tool_name or sc.workloads[n].tool in TOOLS]
-        vocabulary = set(METRIC_UNITS)
-        for p in plugins:
-            vocabulary |= set(getattr(p, "metrics", {}) or {})
+        vocabulary: set[str] = set()
+        for p in plugins:  # the view's own tools: nnbench's late_maps is no metric of a fio view
+            vocabulary |= set(getattr(p, "measures", None) or METRIC_UNITS) | set(getattr(p, "metrics", {}) or {})
         for k, metric in enumerate(view.get("metrics") or []):
             if metric not in vocabulary:
-                issues.append(lm.issue(path + ("metrics", k), f"unknown metric {metric!r}",
+                gives = ", ".join(dict.fromkeys(str(getattr(p, "name", p)) for p in plugins))
+                issues.append(lm.issue(path + ("metrics", k), f"{gives} gives no metric {metric!r}",
                                        _hint(str(metric), sorted(vocabulary))))
         if view.get("param"):
             issues += _param_issues(sc, lm, path, view, names, variables or {})

@@ -66,6 +66,8 @@ def unsafe_path_reason(path: str, home: str | None = None) -> str | None:
     if not path.startswith("/"):
         return "is not an absolute path"
     p = posixpath.normpath(path)
+    if p.startswith("//"):  # POSIX keeps a leading '//' (implementation-defined); Linux reads it as '/'
+        p = "/" + p.lstrip("/")
     if p in SYSTEM_ROOTS:
         return "is / or a top-level system folder"
     for tree in SYSTEM_TREES:

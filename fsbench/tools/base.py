@@ -109,8 +109,10 @@ class ToolAdapter(Protocol):
     `accepts` (target addresses it works on: directory, device, url), `metrics` (metric -> unit it adds
     to the tidy table's vocabulary), `operations` (their natural order, for tables), `primary_metrics`
     (what a report shows first, in order of preference), `packages` (package manager -> names),
-    `bring_your_own`. Optional methods: `provide(transport, controller, binary, deploy settings)` (its
-    own way onto a host), `prepare(case, dir, ctx)` (an untimed step before a case), `reads(...)`,
+    `bring_your_own`; optionally `measures` (the vocabulary's metrics its rows carry: a report view of
+    its workloads may name only those and its `metrics`; without it, any). Optional methods:
+    `provide(transport, controller, binary, deploy settings)` (its own way onto a host),
+    `prepare(case, dir, ctx)` (an untimed step before a case), `reads(...)`,
     `writes(...)` (a dataset's folder is emptied before such a case), `layout_bytes(...)` and
     `prepare_bytes(...)` (for plans, preflight's space check and datasets).
     """

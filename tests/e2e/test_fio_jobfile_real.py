@@ -87,3 +87,19 @@ def test_every_engine_of_this_fio_is_classified(fio):
     kinds = {e: engine_kind(e) for e in engines}
     assert "unknown" not in kinds.values(), kinds
     assert kinds["gfapi"] == kinds["gfapi_async"] == "remote" and kinds["sg"] == "device" and kinds["exec"] == "code"
+
+
+def test_fio_cuts_a_path_at_hash_and_semicolon_as_fsbench_says(tmp_path):
+    """The premise of refusing '#' and ';' in target paths: real fio writes into the folder before them."""
+    from fsbench.tools.fio.jobfile import value_change
+
+    for char in "#;":
+        base = tmp_path / f"c{ord(char)}"
+        (base / f"victim{char}t").mkdir(parents=True)
+        (base / "victim").mkdir()
+        job = base / "job.fio"
+        job.write_text(f"[w]\ndirectory={base}/victim{char}t\nrw=write\nsize=64k\nfilename=data\n")
+        subprocess.run(["fio", "--output-format=json", str(job)], check=True, capture_output=True, cwd=base)
+        assert f"would read {str(base / 'victim')!r}" in value_change(f"{base}/victim{char}t")
+        assert (base / "victim" / "data").stat().st_size == 64 * 1024  # outside the folder named
+        assert not (base / f"victim{char}t" / "data").exists()

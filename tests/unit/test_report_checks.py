@@ -59,10 +59,19 @@ def test_misspelled_metrics_and_tools_are_named_with_a_suggestion():
         - {view: table, workload: w, metrics: [bandwith, iops]}
         - {view: table, workload: w, tool: juicefs-profil}
         """)
-    assert got[0].startswith("19 report.views[0].metrics[0]: unknown metric 'bandwith' | did you mean 'bandwidth'?")
+    assert got[0].startswith("19 report.views[0].metrics[0]: fio gives no metric 'bandwith' | did you mean 'bandwidth'?")
     assert got[1].startswith("20 report.views[1].tool: unknown tool 'juicefs-profil' | did you mean "
                              "'juicefs-profile'?")
     assert len(got) == 2
+
+
+def test_a_metric_is_checked_against_the_views_own_tool():
+    got = issues("""\
+        - {view: by_value, workload: w, param: numjobs, metrics: [late_maps, exec_time_mean, iops]}
+        """)
+    assert [g.split(" | ")[0] for g in got] == ["19 report.views[0].metrics[0]: fio gives no metric 'late_maps'",
+                                                "19 report.views[0].metrics[1]: fio gives no metric 'exec_time_mean'"]
+    assert "late_maps" not in got[0].split(" | ")[1]  # the hint lists fio's own metrics
 
 
 def test_a_parameter_must_be_swept_and_a_value_one_it_takes():

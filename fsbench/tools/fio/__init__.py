@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from fsbench.errors import ParseError
+from fsbench.shell import PLACEHOLDER
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import path_lines
 from fsbench.tools.fio import parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
-from fsbench.tools.fio.jobfile import JobFile, Origin, canonical, parse_jobfile
+from fsbench.tools.fio.jobfile import COMMENT_CHARS, JobFile, Origin, canonical, parse_jobfile, value_change
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
 from fsbench.units import parse_duration, parse_size
 
@@ -51,6 +52,10 @@ class FioAdapter:
     #: where a case that reads gets what it reads written first: files in a folder, or the image's extent
     prepares = ("directory", RBD_KIND)
     metrics: dict[str, str] = {}  # only the tidy table's own vocabulary
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("bandwidth", "iops", "file_rate", "io_bytes", "ops", "runtime", "clat_mean", "clat_min",
+                "clat_max", "clat_stddev", "clat_p50", "clat_p90", "clat_p95", "clat_p99", "clat_p99.9",
+                "lat_mean", "slat_mean", "rate")
     operations = ("read", "write", "trim")
     primary_metrics = ("bandwidth", "iops", "clat_mean", "clat_p99")
     #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
@@ -72,6 +77,7 @@ class FioAdapter:
         settings = ctx.get("settings") or {}
         targets = [TargetPlace(t[0], t[1], t[2], t[3], _rbd_values(t[3], settings.get(t[0])))
                    for t in ctx.get("targets", [])]
+        issues += _written_value_issues(targets)
         for e in find_escapes(jf, targets, allow_commands=bool(ctx.get("allow_commands"))):
             if e.option in RESERVED and (e.origin is None or e.origin.line is None):
                 continue  # already refused above as an option fsbench owns
@@ -91,6 +97,9 @@ class FioAdapter:
                                        "for one fio value with separators, write it as text, e.g. '4k/50:64k/50'"))
             elif key in RESERVED:
                 out.append(OptionIssue(path, f"{key!r} cannot be set here: {RESERVED[key]}"))
+            elif isinstance(value, str) and any(c in value for c in COMMENT_CHARS):
+                out.append(OptionIssue(path, f"{key}={value!r} {value_change(value)}",
+                                       "write the value without '#' and ';': a job file has no way to escape them"))
             elif key not in known_options():
                 close = difflib.get_close_matches(key, known_options(), n=3)
                 out.append(OptionIssue(path, f"unknown fio option {key!r}",
@@ -180,7 +189,8 @@ class FioAdapter:
         """On a device target every job addresses the device (test_dir), unless it names a file itself."""
         if ctx is None or ctx.address != "device":
             return case
-        return dataclasses.replace(case, options={"filename": test_dir, **case.options})
+        # fio splits filename lists on ':' (a by-path device name has several); `\:` keeps one
+        return dataclasses.replace(case, options={"filename": test_dir.replace(":", "\\:"), **case.options})
 
     def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
         """fio with its JSON going to its own file; across hosts, fio's own client/server mode.
@@ -263,6 +273,27 @@ class FioAdapter:
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`fio --version` prints e.g. fio-3.33."""
         return ["fio", "--version"]
+
+
+def _written_value_issues(targets: list[TargetPlace]) -> list[OptionIssue]:
+    """Target values fsbench writes into the job file (a path; an image's pool, name and user) that fio
+    would not read as written: cut at '#' or ';', or filled from the environment (checked with real fio:
+    `directory=/x#t/...` writes into /x)."""
+    out = []
+    for t in targets:
+        if t.kind == RBD_KIND:
+            setting = {"pool": "pool", "rbdname": "image", "clientname": "user"}
+            values, where = [(setting[k], v) for k, v in t.rbd or ()], "on the target's image"
+        else:
+            values, where = [("path", t.path)], "in the target's folder"
+        for what, value in values:  # fsbench's own ${run.id}, ${target.name} are filled before fio reads them
+            change = value_change(PLACEHOLDER.sub("x", value))
+            if change:
+                out.append(OptionIssue("", f"target {t.name}'s {what} {value!r} {change}, so fio's jobs would not "
+                                           f"run {where}",
+                                       f"give the target a {what} without '#', ';', '${{' or fio's words $ncpus, "
+                                       "$pagesize and $mb_memory (a job file has no way to escape them)"))
+    return out
 
 
 def _rbd_values(kind: str, settings: object) -> tuple[tuple[str, str], ...] | None:

@@ -41,6 +41,8 @@ class JuiceFSBenchAdapter:
     bring_your_own = False
     accepts = ("directory",)
     metrics: dict[str, str] = {}
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("bandwidth", "cpu_usage", "latency_mean", "memory_peak", "ops", "rate", "runtime")
     #: the order of juicefs bench's own table (seed 000 shows the first seven)
     # (put/get/delete object and the `total` resources line are its internals: "All measurements")
     operations = ("write_big_file", "read_big_file", "write_small_file", "read_small_file", "stat_file",

@@ -55,6 +55,8 @@ class MdtestAdapter:
     bring_your_own = False
     accepts = ("directory",)
     metrics: dict[str, str] = {}
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("rate", "time", "bandwidth")
     #: mdtest's own SUMMARY order
     operations = ("directory_creation", "directory_stat", "directory_rename", "directory_removal", "file_creation",
                   "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal")

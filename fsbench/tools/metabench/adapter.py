@@ -53,6 +53,9 @@ class MetabenchAdapter:
     bring_your_own = False
     accepts = ("directory",)
     metrics: dict[str, str] = {}  # latency_* and rate are the tidy table's own
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("ops", "rate", "latency_mean", "latency_min", "latency_max", "latency_stddev", "latency_p50",
+                "latency_p90", "latency_p99", "latency_p99.9")
     #: seed 000's order with seed 002's four in between, so either mode reads in its own order
     operations = (*CALLS[:CALLS.index("rename")], "create_write", "open_read", "rename", "delete",
                   *CALLS[CALLS.index("rename") + 1:])

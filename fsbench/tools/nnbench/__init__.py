@@ -71,6 +71,8 @@ class NNBenchAdapter:
     bring_your_own = False
     accepts = ("url",)
     metrics = dict(METRICS)
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("exceptions", "exec_time_mean", "late_maps", "latency_mean", "ops", "rate")
     operations = OPERATIONS
     primary_metrics = ("rate", "latency_mean")
     #: its workloads sweep `maps`: the report's default for one swept parameter (by_value, chart) fits

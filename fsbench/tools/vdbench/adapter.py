@@ -36,6 +36,8 @@ class VdbenchAdapter:
     bring_your_own = True
     accepts = ("directory", "device")
     metrics: dict[str, str] = {}
+    #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
+    measures = ("bandwidth", "cpu_usage", "latency_mean", "rate")
     operations = ("all", "read", "write", "mkdir", "rmdir", "create", "open", "close", "delete", "getattr",
                   "setattr", "access", "copy", "move")
     primary_metrics = ("rate", "bandwidth", "latency_mean")
