@@ -63,15 +63,26 @@ _CLOSE = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToke
 def _check_depth(text: str, file: str) -> None:
     """Refuse deep nesting before composing: libyaml's composer recurses and crashes the process on it."""
     depth = 0
-    for token in yaml.scan(text, Loader=_Loader):
-        if isinstance(token, _OPEN):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ScenarioError([Issue(file, token.start_mark.line + 1, "",
-                                           f"the YAML is nested more than {MAX_DEPTH} levels deep",
-                                           "a scenario needs a few levels of nesting, not hundreds")])
-        elif isinstance(token, _CLOSE):
-            depth -= 1
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            if isinstance(token, _OPEN):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(file, token.start_mark.line + 1)
+            elif isinstance(token, _CLOSE):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        # the libyaml in PyYAML 6.0.4's wheels has a nesting limit of its own, met while its scanner
+        # looks ahead, before the token that goes past MAX_DEPTH comes out: the same error, said once
+        if "nesting depth" not in str(exc):
+            raise
+        mark = getattr(exc, "problem_mark", None)
+        raise _too_deep(file, mark.line + 1 if mark else None) from None
+
+
+def _too_deep(file: str, line: int | None) -> ScenarioError:
+    return ScenarioError([Issue(file, line, "", f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                                "a scenario needs a few levels of nesting, not hundreds")])
 
 
 class _TooBig(Exception):
