@@ -140,7 +140,7 @@ def _recover_dead_runs(transports: dict, listener: Listener) -> None:
 def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -> RunDir:
     if resume:
         if not Path(resume).is_dir():
-            raise RunDirError(f"{resume}: no such run directory")
+            raise RunDirError(f"{resume}: no such run directory; give the folder `fsbench run` printed")
         rd = RunDir.open(Path(resume))
         rd.check_cases()  # what it reads; results and hosts tables are written anew from raw/
         if rd.manifest.get("scenario_hash") != scenario_hash(sc.resolved):
@@ -218,7 +218,7 @@ def open_run(path: str | Path) -> RunDir:
     """An existing run directory (raises RunDirError with what to do)."""
     p = Path(path)
     if not p.is_dir():
-        raise RunDirError(f"{p}: no such run directory")
+        raise RunDirError(f"{p}: no such run directory; give the folder `fsbench run` printed")
     rd = RunDir.open(p)
     rd.check_files()  # a damaged table is named here, not met as a traceback deep in the report
     return rd

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -36,8 +37,6 @@ def _cannot_write(path: str, exc: OSError, option: str = "-o") -> None:
 
 def _os_error(exc: OSError, output: str | None) -> None:
     """An OSError: writing the output the user named (-o), else reading or writing another file; exit 2."""
-    import os
-
     name = str(exc.filename or "")
     if output and name and os.path.abspath(output).startswith(os.path.abspath(name)):
         _cannot_write(output, exc)
@@ -130,9 +129,9 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
         except CaseNotFound as exc:
             raise click.BadParameter(str(exc), param_hint="--case") from None
         for name in dict.fromkeys(c.target for c in chosen):
-            click.echo(redact(describe_target(sc, name)))
+            click.echo(describe_target(sc, name))  # both mask secrets
         for c in chosen:
-            click.echo(redact(describe_case(sc, c)))
+            click.echo(describe_case(sc, c))
     width = max((len(c.case_id) for c in cases), default=10)
     hw = max((len(",".join(c.hosts)) for c in cases), default=5)
     click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<{hw}} {'estimate':>9}")

@@ -6,6 +6,7 @@ import posixpath
 import shlex
 
 from fsbench.scenario.model import Scenario
+from fsbench.secrets import redact
 from fsbench.shell import render
 from fsbench.targets.kinds import KINDS
 
@@ -45,7 +46,7 @@ def describe_target(sc: Scenario, name: str) -> str:
     if plan is not None:
         lines += _block(f"{kind.name}: unmount", [shlex.join(a) for a in plan.unmount + plan.after])
     lines += _block("teardown", [render(c, values) for c in t.teardown])
-    return "\n".join(lines) + "\n"
+    return redact("\n".join(lines) + "\n")  # secrets masked as in everything a run writes
 
 
 def _block(title: str, commands: list[str]) -> list[str]:
