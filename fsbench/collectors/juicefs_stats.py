@@ -24,13 +24,12 @@ from collections.abc import Iterable
 
 from fsbench.collectors.base import Collected
 from fsbench.tidy import measurement
-from fsbench.tools.common import split_lines
+from fsbench.tools.common import ANSI, split_lines
 
 TOOL = "juicefs-stats"
 _SUFFIX = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50}
 _VALUE = re.compile(r"^(-?\d+(?:\.\d+)?)([KMGTP]?)(%?)$")
 _GROUP = re.compile(r"-*([A-Za-z]+)-*")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 #: samples kept for the series (an hour at the default 1 s interval); a longer output's series keeps every
 #: 2nd, 4th... sample, its rows still use them all
 MAX_SAMPLES = 3600
@@ -118,7 +117,7 @@ def parse_stats(text: str | Iterable[str], host: str, name: str, interval: float
     first: str | None = None
     previous: str | None = None
     for raw in lines:
-        line = _ANSI.sub("", raw).rstrip()
+        line = ANSI.sub("", raw).rstrip()
         if first is None:
             first = line
         if previous is not None:

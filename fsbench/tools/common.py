@@ -6,6 +6,7 @@ run of days) costs memory for what it holds, not for its text.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
@@ -63,6 +64,21 @@ def split_lines(lines: Iterable[str]) -> Iterator[str]:
     (also at \\v, \\f, \\x1c-\\x1e, \\x85, U+2028, U+2029), without their line ends."""
     for line in lines:
         yield from line.splitlines()
+
+
+#: a terminal escape sequence (colours, cursor moves) that juicefs prints in its tables and progress bars
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def text_lines(lines: Iterable[str], first: FirstText) -> Iterator[tuple[str, str]]:
+    """(raw line, its text without escape sequences and outer blanks) for every line that is not blank,
+    each also shown to `first`: the loop juicefs's table outputs are read in."""
+    for raw in split_lines(lines):
+        plain = ANSI.sub("", raw)
+        line = plain.strip()
+        if line:
+            first.see(plain)
+            yield raw, line
 
 
 class FirstText:

@@ -32,13 +32,12 @@ from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import WARNINGS, ParseResult, measurement, snake, vet
-from fsbench.tools.common import FirstText, parse_file_with, split_lines
+from fsbench.tools.common import FirstText, parse_file_with, text_lines
 from fsbench.units import parse_size
 
 TOOL = "juicefs-bench"
 _N = r"-?\d+(?:\.\d+)?"
 _SIZE = r"\d+(?:\.\d+)?\s*[KMGTP]?i?B"
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 #: juicefs bench's colours of a cell: the SGR code before its number (1;32m green, 1;33m yellow, 1;31m red)
 _COLOUR = re.compile(r"\x1b\[(?:\d;)?3([123])m")
 VERDICTS = {"2": "good", "3": "fair", "1": "poor"}
@@ -76,15 +75,11 @@ def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
     """Parse one `juicefs bench` output read line by line (split as str.splitlines() splits a text)."""
     state = _State()
     first = FirstText()
-    for raw in split_lines(lines):
-        plain = _ANSI.sub("", raw)
-        line = plain.strip()
-        if line:
-            first.see(plain)
-            try:
-                state.feed(line, raw)
-            except (ValueError, OverflowError) as exc:
-                state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
+    for raw, line in text_lines(lines, first):
+        try:
+            state.feed(line, raw)
+        except (ValueError, OverflowError) as exc:
+            state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
     out = vet(state.finish())
     if not out.rows:
         raise ParseError(TOOL, source, _no_result_reason(first.line(), state.progress))

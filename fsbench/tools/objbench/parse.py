@@ -21,7 +21,7 @@ from pathlib import Path
 
 from fsbench.errors import ParseError
 from fsbench.tidy import OUTCOME_UNIT, ParseResult, measurement, snake, vet
-from fsbench.tools.common import FirstText, parse_file_with, split_lines
+from fsbench.tools.common import FirstText, parse_file_with, text_lines
 from fsbench.units import parse_size
 
 TOOL = "juicefs-objbench"
@@ -29,7 +29,6 @@ FUNCTIONAL = "functional"
 #: a performance item's outcome where the store cannot do it (0: not supported)
 SUPPORTED = "supported"
 RESULT_UNIT = OUTCOME_UNIT
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _N = r"\d+(?:\.\d+)?"
 _VALUE = re.compile(rf"^({_N})\s*(?:([KMGTP]i?B)/s|(objects/s))$")
 _COST = re.compile(rf"^({_N})\s*(s|ms|us|µs)/\s*(?:(\d+)\s*)?objects?$")
@@ -53,11 +52,7 @@ def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
     out = ParseResult(meta={"functional": 0, "performance": 0})
     table = ""  # CATEGORY (the functional checks) or ITEM (performance), from the last header row
     first = FirstText()
-    for raw in split_lines(lines):
-        plain = _ANSI.sub("", raw)
-        line = plain.strip()
-        if line:
-            first.see(plain)
+    for _raw, line in text_lines(lines, first):
         if line.startswith("Benchmark finished!"):
             for key, value in _PARAM.findall(line):
                 out.meta[key] = parse_size(value) if not value.isdigit() else float(value)
