@@ -26,3 +26,27 @@ def test_a_thresholds_limits_say_which_way_is_better():
     # equal limits: the vocabulary decides (bandwidth is better big)
     flat = Threshold("*", "*", "bandwidth", good=100, poor=100)
     assert [flat.verdict(v) for v in (150, 50)] == ["good", "poor"]
+
+
+def test_every_metric_a_parser_gives_is_one_its_tool_declares():
+    """`measures` is written by hand beside each parser; the golden files (every output the parsers read)
+    keep the two together, so a report view is never refused for a metric the tool does give."""
+    import csv
+
+    from fsbench.tools import TOOLS
+    from tests.paths import GOLDEN
+
+    seen: dict[str, set[str]] = {}
+    for path in GOLDEN.glob("*/*.csv"):
+        with path.open(newline="") as fh:
+            for row in csv.DictReader(fh):
+                seen.setdefault(row["tool"], set()).add(row["metric"])
+    checked = 0
+    for tool, metrics in seen.items():
+        if tool not in TOOLS.names():
+            continue  # io500 rows, collectors
+        plugin = TOOLS.get(tool)
+        declared = set(plugin.measures) | set(plugin.metrics)
+        assert metrics <= declared, (tool, sorted(metrics - declared))
+        checked += 1
+    assert checked >= 7
