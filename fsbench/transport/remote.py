@@ -42,9 +42,11 @@ _SCRIPT = (
     "w=$PPID; a=$(cut -d' ' -f4 /proc/$w/stat 2>/dev/null); b=$a; "
     'case "$(cat /proc/$a/comm 2>/dev/null)" in sudo) b=$(cut -d\' \' -f4 /proc/$a/stat 2>/dev/null);; esac; '
     # TERM first: fio's main process then stops its job processes, which run in sessions of their own
-    'if [ -n "$b" ]; then ( trap "" TERM; while [ -e /proc/$w ]; do [ -e /proc/$b ] || '
+    # a grandchild, left by its parent at once: a child of ours would become the command's child after the
+    # exec, and a command that waits for all its children (util-linux `script`) would wait for it for ever
+    'if [ -n "$b" ]; then ( ( trap "" TERM; while [ -e /proc/$w ]; do [ -e /proc/$b ] || '
     '{ kill -s TERM -- -$$; sleep 5; kill -s KILL -- -$$; }; sleep 1; done ) '
-    '</dev/null >/dev/null 2>&1 & fi; '
+    '</dev/null >/dev/null 2>&1 & ); fi; '
     'exec "$@"'
 )
 
