@@ -19,6 +19,19 @@ class Collected:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ToolWindow:
+    """When the case's tool ran, as a collector saw it: its duration, and when each line of the
+    collector's output arrived, in seconds from the tool's start (negative: before it)."""
+
+    duration_s: float
+    line_times: tuple[float, ...] = ()
+
+    def time_of(self, line: int) -> float | None:
+        """When output line `line` (0-based) arrived, or None when it was not seen arriving."""
+        return self.line_times[line] if 0 <= line < len(self.line_times) else None
+
+
 @runtime_checkable
 class CollectorKind(Protocol):
     """A kind of collector; one module under fsbench/collectors/ (or a package's entry point)."""
@@ -47,6 +60,8 @@ class CollectorKind(Protocol):
     # optional: `parse_lines(collector, output, after, host) -> Collected`, parse with the files given as
     # streams of lines (after: None when there is none), so a huge output costs no memory; a kind without
     # it gets texts, and an output over the session's MAX_TEXT is then kept unparsed, with a warning
+    # optional: `windowed = True`: parse_lines then also gets `window=` (a ToolWindow, or None when the
+    # runner did not say when the tool ran), so its means cover the tool's run, not the idle time around it
 
     def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
         """The series and rows of one host's output (and the after step's); raises ValueError when the

@@ -12,6 +12,13 @@ read/write/get/put bytes per second. Rows (tool `juicefs-stats`, job = the colle
   <group>.txn|retry -> <group>_txn|_retry rate   <group>.get_c|put_c|del_c -> <group>_get|_put|_del rate
   <group>.read|write|get|put -> <group>_read|... bandwidth (mean, max)
 
+Means cover the case's tool's run, not the idle seconds around it: the session times each output line
+as it arrives (a line covers the interval before it), the samples whose interval overlaps the tool's run
+are summed, and a mean is that sum times the interval over the tool's duration (for a rate: what moved
+while the tool ran, per second of it); a latency is weighted by its count over those samples; a max is
+the highest of them. Without the tool's times (a parse of a file alone) every sample counts; when no
+sample fell in the tool's run, every sample counts too and the mean rows say so in their warnings column.
+
 The output is read line by line and the rows come from running sums, so a long case costs little
 memory; its series keeps at most MAX_SAMPLES samples (beyond, every 2nd, 4th... sample, with a
 warning), while the rows use every sample.
@@ -22,8 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from fsbench.collectors.base import Collected
-from fsbench.tidy import measurement
+from fsbench.collectors.base import Collected, ToolWindow
+from fsbench.tidy import WARNINGS, measurement
 from fsbench.tools.common import ANSI, split_lines
 
 TOOL = "juicefs-stats"
@@ -40,6 +47,7 @@ class JuiceFSStats:
 
     name = "juicefs-stats"
     tool = TOOL
+    windowed = True  # parse_lines takes the tool's run (window=)
     target_kinds = ("juicefs",)
     #: how reports show its rows: in the order of its columns, by these metrics
     operations = ("client", "client_buf", "client_cache", "fuse", "fuse_read", "fuse_write", "meta", "meta_txn",
@@ -69,11 +77,11 @@ class JuiceFSStats:
         return self.parse_lines(collector, output, after, host)
 
     def parse_lines(self, collector: object, output: str | Iterable[str], after: str | Iterable[str] | None,
-                    host: str) -> Collected:
-        """The output as a text or as the lines of its file (read as a stream)."""
+                    host: str, window: ToolWindow | None = None) -> Collected:
+        """The output as a text or as the lines of its file (read as a stream); means over `window`."""
         name = str(getattr(collector, "name", "stats"))
         interval = float(max(1, round(getattr(collector, "interval_s", 1.0))))
-        return parse_stats(output, host, name, interval)
+        return parse_stats(output, host, name, interval, window)
 
 
 def _columns(groups_line: str, names_line: str) -> list[str]:
@@ -108,30 +116,43 @@ def _meaning(columns: list[str]) -> list[tuple[str, str, str]]:
     return out
 
 
-def parse_stats(text: str | Iterable[str], host: str, name: str, interval: float) -> Collected:
+def parse_stats(text: str | Iterable[str], host: str, name: str, interval: float,
+                window: ToolWindow | None = None) -> Collected:
     """The series and the mean / max rows of one host's `juicefs stats` output: a text, or the lines of a
-    file read as a stream (only running sums and at most MAX_SAMPLES samples are held)."""
+    file read as a stream (only running sums and at most MAX_SAMPLES samples are held); with the tool's
+    `window`, the rows cover the samples of its run."""
     lines = text.splitlines() if isinstance(text, str) else split_lines(text)
     got = Collected()
     summary: _Summary | None = None
     first: str | None = None
     previous: str | None = None
+    n = -1  # the index of `previous` among the output's lines (line_times count every line)
     for raw in lines:
         line = ANSI.sub("", raw).rstrip()
         if first is None:
             first = line
         if previous is not None:
-            summary = _step(summary, previous, line, got.warnings)
+            summary = _step(summary, previous, line, got.warnings, _in_window(window, n, interval))
         previous = line
+        n += 1
     if previous is not None:
-        summary = _step(summary, previous, None, got.warnings)
+        summary = _step(summary, previous, None, got.warnings, _in_window(window, n, interval))
     if summary is None:
         raise ValueError("no juicefs stats header found" + (f"; the output starts with {first[:120]!r}"
                                                                if first else ": the output is empty"))
-    return summary.finish(got, host, name, interval)
+    return summary.finish(got, host, name, interval, window)
 
 
-def _step(summary: _Summary | None, line: str, following: str | None, warnings: list[str]) -> _Summary | None:
+def _in_window(window: ToolWindow | None, line: int, interval: float) -> bool:
+    """Whether a sample line's interval (the `interval` before it arrived) overlaps the tool's run."""
+    if window is None:
+        return False
+    t = window.time_of(line)
+    return t is not None and t > 0 and t - interval < window.duration_s
+
+
+def _step(summary: _Summary | None, line: str, following: str | None, warnings: list[str],
+          in_window: bool = False) -> _Summary | None:
     """One line of the output, knowing the one after it (a header is two lines): the summary from then on."""
     if line.lstrip().startswith("-") and following is not None and "|" in following:
         columns = _columns(line, following)
@@ -149,35 +170,21 @@ def _step(summary: _Summary | None, line: str, following: str | None, warnings: 
         warnings.append(f"juicefs stats: a line with {len(values)} values for {len(summary.columns)} columns, "
                         "left out")
         return summary
-    summary.add([float(m.group(1)) * _SUFFIX[m.group(2)] for m in values if m])
+    summary.add([float(m.group(1)) * _SUFFIX[m.group(2)] for m in values if m], in_window)
     return summary
 
 
-class _Summary:
-    """What the samples under one header add up to: per column the sum and the maximum (a latency's sums
-    weighted by its count column), and the samples kept for the series (every `stride`-th)."""
+class _Sums:
+    """Per column the sum and the maximum of some samples (a latency's sums weighted by its count column)."""
 
-    def __init__(self, columns: list[str]) -> None:
-        self.columns = columns
-        self.meaning = _meaning(columns)
+    def __init__(self, width: int, weighted: dict[int, int | None]) -> None:
         self.count = 0
-        self.total = [0.0] * len(columns)
+        self.total = [0.0] * width
         self.top: list[float] = []
-        self.weight_of: dict[int, int] = {}  # latency column -> the count column it is weighted by
-        self.weighted: dict[int, list[float]] = {}  # latency column -> [sum of value x weight, sum of weights]
-        self.kept: list[tuple[int, list[float]]] = []
-        self.stride = 1
-        counts: dict[str, int] = {}
-        for j, (op, metric, _unit) in enumerate(self.meaning):
-            if metric == "rate":
-                counts[op] = j
-            elif metric == "latency_mean":
-                if op in counts:
-                    self.weight_of[j] = counts[op]
-                self.weighted[j] = [0.0, 0.0]
+        self.weight_of = weighted  # latency column -> the count column it is weighted by (None: none)
+        self.weighted: dict[int, list[float]] = {j: [0.0, 0.0] for j in weighted}
 
     def add(self, values: list[float]) -> None:
-        """One sample (a value per column)."""
         self.count += 1
         if self.count == 1:
             self.top = list(values)
@@ -186,17 +193,49 @@ class _Summary:
             if v > self.top[j]:
                 self.top[j] = v
         for j, sums in self.weighted.items():
-            w = values[self.weight_of[j]] if j in self.weight_of else 1.0
+            k = self.weight_of[j]
+            w = values[k] if k is not None else 1.0
             sums[0] += values[j] * w
             sums[1] += w
+
+
+class _Summary:
+    """What the samples under one header add up to: the sums of all samples and of those in the tool's
+    run, and the samples kept for the series (every `stride`-th)."""
+
+    def __init__(self, columns: list[str]) -> None:
+        self.columns = columns
+        self.meaning = _meaning(columns)
+        self.kept: list[tuple[int, list[float]]] = []
+        self.stride = 1
+        counts: dict[str, int] = {}
+        weighted: dict[int, int | None] = {}
+        for j, (op, metric, _unit) in enumerate(self.meaning):
+            if metric == "rate":
+                counts[op] = j
+            elif metric == "latency_mean":
+                weighted[j] = counts.get(op)
+        self.all = _Sums(len(columns), weighted)
+        self.run = _Sums(len(columns), weighted)
+
+    @property
+    def count(self) -> int:
+        return self.all.count
+
+    def add(self, values: list[float], in_window: bool = False) -> None:
+        """One sample (a value per column), and whether its interval overlaps the tool's run."""
+        self.all.add(values)
+        if in_window:
+            self.run.add(values)
         if (self.count - 1) % self.stride == 0:
             self.kept.append((self.count, values))
             if len(self.kept) > MAX_SAMPLES:  # thin out: every other one kept, twice the stride from now on
                 self.kept = self.kept[::2]
                 self.stride *= 2
 
-    def finish(self, got: Collected, host: str, name: str, interval: float) -> Collected:
-        """The series of the kept samples and the rows of all of them."""
+    def finish(self, got: Collected, host: str, name: str, interval: float,
+               window: ToolWindow | None = None) -> Collected:
+        """The series of the kept samples and the rows: over the tool's run when known, else all samples."""
         for n, values in self.kept:
             for column, (_op, _metric, unit), value in zip(self.columns, self.meaning, values):
                 scaled = value / 1000.0 if unit == "s" else value  # lat is printed in ms
@@ -208,18 +247,33 @@ class _Summary:
         if not self.count:
             got.warnings.append("juicefs stats printed no sample (the case was shorter than its interval?)")
             return got
+        sums, flag = self.all, ""
+        if window is not None and self.run.count and window.duration_s > 0:
+            sums = self.run
+        elif window is not None:
+            flag = (f"no juicefs stats sample fell in the tool's {window.duration_s:.2f} s run: "
+                    f"means over all {self.count} samples, idle ones included")
+            got.warnings.append(f"juicefs stats: {flag}")
         for j, (op, metric, unit) in enumerate(self.meaning):
             if metric == "latency_mean":
-                weighted, total = self.weighted[j]
+                weighted, total = sums.weighted[j]
                 if total > 0:
                     got.rows.append(measurement(TOOL, op, metric, weighted / total / 1000.0, host=host, job=name,
                                                 stat="mean", unit=unit))
                 continue
             # a peak is one value (stat `value`), beside the mean and max of the rates and percentages
-            stats = ("value",) if metric == "memory_peak" else ("mean", "max")
-            for stat in stats:
-                value = self.total[j] / self.count if stat == "mean" else self.top[j]
-                got.rows.append(measurement(TOOL, op, metric, value, host=host, job=name, stat=stat, unit=unit))
+            for stat in (("value",) if metric == "memory_peak" else ("mean", "max")):
+                if stat != "mean":
+                    value = sums.top[j]
+                elif sums is self.run and window is not None:
+                    # what moved in the samples of the run, per second of the run
+                    value = sums.total[j] * interval / window.duration_s
+                else:
+                    value = sums.total[j] / sums.count
+                row = measurement(TOOL, op, metric, value, host=host, job=name, stat=stat, unit=unit)
+                if stat == "mean" and flag:
+                    row[WARNINGS] = flag
+                got.rows.append(row)
         return got
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import csv
 import threading
+import time
 from pathlib import Path
 
-from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind
+from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind, ToolWindow
 from fsbench.errors import CommandResult, FsbenchError, ParseError
 from fsbench.tools.common import open_text, path_lines
 from fsbench.transport.base import Transport
@@ -15,6 +16,8 @@ STOP_S = 20.0
 AFTER_TIMEOUT_S = 600.0
 #: characters of an output given as a text to a kind without parse_lines (the others read files as streams)
 MAX_TEXT = 32 << 20
+#: how often the line clock looks for new output lines (their arrival times place them around the tool's run)
+LINE_CLOCK_S = 0.05
 
 
 class CollectorSession:
@@ -32,11 +35,53 @@ class CollectorSession:
         self.result: CommandResult | None = None
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
+        #: monotonic arrival time of each output line, and when the tool started and ended (the runner says)
+        self.line_times: list[float] = []
+        self.tool_start: float | None = None
+        self.tool_end: float | None = None
+        self._clock: threading.Thread | None = None
         (raw_dir / f"collector-{self.name}.command").write_text(" ".join(argv) + "\n")
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name=f"collector-{self.name}-{self.host}", daemon=True)
         self._thread.start()
+        self._clock = threading.Thread(target=self._line_clock, name=f"collector-{self.name}-clock", daemon=True)
+        self._clock.start()
+
+    def mark_tool_start(self) -> None:
+        """The case's tool starts now: the collector's means cover from here."""
+        self.tool_start = time.monotonic()
+
+    def mark_tool_end(self) -> None:
+        """The case's tool ended now."""
+        if self.tool_end is None:
+            self.tool_end = time.monotonic()
+
+    def window(self) -> ToolWindow | None:
+        """The tool's run as the output's lines saw it, or None when the runner never said when it ran."""
+        if self.tool_start is None or self.tool_end is None:
+            return None
+        return ToolWindow(max(0.0, self.tool_end - self.tool_start),
+                          tuple(t - self.tool_start for t in self.line_times))
+
+    def _line_clock(self) -> None:
+        """Record when each line of the output arrives, until the collector has ended."""
+        offset = 0
+        while True:
+            done = self._thread is None or not self._thread.is_alive()
+            try:
+                with open(self.output, "rb") as fh:
+                    fh.seek(offset)
+                    data = fh.read()
+            except OSError:
+                data = b""
+            if data:
+                offset += len(data)
+                now = time.monotonic()
+                self.line_times += [now] * data.count(b"\n")
+            if done:
+                return
+            time.sleep(LINE_CLOCK_S)
 
     def _run(self) -> None:
         try:
@@ -47,6 +92,7 @@ class CollectorSession:
 
     def stop(self) -> None:
         """Let the collector catch the end of the case (its kind's `tail_s`: a sampler's next line), then end it."""
+        self.mark_tool_end()  # a runner that did not mark the end: the tool ended when the collector is stopped
         tail = getattr(self.kind, "tail_s", None)
         wait = float(tail(self.collector)) if callable(tail) else 0.0
         if wait > 0 and self._thread is not None:
@@ -54,6 +100,8 @@ class CollectorSession:
         self._cancel.set()
         if self._thread is not None:
             self._thread.join(timeout=STOP_S)
+        if self._clock is not None:
+            self._clock.join(timeout=STOP_S)
 
     def finish(self, controller: Transport) -> Collected:
         """The after step on the controller (juicefs profile), then the kind's parser; problems are warnings."""
@@ -91,8 +139,11 @@ class CollectorSession:
         else as texts of at most MAX_TEXT characters (ValueError for a bigger one)."""
         parse_lines = getattr(self.kind, "parse_lines", None)
         if callable(parse_lines):
-            return parse_lines(self.collector, path_lines(self.name, self.output, missing_ok=True),
-                               path_lines(self.name, after) if after is not None else None, self.host)
+            output = path_lines(self.name, self.output, missing_ok=True)
+            after_lines = path_lines(self.name, after) if after is not None else None
+            if getattr(self.kind, "windowed", False):
+                return parse_lines(self.collector, output, after_lines, self.host, window=self.window())
+            return parse_lines(self.collector, output, after_lines, self.host)
         return self.kind.parse(self.collector, _bounded_text(self.output),
                                _bounded_text(after) if after is not None else None, self.host)
 

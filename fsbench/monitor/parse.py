@@ -10,22 +10,29 @@ monitored (VmHWM counts since the process started, which may be long before this
 The target's client (`#client`) is a scope of its own, named like it: only the pids of its name whose
 command line holds its words (the mount point), so `juicefs bench` beside a JuiceFS mount is not the
 client. A watched name that is also the client's keeps every pid of that name as `<name> (all)`.
+
+A memory peak read from fewer than MIN_MEMORY_SAMPLES samples of RSS may have missed the real peak: its
+row is flagged in its `warnings` column, unless the peak is the kernel's own VmHWM (exact, reached while
+monitored). A watched name never seen is a warning only when the case expects it (`expected`: the
+case's own target's client and processes, not another target's).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from fsbench.errors import ParseError
 from fsbench.monitor.samples import Proc, Raw, Sample, read_raw
-from fsbench.tidy import ParseResult, measurement
+from fsbench.tidy import WARNINGS, ParseResult, measurement
 
 TOOL = "monitor"
 CLK_TCK = 100  # USER_HZ: the unit of /proc/PID/stat times on every mainstream Linux build
 SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
+#: RSS samples a memory peak needs to be trusted (fewer: the row is flagged)
+MIN_MEMORY_SAMPLES = 10
 # stacked or memory-backed devices: their IO is already counted on the disk underneath, or is no disk IO
 _NOT_A_DISK = re.compile(r"^(loop|ram|zram|sr|fd|dm-|md)\d")
 
@@ -48,18 +55,26 @@ class _Scope:
     span_s: float = 0.0
     cpu_max: float | None = None
     mem_peak: float | None = None
+    mem_samples: int = 0  # samples that read its RSS
+    mem_exact: bool = False  # the peak is a VmHWM reached while monitored, not a sampled RSS
 
     def cpu(self, pct: float, span: float) -> None:
         self.cpu_s += pct * span
         self.span_s += span
         self.cpu_max = pct if self.cpu_max is None else max(self.cpu_max, pct)
 
-    def mem(self, value: float) -> None:
+    def mem(self, value: float, *, sampled: bool = True) -> None:
+        self.mem_samples += sampled
+        if self.mem_peak is None or value > self.mem_peak or (not sampled and value == self.mem_peak):
+            self.mem_exact = not sampled
         self.mem_peak = value if self.mem_peak is None else max(self.mem_peak, value)
 
 
-def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "monitor output") -> Monitored:
-    """Raw sampler text -> time series and summary rows; ParseError only when no sample is complete."""
+def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "monitor output",
+            expected: Collection[str] | None = None) -> Monitored:
+    """Raw sampler text -> time series and summary rows; ParseError only when no sample is complete.
+
+    `expected`: the watched names whose absence is worth a warning (None: every one)."""
     raw = read_raw(text)
     if not raw.samples:
         what = "no complete sample: the sampler stopped before its first sample ended" if raw.header \
@@ -97,9 +112,9 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
                 scopes.setdefault(name, _Scope()).cpu(pct, span)
         prev = cur
     for name, peak in _hwm_peaks(raw, clk_tck, scopes_of).items():
-        scopes.setdefault(name, _Scope()).mem(peak)
+        scopes.setdefault(name, _Scope()).mem(peak, sampled=False)
     out.summary = _summary(scopes, host)
-    out.warnings += _coverage_warnings(raw, scopes, host)
+    out.warnings += _coverage_warnings(raw, scopes, host, expected)
     return out
 
 
@@ -269,16 +284,23 @@ def _summary(scopes: dict[str, _Scope], host: str) -> list[dict]:
             rows.append(measurement(TOOL, op, "cpu_usage", acc.cpu_s / acc.span_s, host=host, job=scope, stat="mean"))
             rows.append(measurement(TOOL, op, "cpu_usage", acc.cpu_max, host=host, job=scope, stat="max"))
         if acc.mem_peak is not None:
-            rows.append(measurement(TOOL, op, "memory_peak", acc.mem_peak, host=host, job=scope, stat="max"))
+            row = measurement(TOOL, op, "memory_peak", acc.mem_peak, host=host, job=scope, stat="max")
+            if not acc.mem_exact and acc.mem_samples < MIN_MEMORY_SAMPLES:
+                row[WARNINGS] = (f"memory peak of {scope} on {host} from {acc.mem_samples} samples of its RSS "
+                                 f"(fewer than {MIN_MEMORY_SAMPLES}): the real peak may lie between them")
+            rows.append(row)
     return rows
 
 
-def _coverage_warnings(raw: Raw, scopes: dict[str, _Scope], host: str) -> list[str]:
+def _coverage_warnings(raw: Raw, scopes: dict[str, _Scope], host: str,
+                       expected: Collection[str] | None) -> list[str]:
     out = []
     if len(raw.samples) < 2:
         out.append("only one complete sample: no CPU usage or rates (the case was shorter than the interval)")
     client = raw.client.name if raw.client else None
     for name in [*raw.watched, *([client] if client and client not in raw.watched else [])]:
+        if expected is not None and name not in expected:
+            continue  # another target's process: its absence from this case is normal
         if name not in scopes and f"{name} (all)" not in scopes:
             out.append(f"process {name!r} was never seen on {host} (names match /proc/PID/comm, 15 characters)")
     return out

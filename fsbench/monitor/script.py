@@ -28,6 +28,12 @@ command of a run, the sampler included, has in its environment). The loop ends w
 runner cancels it and the transport kills its process group), when its stdout goes away (SIGPIPE),
 or after `max_s` seconds, so an abandoned sampler never runs for ever.
 
+Sampling is dense at first: the first samples come every `first_interval_s` (0.1 s), and the interval
+doubles every DOUBLE_EVERY samples up to the scenario's, so a case of a second has about ten samples
+(memory peaks need them) while a long one costs no more than before. The runner also stops the sampler
+right after the tool, and the sampler's last sample is taken on the way out, so CPU (utime + stime
+deltas) covers the window to the tick even when it is shorter than one interval.
+
 Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`; a pid scan
 adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read), and
 a `tr | grep` of the environment of each whose title is cut.
@@ -47,9 +53,14 @@ US = "\x1f"
 
 #: /proc/PID/comm reads per second of interval: ~10 us each, so the pid scan stays near 0.5 % of a core
 SCAN_PIDS_PER_S = 500
+#: the first interval of every sampler (or the scenario's, when shorter): a short case still gets samples
+FIRST_INTERVAL_S = 0.1
+#: samples at one interval before it doubles (the dense start ends after about a second and a half)
+DOUBLE_EVERY = 10
 
-# Arguments arrive as positional parameters: $1 interval, $2 max seconds, $3 pids per scan-sample,
-# $4 the client's name ("" when none), $5 its words (US-separated), then the other names. A command
+# Arguments arrive as positional parameters: $1 interval (ms), $2 max seconds, $3 pids per scan-sample
+# at that interval, $4 the client's name ("" when none), $5 its words (US-separated), $6 the first
+# interval (ms), then the other names. A command
 # line is read with tr: NUL separates its words, and every byte Python's splitlines() breaks on becomes
 # US too, so an argument can never start a line of its own.
 # Why builtins: a `read` from /proc costs a few syscalls, a fork+exec ~1 ms.
@@ -62,8 +73,11 @@ LC_ALL=C; export LC_ALL
 # marks the stop, so a block is never interrupted by another. The trap also makes sh reap its children.
 busy=0 stop=0
 trap 'if [ "$busy" = 1 ]; then stop=1; else sample; exit 0; fi' HUP INT TERM
-iv=$1 mx=$2 sp=$3 cn=$4 cw=$5
-shift 5
+ivms=$1 mx=$2 sp=$3 cn=$4 cw=$5 ms=$6
+shift 6
+# $1: seconds as sleep(1) reads them (plain decimals) from milliseconds
+secs() { r=$(($1 % 1000)); case ${#r} in 1) r=00$r ;; 2) r=0$r ;; esac; iv=$(($1 / 1000)).$r; }
+secs "$ivms"
 n=0
 while read -r l; do
   case $l in cpu[0-9]*) n=$((n + 1)) ;; cpu*) ;; *) break ;; esac
@@ -110,7 +124,9 @@ m ${d#/proc/}"; fi ;;
         fi
       done
     done 2>/dev/null
-    next=$((s + (n + sp - 1) / sp))
+    # the pids read per scan-sample scale with the current interval: the scan's cost per second stays put
+    spc=$((sp * ms / ivms)); [ "$spc" -ge 1 ] || spc=1
+    next=$((s + (n + spc - 1) / spc))
   fi
   read -r up _ < /proc/uptime
   read -r cpu < /proc/stat
@@ -123,10 +139,15 @@ m ${d#/proc/}"; fi ;;
 while :; do
   sample
   if [ $((${up%.*} * 100 + 1${up#*.} - 100)) -ge "$end" ]; then break; fi
+  # dense first, then twice as sparse every DOUBLE_EVERY samples, up to the scenario's interval
+  if [ $((s % DOUBLE_EVERY)) -eq 0 ] && [ "$ms" -lt "$ivms" ]; then
+    ms=$((ms * 2)); [ "$ms" -le "$ivms" ] || ms=$ivms
+  fi
+  secs "$ms"
   # a sleep without fractions (strict POSIX) fails fast; never spin, wait a second instead
   sleep "$iv" 2>/dev/null || sleep 1
 done
-"""
+""".replace("DOUBLE_EVERY", str(DOUBLE_EVERY))
 
 
 @dataclass(frozen=True)
@@ -140,8 +161,8 @@ class Client:
 
 def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (), max_s: float = 86400.0,
                  shell: str = "/bin/sh", scan_pids_per_s: float = SCAN_PIDS_PER_S,
-                 client: Client | None = None) -> list[str]:
-    """argv that samples /proc every interval_s seconds for at most max_s seconds."""
+                 client: Client | None = None, first_interval_s: float = FIRST_INTERVAL_S) -> list[str]:
+    """argv that samples /proc every interval_s seconds (denser at first) for at most max_s seconds."""
     if not interval_s > 0:
         raise ValueError(f"interval must be > 0 seconds, got {interval_s!r}")
     if not max_s > 0:
@@ -154,11 +175,8 @@ def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (),
     if client and any(not w or "\n" in w or US in w for w in (client.name, *client.words)):
         raise ValueError(f"client {client!r}: its name and words must be non-empty, without a newline or 0x1f")
     scan = str(max(1, round(scan_pids_per_s * interval_s)))
-    return [shell, "-c", SCRIPT, MAGIC, format_interval(interval_s), str(math.ceil(max_s)), scan,
-            client.name if client else "", US.join(client.words) if client else "", *processes]
+    every_ms = max(1, round(interval_s * 1000))
+    first_ms = min(every_ms, max(1, round(first_interval_s * 1000)))
+    return [shell, "-c", SCRIPT, MAGIC, str(every_ms), str(math.ceil(max_s)), scan,
+            client.name if client else "", US.join(client.words) if client else "", str(first_ms), *processes]
 
-
-def format_interval(interval_s: float) -> str:
-    """Seconds as sleep(1) reads them: plain decimals, never an exponent."""
-    text = f"{interval_s:.3f}".rstrip("0").rstrip(".")
-    return text if text not in ("", "0") else "0.001"

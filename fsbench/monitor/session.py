@@ -22,7 +22,8 @@ class MonitorSession:
     """Samples /proc on one host from start() to stop(); stop() returns the summary rows."""
 
     def __init__(self, transport: Transport, host: str, interval_s: float, processes: list[str], raw_path: Path,
-                 *, max_s: float = 86400.0, clk_tck: int = 100, client: Client | None = None):
+                 *, max_s: float = 86400.0, clk_tck: int = 100, client: Client | None = None,
+                 expected: set[str] | None = None):
         self.transport, self.host = transport, host
         self.interval_s, self.processes = interval_s, list(processes)
         self.raw_path = Path(raw_path)
@@ -30,6 +31,8 @@ class MonitorSession:
         self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
         self.argv = sampler_argv(interval_s, self.processes, max_s, client=client)
         self.max_s, self.clk_tck = max_s, clk_tck
+        #: watched names whose absence is warned about (None: all; see fsbench.monitor.expect)
+        self.expected = None if expected is None else set(expected) | ({client.name} if client else set())
         self.result: CommandResult | None = None
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
@@ -96,7 +99,7 @@ class MonitorSession:
             warnings.append(f"monitor sampler ended badly {res.describe()}")
         text = self.raw_path.read_text(errors="replace")
         try:
-            m = analyse(text, self.host, clk_tck=self.clk_tck, source=str(self.raw_path))
+            m = analyse(text, self.host, clk_tck=self.clk_tck, source=str(self.raw_path), expected=self.expected)
         except FsbenchError as exc:
             # monitoring is a by-product of the case: without it the case's own results still stand
             return ParseResult(warnings=warnings + [str(exc)], meta={"raw": str(self.raw_path)})
