@@ -197,8 +197,12 @@ class CaseRun:
             not_listening = servers.wait_ports(inv.wait_ports)
             if not_listening:
                 return None, [], not_listening
+            for c in collectors:
+                c.mark_tool_start()  # collectors' means cover the tool's run (fsbench.collectors.session)
             result = self._execute_each(inv, works) if works else self._execute(inv, transport, work, raw, involved)
         finally:
+            for c in collectors:
+                c.mark_tool_end()
             servers.stop()
             for c in collectors:
                 c.stop()
@@ -305,10 +309,12 @@ class CaseRun:
         if not mon.enabled:
             return []
         from fsbench.monitor import MonitorSession
+        from fsbench.monitor.expect import expected_processes
 
+        expected = expected_processes(self.sc, self.case.target, KINDS)  # never warn about another target's
         return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
                                self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120,
-                               client=self.clients.get(h))
+                               client=self.clients.get(h), expected=expected)
                 for h in hosts]
 
     def _collectors(self, session: TargetSession, test_dir: str) -> list:
