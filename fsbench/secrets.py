@@ -15,9 +15,9 @@ messages included, and a secret resolved once stays secret for the rest of the p
 
 from __future__ import annotations
 
+import errno
 import os
 import re
-import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -78,14 +78,14 @@ SECRET_FILE_BYTES = 64 * 2**10
 
 def _first_line(name: str, path: Path) -> str:
     """The first line of a small regular file; LookupError saying why not."""
-    try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise LookupError(f"secret {name}: {path} is not a regular file (a device, a pipe or a folder?): "
-                                  "put the secret on the first line of a file")
-            data = fh.read(SECRET_FILE_BYTES + 1)
+    from fsbench.config.files import read_bytes_bounded
+
+    try:  # a FIFO is refused without waiting for a writer, /dev/zero without reading it
+        data = read_bytes_bounded(path, SECRET_FILE_BYTES)
     except OSError as exc:
-        raise LookupError(f"secret {name}: cannot read {path}: {exc.strerror or exc}") from None
+        why = f"is {exc.strerror}" if exc.errno in (errno.EINVAL, errno.EISDIR) else f"cannot be read: {exc.strerror or exc}"
+        raise LookupError(f"secret {name}: {path} {why}: put the secret on the first line of a regular file "
+                          f"(the scenario's secrets.{name}.file)") from None
     line, newline, _ = data.partition(b"\n")
     if not newline and len(data) > SECRET_FILE_BYTES:
         raise LookupError(f"secret {name}: the first line of {path} is longer than {SECRET_FILE_BYTES // 1024} KiB; "

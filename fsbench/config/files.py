@@ -1,4 +1,10 @@
-"""Small input files read at validation (fio job files and their includes), with a size bound."""
+"""Small input files (scenario, inventory, fio job files and includes, secret files), read bounded.
+
+Every input file fsbench reads goes through read_bytes_bounded: it is opened without blocking (a
+named pipe with no writer would otherwise hang the open for ever, and ignore a polite SIGTERM),
+checked on the open descriptor to be a regular file (so a link swapped in between changes
+nothing), and read to a bound (so /dev/zero or a multi-gigabyte file cost nothing).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,39 @@ from pathlib import Path
 #: a job file is a page of options: anything bigger (or a device such as /dev/zero) is a mistake
 MAX_INPUT_BYTES = 4 * 2**20
 
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket"))
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, in words ('a named pipe (FIFO)', 'a folder')."""
+    return next((name for test, name in _KINDS if test(mode)), "not a plain file")
+
+
+def read_bytes_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """At most limit + 1 bytes of a regular file (more than limit: the caller says what is too big).
+
+    Raises OSError with a strerror that says why for anything but a regular file, before a byte is
+    read: the open never blocks (O_NONBLOCK), the type is checked on the open descriptor (fstat).
+    """
+    fd = os.open(Path(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL  # IsADirectoryError for a folder
+            raise OSError(code, f"not a regular file ({kind_of(mode)})", str(path))
+        os.set_blocking(fd, True)  # a regular file: plain reads from here
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 2**20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
 
 def read_text_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> str:
     """The text of a small regular file; OSError (with a strerror that says why) for anything else.
@@ -17,11 +56,7 @@ def read_text_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> 
     Devices, pipes and folders are refused before a byte is read, and at most limit + 1 bytes are
     ever read, so /dev/zero or a multi-gigabyte file cost nothing.
     """
-    with open(Path(path), "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a device, a pipe or a folder?)", str(path))
-        data = fh.read(limit + 1)
+    data = read_bytes_bounded(path, limit)
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"larger than {_size(limit)}: an input file is a page of options, not data",
                       str(path))

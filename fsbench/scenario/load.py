@@ -9,8 +9,8 @@ from typing import cast
 
 from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
-from fsbench.config.files import MAX_INPUT_BYTES, read_text_bounded
-from fsbench.config.yamllines import LineMap, load_yaml
+from fsbench.config.files import MAX_INPUT_BYTES, read_bytes_bounded, read_text_bounded
+from fsbench.config.yamllines import MAX_BYTES, LineMap, load_yaml
 from fsbench.errors import Issue, ScenarioError
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.literal_secrets import remember_literal_secrets
@@ -138,11 +138,11 @@ def load_scenario(path: str | Path, overrides: list[str] | dict | None = None,
                   inventory: str | Path | None = None) -> Scenario:
     """Load and fully validate a scenario file (and its inventory); raises ScenarioError listing every issue."""
     path = Path(path)
-    try:
-        text = path.read_text()
+    try:  # a FIFO or /dev/zero is refused at once; one byte over the bound is enough for load_yaml to say so
+        text = read_bytes_bounded(path, MAX_BYTES).decode("utf-8", errors="replace")
     except OSError as exc:
         raise ScenarioError([Issue(str(path), None, "", f"cannot read the scenario: {exc.strerror}",
-                                   "check the path")]) from None
+                                   "give the path of a scenario file (YAML)")]) from None
     return load_scenario_text(text, str(path), base_dir=path.parent, overrides=overrides, inventory=inventory)
 
 
@@ -165,7 +165,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     shape_ok = not issues
     shape_paths = {i.path for i in issues}  # a value refused by its shape is not checked again as ''
     inv_path = Path(inventory) if inventory else (base_dir / checked["inventory"] if checked.get("inventory") else None)
-    hosts_inventory = _inventory(inv_path, lm, issues) if inv_path else {}
+    hosts_inventory = _inventory(inv_path, lm, issues, inventory is not None) if inv_path else {}
     try:
         scenario = _build(checked, values, lm, base_dir, issues, hosts_inventory, inventory is not None)
         scenario.inventory_file = str(inv_path) if inv_path else ""
@@ -185,13 +185,20 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     return scenario
 
 
-def _inventory(path: Path, lm: LineMap, issues: list[Issue]) -> dict:
+def _inventory(path: Path, lm: LineMap, issues: list[Issue], from_flag: bool) -> dict:
     from fsbench.inventory import load_inventory
 
     try:
         return load_inventory(path)
     except ScenarioError as exc:
-        issues.extend(exc.issues)
+        for i in exc.issues:
+            if i.line is not None or i.file != str(path):
+                issues.append(i)
+            elif from_flag:  # the file itself is unreadable: say who named it
+                issues.append(Issue(i.file, None, "--inventory", i.message, i.hint))
+            else:
+                issues.append(lm.issue(("inventory",), i.message.replace("the inventory:", f"the inventory {path}:"),
+                                       i.hint))
         return {}
 
 
