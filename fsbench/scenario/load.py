@@ -28,7 +28,7 @@ from fsbench.scenario.model import (
     Workload,
 )
 from fsbench.scenario.report_checks import check_views
-from fsbench.scenario.variables import parse_set, resolve_variables, substitute
+from fsbench.scenario.variables import parse_set, resolve_variables, scale_of_run, substitute
 from fsbench.secrets import SecretRef
 from fsbench.services import SERVICE_KINDS
 from fsbench.targets.kinds import KINDS
@@ -180,6 +180,9 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
         raise ScenarioError(sorted(issues, key=lambda i: (i.line or 0, i.path)))
     resolved: dict = copy.deepcopy(data)  # type: ignore[arg-type]
     resolved["variables"] = dict(values)
+    scale = scale_of_run(raw, lm, values)  # the report says which scale ran and how it differs from full
+    if scale is not None:
+        resolved["scale_run"] = scale
     scenario.resolved = resolved
     scenario.warnings = warnings
     return scenario

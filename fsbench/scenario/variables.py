@@ -273,3 +273,30 @@ def _too_big(lm: LineMap) -> ScenarioError:
     return ScenarioError([lm.issue(("variables",), f"the scenario expands to more than {MAX_CHARS // 2**20} MiB "
                                                    "of text once its variables are put in",
                                    "is a big value used in many places, or inside other variables many times?")])
+
+
+#: the variable a scenario's sizes are chosen by, and its choice with the seed's own sizes
+SCALE, FULL = "scale", "full"
+
+
+def scale_of_run(data: dict, lm: LineMap, values: dict[str, object]) -> dict | None:
+    """Which scale a run used and how it differs from the full one, or None without a `scale` variable.
+
+    {"variable": "scale", "value": "quick", "full": "full", "differs": {name: {"run": v, "full": fv}}}:
+    every variable whose value in this run (`--set` overrides included) is not its value at scale full.
+    """
+    declared = data.get("variables") if isinstance(data, dict) else None
+    if not isinstance(declared, dict) or SCALE not in values:
+        return None
+    out: dict = {"variable": SCALE, "value": values[SCALE], "full": FULL, "differs": {}}
+    if not any(isinstance(v, dict) and v.get("by") == SCALE and FULL in map(str, v) for v in declared.values()):
+        out["full"] = None  # no choice is called full: nothing to compare with
+        return out
+    try:
+        full = resolve_variables(data, lm, {SCALE: FULL})
+    except ScenarioError:
+        out["full"] = None
+        return out
+    out["differs"] = {str(k): {"run": v, "full": full.get(k)} for k, v in values.items()
+                      if k != SCALE and full.get(k) != v}
+    return out
