@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import random
+import shlex
 import socket
 import string
 import threading
@@ -16,10 +17,14 @@ from fsbench.leftovers import NoLeftovers
 from fsbench.scenario.model import Service
 from fsbench.secrets import SECRET_WORDS, has_secrets, redact, redact_tree, remember, secret_env
 from fsbench.services import SERVICE_KINDS
+from fsbench.services.processes import Identity, PortState, parse_now, parse_ports
 from fsbench.shell import render, sh
 from fsbench.transport.base import Transport
 
 PROBE_EVERY_S = 0.5
+AUTO_PORT_TRIES = 5
+STOP_WAIT_S = 5  # how long a stopped service's processes may take to end before fsbench TERMs them
+KILL_GRACE_S = 10  # between TERM and KILL
 _KEY_CHARACTERS = string.ascii_uppercase + string.digits
 
 
@@ -63,6 +68,9 @@ class ServiceSession:
         self.port: int | str = ""
         self.ports: dict[str, int] = {}
         self.started = False
+        #: who holds a port of the service instead of its own server (found after the ready probe), or ""
+        self.foreign = ""
+        self.identity = Identity(run_id, svc.name, self.dir)
         self.plan = SERVICE_KINDS.get(svc.kind).plan(svc)
         #: per-run values of the kind (an S3 server's keys): secrets are masked from now on
         self.generated = {k: made_up(n) for k, n in self.plan.generated.items()}
@@ -94,27 +102,32 @@ class ServiceSession:
     def start(self, cancel: threading.Event | None = None) -> str | None:
         """Start (when managed) and wait until ready; None when ready, else why not."""
         svc = self.svc
-        port = svc.port if svc.port is not None else self.plan.default_port
-        self.port = free_port() if port == "auto" else (port or "")
-        self.ports = {name: free_port() for name in dict.fromkeys((*self.plan.ports, *svc.ports))}
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if svc.managed:
+            reason = self._claim_ports()
+            if reason:
+                return reason
             self.tr.makedirs(self.dir)
             for name, body in self.plan.files.items():
                 self.tr.put_text(posixpath.join(self.dir, name), render(body, self.values(), quote=False))
                 (self.log_dir / name).write_text(redact(render(body, self.values(), quote=False)))
-            # recorded before starting: if fsbench dies, the next run stops it with these commands
+            # recorded before starting: if fsbench dies, the next run runs the stop commands (unless someone
+            # else holds a port of the service by then), then stops every process this start left running
             self._cleanup = self.leftovers.add(self.host, f"service {svc.name}",
-                                               [sh(render(c, self.values())) for c in self.plan.stop])
+                                               [*(self._stop_argv(c) for c in self.plan.stop), self.identity.kill()])
             self.started = True
             for i, cmd in enumerate(self.plan.start):
                 self.emit(Event("service", message=f"start {svc.name} on {self.host}: {cmd}"))
-                r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir, timeout=svc.ready_timeout_s,
-                                stdout_path=self.log_dir / f"start-{i}.out",
-                                stderr_path=self.log_dir / f"start-{i}.err",
-                                cancel=cancel, env=self.env)
+                argv = sh(render(cmd, self.values()))
+                r = self.tr.run(self.identity.tag(argv), cwd=self.dir,
+                                timeout=svc.ready_timeout_s, stdout_path=self.log_dir / f"start-{i}.out",
+                                stderr_path=self.log_dir / f"start-{i}.err", cancel=cancel, env=self.env)
                 if not r.ok:
-                    return f"service {svc.name} did not start on {self.host}: {r.describe()}"
+                    return f"service {svc.name} did not start on {self.host}: {r.describe(shlex.join(argv))}"
+        else:
+            port = svc.port if svc.port is not None else self.plan.default_port
+            self.port = free_port() if port == "auto" else (port or "")
+            self.ports = {name: free_port() for name in dict.fromkeys((*self.plan.ports, *svc.ports))}
         if has_secrets():
             redact_tree(self.log_dir)
         probe = sh(render(self.plan.ready or "true", self.values()))
@@ -122,28 +135,131 @@ class ServiceSession:
         if not r.ok:
             return (f"service {svc.name} on {self.host} never became ready within {svc.ready_timeout_s:.0f}s: "
                     f"the probe `{self.plan.ready}` {r.describe()}")
+        if svc.managed:
+            reason = self._prove_ours()
+            if reason:
+                return reason
         self.emit(Event("service", message=f"{svc.name} ready on {self.host}"
                                            f"{' port ' + str(self.port) if self.port else ''}"))
         return None
 
+    def _numbers(self) -> list[int]:
+        """The TCP ports the service was given: its port and its named ones."""
+        return [int(p) for p in (self.port, *self.ports.values()) if str(p).isdigit()]
+
+    def _port_states(self) -> tuple[dict[int, PortState], int | None] | str:
+        """Who listens on the service's ports on its host, and the host's clock; or why that is unknown."""
+        r = self.tr.run(self.identity.argv("ports", *map(str, self._numbers())), cwd="/", timeout=60)
+        out = r.extra.get("stdout", r.stdout_tail)
+        now = parse_now(out)
+        if not r.ok or now is None:
+            return (f"service {self.svc.name} on {self.host}: cannot tell who listens on its ports "
+                    f"(/proc, sh, awk and grep -z are needed there): {r.describe('the port check')}")
+        return parse_ports(out), now
+
+    def _claim_ports(self) -> str | None:
+        """Choose the ports and check on the host that nobody listens on them; None when free, else why not."""
+        svc = self.svc
+        port = svc.port if svc.port is not None else self.plan.default_port
+        names = list(dict.fromkeys((*self.plan.ports, *svc.ports)))
+        taken: list[PortState] = []
+        for _ in range(AUTO_PORT_TRIES):  # a port chosen here may be taken on another host: choose again
+            self.port = free_port() if port == "auto" else (port or "")
+            self.ports = {name: free_port() for name in names}
+            found = self._port_states()
+            if isinstance(found, str):
+                return found
+            states, now = found
+            self.identity = Identity(self.run_id, self.svc.name, self.dir, now or 0)
+            taken = [st for st in states.values() if st.state != "free"]
+            if not taken:
+                return None
+            fixed = [st for st in taken if port != "auto" and str(st.port) == str(self.port)]
+            if fixed:
+                st = fixed[0]
+                return (f"service {svc.name} on {self.host}: port {st.port} is already in use, by "
+                        f"{', '.join(st.others) or 'another process'}: fsbench starts a server of its own there, "
+                        "and would talk to (and stop) that one instead; free the port, or give the service "
+                        "`port: auto` (a free port chosen at run time)")
+        listed = ", ".join(f"{st.port} ({', '.join(st.others) or 'in use'})" for st in taken)
+        return (f"service {svc.name} on {self.host}: the free ports fsbench chose are in use there ({listed}) "
+                f"after {AUTO_PORT_TRIES} tries: free some ports on {self.host}")
+
+    def _prove_ours(self) -> str | None:
+        """After the ready probe: every listener on the service's ports is a process fsbench started for it."""
+        found = self._port_states()
+        if isinstance(found, str):
+            return found
+        states, _ = found
+        for st in states.values():
+            if st.state in ("theirs", "hidden"):
+                self.foreign = f"port {st.port} is held by {', '.join(st.others)}"
+                return (f"service {self.svc.name} on {self.host}: {self.foreign}, not by a process fsbench "
+                        "started for this service (its own server did not get the port: taken after fsbench found "
+                        "it free?), so its ready probe may have been answered by that one: fsbench neither uses "
+                        "nor stops it; free the port, or give the service `port: auto`")
+        r = self.tr.run(self.identity.argv("procs"), cwd="/", timeout=60)
+        (self.log_dir / "processes.txt").write_text(r.extra.get("stdout", r.stdout_tail))
+        return None
+
+    def _stop_argv(self, cmd: str) -> list[str]:
+        """A stop command that runs only while no port of the service is held by someone else (never at a
+        server fsbench did not start: one that took the port after fsbench's server died or never bound it)."""
+        argv = sh(render(cmd, self.values()))
+        return self.identity.guarded(self._numbers(), argv) if self._numbers() else argv
+
     def stop(self) -> None:
-        """Run the stop commands (managed services only); failures are warnings, never exceptions."""
+        """Run the stop commands (guarded), then stop what they left running; warnings, never raises."""
         if not self.started:
             return
         self.started = False
-        for i, cmd in enumerate(self.plan.stop):
-            self.emit(Event("service", message=f"stop {self.svc.name} on {self.host}: {cmd}"))
-            try:
-                r = self.tr.run(sh(render(cmd, self.values())), cwd=self.dir,
-                                timeout=max(30.0, self.svc.ready_timeout_s), env=self.env,
-                                stdout_path=self.log_dir / f"stop-{i}.out", stderr_path=self.log_dir / f"stop-{i}.err")
-            except FsbenchError as exc:
-                self.emit(Event("warning", message=f"stopping service {self.svc.name} on {self.host} failed: {exc}"))
-                return
-            if not r.ok:
-                self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe()}"))
-        self._fetch_logs()
-        self.leftovers.done(self._cleanup)
+        stopped = False
+        if not self.foreign:
+            stopped = True
+            for i, cmd in enumerate(self.plan.stop):
+                self.emit(Event("service", message=f"stop {self.svc.name} on {self.host}: {cmd}"))
+                try:
+                    r = self.tr.run(self._stop_argv(cmd), cwd=self.dir, timeout=max(30.0, self.svc.ready_timeout_s),
+                                    env=self.env, stdout_path=self.log_dir / f"stop-{i}.out",
+                                    stderr_path=self.log_dir / f"stop-{i}.err")
+                except FsbenchError as exc:
+                    self.emit(Event("warning",
+                                    message=f"stopping service {self.svc.name} on {self.host} failed: {exc}"))
+                    return
+                if not r.ok:
+                    stopped = False
+                    shown = shlex.join(sh(render(cmd, self.values())))
+                    self.emit(Event("warning", message=f"stopping service {self.svc.name} failed {r.describe(shown)}"))
+        elif self.plan.stop:
+            self.emit(Event("warning", message=f"not running the stop commands of service {self.svc.name} on "
+                                               f"{self.host}: {self.foreign}, a server fsbench did not start"))
+        if self._stop_leftovers(STOP_WAIT_S if stopped else 0):
+            self._fetch_logs()
+            self.leftovers.done(self._cleanup)
+
+    def _stop_leftovers(self, wait_s: int) -> bool:
+        """TERM, then KILL, the service's processes still running after wait_s; False when some could not be."""
+        try:
+            r = self.tr.run(self.identity.kill(wait_s, KILL_GRACE_S), cwd="/", timeout=wait_s + 2 * KILL_GRACE_S + 30)
+        except FsbenchError as exc:
+            self.emit(Event("warning", message=f"cannot check that service {self.svc.name} stopped on "
+                                               f"{self.host}: {exc}"))
+            return False
+        out = r.extra.get("stdout", r.stdout_tail)
+        (self.log_dir / "stopped.txt").write_text(out)
+        lines = [line.split(" ", 2) for line in out.splitlines() if line.count(" ") >= 1]
+        termed = [f"pid {p[1]} (`{p[2] if len(p) > 2 else '?'}`)" for p in lines if p[0] == "term"]
+        if termed:
+            why = "after its stop commands" if wait_s else "with its stop commands failed or not run"
+            how = "TERM, then KILL" if any(p[0] == "kill" for p in lines) else "TERM"
+            self.emit(Event("warning", message=f"service {self.svc.name} on {self.host}: {len(termed)} of its "
+                                               f"processes still ran {why}: fsbench stopped them ({how}): "
+                                               f"{'; '.join(termed)}"))
+        if not r.ok:
+            self.emit(Event("warning", message=f"service {self.svc.name} on {self.host}: some of its processes "
+                                               f"could not be stopped: {r.describe('TERM, then KILL')}"))
+            return False
+        return True
 
     def _fetch_logs(self) -> None:
         """The kind's logs into services/<name>/<host>/, masked; a log that cannot be had is a warning."""
