@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from fsbench.report.rows import number_key, workloads_of
+from fsbench.report.summary import split_warnings
 
 
 def why_empty(spec: dict, cases: list[dict], summary: pd.DataFrame, tools: dict[str, object]) -> str:
@@ -37,11 +38,22 @@ def why_empty(spec: dict, cases: list[dict], summary: pd.DataFrame, tools: dict[
             return f"no {spec['tool']} rows beside {', '.join(workloads)} in this run (no collector of it ran there)"
     metrics = list(spec.get("metrics") or [])
     if metrics and not rows.empty and not rows["metric"].isin(metrics).any():
-        return f"none of {', '.join(metrics)} was measured by {', '.join(workloads)}"
+        return f"none of {', '.join(metrics)} was measured by {', '.join(workloads)}" + _warned(ok)
     failed = [c for c in mine if c.get("status") != "ok"]
     if failed:
         return f"no results to show; {len(failed)} of {len(mine)} cases did not succeed: " + _not_run(failed, tools)
-    return "no results of this shape in this run"
+    return "no results of this shape in this run" + _warned(ok)
+
+
+def _warned(ok: list[dict]) -> str:
+    """'; N cases ok with warnings: <the first>' when cases that succeeded warned (rows left out), else ''."""
+    warned = [c for c in ok if split_warnings(str(c.get("warnings") or ""))]
+    if not warned:
+        return ""
+    first = split_warnings(str(warned[0].get("warnings")))
+    dropped = [w for w in first if "left out" in w]
+    return (f"; {len(warned)} of {len(ok)} cases that succeeded warned (see Warnings), "
+            f"{warned[0].get('case_id')}: {(dropped or first)[0]}")
 
 
 def _not_run(cases: list[dict], tools: dict[str, object]) -> str:

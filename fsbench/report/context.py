@@ -109,6 +109,10 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "baseline": baseline,
         "failed": [c for c in cases if c["status"] != "ok"],
         "problems": summary_mod.problems(cases),
+        "warnings": summary_mod.warnings(cases, results),
+        "warned_ok": sum(1 for c in cases if c.get("status") == "ok" and summary_mod.split_warnings(
+            str(c.get("warnings") or ""))),
+        "scale": _scale(data.get("scale_run")),
         "unstable": unstable,
         "more_unstable": more_unstable,
         "unstable_count": len(unstable) + more_unstable,
@@ -121,6 +125,18 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
                       for name, w in sc.workloads.items()],
         "variables": {str(k): yaml_text(v) for k, v in sc.variables.items()},
     }
+
+
+def _scale(run: object) -> dict | None:
+    """The scale the run used and the variables that differ from scale full (scenario.yaml's scale_run)."""
+    if not isinstance(run, dict) or "value" not in run:
+        return None
+    found = run.get("differs")
+    differs: dict = found if isinstance(found, dict) else {}
+    return {"variable": str(run.get("variable") or "scale"), "value": yaml_text(run["value"]),
+            "full": str(run["full"]) if run.get("full") else "",
+            "differs": [(str(k), yaml_text(v.get("run")), yaml_text(v.get("full")))
+                        for k, v in differs.items() if isinstance(v, dict)]}
 
 
 #: a line that starts a list item keeps its own line in the scenario's conclusions

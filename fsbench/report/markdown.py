@@ -53,6 +53,7 @@ def render(ctx: dict, *, html_href: str = "", results_href: str = "results.csv",
     out += [f"Run {code(m.get('run_id', ''))} · {m.get('started', '')} → {m.get('ended') or 'unfinished'} · "
             f"status **{m.get('status', '')}** · scenario hash {code(m.get('scenario_hash', ''))} · "
             f"fsbench {m.get('fsbench_version', '')}", ""]
+    out += _scale(ctx.get("scale"))
     if ctx.get("use_case"):  # the evaluation guide asks for it first
         out += ["## Use case", ""]
         out += table(["", ""], [[f"**{escape(label)}**", escape(text)] for label, text in ctx["use_case"]])
@@ -124,6 +125,12 @@ def _summary(ctx: dict) -> list[str]:
     if failed is None:  # older contexts list failed cases one by one
         failed = [{"status": c["status"], "reason": c.get("reason") or "not run", "count": 1,
                    "cases": [c["case_id"]], "more": 0} for c in ctx.get("failed", [])]
+    if ctx.get("warnings"):
+        out += ["### Warnings", "", "What the run said about its own figures (a row left out or flagged).", ""]
+        for g in ctx["warnings"]:
+            ids = ", ".join(code(c) for c in g["cases"]) + (f" and {g['more']} more" if g.get("more") else "")
+            out += [f"- {ids}: {escape(str(g['warning']))}"]
+        out += [""]
     if failed:
         out += ["### Cases that did not succeed", ""]
         for g in failed:
@@ -131,6 +138,22 @@ def _summary(ctx: dict) -> list[str]:
             out += [f"- {g['count']} × {escape(g['status'])}: {ids}", ""]
             out += ["  " + line for line in _fenced(str(g["reason"]))] + [""]
     return out
+
+
+def _scale(scale: dict | None) -> list[str]:
+    """The scale the run used and how it differs from the full one, in a line."""
+    if not scale:
+        return []
+    line = f"Scale **{escape(scale['value'])}**"
+    if scale.get("full") and scale["value"] != scale["full"]:
+        parts = [f"{code(n)} {escape(ran)} (at {escape(scale['full'])}: {escape(full)})"
+                 for n, ran, full in scale.get("differs", [])]
+        line += f", not {escape(scale['full'])}: " + (", ".join(parts) or "the same values") + ". Sizes and " \
+            f"times in this report are this run's; {code('--set ' + scale['variable'] + '=' + scale['full'])} " \
+            "runs the full one."
+    else:
+        line += "."
+    return [line, ""]
 
 
 def _environment(ctx: dict) -> list[str]:

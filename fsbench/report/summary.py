@@ -36,3 +36,26 @@ def problems(cases: list[dict]) -> list[dict]:
         out.append({"status": status, "reason": reason, "count": len(ids), "cases": ids[:12],
                     "more": max(0, len(ids) - 12)})
     return sorted(out, key=lambda g: (g["status"] != "failed", -g["count"]))
+
+
+def warnings(cases: list[dict], results: pd.DataFrame) -> list[dict]:
+    """What the run said about its own figures: each case's warnings (cases.csv) and rows flagged in
+    results' `warnings` column, one line per text with the cases it concerns."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for c in cases:
+        for text in split_warnings(str(c.get("warnings") or "")):
+            groups[text].append(str(c.get("case_id", "")))
+    if not results.empty and "warnings" in results and "case_id" in results:
+        flagged = results[results["warnings"].fillna("").astype(str).str.strip() != ""]
+        for _, r in flagged.iterrows():
+            text = f"{r.get('tool')} {r.get('operation')} {r.get('metric')}: {str(r['warnings']).strip()}"
+            if str(r["case_id"]) not in groups[text]:
+                groups[text].append(str(r["case_id"]))
+    out = [{"warning": text, "count": len(ids), "cases": ids[:12], "more": max(0, len(ids) - 12)}
+           for text, ids in groups.items() if ids]
+    return out[:MAX_LISTED]
+
+
+def split_warnings(text: str) -> list[str]:
+    """cases.csv's warnings column (its warnings joined by '; ') as separate texts."""
+    return [w.strip() for w in text.split("; ") if w.strip()]
