@@ -134,6 +134,9 @@ class Target:
     setup: tuple[str, ...] = option(_commands, (), convert=tuple)
     teardown: tuple[str, ...] = option(_commands, (), convert=tuple)
     destructive: bool = option(s.boolean, False)
+    existing_mount: bool = option(s.boolean, False,
+                                  doc="the path is a mount the user made: fsbench only checks it is a mount "
+                                      "point, and never mounts, unmounts or removes it")
     setup_timeout_s: float = option(s.duration, 300.0, key="setup_timeout")
     hosts: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
     kind: str = option(s.string, "directory", doc="directory, device, juicefs, or a plug-in's kind")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import secrets as random_names
 import shlex
 import threading
 from pathlib import Path
@@ -15,6 +16,13 @@ from fsbench.scenario.model import Target
 from fsbench.secrets import redact, redact_file, secret_env
 from fsbench.shell import render, sh
 from fsbench.targets.kinds import KINDS, KindPlan
+from fsbench.targets.ownership import (
+    NOT_OURS,
+    guarded,
+    made_dir_script,
+    read_identity,
+    scratch_script,
+)
 from fsbench.targets.safety import resolved_unsafe_reason
 from fsbench.targets.services import wait_ready
 from fsbench.transport.base import Transport
@@ -34,11 +42,17 @@ class TargetSession:
         self.service_values = service_values or {}
         self.log_dir = log_dir
         self.kind = KINDS.get(target.kind)
-        #: tools write only below this folder (a directory target); devices and URLs have none
-        self.scratch = posixpath.join(target.path, f"fsbench-{run_id}") if self.kind.address == "directory" else ""
+        #: tools write only below this folder (a directory target); devices and URLs have none. Its name
+        #: ends in random hex: nobody can plant an entry there before the run (run ids are guessable)
+        name = f"fsbench-{run_id}-{random_names.token_hex(6)}"
+        self.scratch = posixpath.join(target.path, name) if self.kind.address == "directory" else ""
         self._setup_started = False
         self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
         self._mounted: set[str] = set()
+        self._tried: set[str] = set()  # hosts where fsbench ran its mount command on a path that held no mount
+        self._ours: dict[str, str] = {}  # host -> identity of the mount fsbench made there (findmnt)
+        self._made_dir: set[str] = set()  # hosts where fsbench made the mount point (only those are rmdir'ed)
+        self._made_scratch: set[str] = set()  # hosts where the scratch folder is fsbench's (made, or shared)
         #: prepare steps already run on this target where they leave no folder (an RBD image's written extent)
         self.prepared: set[str] = set()
 
@@ -95,11 +109,30 @@ class TargetSession:
             return f"target {self.target.name} could not be set up: {exc}"
 
     def cleanup_commands(self, host: str) -> list[list[str]]:
-        """What undoes this target's setup on host: unmount, teardown commands, its scratch folder."""
+        """What undoes this target's setup on host: unmount (only fsbench's own mount), teardown commands,
+        its scratch folder; kept in leftovers.json for the run after a crash."""
         plan = self.plan(host)
         out = [["rm", "-rf", "--", self.scratch]] if self.scratch else []
-        out += plan.force_unmount + plan.after
+        if not self.target.existing_mount:
+            out += self._unmounts(host, plan.force_unmount, plan) + self._after(host, plan)
         return out + [sh(render(cmd, self.values(host))) for cmd in self.target.teardown]
+
+    def _unmounts(self, host: str, argvs: list[list[str]], plan: KindPlan) -> list[list[str]]:
+        """Unmount commands that act only while the path holds fsbench's mount (or none)."""
+        if not plan.mount:
+            return argvs
+        return [guarded(argv, self.target.path, self._ours.get(host, "")) for argv in argvs]
+
+    def _after(self, host: str, plan: KindPlan) -> list[list[str]]:
+        """The kind's steps after unmounting, without removing a mount point fsbench did not make."""
+        keep = host in self._made_dir or not plan.mount
+        return [argv for argv in plan.after if keep or argv != ["rmdir", self.target.path]]
+
+    def _record(self, host: str) -> None:
+        """Keep the host's clean-up in leftovers.json up to date with what fsbench now knows it owns."""
+        old = self._cleanups.get(host, "")
+        self._cleanups[host] = self.leftovers.add(host, f"target {self.target.name}", self.cleanup_commands(host))
+        self.leftovers.done(old)
 
     def _setup(self, cancel: threading.Event) -> str | None:
         t = self.target
@@ -113,8 +146,16 @@ class TargetSession:
             plan = self.plan(host)
             first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
             steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
+            if t.existing_mount:  # the user's mount: checked, never mounted, unmounted nor removed
+                steps = []
+                refused = self._check_existing_mount(host, tr)
+            else:
+                refused = self._mount_point(host, tr) if plan.mount else None
+            if refused:
+                return refused
             if steps:
                 self._begun.add(host)
+                self._tried.update([host] if plan.mount else [])
             for argv, mounts in steps:
                 r = self._run(tr, argv, f"{host}: {_label(argv)}", cancel, env=plan.env)
                 if not r.ok:
@@ -129,6 +170,7 @@ class TargetSession:
                     self._mounted.discard(host)  # nothing to unmount: teardown undoes the rest (_begun)
                     return (f"{self.kind.name} reported success but {t.path} on {host} is not a mount point after "
                             f"{t.ready_timeout_s:.0f}s{self._log_tail(host, tr)}")
+                self._own_mount(host, tr)
             if t.ready:
                 r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel,
                                env=self.env(host) or None)
@@ -142,8 +184,59 @@ class TargetSession:
             if unsafe:
                 return f"{unsafe}; fsbench will not write there (set `destructive: true` if you mean it)"
             if self.scratch:
-                tr.makedirs(self.scratch)
+                refused = self._make_scratch(host, tr)
+                if refused:
+                    return refused
         return None
+
+    def _check_existing_mount(self, host: str, tr: Transport) -> str | None:
+        """Why the user's mount (`existing_mount: true`) cannot be used on host, or None."""
+        t = self.target
+        if self.kind.address != "directory":
+            return (f"target {t.name}: `existing_mount: true` is for a mounted folder; a {self.kind.name} "
+                    f"target's path is a {self.kind.address}: remove existing_mount")
+        ours, unknown = read_identity(tr, t.path)
+        if unknown:
+            return f"target {t.name}: {unknown}"
+        if not ours:
+            return (f"target {t.name}: `existing_mount: true` but {t.path} on {host} is not a mount point: mount "
+                    "it first (fsbench does not, for such a target), or remove existing_mount to let fsbench mount it")
+        return None
+
+    def _mount_point(self, host: str, tr: Transport) -> str | None:
+        """Refuse a path that is a mount point already; make the mount point if missing (remembered)."""
+        t = self.target
+        there, unknown = read_identity(tr, t.path)
+        if unknown:
+            return f"target {t.name}: {unknown}"
+        if there:
+            return (f"target {t.name}: {t.path} on {host} is already a mount point ({there}); fsbench mounts "
+                    f"{self.kind.name} there itself and unmounts only what it mounted, so it will not mount over "
+                    "it: point the target at an empty folder, or set `existing_mount: true` on the target to "
+                    "benchmark that mount as it is (fsbench then never mounts, unmounts or removes it)")
+        r = tr.run(made_dir_script(t.path), timeout=30)
+        if r.ok and r.extra.get("stdout", "").strip() == "made":
+            self._made_dir.add(host)
+            self._record(host)
+        return None  # a path that could not be made: the kind's own steps say why
+
+    def _own_mount(self, host: str, tr: Transport) -> None:
+        """Record the mount that appeared after fsbench's mount command as fsbench's (kept in leftovers)."""
+        ours, _ = read_identity(tr, self.target.path)
+        if ours:
+            self._ours[host] = ours
+            self._record(host)
+
+    def _make_scratch(self, host: str, tr: Transport) -> str | None:
+        """Make the scratch folder with a plain mkdir (no link followed, nothing existing taken), or say why not."""
+        r = tr.run(scratch_script(self.scratch, shared=bool(self._made_scratch)), timeout=30)
+        if r.ok:
+            self._made_scratch.add(host)
+            return None
+        return (f"target {self.target.name}: cannot make fsbench's scratch folder on {host} "
+                f"{r.describe(_script_name(r.argv))}; fsbench writes only into a folder it has just made, and "
+                "never through an entry someone else put there: remove that entry if it is stale, and check who "
+                "made it")
 
     def _fetch_logs(self, host: str, tr: Transport, plan: KindPlan) -> list[Path]:
         """Copy the client's logs into targets/<target>/ (masked); the copies that exist."""
@@ -212,14 +305,19 @@ class TargetSession:
                 self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
 
     def _teardown_host(self, host: str, tr: Transport) -> None:
-        if self.scratch and tr.is_dir(self.scratch):
+        if host in self._made_scratch:  # never a folder fsbench did not make (a planted link, a user's folder)
             tr.remove_tree(self.scratch)
+        if host in self._tried and host not in self._ours:
+            # a client that mounted after fsbench stopped waiting: the path held no mount before its command
+            self._own_mount(host, tr)
         if host in self._mounted:
             self._unmount(host, tr, self.plan(host))
         elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing (a URL): undo what it did
             plan = self.plan(host)
-            for argv in (plan.force_unmount if plan.mount else []) + plan.after:
+            for argv in self._unmounts(host, plan.force_unmount if plan.mount else [], plan) + self._after(host, plan):
                 r = tr.run(argv, timeout=self.target.setup_timeout_s, env={**self.env(host), **plan.env} or None)
+                if r.exit_status == NOT_OURS and plan.mount:
+                    self.emit(Event("warning", message=f"{self.target.name} on {host}: {r.describe()}"))
                 if not r.ok and not plan.mount:
                     self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
                                                        f"{_label(argv, short=True)} failed "
@@ -234,14 +332,18 @@ class TargetSession:
 
     def _unmount(self, host: str, tr: Transport, plan: KindPlan) -> None:
         self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: unmount ({self.kind.name})"))
-        ok = all(tr.run(argv, timeout=60, env=plan.env or None).ok for argv in plan.unmount)
-        if not ok:
-            ok = all(tr.run(argv, timeout=60, env=plan.env or None).ok for argv in plan.force_unmount)
-        if not ok:
+        results = [tr.run(argv, timeout=60, env=plan.env or None) for argv in self._unmounts(host, plan.unmount, plan)]
+        if not all(r.ok for r in results) and not any(r.exit_status == NOT_OURS for r in results):
+            results = [tr.run(argv, timeout=60, env=plan.env or None)
+                       for argv in self._unmounts(host, plan.force_unmount, plan)]
+        foreign = [r for r in results if r.exit_status == NOT_OURS]
+        if foreign:
+            self.emit(Event("warning", message=f"{self.target.name} on {host}: {foreign[0].describe()}"))
+        elif not all(r.ok for r in results):
             self.emit(Event("warning", message=f"could not unmount {self.target.path} on {host}"))
         else:
             self._mounted.discard(host)
-            for argv in plan.after:
+            for argv in self._after(host, plan):
                 tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
         self._fetch_logs(host, tr, plan)
 

@@ -45,16 +45,19 @@ class FuseKind:
         return [("mount", spec.mount), ("unmount", spec.unmount), ("version", spec.version)] if spec else []
 
     def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        if getattr(target, "settings", None) is None:
-            return [(("kind",), "a fuse target needs a `fuse:` section", "at least `fuse: {mount: COMMAND}`")]
+        if getattr(target, "settings", None) is None and not getattr(target, "existing_mount", False):
+            return [(("kind",), "a fuse target needs a `fuse:` section",
+                     "at least `fuse: {mount: COMMAND}`, or `existing_mount: true` for a mount made beforehand")]
         if not getattr(target, "client_process", None):
             return [(("client_process",), "a fuse target names its client's process (its /proc/PID/comm)",
                      "e.g. client_process: goofys; its CPU and peak memory are reported beside each result")]
         return []
 
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec: Fuse = target.settings  # type: ignore[attr-defined]
+        spec: Fuse | None = target.settings  # type: ignore[attr-defined]
         path = target.path  # type: ignore[attr-defined]
+        if spec is None:  # `existing_mount: true`: the user's mount, nothing for fsbench to run
+            return KindPlan()
         unmount, force = objectstore.fuse_unmount(path)
         if spec.unmount:
             unmount = [sh(render(spec.unmount, values))]

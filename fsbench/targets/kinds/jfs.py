@@ -24,7 +24,7 @@ from fsbench.secrets import remember_written, split_url_password
 from fsbench.shell import sh
 from fsbench.targets.kinds import hadoop_client
 from fsbench.targets.kinds.base import KindPlan
-from fsbench.targets.kinds.juicefs import volume_name
+from fsbench.targets.kinds.juicefs import empty_meta_check, volume_name
 
 #: settings fields a JuiceFS 1.0 client does not know (written by the 1.1+ command line)
 NEWER_FIELDS = ("MinClientVersion", "DirStats", "Tiers", "EnableACL")
@@ -153,6 +153,8 @@ class JfsKind(hadoop_client.HadoopUrlKind):
             if spec.storage == "file":
                 bucket = bucket.rstrip("/") + "/"
                 before.append(["mkdir", "-p", bucket])
+            # a volume that exists is never formatted again (its bucket and settings would change)
+            before.append(empty_meta_check(spec.binary, meta, "`format: false` under `jfs:`"))
             before.append([spec.binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",
                            *spec.format_options, meta, spec.volume])
         if spec.downgrade_for_sdk:

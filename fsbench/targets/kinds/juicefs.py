@@ -1,18 +1,21 @@
-"""JuiceFS as a target kind: fsbench formats the volume (trash off), mounts it on every host of the
-target with cache and log in the run's scratch space, unmounts it and keeps the client's log."""
+"""JuiceFS as a target kind: fsbench formats a new volume (trash off) on a metadata engine that holds none,
+mounts it on every host of the target with cache and log in the run's scratch space, unmounts it and
+keeps the client's log. A volume that exists is refused (formatting it again would re-point its bucket
+and change its settings), unless `existing: true` says to use it as it is: mounted, never formatted."""
 
 from __future__ import annotations
 
 import os
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
 from fsbench.config import schema as s
 from fsbench.secrets import remember, remember_written, split_url_password
-from fsbench.shell import render
+from fsbench.shell import render, sh
 from fsbench.targets.kinds.base import KindPlan, StoreAccess
 
 
@@ -31,6 +34,7 @@ class JuiceFS:
     secret_key_env: str = ""
     access_key: str = ""
     secret_key: str = ""
+    existing: bool = False
 
 
 SECTION = s.Struct({
@@ -45,7 +49,34 @@ SECTION = s.Struct({
     "secret_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the secret key"),
     "access_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}"),
     "secret_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}"),
+    "existing": s.Key(s.boolean, default=False,
+                      doc="true: the meta URL holds a volume to use as it is (mounted, never formatted nor changed); "
+                          "false: fsbench formats a new volume and refuses a meta URL that holds one"),
 }, what="juicefs settings")
+
+#: what `juicefs status` says on a metadata engine that holds no volume (1.0 to 1.4)
+NOT_FORMATTED = "database is not formatted"
+#: settings of a new volume, meaningless for one used as it is
+FORMAT_KEYS = ("bucket", "format_options")
+
+
+def empty_meta_check(binary: str, meta: str, opt_in: str = "`existing: true` under `juicefs:`") -> list[str]:
+    """Fails, saying why, unless the metadata engine holds no JuiceFS volume (`juicefs status` tells)."""
+    refuse = (f"{meta} holds a JuiceFS volume already: fsbench formats only a metadata engine that holds none "
+              "(formatting again would re-point that volume to fsbench's bucket and change its settings); give "
+              f"the target an empty database (e.g. another Redis database number), or set {opt_in} to benchmark "
+              "that volume as it is")
+    return sh("\n".join([
+        f"# check that {meta} holds no JuiceFS volume yet",
+        f"if out=$({shlex.join([binary, 'status', meta])} 2>&1 > /dev/null); then",
+        f"  echo {shlex.quote(refuse)} >&2; exit 1",
+        "fi",
+        f'case "$out" in *{shlex.quote(NOT_FORMATTED)}*) exit 0 ;; esac',
+        f"echo {shlex.quote(f'cannot tell whether {meta} holds a JuiceFS volume (fsbench formats only an empty one)')}"
+        " >&2",
+        'printf "%s\\n" "$out" | tail -n 3 >&2',
+        "exit 1",
+    ]))
 
 
 def volume_name(target: str) -> str:
@@ -75,8 +106,13 @@ class JuiceFSKind:
                 ("secret_key", spec.secret_key)] if spec else []
 
     def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        if getattr(target, "settings", None) is None:
+        spec: JuiceFS | None = getattr(target, "settings", None)
+        if spec is None:
             return [(("kind",), "a juicefs target needs a `juicefs:` section", "at least `juicefs: {meta: URL}`")]
+        if spec.existing:
+            return [(("juicefs", key), f"`{key}` is a setting of a new volume; `existing: true` uses the volume "
+                                       "as it is and never formats it", f"remove `{key}`, or remove `existing`")
+                    for key in FORMAT_KEYS if getattr(spec, key)]
         return []
 
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
@@ -91,7 +127,7 @@ class JuiceFSKind:
         bucket, url_keys = bucket_keys(bucket)
         cache, log = posixpath.join(base, "cache"), posixpath.join(base, "juicefs.log")
         prepare = [["mkdir", "-p", path, cache]]
-        if spec.storage == "file":
+        if spec.storage == "file" and not spec.existing:
             bucket = bucket.rstrip("/") + "/"
             prepare.append(["mkdir", "-p", bucket])
         remember_written(password)
@@ -113,11 +149,15 @@ class JuiceFSKind:
                *spec.format_options, meta, spec.volume or volume_name(tname)]
         mount = [binary, "mount", "-d", "--no-usage-report", "--cache-dir", cache, "--log", log,
                  *spec.mount_options, meta, path]
-        return KindPlan(prepare=prepare, once=[fmt], mount=[mount], unmount=[[binary, "umount", path]],
+        # an existing volume is only mounted: never formatted, its settings never changed
+        once = [] if spec.existing else [empty_meta_check(binary, meta), fmt]
+        store = None if spec.existing else StoreAccess(spec.storage, bucket, {k: v for k, v in env.items()
+                                                                             if k != "META_PASSWORD"})
+        return KindPlan(prepare=prepare, once=once, mount=[mount], unmount=[[binary, "umount", path]],
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
                         logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"],
                         client_args=("mount", path),  # `juicefs stats PATH` holds the path too
-                        store=StoreAccess(spec.storage, bucket, {k: v for k, v in env.items() if k != "META_PASSWORD"}))
+                        store=store)
 
 
 def bucket_keys(url: str) -> tuple[str, dict[str, str]]:
