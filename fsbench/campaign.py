@@ -20,6 +20,7 @@ from fsbench.leftovers import (
 from fsbench.preflight import run_preflight
 from fsbench.runner import Runner, RunOutcome
 from fsbench.scenario import Scenario, load_scenario, plan_cases
+from fsbench.scenario.inputs import changed_inputs, input_digests
 from fsbench.store import RunDir, out_of_space, scenario_hash
 from fsbench.transport.factory import close_all, make_transports
 from fsbench.transport.local import LocalTransport
@@ -147,15 +148,31 @@ def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -
             raise ScenarioError([Issue(str(path), None, "", f"this scenario (with these --set values) differs "
                                        f"from the one that made {resume}",
                                        "resume with the same file and --set values, or start a new run")])
+        _check_inputs(rd, sc, path)
         rd.lock()
         rd.keep_reserve()
         rd.manifest["attempts"] = rd.manifest.get("attempts", 1) + 1
         _set_aside_unfinished(rd, cases)
         return rd
     root = Path(output_root) if output_root else _default_root(sc)
-    rd = RunDir.create(root, sc.name, sc.resolved)
+    rd = RunDir.create(root, sc.name, sc.resolved, input_digests(sc))
     rd.lock()
     return rd
+
+
+def _check_inputs(rd: RunDir, sc: Scenario, path: str | Path) -> None:
+    """Refuse a resume after a job file, an include or the inventory changed: cases would mix two workloads."""
+    recorded = rd.manifest.get("inputs")
+    if not isinstance(recorded, dict):  # a run directory from before inputs were recorded
+        return
+    changed = changed_inputs(recorded, input_digests(sc))
+    if changed:
+        where = {n: str(sc.base_dir / n) if n != "inventory" else f"the inventory {sc.inventory_file}".rstrip()
+                 for n in changed}
+        raise ScenarioError([Issue(where[n], None, "", f"changed since {rd.path} started (or is gone): its "
+                                   "finished cases ran with the old content",
+                                   "restore the file as it was to resume, or start a new run (without --resume)")
+                             for n in changed])
 
 
 def _default_root(sc: Scenario) -> Path:

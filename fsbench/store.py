@@ -72,8 +72,9 @@ class RunDir:
     _lock: object = field(default=None, repr=False)
 
     @classmethod
-    def create(cls, root: Path, scenario_name: str, resolved: dict) -> "RunDir":
-        """A new, unique run directory under root."""
+    def create(cls, root: Path, scenario_name: str, resolved: dict, inputs: dict[str, str] | None = None) -> "RunDir":
+        """A new, unique run directory under root; inputs: the digests of the files the run reads (a resume
+        compares them, fsbench.scenario.inputs)."""
         if not scenario_name or "/" in scenario_name or scenario_name.startswith(".") or "\0" in scenario_name:
             raise RunDirError(f"{scenario_name!r} cannot name a folder under {root}")
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
@@ -97,7 +98,7 @@ class RunDir:
                               "give a folder you can write to with -o") from None
         try:
             (path / "raw").mkdir()
-            rd = cls._initialise(path, scenario_name, resolved)
+            rd = cls._initialise(path, scenario_name, resolved, inputs or {})
         except OSError as exc:  # never leave a run directory without a manifest behind
             shutil.rmtree(path, ignore_errors=True)
             if out_of_space(exc):
@@ -107,13 +108,14 @@ class RunDir:
         return rd
 
     @classmethod
-    def _initialise(cls, path: Path, scenario_name: str, resolved: dict) -> "RunDir":
+    def _initialise(cls, path: Path, scenario_name: str, resolved: dict, inputs: dict[str, str]) -> "RunDir":
         rd = cls(path, {
             "schema_version": SCHEMA_VERSION,
             "fsbench_version": __version__,
             "run_id": path.name,
             "scenario": scenario_name,
             "scenario_hash": scenario_hash(resolved),
+            "inputs": inputs,
             "started": utc_now(),
             "ended": None,
             "status": "running",

@@ -3,10 +3,12 @@ and its --resume, spreadsheet formulas in names, ingest's left-out rows, damaged
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tests.conftest import run_cli, write_scenario
@@ -79,3 +81,45 @@ def test_a_fifo_or_a_device_as_an_input_file_is_refused_at_once(tmp_path, role, 
     assert "Traceback" not in proc.stderr
     assert elapsed < 3, f"{elapsed:.1f} s (the CLI's start-up included)"
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+# -- item 11: a resume runs the same workloads as the run it continues --------------------------------------
+
+
+def test_a_resume_after_a_job_file_or_an_include_changed_is_refused(tmp_path, fio):
+    marker = tmp_path / "second-target-ready"
+    (tmp_path / "common.fio").write_text("[global]\nsize=1m\n")
+    job = tmp_path / "job.fio"
+    job.write_text("include common.fio\n[w]\nrw=write\nbs=64k\n")
+    scenario = write_scenario(tmp_path, f"""\
+        name: edits
+        monitor: {{enabled: false}}
+        targets:
+          a: {{path: {tmp_path}/a, setup: ["mkdir -p ${{target.path}}"]}}
+          b: {{path: {tmp_path}/b, setup: ["test -e {marker}", "mkdir -p ${{target.path}}"]}}
+        workloads:
+          w: {{tool: fio, job_file: job.fio}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report")
+    assert proc.returncode == 1, proc.stderr[-2000:]  # target b's setup failed: its case waits for a resume
+    run = Path(proc.stdout.splitlines()[0])
+    assert set(json.loads((run / "manifest.json").read_text())["inputs"]) == {"job.fio", "common.fio"}
+    marker.touch()
+
+    job.write_text("include common.fio\n[w]\nrw=randread\nbs=4k\n")  # the same workload name, another job
+    again = run_cli("run", str(scenario), "--resume", str(run), "--no-report")
+    assert again.returncode == 3 and f"{job}: <top>: changed since {run} started" in again.stderr, again.stderr
+    assert "restore the file as it was to resume, or start a new run" in again.stderr
+    job.write_text("include common.fio\n[w]\nrw=write\nbs=64k\n")  # restored
+    (tmp_path / "common.fio").write_text("[global]\nsize=2m\n")
+    again = run_cli("run", str(scenario), "--resume", str(run), "--no-report")
+    assert again.returncode == 3 and f"{tmp_path / 'common.fio'}: <top>: changed since" in again.stderr
+    assert json.loads((run / "manifest.json").read_text())["attempts"] == 1  # neither refusal touched the run
+
+    (tmp_path / "common.fio").write_text("[global]\nsize=1m\n")
+    again = run_cli("run", str(scenario), "--resume", str(run), "--no-report")
+    assert again.returncode == 0, again.stderr[-2000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert list(cases["status"]) == ["ok", "ok"]
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    assert set(results.loc[results["metric"] == "bandwidth", "operation"]) == {"write"}  # no randread mixed in

@@ -329,6 +329,23 @@ def _read_text(path: Path) -> str:
     return read_text_bounded(path)  # `include /dev/zero` or a huge file is refused, not read
 
 
+def included_files(text: str, source: str) -> dict[Path, str]:
+    """Every file a job file includes (nested ones too), in reading order, with the text read from it.
+
+    What a resume compares (fsbench.scenario.inputs): an include is part of the workload as much as
+    the job file. Includes that cannot be read are left out (validation reports them).
+    """
+    seen: dict[Path, str] = {}
+
+    def read(path: Path) -> str:
+        text = read_text_bounded(path)
+        seen.setdefault(path, text)
+        return text
+
+    parse_jobfile(text, source, read=read)
+    return seen
+
+
 class _Stop(Exception):
     """A bound passed: reading stops there."""
 
