@@ -107,7 +107,7 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
                 scopes["host"].cpu(pct, dt)
             for metric, value in _rates(prev, cur, dt).items():
                 emit(cur, "host", metric, value, "B/s")
-            for name, (pct, span) in _proc_cpu(prev, cur, clk_tck, scopes_of).items():
+            for name, (pct, span) in _proc_cpu(prev, cur, clk_tck, scopes_of, t0).items():
                 emit(cur, name, "cpu_usage", pct, "%")
                 scopes.setdefault(name, _Scope()).cpu(pct, span)
         prev = cur
@@ -227,9 +227,12 @@ def _rss_by_name(s: Sample, scopes_of: Callable[[Proc], list[str]]) -> dict[str,
     return out
 
 
-def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int,
-              scopes_of: Callable[[Proc], list[str]]) -> dict[str, tuple[float, float]]:
-    """scope -> (CPU %, seconds it covers) for the interval prev..cur."""
+def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int, scopes_of: Callable[[Proc], list[str]],
+              t0: float) -> dict[str, tuple[float, float]]:
+    """scope -> (CPU %, seconds it covers) for the interval prev..cur.
+
+    A pid first seen now but born after the first sample (found late by a sparse pid scan) counts all its
+    ticks here: they all fall in the monitored window, so the window's total stays the process's own."""
     continuing: set[str] = set()
     ticks: dict[str, int] = {}
     born: dict[str, float] = {}
@@ -246,6 +249,9 @@ def _proc_cpu(prev: Sample, cur: Sample, clk_tck: int,
             elif p.start / clk_tck >= prev.t - 1.0 / clk_tck:  # born in this interval: all its time is in it
                 ticks[name] = ticks.get(name, 0) + p.ticks
                 born[name] = min(born.get(name, cur.t), p.start / clk_tck)
+            elif p.start / clk_tck >= t0 - 1.0 / clk_tck:  # born in the window, seen late: all its time is in it
+                ticks[name] = ticks.get(name, 0) + p.ticks
+                continuing.add(name)
             # else: older than prev yet unseen then (it just took the name by exec): no baseline
     out: dict[str, tuple[float, float]] = {}
     full = cur.t - prev.t

@@ -124,9 +124,9 @@ m ${d#/proc/}"; fi ;;
         fi
       done
     done 2>/dev/null
-    # the pids read per scan-sample scale with the current interval: the scan's cost per second stays put
-    spc=$((sp * ms / ivms)); [ "$spc" -ge 1 ] || spc=1
-    next=$((s + (n + spc - 1) / spc))
+    # dense samples scan as many pids each as a sample at the full interval: a tool's processes, born
+    # during a short case, are found at once (a bounded cost: the dense start lasts about a second)
+    next=$((s + (n + sp - 1) / sp))
   fi
   read -r up _ < /proc/uptime
   read -r cpu < /proc/stat

@@ -57,5 +57,6 @@ def warnings(cases: list[dict], results: pd.DataFrame) -> list[dict]:
 
 
 def split_warnings(text: str) -> list[str]:
-    """cases.csv's warnings column (its warnings joined by '; ') as separate texts."""
-    return [w.strip() for w in text.split("; ") if w.strip()]
+    """cases.csv's warnings column as the texts to show: whole, since a warning's own words hold the
+    '; ' its warnings are joined with ("...not a finite number; left out")."""
+    return [text.strip()] if text.strip() else []
