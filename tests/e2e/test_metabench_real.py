@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_both_modes_on_a_tmpfs_mount(tmp_path):
     raw = run / "raw" / "tmpfs__calls__r1" / "local"
     command = (raw / "command").read_text().split()
     folder = command[command.index("--dir") + 1]
-    assert folder == f"{mount}/fsbench-{run.name}/tmpfs__calls__r1"
+    assert re.fullmatch(rf"{re.escape(str(mount))}/fsbench-{run.name}-[0-9a-f]{{12}}/tmpfs__calls__r1", folder)
     doc = json.loads((raw / "metabench.json").read_text())
     assert doc["dir"] == folder and doc["fs_magic"] == TMPFS_MAGIC and doc["complete"] is True
     assert not mount.exists()  # unmounted and removed by the teardown, so nothing stayed behind
@@ -145,7 +146,8 @@ def test_across_two_ssh_hosts_each_in_its_own_folder(lab, tmp_path):
     case = run / "raw" / "shared__conc__r1"
     docs = {h: json.loads((case / h / "metabench.json").read_text()) for h in ("h2", "h3")}
     for h, doc in docs.items():  # one run per host, each in its own subfolder of the case's folder
-        assert doc["dir"] == f"{tmp_path}/shared/fsbench-{run.name}/shared__conc__r1/{h}"
+        assert re.fullmatch(rf"{re.escape(str(tmp_path))}/shared/fsbench-{run.name}-[0-9a-f]{{12}}/shared__conc__r1/{h}",
+                            doc["dir"])
         assert (case / h / "exit_status").read_text() == "0\n" and doc["barrier"].startswith("127.0.0.2:")
     # the barrier on the first host started every operation on both hosts at once
     server = (case / "h2" / "server.out").read_text()

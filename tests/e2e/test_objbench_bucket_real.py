@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -29,7 +30,7 @@ def test_a_file_bucket_lives_in_the_case_folder(tmp_path):
     run = Path(proc.stdout.splitlines()[0])
     assert pd.read_csv(run / "cases.csv", keep_default_na=False).status.iloc[0] == "ok"
     command = (run / "raw" / "t__ob__r1" / "local" / "command").read_text()
-    assert f" {tmp_path}/t/fsbench-{run.name}/t__ob__r1/objects/\n" in command
+    assert re.search(rf" {re.escape(str(tmp_path))}/t/fsbench-{run.name}-[0-9a-f]{{12}}/t__ob__r1/objects/\n", command)
     # the case folder (bucket included) is gone; nothing was written beside the target
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "scenario.yaml", "t"]
     assert list((tmp_path / "t").iterdir()) == []

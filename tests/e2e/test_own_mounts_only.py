@@ -73,12 +73,12 @@ def test_a_fuse_target_on_a_users_mount_is_refused_and_the_mount_and_its_file_su
         scenario = fuse_scenario(tmp_path, mnt, f'fuse: {{mount: "{mount}"}}', "users-mount")
         proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report")
         assert proc.returncode == 1, proc.stderr[-3000:]
-        row = cases(proc).iloc[0]
-        assert row.status == "failed"
-        assert f"{mnt} on local is already a mount point" in row.reason and "existing_mount: true" in row.reason
         assert mounted(mnt) == before  # the very same mount, still there
         assert (mnt / "keep.txt").read_text() == "the user's data\n"
         assert sorted(p.name for p in mnt.iterdir()) == ["keep.txt"]
+        row = cases(proc).iloc[0]
+        assert row.status == "failed"
+        assert f"{mnt} on local is already a mount point" in row.reason and "existing_mount: true" in row.reason
 
 
 def test_existing_mount_true_benchmarks_the_users_mount_and_leaves_it_mounted(tmp_path, fio):
@@ -183,8 +183,9 @@ def test_a_juicefs_meta_url_holding_a_volume_is_never_formatted_again(tmp_path, 
     with redis(tmp_path / "redis") as port:
         meta = f"redis://127.0.0.1:{port}/1"
         bucket = f"{tmp_path}/userbucket/"
+        # named as fsbench would name the target's volume: juicefs itself then accepts a second format
         subprocess.run(["juicefs", "format", "--storage", "file", "--bucket", bucket, "--trash-days", "3", meta,
-                        "uservol"], check=True, capture_output=True)
+                        "jfs"], check=True, capture_output=True)
         mnt = tmp_path / "usermnt"
         subprocess.run(["juicefs", "mount", "-d", "--no-usage-report", meta, str(mnt)], check=True,
                        capture_output=True)
@@ -204,12 +205,12 @@ def test_a_juicefs_meta_url_holding_a_volume_is_never_formatted_again(tmp_path, 
             """
         refused = write_scenario(tmp_path, target.replace("NAME", "formatted").replace("EXTRA", ""), "a.yaml")
         proc = run_cli("run", str(refused), "-o", str(tmp_path / "out"), "--no-report")
-        assert proc.returncode == 1, proc.stderr[-3000:]
-        reason = cases(proc).reason[0]
-        assert f"{meta} holds a JuiceFS volume already" in reason and "existing: true" in reason, reason
         now = settings(meta)
         assert (now["Bucket"], now["TrashDays"], now["UUID"]) == (bucket, 3, original["UUID"])
         assert read_back(meta, mnt) == "the user's data\n"
+        assert proc.returncode == 1, proc.stderr[-3000:]
+        reason = cases(proc).reason[0]
+        assert f"{meta} holds a JuiceFS volume already" in reason and "existing: true" in reason, reason
         # `existing: true`: the volume is mounted as it is, benchmarked, unmounted; its settings unchanged
         used = write_scenario(tmp_path, target.replace("NAME", "used").replace("EXTRA", ", existing: true"), "b.yaml")
         proc = run_cli("run", str(used), "-o", str(tmp_path / "out"), "--no-report")
