@@ -26,6 +26,7 @@ import stat
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -121,6 +122,7 @@ class Leftovers:
     def __init__(self, path: Path, text: str | None = None):
         self.path = path
         self.actions: list[Action] = []
+        self._down: Callable[[str], str | None] = _never_down
         if text is None and path.exists():
             text = path.read_text()
         if text:
@@ -137,9 +139,20 @@ class Leftovers:
         return action.id
 
     def done(self, action_id: str) -> None:
-        """The thing was cleaned up by the run itself."""
+        """The thing was cleaned up by the run itself; kept pending when its host stopped answering.
+
+        Callers cross a clean-up off after trying it; on a host found dead meanwhile the try cannot have
+        worked (or cannot be known to), so the action stays for the next run, which redoes it harmlessly.
+        """
+        action = next((a for a in self.actions if a.id == action_id), None)
+        if action is None or self._down(action.host):
+            return
         self.actions = [a for a in self.actions if a.id != action_id]
         self._save()
+
+    def watch_hosts(self, down: Callable[[str], str | None]) -> None:
+        """How to tell a host given up for this run (its reason, else None): done() then keeps its actions."""
+        self._down = down
 
     def _save(self) -> None:
         try:  # private: recovery trusts only a file of this user that nobody else can write
@@ -156,6 +169,13 @@ class NoLeftovers:
 
     def done(self, action_id: str) -> None:
         return None
+
+    def watch_hosts(self, down: Callable[[str], str | None]) -> None:
+        return None
+
+
+def _never_down(host: str) -> str | None:
+    return None
 
 
 def register_run(run_dir: Path, run_id: str) -> None:
@@ -299,14 +319,20 @@ def _recover(run_id: str, run_dir: Path, pending: Leftovers, transports: dict[st
         if tr is None:  # not a host of this run: nothing here can collide with it; said, and kept for later
             elsewhere.append(f"{action.what} on {action.host}")
             continue
-        notes = []
+        notes, unknown = [], ""
         try:
             for argv in action.commands:
                 r = tr.run(argv, timeout=300)
+                if r.exit_status is None:  # the host was lost meanwhile: whether it ran is not known
+                    unknown = r.describe().splitlines()[0]
+                    break
                 if not r.ok:  # often "not mounted" or "no such process": already gone, which is the aim
                     notes.append(r.describe().splitlines()[0])
         except FsbenchError as exc:
             problems.append(f"{action.host}: {action.what}: {exc}")
+            continue
+        if unknown:
+            problems.append(f"{action.host}: {action.what}: {unknown}")
             continue
         pending.done(action.id)
         emit(Event("warning", message=f"cleaned up after the dead run {run_id}: {action.what} on {action.host}"

@@ -60,6 +60,9 @@ class Runner:
         self.host_facts = host_facts
         self._presence: dict[tuple, bool] = {}
         self.leftovers = leftovers or NoLeftovers()
+        watch = getattr(self.leftovers, "watch_hosts", None)
+        if watch is not None:  # a clean-up tried on a host that stopped answering stays for the next run
+            watch(self._host_down)
         self.secrets = dict(secrets or {})
         self.full = False  # the run directory's disk filled up
         self._controller: HostInfo | None = None
@@ -80,8 +83,10 @@ class Runner:
         if old.exists():  # keep what earlier attempts recorded about cases that will not rerun
             import csv
 
+            from fsbench.csv_cells import unguard_row
+
             with old.open(newline="") as fh:
-                for row in csv.DictReader(fh):
+                for row in map(unguard_row, csv.DictReader(fh)):  # as written before the spreadsheet guard
                     rec = self.records.get(row["case_id"])
                     if rec and rec["status"] == STATUS_OK:
                         rec.update({k: row.get(k, "") for k in ("reason", "exit_status", "started", "ended",
@@ -143,13 +148,22 @@ class Runner:
             services.stop_all()
             for name, tr in self.transports.items():
                 try:
-                    for argv in self._scratch_cleanup(tr, scratch):
-                        tr.run(argv, timeout=120)
-                    self.leftovers.done(cleanups[name])
+                    failed = [r for r in (tr.run(argv, timeout=120) for argv in self._scratch_cleanup(tr, scratch))
+                              if not r.ok]
+                    if failed:  # kept in leftovers.json: the next run tries again
+                        self.emit(Event("warning", message=f"could not remove {scratch} on {name}: "
+                                                           f"{failed[0].describe()}"))
+                    else:
+                        self.leftovers.done(cleanups[name])
                 except FsbenchError as exc:
                     self.emit(Event("warning", message=f"could not remove {scratch} on {name}: {exc}"))
         self.rd.write_hosts(hosts)
         return self._close()
+
+    def _host_down(self, host: str) -> str | None:
+        """Why a host was given up for this run (it stopped answering), else None."""
+        dead = getattr(self.transports.get(host), "dead", None)
+        return dead if isinstance(dead, str) else None
 
     def _stopped_by(self, exc: OSError) -> RunOutcome:
         """The end of a run whose run directory could not be written: out of space (resumable), or else."""

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 from fsbench.inventory import HostSpec
-from fsbench.transport import hostkeys
+from fsbench.transport import heartbeat, hostkeys
 from fsbench.transport.errors import AuthError, ConnectError, HostKeyError
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -51,7 +51,8 @@ class SSHTransport(SSHCommands, SSHFileOps):
                  ssh_config: Path | str | None = DEFAULT_SSH_CONFIG,
                  user_known_hosts: Path | str | None = DEFAULT_KNOWN_HOSTS, remote_base: str | None = None,
                  connect_timeout: float = 30.0, op_timeout: float = 60.0, allow_agent: bool = True,
-                 own_jump: bool = False):
+                 own_jump: bool = False, keepalive_s: float = heartbeat.INTERVAL_S,
+                 dead_after_s: float = heartbeat.TIMEOUT_S):
         self.spec, self.host = host, host.name
         self._jump, self._own_jump = jump, own_jump  # own_jump: close() closes the jump connection too
         self._ssh_config = Path(ssh_config) if ssh_config else None
@@ -63,6 +64,10 @@ class SSHTransport(SSHCommands, SSHFileOps):
         self._settings: Resolved | None = None
         self.connects = 0  # TCP connections opened so far: 1 for a whole run unless the link dropped
         self.marker: dict[str, str] = {}  # FSBENCH_RUN=<run id> in every command's environment
+        self.keepalive_s, self.dead_after_s = keepalive_s, dead_after_s
+        #: why the host is given up for the rest of this transport's life (it stopped answering), else None
+        self.dead: str | None = None
+        self._heartbeat: heartbeat.Heartbeat | None = None
         super().__init__()
 
     def __repr__(self) -> str:
@@ -87,15 +92,35 @@ class SSHTransport(SSHCommands, SSHFileOps):
         return self._remote_base or f"/tmp/fsbench-{self.settings.user}"
 
     def connection(self):
-        """The open paramiko Transport, connecting on first use (or after the link dropped)."""
+        """The open paramiko Transport, connecting on first use (or after the link dropped).
+
+        A host found dead raises at once: a frozen sshd still completes TCP handshakes, so every new
+        connection would wait its full banner timeout again.
+        """
         with self._lock:
+            self.raise_if_dead()
             t = self._client.get_transport() if self._client is not None else None
             if t is None or not t.is_active():
                 self._drop()
                 self._client = self._connect()
                 self.connects += 1
                 t = self._client.get_transport()
+                self._heartbeat = heartbeat.Heartbeat(t, self._declare_dead, interval_s=self.keepalive_s,
+                                                      timeout_s=self.dead_after_s, name=self.host)
+                self._heartbeat.start()
             return t
+
+    def raise_if_dead(self) -> None:
+        """ConnectError with the reason when the host stopped answering earlier in this run."""
+        if self.dead is not None:
+            raise ConnectError(self.host, self.settings.where, self.dead,
+                               "is the host frozen, overloaded or cut off? fsbench gave up on it for this run; "
+                               "once it answers again, the next fsbench run removes what this one left there")
+
+    def _declare_dead(self, reason: str) -> None:
+        if self.dead is None:
+            self.dead = reason
+            log.warning("%s (%s): %s", self.host, self.settings.where, reason)
 
     def new_sftp(self, t):
         """An SFTP session on the connection, every request bounded by op_timeout."""
@@ -124,6 +149,9 @@ class SSHTransport(SSHCommands, SSHFileOps):
                 self._jump.close()
 
     def _drop(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
         self.drop_sftp()
         if self._client is not None:
             self._client.close()
@@ -187,8 +215,7 @@ class SSHTransport(SSHCommands, SSHFileOps):
         handler = getattr(t, "auth_handler", None)
         if handler is not None and getattr(handler, "password", None):
             handler.password = None  # paramiko keeps it after auth; it has no use once we are in
-        t.set_keepalive(30)
-        return client
+        return client  # (no paramiko keepalive: the heartbeat's probes, which want a reply, keep the link busy)
 
     def _socket(self, r: Resolved) -> socket.socket:
         try:

@@ -29,7 +29,9 @@ class SSHCommands:
         spec: HostSpec
         connect_timeout: float
         op_timeout: float
+        dead: str | None
 
+        def raise_if_dead(self) -> None: ...
         @property
         def settings(self) -> Resolved: ...
         def connection(self) -> Any: ...
@@ -83,6 +85,9 @@ class SSHCommands:
                     self._stop(t, chan, out, err, sudo)
                 if chan.status_event.is_set() and chan.exit_status >= 0:
                     status = chan.exit_status
+                elif outcome == "lost" and self.dead:
+                    note = (f"fsbench: {self.host} ({self.settings.where}) {self.dead} while the "
+                            "command ran; its exit status is unknown")
                 elif outcome == "lost":
                     note = (f"fsbench: the connection to {self.host} ({self.settings.where}) was lost while "
                             "the command ran; its exit status is unknown")
@@ -108,11 +113,17 @@ class SSHCommands:
 
     def open_exec(self, t, line: str):
         """A channel running line; exec itself has no timeout in paramiko, so a watchdog closes it."""
+        import paramiko
+
         try:
             chan = t.open_session(timeout=self.connect_timeout)
         except self.net_errors() as exc:
+            self.raise_if_dead()  # the heartbeat found the host frozen meanwhile: that is the reason
+            if isinstance(exc, paramiko.ChannelException):  # the server said no: too many sessions at once
+                raise ConnectError(self.host, self.settings.where, f"the server refused a session channel: {exc}",
+                                   "the server's MaxSessions may be below the number of parallel commands") from None
             raise ConnectError(self.host, self.settings.where, f"cannot open a session channel: {exc}",
-                               "the server's MaxSessions may be below the number of parallel commands") from None
+                               "is the host overloaded or unreachable?") from None
         watchdog = threading.Timer(self.connect_timeout, chan.close)
         watchdog.daemon = True
         watchdog.start()

@@ -85,3 +85,98 @@ def test_juicefs_bench_with_verdicts_on_an_ssh_host_ends_in_seconds(lab, tmp_pat
     rows = pd.read_csv(run / "results.csv", keep_default_na=False)
     judged = rows[(rows.tool == "juicefs-bench") & (rows.operation == "write_big_file")]
     assert len(judged) and set(judged.verdict) <= {"good", "fair", "poor"} and (judged.verdict != "").all()
+
+
+def fsbench_popen(*args: str) -> subprocess.Popen:
+    """`fsbench ARGS` started in the background, as a user would in another terminal."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "fsbench", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_file(proc: subprocess.Popen, folder: Path, pattern: str, limit_s: float = 60) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if list(folder.glob(pattern)):
+            return
+        time.sleep(0.05)
+    proc.kill()
+    out, err = proc.communicate(timeout=30)
+    raise AssertionError(f"{pattern} never appeared; fsbench exit {proc.returncode}:\n{out}\n{err[-3000:]}")
+
+
+def freeze(lab) -> list[int]:
+    """SIGSTOP the lab's sshd, its sessions and every process they started: the host stops answering."""
+    pids = sorted(set(lab.sshd_pids()) | set(lab.session_pids()))
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    return pids
+
+
+def thaw(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_frozen_ssh_host_fails_fast_with_the_reason_and_keeps_its_clean_ups(lab, tmp_path, fio):
+    inventory(lab, tmp_path / "inventory.yaml")
+    common = textwrap.indent(textwrap.dedent(f"""\
+        inventory: inventory.yaml
+        hosts: {{h2: {{}}}}
+        monitor: {{enabled: false}}
+        settings: {{case_timeout: 300s}}
+        targets:
+          t: {{path: {tmp_path}/t, hosts: [h2], setup: ["mkdir -p ${{target.path}}"]}}
+        """), " " * 8)
+    scenario = write_scenario(tmp_path, f"""\
+        name: frozen
+{common}
+        workloads:
+          a: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 6}}}}
+          b: {{tool: fio, options: {{rw: write, size: 1m}}}}
+          c: {{tool: fio, options: {{rw: write, size: 1m}}}}
+        """)
+    out = tmp_path / "out"
+    proc = fsbench_popen("run", str(scenario), "-o", str(out), "--no-report")
+    frozen: list[int] = []
+    try:
+        wait_for_file(proc, out, "*/raw/t__a__r1/h2/command")
+        time.sleep(1.0)  # fio runs on the host now
+        frozen = freeze(lab)
+        start = time.monotonic()
+        stdout, stderr = proc.communicate(timeout=180)
+        elapsed = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+        thaw(frozen)
+    # every command on the frozen host would have waited 30 s or more (about 2.5 min per case)
+    assert elapsed < 45, (elapsed, stderr[-3000:])
+    assert proc.returncode == 1, stderr[-3000:]
+    run = Path(stdout.splitlines()[0])
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("workload")
+    for workload in ("a", "b", "c"):
+        assert cases.loc[workload, "status"] == "failed"
+        reason = cases.loc[workload, "reason"]
+        assert "h2" in reason and "stopped answering" in reason and "MaxSessions" not in reason, reason
+    # the clean-ups that could not run on the frozen host stay listed for the next run
+    left = json.loads((run / "leftovers.json").read_text())
+    assert {a["what"] for a in left if a["host"] == "h2"} >= {"scratch folders", "target t"}, left
+    assert list((tmp_path / "t").glob(f"fsbench-{run.name}*")), "the case's folder was not left on the host"
+
+    # the host answers again: the next run removes what the frozen one left there, then runs
+    again = write_scenario(tmp_path, f"""\
+        name: thawed
+{common}
+        workloads:
+          quick: {{tool: fio, options: {{rw: write, size: 1m}}}}
+        """, "again.yaml")
+    proc2 = run_cli("run", str(again), "-o", str(out), "--no-report", timeout=300)
+    assert proc2.returncode == 0, proc2.stderr[-3000:]
+    assert f"cleaned up after the dead run {run.name}" in proc2.stderr
+    assert not list((tmp_path / "t").glob(f"fsbench-{run.name}*"))
+    assert json.loads((run / "leftovers.json").read_text()) == []

@@ -1,0 +1,66 @@
+"""A dead-host detector for one SSH connection: a keepalive that wants a reply, sent every few seconds.
+
+Why: a host that freezes (sshd stopped, a hung kernel, a cable pulled) closes nothing, so TCP stays up
+and every channel open, SFTP read or running command waits for its own timeout (30 s, 60 s, the case's).
+paramiko's own keepalive wants no reply and so proves nothing. Here a `keepalive@openssh.com` global
+request goes out every `interval_s`; any answer (OpenSSH refuses the unknown request, which is an answer)
+proves the host alive. When none comes within `timeout_s`, `on_dead` gets the reason once and the
+connection is closed, which ends every wait on it at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+KEEPALIVE = "keepalive@openssh.com"
+INTERVAL_S = 5.0
+TIMEOUT_S = 15.0
+
+
+class Heartbeat:
+    """Probes one paramiko Transport from a daemon thread until stopped or the host is found dead."""
+
+    def __init__(self, t, on_dead: Callable[[str], None], *, interval_s: float = INTERVAL_S,
+                 timeout_s: float = TIMEOUT_S, name: str = ""):
+        self.t, self.on_dead = t, on_dead
+        self.interval_s, self.timeout_s = interval_s, timeout_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"fsbench-heartbeat-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """No more probes (the connection is being closed on purpose)."""
+        self._stop.set()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            if not self.t.is_active():
+                return  # closed or dropped: the transport reconnects (or reports) on its next use
+            if self.answered():
+                continue
+            if self._stop.is_set() or not self.t.is_active():
+                return
+            self.on_dead(f"stopped answering (no reply to an SSH keepalive within {self.timeout_s:g} s)")
+            try:
+                self.t.close()  # wakes every command, channel open and SFTP request waiting on the host
+            except Exception:  # noqa: BLE001, S110 - closing a dead connection may fail in any way; it is closed
+                pass
+            return
+
+    def answered(self) -> bool:
+        """Whether the host replied to one keepalive within timeout_s."""
+        replied = threading.Event()
+
+        def ask() -> None:
+            try:
+                # blocks until the reply, or until the connection is closed
+                self.t.global_request(KEEPALIVE, wait=True)
+            except Exception:  # noqa: BLE001, S110 - a send that fails means a closed connection: not our call
+                pass
+            replied.set()
+
+        threading.Thread(target=ask, name="fsbench-keepalive", daemon=True).start()
+        return replied.wait(self.timeout_s)
