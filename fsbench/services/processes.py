@@ -3,7 +3,8 @@
 A process is the service's when fsbench started it for this run and service: its environment carries
 FSBENCH_RUN=<run id> and FSBENCH_SERVICE=<name> (the start commands get both), or, for daemons that
 overwrite their environment with a process title (redis-server, postgres), its working folder is in
-the service's folder and it started after the service's start began. A listening port is the service's
+the service's folder, it started after the service's start began and its environment does not carry the
+run's marker (fsbench's own commands there, which do, are not the service). A listening port is the service's
 when every process holding its socket is. Nothing is ever found or stopped by name.
 
 The script reads /proc (any Linux, through any transport); it needs sh, awk, ls, GNU-style `grep -z`.
@@ -43,6 +44,9 @@ mine() {
       if (c != d && index(c, d "/") != 1 && c != r && index(c, r "/") != 1) next
       p = substr($0, 1, i - 1); sub(/.*\/proc\//, "", p); sub(/\/cwd$/, "", p); print p }' |
     while read -r p; do
+      # the run's marker without the service's tag: another command of fsbench's (a probe, a stop command,
+      # the SSH transport's wrapper), not a process of the service
+      grep -qsxzF "FSBENCH_RUN=$run" "/proc/$p/environ" && continue
       st=$(started "$p") && [ "$st" -ge "$t0" ] && echo "$p"
     done
   } | sort -un | grep -vx "$$"

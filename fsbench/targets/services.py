@@ -25,6 +25,8 @@ PROBE_EVERY_S = 0.5
 AUTO_PORT_TRIES = 5
 STOP_WAIT_S = 5  # how long a stopped service's processes may take to end before fsbench TERMs them
 KILL_GRACE_S = 10  # between TERM and KILL
+#: the SSH transport's watchdog of a finished command (in the service's folder too) ends within a second
+SETTLE_S = 2
 _KEY_CHARACTERS = string.ascii_uppercase + string.digits
 
 
@@ -233,7 +235,7 @@ class ServiceSession:
         elif self.plan.stop:
             self.emit(Event("warning", message=f"not running the stop commands of service {self.svc.name} on "
                                                f"{self.host}: {self.foreign}, a server fsbench did not start"))
-        if self._stop_leftovers(STOP_WAIT_S if stopped else 0):
+        if self._stop_leftovers(STOP_WAIT_S if stopped else SETTLE_S):
             self._fetch_logs()
             self.leftovers.done(self._cleanup)
 
@@ -250,7 +252,7 @@ class ServiceSession:
         lines = [line.split(" ", 2) for line in out.splitlines() if line.count(" ") >= 1]
         termed = [f"pid {p[1]} (`{p[2] if len(p) > 2 else '?'}`)" for p in lines if p[0] == "term"]
         if termed:
-            why = "after its stop commands" if wait_s else "with its stop commands failed or not run"
+            why = "after its stop commands" if wait_s == STOP_WAIT_S else "with its stop commands failed or not run"
             how = "TERM, then KILL" if any(p[0] == "kill" for p in lines) else "TERM"
             self.emit(Event("warning", message=f"service {self.svc.name} on {self.host}: {len(termed)} of its "
                                                f"processes still ran {why}: fsbench stopped them ({how}): "

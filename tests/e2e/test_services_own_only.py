@@ -48,16 +48,17 @@ def cli(port: int, *args: str) -> str:
     return r.stdout.strip()
 
 
-def redis_service(tmp_path: Path, port: str, start_first: str = "") -> str:
+def redis_service(tmp_path: Path, port: str, start_first: str = "", hosts: str = "[]") -> str:
     """A scenario's redis service as meta-engines.yaml writes it, its stop leaving a mark when it runs."""
     first = f'"{start_first}", ' if start_first else ""
     return textwrap.dedent(f"""\
         services:
           redis:
+            hosts: {hosts}
             port: {port}
             files:
               redis.conf: |
-                bind 127.0.0.1
+                bind ${{service.host}}
                 port ${{service.port}}
                 daemonize yes
                 pidfile ${{service.dir}}/redis.pid
@@ -65,8 +66,8 @@ def redis_service(tmp_path: Path, port: str, start_first: str = "") -> str:
                 dir ${{service.dir}}
                 save ""
             start: [{first}"redis-server ${{service.dir}}/redis.conf"]
-            ready: redis-cli -p ${{service.port}} ping | grep -q PONG
-            stop: ["touch {tmp_path}/stop-ran; redis-cli -p ${{service.port}} shutdown nosave"]
+            ready: redis-cli -h ${{service.host}} -p ${{service.port}} ping | grep -q PONG
+            stop: ["touch {tmp_path}/stop-ran; redis-cli -h ${{service.host}} -p ${{service.port}} shutdown nosave"]
         """)
 
 
@@ -189,7 +190,7 @@ def never_ready(tmp_path: Path, timeout: str) -> Path:
 
 def port_of(run_dir: Path) -> int:
     """The port fsbench gave the service (its redis.conf, kept in the run directory)."""
-    conf = (run_dir / "services/stuck/local/redis.conf").read_text().splitlines()
+    conf = next(run_dir.glob("services/stuck/*/redis.conf")).read_text().splitlines()
     return int(next(line.split()[1] for line in conf if line.startswith("port ")))
 
 
@@ -242,5 +243,58 @@ def test_after_sigkill_during_a_never_ready_service_the_next_run_stops_what_it_s
         assert f"cleaned up after the dead run {run_dir.name}: service stuck on local" in nxt.stderr
         assert cli(port, "ping") != "PONG"
         assert leftovers_of(run_dir.name, tmp_path / "scratch") == []
+    finally:
+        kill_all(run_dir, tmp_path / "scratch")
+
+
+def test_over_ssh_a_taken_port_is_refused_and_a_stuck_service_stopped_on_the_remote_host(lab, tmp_path, users_redis,
+                                                                                          fio):
+    """The same checks through the SSH transport: a redis of the user's on h2's kernel, fsbench's on h2."""
+    from tests.e2e.test_multihost import inventory
+
+    port, proc = users_redis
+    inventory(lab, tmp_path / "inventory.yaml")
+    header = textwrap.dedent(f"""\
+        name: ssh-services
+        inventory: inventory.yaml
+        hosts: {{h2: {{}}}}
+        monitor: {{enabled: false}}
+        settings: {{scratch: {tmp_path}/scratch}}
+        """)
+    stuck = textwrap.indent(textwrap.dedent("""\
+          stuck:
+            hosts: [h2]
+            port: auto
+            files:
+              redis.conf: |
+                bind ${service.host}
+                port ${service.port}
+                daemonize yes
+                dir ${service.dir}
+                save ""
+            start: ["redis-server ${service.dir}/redis.conf"]
+            ready: "false"
+            ready_timeout: 1s
+            stop: ["false"]
+        """), "  ")
+    targets = textwrap.dedent(f"""\
+        targets:
+          t: {{path: {tmp_path}/t, hosts: [h2], services: [redis], setup: ["mkdir -p ${{target.path}}"]}}
+          u: {{path: {tmp_path}/u, hosts: [h2], services: [stuck], setup: ["mkdir -p ${{target.path}}"]}}
+        workloads:
+          w: {{tool: fio, options: {{rw: write, size: 1m}}}}
+        """)
+    scenario = write_scenario(tmp_path, header + redis_service(tmp_path, str(port), hosts="[h2]") + stuck + targets)
+    run = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report", "--progress", "plain")
+    assert run.returncode == 1, run.stderr[-3000:]
+    run_dir = Path(run.stdout.splitlines()[0])
+    try:
+        cases = pd.read_csv(run_dir / "cases.csv", keep_default_na=False).set_index("target")
+        assert f"service redis on h2: port {port} is already in use, by pid {proc.pid}" in cases.loc["t", "reason"]
+        assert "never became ready" in cases.loc["u", "reason"]
+        assert "service stuck on h2: 1 of its processes still ran" in run.stderr, run.stderr[-3000:]
+        assert cli(port_of(run_dir), "-h", lab.addresses[1], "ping") != "PONG"
+        assert leftovers_of(run_dir.name, tmp_path / "scratch") == []
+        assert_untouched(port, proc, tmp_path)
     finally:
         kill_all(run_dir, tmp_path / "scratch")
