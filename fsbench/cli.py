@@ -300,23 +300,27 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
 @click.option("--report/--no-report", "with_report", default=True, help="Render report.html in --run-dir.")
 def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str | None, target: str | None,
            with_report: bool) -> None:
-    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result)."""
+    """Turn existing tool outputs into tidy rows (exit 1 if some file had no usable result; what was left out
+    of a usable one is a warning on stderr, exit 0 as for a run)."""
     from pathlib import Path
 
     from fsbench.ingest import ingest_files, write_rows
+
+    def warn(message: str) -> None:  # as it comes: a long ingest says what it left out file by file
+        _warn([message])
 
     try:
         if run_dir:
             from fsbench.ingest_run import ingest_run_dir
 
-            out, errors = ingest_run_dir(tool, list(files), Path(run_dir), target)
+            out, errors = ingest_run_dir(tool, list(files), Path(run_dir), target, warn=warn)
             if with_report:
                 from fsbench.report import write_report
 
                 write_report(out)
             click.echo(str(out))
         else:
-            rows, errors = ingest_files(tool, list(files))
+            rows, errors = ingest_files(tool, list(files), warn=warn)
             try:
                 write_rows(rows, output, sys.stdout)
             except OSError as exc:

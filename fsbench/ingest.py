@@ -9,6 +9,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TextIO
 
+from fsbench.csv_cells import guard_row
 from fsbench.errors import FsbenchError, ParseError
 from fsbench.tidy import MEASUREMENT_COLUMNS, ParseResult
 from fsbench.tools import TOOLS
@@ -39,8 +40,10 @@ def unreadable(tool: str, path: Path) -> ParseError | None:
                                        "output file or folder")
 
 
-def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseError]]:
-    """Rows of every usable file (with a `source` column) and the errors of the others."""
+def ingest_files(tool: str, files: list[str], warn: Callable[[str], None] | None = None,
+                 ) -> tuple[list[dict], list[ParseError]]:
+    """Rows of every usable file (with a `source` column) and the errors of the others; warn gets what was
+    left out of a usable one (rows with NaN or infinite values, a truncated output), file by file."""
     parse = parser_for(tool)
     rows: list[dict] = []
     errors: list[ParseError] = []
@@ -57,6 +60,9 @@ def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseErr
         except Exception as exc:  # noqa: BLE001 - a parser bug must not hide the other files' rows
             errors.append(ParseError(tool, f, f"internal parser error ({type(exc).__name__}: {exc})"))
             continue
+        for w in result.warnings:
+            if warn is not None:
+                warn(f"{f}: {w}")
         for r in result.rows:  # in place: a huge output's rows are not copied
             r["source"] = f
         rows.extend(result.rows)
@@ -65,7 +71,8 @@ def ingest_files(tool: str, files: list[str]) -> tuple[list[dict], list[ParseErr
 
 def write_rows(rows: list[dict], output: str | None, stdout: TextIO) -> None:
     """CSV to stdout, or OUT as .csv / .parquet (columns: source, the measurement ones, then the
-    extra columns in name order)."""
+    extra columns in name order). CSV text cells are guarded against formulas (fsbench.csv_cells);
+    Parquet keeps them as they are."""
     first = ["source"] + MEASUREMENT_COLUMNS
     columns = first + sorted(set().union(*rows) - set(first)) if rows else first
     if output is not None and output.endswith(".parquet"):
@@ -77,4 +84,4 @@ def write_rows(rows: list[dict], output: str | None, stdout: TextIO) -> None:
     with (open(output, "w", newline="") if output else nullcontext(stdout)) as fh:
         writer = csv.DictWriter(fh, columns, restval="", extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(guard_row(r) for r in rows)  # a spreadsheet runs no job name as a formula

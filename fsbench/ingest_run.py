@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from fsbench.errors import ParseError, RunDirError
@@ -26,8 +27,10 @@ def _workload_of(path: Path) -> str:
     return _name(path.stem)
 
 
-def ingest_run_dir(tool: str, files: list[str], out: Path, target: str | None = None) -> tuple[Path, list[ParseError]]:
-    """Write a run directory where each file is a case (its target: --target or the parent folder)."""
+def ingest_run_dir(tool: str, files: list[str], out: Path, target: str | None = None,
+                   warn: Callable[[str], None] | None = None) -> tuple[Path, list[ParseError]]:
+    """Write a run directory where each file is a case (its target: --target or the parent folder); warn gets
+    what was left out of a usable file (also in its case's warnings in cases.csv)."""
     parse = parser_for(tool)
     if out.exists() and not out.is_dir():
         raise RunDirError(f"{out} exists and is not a folder; choose a new folder for --run-dir")
@@ -83,6 +86,9 @@ def ingest_run_dir(tool: str, files: list[str], out: Path, target: str | None = 
             rd.set_case_rows(cid, case_rows)
             rows.extend(case_rows)
             record["warnings"] = "; ".join(result.warnings)
+            for w in result.warnings:
+                if warn is not None:
+                    warn(f"{p}: {w}")
         records.append(record)
         rd.manifest["cases"][cid] = record["status"]
     rd.write_cases(records)

@@ -83,7 +83,8 @@ def _first_line(name: str, path: Path) -> str:
     try:  # a FIFO is refused without waiting for a writer, /dev/zero without reading it
         data = read_bytes_bounded(path, SECRET_FILE_BYTES)
     except OSError as exc:
-        why = f"is {exc.strerror}" if exc.errno in (errno.EINVAL, errno.EISDIR) else f"cannot be read: {exc.strerror or exc}"
+        wrong_kind = exc.errno in (errno.EINVAL, errno.EISDIR)
+        why = f"is {exc.strerror}" if wrong_kind else f"cannot be read: {exc.strerror or exc}"
         raise LookupError(f"secret {name}: {path} {why}: put the secret on the first line of a regular file "
                           f"(the scenario's secrets.{name}.file)") from None
     line, newline, _ = data.partition(b"\n")

@@ -9,6 +9,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from fsbench.config.files import read_text_bounded
+from fsbench.csv_cells import guard_frame, guard_row, unguard_frame
 from fsbench.errors import RunDirError
 from fsbench.secrets import redact, redact_data, redact_frame, redact_rows
 from fsbench.tidy import COLUMNS
@@ -195,6 +197,7 @@ class RunDir:
                 except OSError as exc:
                     if not out_of_space(exc) or not (self.path / ".reserve").exists():
                         (self.path / "manifest.json.tmp").unlink(missing_ok=True)
+                        written = out_of_space(exc) and self._overwrite_manifest()
                         break
                     self.release_reserve()
             except KeyboardInterrupt:
@@ -202,6 +205,30 @@ class RunDir:
         if stopped:
             raise KeyboardInterrupt
         return written
+
+    def _overwrite_manifest(self) -> bool:
+        """The last resort on a disk too full for a reserve: the manifest rewritten in its own blocks.
+
+        A run that started with less free space than the reserve has none to give back, and the atomic
+        write needs a new file. Written compact (no indent), the manifest is shorter than the indented one
+        on disk, so it fits in the space that file already holds; if not, nothing is written.
+        """
+        text = (json.dumps(self.manifest, separators=(",", ":")) + "\n").encode()
+        try:
+            fd = os.open(self.path / "manifest.json", os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            if len(text) > os.fstat(fd).st_size:
+                return False
+            if os.write(fd, text) != len(text):
+                return False
+            os.ftruncate(fd, len(text))
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     def is_about(self, exc: OSError) -> bool:
         """Whether an OSError is this run directory's (stop the run) rather than a target's (fail a case).
@@ -282,7 +309,7 @@ class RunDir:
         if pq.exists():
             _check_parquet(pq)
         elif csvf.exists():
-            _check_csv(csvf, RESULT_KEYS)
+            _check_csv(csvf, RESULT_KEYS, numeric=("value",))
 
     @property
     def run_id(self) -> str:
@@ -323,7 +350,7 @@ class RunDir:
             w.writeheader()
             for r in records:
                 row = {**r, **{f"param_{k}": v for k, v in r.get("params", {}).items()}}
-                w.writerow({k: redact(v) if isinstance(v, str) else v for k, v in row.items()})
+                w.writerow(guard_row({k: redact(v) if isinstance(v, str) else v for k, v in row.items()}))
         os.replace(tmp, self.path / "cases.csv")
 
     def write_hosts(self, hosts: list[dict]) -> None:
@@ -334,7 +361,7 @@ class RunDir:
         with (self.path / "hosts.csv").open("w", newline="") as fh:
             w = csv.DictWriter(fh, cols)
             w.writeheader()
-            w.writerows(redact_rows(hosts))
+            w.writerows(guard_row(r) for r in redact_rows(hosts))
 
     def write_results(self, rows: list[dict]) -> None:
         """results.csv and results.parquet from all rows."""
@@ -343,8 +370,8 @@ class RunDir:
         df = pd.DataFrame(rows)
         extra = [c for c in df.columns if c not in COLUMNS]
         df = redact_frame(df.reindex(columns=COLUMNS + extra))  # parquet is binary: masked before it is written
-        df.to_csv(self.path / "results.csv", index=False)
-        try:
+        guard_frame(df).to_csv(self.path / "results.csv", index=False)  # a spreadsheet runs no name as a formula
+        try:  # parquet keeps the names as they are: typed, for pandas, never evaluated
             df.to_parquet(self.path / "results.parquet", index=False)
         except ImportError:  # pyarrow is a dependency; a broken install must not lose results.csv
             pass
@@ -355,20 +382,28 @@ _RESTORE = ("restore the run directory from a copy, or rebuild its tables from t
             "raw/ (fsbench ingest TOOL FILES --run-dir NEW)")
 #: the results columns every reader needs (a table from an older fsbench may lack the others)
 RESULT_KEYS = ("case_id", "target", "workload", "operation", "metric", "unit", "value")
+#: a number as pandas reads it from a CSV cell (fsbench writes no other; NaN and infinities are left out)
+_NUMBER_CELL = re.compile(r"\s*[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?)\s*\Z", re.IGNORECASE)
 #: manifest.json is a page; a bigger one was not written by fsbench
 MAX_TABLE_BYTES = 64 * 2**20
 
 
-def _check_csv(path: Path, required: tuple[str, ...]) -> None:
-    """A CSV file fsbench wrote: UTF-8, well quoted, with the required columns (absent is fine)."""
+def _check_csv(path: Path, required: tuple[str, ...], numeric: tuple[str, ...] = ()) -> None:
+    """A CSV file fsbench wrote: UTF-8, well quoted, with the required columns (absent is fine), and a
+    number (or nothing) in every cell of the numeric columns."""
     if not path.exists():
         return
     try:
         with path.open(newline="", encoding="utf-8") as fh:
             reader = csv.reader(fh, strict=True)
             header = next(reader, [])
-            for _ in reader:  # read through: a broken quote or a bad byte further down counts too
-                pass
+            numbers = [(i, name) for i, name in enumerate(header) if name in numeric]
+            for row in reader:  # read through: a broken quote or a bad byte further down counts too
+                for i, name in numbers:
+                    cell = row[i] if i < len(row) else ""
+                    if cell and not _NUMBER_CELL.match(cell):
+                        raise RunDirError(f"{path}: damaged: line {reader.line_num}: {name} {cell[:40]!r} is not a "
+                                          f"number; {_RESTORE}")
     except UnicodeDecodeError as exc:
         raise RunDirError(f"{path}: damaged: not UTF-8 text ({exc.reason}); {_RESTORE}") from None
     except csv.Error as exc:
@@ -384,6 +419,7 @@ def _check_csv(path: Path, required: tuple[str, ...]) -> None:
 
 def _check_parquet(path: Path) -> None:
     """results.parquet: a Parquet file with the columns every reader needs."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
@@ -396,6 +432,10 @@ def _check_parquet(path: Path) -> None:
     missing = [c for c in RESULT_KEYS if c not in names]
     if missing:
         raise RunDirError(f"{path}: damaged: no column {', '.join(missing)}; {_RESTORE}")
+    kind = pq.ParquetFile(path).schema_arrow.field("value").type
+    if not (pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_null(kind)):
+        raise RunDirError(f"{path}: damaged: its value column holds {kind}, not numbers; delete it to use "
+                          f"results.csv, or {_RESTORE}")
 
 
 def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
@@ -409,11 +449,11 @@ def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
     if pq.exists():
         results = pd.read_parquet(pq)
     elif csvf.exists():
-        results = pd.read_csv(csvf, keep_default_na=False, na_values=[""])
+        results = unguard_frame(pd.read_csv(csvf, keep_default_na=False, na_values=[""]))
     else:
         raise RunDirError(f"{p}: no results.csv yet (the run may still be going or was interrupted early)")
     if not (rd.path / "cases.csv").exists():
         raise RunDirError(f"{p}: no cases.csv yet (the run may still be going or was interrupted early)")
-    cases = pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""])
+    cases = unguard_frame(pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""]))
     keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
     return results.merge(cases[keep], on="case_id", how="left")

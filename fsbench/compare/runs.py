@@ -9,6 +9,7 @@ import pandas as pd
 
 from fsbench.analysis.summarise import case_values
 from fsbench.config.yamllines import load_data
+from fsbench.csv_cells import unguard_frame
 from fsbench.store import RunDir
 
 #: workload keys that do not change what one case ran (sweeps show up as the cases' parameters)
@@ -77,7 +78,7 @@ def load_run(path: str | Path, label: str | None = None) -> RunData:
     if pq.exists():
         results = pd.read_parquet(pq)
     elif csvf.exists():
-        results = pd.read_csv(csvf, keep_default_na=False, na_values=[""])
+        results = unguard_frame(pd.read_csv(csvf, keep_default_na=False, na_values=[""]))
     else:
         results = pd.DataFrame(columns=["case_id", "repetition", "target", "workload", "operation", "metric",
                                         "unit", "stat", "host", "value"])
@@ -89,4 +90,4 @@ def _read_strings(path: Path) -> pd.DataFrame:
     """A CSV as strings: parameters stay `1`, not `1.0` as they would in a float column with blanks."""
     if not path.exists() or not path.read_text().strip():
         return pd.DataFrame()
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    return unguard_frame(pd.read_csv(path, dtype=str, keep_default_na=False))

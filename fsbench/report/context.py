@@ -13,6 +13,7 @@ import yaml
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
+from fsbench.csv_cells import unguard_frame, unguard_row
 from fsbench.report import summary as summary_mod
 from fsbench.report.absent import why_empty
 from fsbench.report.conclusions import single_run_note, tool_sentences, view_sentences
@@ -34,7 +35,7 @@ def _read_csv(path: Path) -> list[dict]:
     if not path.exists():
         return []
     with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
+        return [unguard_row(r) for r in csv.DictReader(fh)]  # the names as they are, not as guarded for spreadsheets
 
 
 def _results(run: Path) -> pd.DataFrame:
@@ -42,7 +43,7 @@ def _results(run: Path) -> pd.DataFrame:
     if pq.exists():
         return pd.read_parquet(pq)
     f = run / "results.csv"
-    return pd.read_csv(f, keep_default_na=False, na_values=[""]) if f.exists() else pd.DataFrame()
+    return unguard_frame(pd.read_csv(f, keep_default_na=False, na_values=[""])) if f.exists() else pd.DataFrame()
 
 
 def _with_params(results: pd.DataFrame, cases: list[dict]) -> pd.DataFrame:
