@@ -7,6 +7,10 @@
 //
 // It does not check credentials: clients may sign with any key, which fsbench generates per run and
 // masks like every secret. It logs one line when it listens, then errors only.
+//
+// It counts what it serves, per S3 operation (requests, body bytes in and out, when the last one
+// ended), and answers GET /_fsbench/stats with them as JSON (stats.go): fsbench compares them with
+// what a benchmark tool says it moved. "_fsbench" is no valid bucket name, so no S3 request reaches it.
 package main
 
 import (
@@ -61,5 +65,5 @@ func main() {
 		log.Fatalf("fsbench-s3: cannot listen on %s: %v", *addr, err)
 	}
 	log.Printf("fsbench-s3 listening on %s (%s backend, buckets %s)", listener.Addr(), *backend, names.String())
-	log.Fatal(http.Serve(listener, faker.Server()))
+	log.Fatal(http.Serve(listener, newCounting(faker.Server())))
 }
