@@ -18,8 +18,9 @@ class Background:
     """Start a command per host, wait for ports, stop them all (cancel -> the transport kills the group)."""
 
     def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
-                 raw_dir: Callable[[str], Path], timeout_s: float):
+                 raw_dir: Callable[[str], Path], timeout_s: float, env: dict[str, str] | None = None):
         self.commands, self.transports, self.raw_dir, self.timeout_s = commands, transports, raw_dir, timeout_s
+        self.env = env  # the case's marker: a server's own children are stopped with the case
         self.cancel = threading.Event()
         self.threads: dict[str, threading.Thread] = {}
         self.results: dict[str, CommandResult] = {}
@@ -31,7 +32,8 @@ class Background:
 
             def run(h: str = host, a: list[str] = argv, d: Path = raw) -> None:
                 self.results[h] = self.transports[h].run(a, timeout=self.timeout_s, stdout_path=d / "server.out",
-                                                          stderr_path=d / "server.err", cancel=self.cancel)
+                                                          stderr_path=d / "server.err", cancel=self.cancel,
+                                                          env=self.env)
 
             t = threading.Thread(target=run, name=f"fsbench-bg-{host}", daemon=True)
             t.start()

@@ -15,6 +15,7 @@ from pathlib import Path
 from fsbench.background import Background
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
+from fsbench.leftovers import CASE_MARKER, stop_case_processes
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.secrets import has_secrets, redact, redact_tree, secret_env
@@ -54,6 +55,8 @@ class CaseRun:
         self.cancel, self.emit = cancel, emit
         self.tool = get_tool(case.tool)
         self.clients: dict = {}  # host -> monitor Client, once the target is known to be set up
+        self.notes: list[str] = []  # warnings of the case itself (output capped, strays stopped)
+        self._used: dict[str, Transport] = {}  # hosts the case ran commands on: where its strays may be
 
     def run(self, session: TargetSession) -> CaseOutcome:
         """Execute the case; failures of any step become the outcome, never an exception.
@@ -62,13 +65,37 @@ class CaseRun:
         """
         start = time.monotonic()
         try:
-            return self._run(session, start)
+            outcome = self._run(session, start)
         except OSError as exc:
             if self.rd.is_about(exc):
                 raise
-            return self._failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
+            outcome = self._failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
         except Exception as exc:  # noqa: BLE001 - a plug-in's bug (build, parse, a monitor) fails its case only
-            return self._failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
+            outcome = self._failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
+        if self.notes:
+            outcome.extra["warnings"] = "; ".join(w for w in (outcome.extra.get("warnings"), *self.notes) if w)
+        return outcome
+
+    def _env(self, env: dict[str, str] | None) -> dict[str, str]:
+        """A case command's environment: the tool's own, and the case's marker (fsbench.leftovers)."""
+        return {**(env or {}), CASE_MARKER: self.case.case_id}
+
+    def _stop_strays(self) -> None:
+        """Stop what the case's commands left running (a tool's background child), on every host it used.
+
+        Only processes whose environment carries this run's and this case's markers: the run's services
+        and mounts never carry the case's.
+        """
+        for h, tr in self._used.items():
+            try:
+                found = stop_case_processes(tr, self.rd.run_id, self.case.case_id)
+            except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
+                self.emit(Event("warning", message=f"could not stop what {self.case.case_id} left running on "
+                                                   f"{h}: {exc}"))
+                continue
+            if found:
+                procs = ", ".join(f"{name or '?'} (pid {pid})" for pid, _, name in (f.partition(" ") for f in found))
+                self.notes.append(f"stopped what the case left running on {h}: {procs}")
 
     def _run(self, session: TargetSession, start: float) -> CaseOutcome:
         case = self.case
@@ -127,6 +154,7 @@ class CaseRun:
         except FsbenchError as exc:
             return self._failed(str(exc), start)
         finally:
+            self._stop_strays()  # before its folder goes: a stray writer could recreate files in it
             if folder and not dataset:  # a dataset's files stay for the target's next cases, until its teardown
                 for h, tr in hosts.items():
                     try:
@@ -141,6 +169,7 @@ class CaseRun:
     # -- steps ---------------------------------------------------------------------------------
     def _stage(self, inv: Invocation, transport: Transport, raw: Path) -> str:
         """Input files into raw/ and onto the host that runs the tool; the command line(s) next to them."""
+        self._used[where_of(transport)] = transport
         work = transport.workdir(raw)
         for name, text in inv.files.items():
             (raw / name).write_text(redact(text))
@@ -155,14 +184,15 @@ class CaseRun:
                         case=self.case))
         work = self._stage(prep, transport, raw)
         servers = Background(prep.servers, self.transports, lambda h: self._raw_sub(h, PREPARE),
-                             self.case.timeout_s + 60)
+                             self.case.timeout_s + 60, env=self._env(None))
+        self._used.update({h: self.transports[h] for h in prep.servers})
         servers.start()
         try:
             not_listening = servers.wait_ports(prep.wait_ports)
             if not_listening:
                 return f"{self.case.tool} server did not start for the prepare step: {not_listening}", None
             r = transport.run(prep.argv, cwd=work, timeout=self.case.timeout_s, stdout_path=raw / "stdout",
-                              stderr_path=raw / "stderr", cancel=self.cancel, env=prep.env or None)
+                              stderr_path=raw / "stderr", cancel=self.cancel, env=self._env(prep.env))
         finally:
             servers.stop()
         for name in prep.outputs:
@@ -183,7 +213,8 @@ class CaseRun:
         monitors = self._monitors(involved)
         collectors = collectors or []
         servers = Background(inv.servers, self.transports, lambda h: self.rd.raw_dir(self.case.case_id, h),
-                             self.case.timeout_s + 60)
+                             self.case.timeout_s + 60, env=self._env(None))
+        self._used.update({h: self.transports[h] for h in inv.servers})
         start = time.monotonic()
         for m in monitors:
             m.start()
@@ -218,7 +249,7 @@ class CaseRun:
         case = self.case
         if not inv.steps:
             return transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
-                                 stderr_path=raw / "stderr", cancel=self.cancel, env=inv.env or None)
+                                 stderr_path=raw / "stderr", cancel=self.cancel, env=self._env(inv.env))
         deadline = time.monotonic() + case.timeout_s
         result = CommandResult(where_of(transport), [], None)  # replaced by the first step's
         with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
@@ -228,7 +259,7 @@ class CaseRun:
                     raise FsbenchError(failed)  # the case fails with it; its earlier steps' output is kept
                 result = transport.run(argv, cwd=work, timeout=max(1.0, deadline - time.monotonic()),
                                        stdout_path=raw / f"stdout.{i}", stderr_path=raw / f"stderr.{i}",
-                                       cancel=self.cancel, env=inv.env or None)
+                                       cancel=self.cancel, env=self._env(inv.env))
                 out.write((raw / f"stdout.{i}").read_bytes())
                 err.write((raw / f"stderr.{i}").read_bytes())
                 if not result.ok:
@@ -244,7 +275,7 @@ class CaseRun:
             raw = self.rd.raw_dir(self.case.case_id, host)
             r = self.transports[host].run(inv.per_host[host], cwd=works[host], timeout=self.case.timeout_s,
                                           stdout_path=raw / "stdout", stderr_path=raw / "stderr",
-                                          cancel=self.cancel, env=inv.env or None)
+                                          cancel=self.cancel, env=self._env(inv.env))
             (raw / "exit_status").write_text(f"{r.exit_status}\n")
             results[host] = r
 

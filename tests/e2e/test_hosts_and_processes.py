@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tests.conftest import require, run_cli, write_scenario
 from tests.paths import REPO
@@ -180,3 +181,49 @@ def test_a_frozen_ssh_host_fails_fast_with_the_reason_and_keeps_its_clean_ups(la
     assert f"cleaned up after the dead run {run.name}" in proc2.stderr
     assert not list((tmp_path / "t").glob(f"fsbench-{run.name}*"))
     assert json.loads((run / "leftovers.json").read_text()) == []
+
+
+def running(pattern: str) -> list[int]:
+    """Pids whose command line is exactly pattern."""
+    out = subprocess.run(["pgrep", "-fx", pattern], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+@pytest.mark.parametrize("where", ["local", "ssh"])
+def test_a_tools_background_child_ends_with_its_case_but_the_runs_service_lives_on(where, request, tmp_path, fio):
+    host = "h2" if where == "ssh" else "local"
+    head = "name: strays\n"
+    if where == "ssh":
+        inventory(request.getfixturevalue("lab"), tmp_path / "inventory.yaml")
+        head += "inventory: inventory.yaml\nhosts: {h2: {}}\n"
+    unique = 3000 + os.getpid() % 1000 + (0 if where == "local" else 1000)
+    stray, service = f"sleep {unique}", f"sleep {unique + 7}"
+    seen = tmp_path / "service-seen-by-case-b"
+    on = f"hosts: [{host}], " if where == "ssh" else ""
+    scenario = write_scenario(tmp_path, head + textwrap.dedent(f"""\
+        monitor: {{enabled: false}}
+        services:
+          keeper:
+            start: ["{service} >/dev/null 2>&1 &"]
+            ready: "true"
+            stop: ["pkill -fx '{service}'"]
+        targets:
+          t: {{path: {tmp_path}/t, {on}services: [keeper], setup: ["mkdir -p ${{target.path}}"]}}
+        workloads:
+          a: {{tool: fio, allow_commands: true, options: {{rw: write, size: 1m, exec_prerun: "{stray} &"}}}}
+          b: {{tool: fio, allow_commands: true, options: {{rw: write, size: 1m,
+                                                         exec_prerun: "pgrep -fx '{service}' | tee {seen}"}}}}
+        """).replace("keeper:\n", f"keeper:\n    hosts: [{host}]\n" if where == "ssh" else "keeper:\n"))
+    try:
+        proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report", timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        run = Path(proc.stdout.splitlines()[0])
+        cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("workload")
+        # the stray was stopped when case a ended (the case says so), the service lived on into case b
+        assert f"stopped what the case left running on {host}: sleep (pid" in cases.loc["a", "warnings"]
+        assert seen.read_text().split(), "the run's service was gone during case b"
+        assert "stopped" not in cases.loc["b", "warnings"]
+        assert not running(stray) and not running(service)  # and the service's own stop ended it
+    finally:
+        for pid in running(stray) + running(service):
+            os.kill(pid, signal.SIGKILL)
