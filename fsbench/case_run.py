@@ -28,6 +28,7 @@ from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
 from fsbench.transport.base import Transport
 from fsbench.transport.local import LocalTransport
+from fsbench.validity import CaseValidity
 
 PREPARE = "prepare"
 #: how long collectors get to open their sources (the access log, a stats file) before the tool starts
@@ -55,6 +56,7 @@ class CaseRun:
         self.cancel, self.emit = cancel, emit
         self.tool = get_tool(case.tool)
         self.clients: dict = {}  # host -> monitor Client, once the target is known to be set up
+        self.validity: CaseValidity | None = None  # backend counters around the tool, verdicts on its rows
         self.notes: list[str] = []  # warnings of the case itself (output capped, strays stopped)
         self._used: dict[str, Transport] = {}  # hosts the case ran commands on: where its strays may be
 
@@ -138,6 +140,8 @@ class CaseRun:
             if dropped:
                 return self._failed(dropped, start)
             collectors = self._collectors(session, test_dir)
+            self.validity = CaseValidity(self.sc, case, session.values(case.hosts[0]), self.transports, raw,
+                                         (self.tool, session.kind))
             self.clients = self._clients(session, involved)
             result, monitored, not_listening = self._measure(inv, transport, work, raw, involved, works, collectors)
             if not_listening or result is None:
@@ -149,6 +153,7 @@ class CaseRun:
                     tr.fetch(f"{w}/{name}", r / name)
                 if not isinstance(tr, LocalTransport):
                     tr.remove_tree(w)  # raw/ has it now
+            self.validity.settle()  # what the client still uploads after the tool, before the files go
             if not works:  # each host of a per-host run has its own exit status already
                 (raw / "exit_status").write_text(f"{result.exit_status}\n")
         except FsbenchError as exc:
@@ -230,10 +235,14 @@ class CaseRun:
                 return None, [], not_listening
             for c in collectors:
                 c.mark_tool_start()  # collectors' means cover the tool's run (fsbench.collectors.session)
+            if self.validity:
+                self.validity.tool_start()
             result = self._execute_each(inv, works) if works else self._execute(inv, transport, work, raw, involved)
         finally:
             for c in collectors:
                 c.mark_tool_end()
+            if self.validity:
+                self.validity.tool_end()
             servers.stop()
             for c in collectors:
                 c.stop()
@@ -406,6 +415,8 @@ class CaseRun:
         for m in monitored or []:
             rows += [{**context, **r} for r in m.rows]
             warnings += m.warnings
+        if self.validity:  # verdicts on the tool's rows (fsbench.validity), and the backends' own rows
+            rows += [{**context, **r} for r in self.validity.finish(rows)]
         self.rd.set_case_rows(case.case_id, rows)
         return CaseOutcome(STATUS_OK, "", {**common, "warnings": "; ".join(warnings)})
 

@@ -14,6 +14,7 @@ from fsbench.config import schema as s
 from fsbench.config.schema import option
 from fsbench.thresholds import parse_threshold
 from fsbench.tidy import METRIC_UNITS
+from fsbench.validity.settings import SECTION as VALIDITY
 
 USE_CASE_KEYS = (
     "application", "resources", "data_scale", "file_sizes", "access_pattern", "required_performance", "notes",
@@ -247,6 +248,10 @@ class Settings:
     output_root: str = option(s.string, "reports")
     progress: str = option(s.one_of("auto", "plain", "none"), "auto")
     scratch: str = option(s.line_text, "/var/tmp/fsbench")
+    validity: dict = option(VALIDITY, factory=dict, convert=dict,
+                            doc="thresholds of the validity checks: cache_ratio, durable_ratio, settle, quiet")
+    output_cap: int = option(s.size, 64 * 2**20, doc="bytes of each command's stdout and of its stderr kept "
+                             "(the first and the last half; a line says what was left out between them)")
 
 
 @dataclass(frozen=True)

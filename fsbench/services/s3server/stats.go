@@ -26,10 +26,13 @@ type counting struct {
 	next http.Handler
 	mu   sync.Mutex
 	ops  map[string]*opCounts
+	// per operation, when its first request after the last stats answer began (a PUT: the first with a
+	// body): where a tool's uploads began after a snapshot taken just before it started
+	firstSince map[string]float64
 }
 
 func newCounting(next http.Handler) *counting {
-	return &counting{next: next, ops: map[string]*opCounts{}}
+	return &counting{next: next, ops: map[string]*opCounts{}, firstSince: map[string]float64{}}
 }
 
 func (c *counting) add(op string, f func(*opCounts)) {
@@ -49,7 +52,14 @@ func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	op := operation(r)
-	c.add(op, func(o *opCounts) { o.Requests++ })
+	begun := float64(time.Now().UnixNano()) / 1e9
+	c.add(op, func(o *opCounts) {
+		o.Requests++
+		// an upload's start counts once it carries data: s3fs creates a file with an empty PUT at open
+		if _, seen := c.firstSince[op]; !seen && (r.ContentLength != 0 || r.Method != http.MethodPut) {
+			c.firstSince[op] = begun
+		}
+	})
 	if r.Body != nil {
 		r.Body = &countedBody{ReadCloser: r.Body, add: func(n int64) { c.add(op, func(o *opCounts) { o.BytesIn += n }) }}
 	}
@@ -71,12 +81,16 @@ func (c *counting) serveStats(w http.ResponseWriter, r *http.Request) {
 	for k, v := range c.ops {
 		ops[k] = *v
 	}
+	first := c.firstSince
+	c.firstSince = map[string]float64{}
 	c.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"server": "fsbench-s3",
 		"now":    float64(time.Now().UnixNano()) / 1e9,
 		"ops":    ops,
+		// per operation, the start of its first request since the previous stats answer
+		"first_since_stats": first,
 	})
 }
 

@@ -21,6 +21,7 @@ from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
 from fsbench.tools.fio.jobfile import COMMENT_CHARS, JobFile, Origin, canonical, parse_jobfile, value_change
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
 from fsbench.units import parse_duration, parse_size
+from fsbench.validity.checks import READ_FROM_CACHE, WRITE_NOT_DURABLE
 
 OUTPUT = "fio.json"
 JOBFILE = "job.fio"
@@ -61,6 +62,9 @@ class FioAdapter:
     #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
     views = ("table",)
     packages = {"apt-get": ["fio"], "dnf": ["fio"], "zypper": ["fio"]}
+    #: what fsbench checks of its numbers where it sees the backend (fsbench.validity): a read the store did
+    #: not serve, a write timed before the store had it
+    validity_checks = (READ_FROM_CACHE, WRITE_NOT_DURABLE)
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Unknown names (with a suggestion), options fsbench owns, values fio would misread, and any

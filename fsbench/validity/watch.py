@@ -1,0 +1,203 @@
+"""Snapshots of the backends' counters around a case's tool, and the rows and evidence they give."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fsbench.errors import FsbenchError
+from fsbench.transport.base import Transport
+from fsbench.validity.counters import (
+    DURABLE_OPS,
+    READ_OPS,
+    WRITE_OPS,
+    OpCount,
+    Snapshot,
+    data_bytes,
+    last_end,
+    parse_stats,
+)
+from fsbench.validity.settings import Thresholds
+
+TOOL = "backend"
+#: service kind -> the URL of its counters, from the target's placeholder values and the service's name.
+#: fsbench-s3 answers; moto_server (the fallback where Go was missing) has no counters and gives none.
+COUNTER_URLS: dict[str, Callable[[dict[str, str], str], str | None]] = {
+    "s3": lambda values, name: (values.get(f"services.{name}.endpoint") or "").rstrip("/") + "/_fsbench/stats"
+    if values.get(f"services.{name}.endpoint") else None,
+}
+#: seconds between two polls while waiting for the backend to go quiet
+POLL_S = 0.2
+
+
+@dataclass
+class Source:
+    """One backend with counters: the service's name and host, the URL, where curl runs, where snapshots go."""
+
+    service: str
+    host: str
+    url: str
+    transport: Transport
+    raw: Path
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the backends served around the tool (object bytes), on their own clock."""
+
+    services: tuple[str, ...]
+    read_tool: int
+    write_tool: int
+    read_after: int
+    write_after: int
+    tool_s: float
+    #: from the first upload the backend saw after the tool started to the end of the last (a multipart
+    #: completion included), tool and after windows: the least time the data took to the store; None: no write
+    durable_s: float | None
+    #: how long after the tool fsbench watched, and whether the backend went quiet in that time
+    after_s: float
+    quiet: bool
+
+
+class BackendWatch:
+    """Counters of a case's backends read just before the tool, just after it, and once they went quiet."""
+
+    def __init__(self, sources: list[Source], limits: Thresholds):
+        self.sources, self.limits = sources, limits
+        self.snaps: dict[str, dict[str, Snapshot]] = {}  # service -> stage (start, end, settled) -> snapshot
+        self.notes: list[str] = []  # why a backend gave no counters
+        self.quiet = True
+        self._end_clock = 0.0
+        self.began: dict[str, float] = {}  # service -> when its first upload after the tool's start began
+
+    def _read(self, src: Source, stage: str) -> Snapshot | None:
+        out = src.raw / f"backend-{src.service}.{stage}.json"
+        src.raw.mkdir(parents=True, exist_ok=True)
+        try:
+            r = src.transport.run(["curl", "-s", "--max-time", "5", src.url], timeout=10.0, stdout_path=out)
+        except (FsbenchError, OSError) as exc:
+            self.notes.append(f"backend {src.service}: its counters could not be read ({exc})")
+            return None
+        snap = parse_stats(out.read_text(errors="replace")) if r.ok and out.exists() else None
+        if snap is None and stage == "start":
+            self.notes.append(f"backend {src.service}: no counters at {src.url} (moto_server has none; "
+                              f"fsbench-s3 has them)")
+        return snap
+
+    def _snap(self, stage: str) -> None:
+        for src in list(self.sources):
+            snap = self._read(src, stage)
+            if snap is None:
+                self.sources.remove(src)  # without a start or end, its window means nothing
+                continue
+            self.snaps.setdefault(src.service, {})[stage] = snap
+            starts = [snap.first_since[o] for o in WRITE_OPS if o in snap.first_since]
+            if stage != "start" and starts and src.service not in self.began:
+                self.began[src.service] = min(starts)
+
+    def tool_start(self) -> None:
+        """Just before the tool starts."""
+        self._snap("start")
+
+    def tool_end(self) -> None:
+        """Just after the tool ended."""
+        self._snap("end")
+        self._end_clock = time.monotonic()
+
+    def settle(self) -> None:
+        """Wait (up to `settle`) until no backend's counters moved for `quiet`: what a client still sends
+        after the tool closed its files (a write-back upload) is counted in the `after` window."""
+        if not self.sources:
+            return
+        last = self._totals("end")
+        still = time.monotonic()
+        deadline = self._end_clock + self.limits.settle_s
+        while True:
+            now = time.monotonic()
+            if now - still >= self.limits.quiet_s:
+                self.quiet = True
+                break
+            if now >= deadline:
+                self.quiet = False
+                break
+            time.sleep(min(POLL_S, max(0.0, deadline - now)))
+            self._snap("settled")
+            totals = self._totals("settled")
+            if totals != last:
+                last, still = totals, time.monotonic()
+
+    def _totals(self, stage: str) -> tuple:
+        return tuple(sorted((s, k, o.requests, o.bytes) for s, st in self.snaps.items() if stage in st
+                            for k, o in st[stage].ops.items()))
+
+    def _windows(self, service: str) -> tuple[dict[str, OpCount], dict[str, OpCount], Snapshot] | None:
+        st = self.snaps.get(service, {})
+        if "start" not in st or "end" not in st:
+            return None
+        settled = st.get("settled", st["end"])
+        return st["end"].minus(st["start"]), settled.minus(st["end"]), settled
+
+    def evidence(self) -> Evidence | None:
+        """The case's evidence summed over its backends; None when none had counters."""
+        parts = [(s.service, self._windows(s.service)) for s in self.sources]
+        got = [(name, w) for name, w in parts if w is not None]
+        if not got:
+            return None
+        durable = [d for d in (self._durable(name) for name, _ in got) if d is not None]
+        return Evidence(
+            services=tuple(n for n, _ in got),
+            read_tool=sum(data_bytes(t, READ_OPS) for _, (t, _, _) in got),
+            write_tool=sum(data_bytes(t, WRITE_OPS) for _, (t, _, _) in got),
+            read_after=sum(data_bytes(a, READ_OPS) for _, (_, a, _) in got),
+            write_after=sum(data_bytes(a, WRITE_OPS) for _, (_, a, _) in got),
+            tool_s=max(self.snaps[n]["end"].now - self.snaps[n]["start"].now for n, _ in got),
+            durable_s=max(durable) if durable else None,
+            after_s=max(s.now - self.snaps[n]["end"].now for n, (_, _, s) in got),
+            quiet=self.quiet)
+
+    def rows(self) -> list[dict]:
+        """Tidy rows of what each backend served: per S3 operation and per window (`tool`, `after`), the
+        object data read and written, and the durable time of the writes."""
+        out: list[dict] = []
+        for src in self.sources:
+            w = self._windows(src.service)
+            if w is None:
+                continue
+            base = {"tool": TOOL, "host": src.host, "job": src.service, "stat": "value"}
+            for window, moved in (("tool", w[0]), ("after", w[1])):
+                for op, o in sorted(moved.items()):
+                    out.append({**base, "operation": op, "metric": "ops", "value": float(o.requests),
+                                "unit": "count", "window": window})
+                    out.append({**base, "operation": op, "metric": "io_bytes", "value": float(o.bytes),
+                                "unit": "B", "window": window})
+                for op, ops in (("read", READ_OPS), ("write", WRITE_OPS)):
+                    out.append({**base, "operation": op, "metric": "io_bytes", "value": float(data_bytes(moved, ops)),
+                                "unit": "B", "window": window})
+            durable = self._durable(src.service)
+            if durable is not None:
+                out.append({**base, "operation": "write", "metric": "runtime", "unit": "s", "window": "durable",
+                            "value": round(durable, 6)})
+        return out
+
+    def _durable(self, service: str) -> float | None:
+        """Seconds from the first upload to the end of the last (the backend's clock)."""
+        w = self._windows(service)
+        if w is None or service not in self.began:
+            return None
+        end = max(last_end(w[0], DURABLE_OPS), last_end(w[1], DURABLE_OPS))
+        return max(0.0, end - self.began[service]) if end else None
+
+
+def sources(services: list[tuple[str, str, str]], values: dict[str, str], transport: Transport,
+            raw: Path) -> list[Source]:
+    """The backends with counters among a target's services ((name, kind, host) each), read from the
+    case's host through `transport` (it reaches the services the target uses)."""
+    out = []
+    for name, kind, host in services:
+        url_of = COUNTER_URLS.get(kind)
+        url = url_of(values, name) if url_of else None
+        if url:
+            out.append(Source(name, host, url, transport, raw))
+    return out
