@@ -78,6 +78,11 @@ class CaseRun:
             outcome.extra["warnings"] = "; ".join(w for w in (outcome.extra.get("warnings"), *self.notes) if w)
         return outcome
 
+    def _note_capped(self, result: CommandResult | None) -> None:
+        """Say in the case's warnings which output went over the cap (settings.output_cap)."""
+        if result is not None:
+            self.notes += [f"{result.host}: {n}" for n in result.extra.get("capped", [])]
+
     def _env(self, env: dict[str, str] | None) -> dict[str, str]:
         """A case command's environment: the tool's own, and the case's marker (fsbench.leftovers)."""
         return {**(env or {}), CASE_MARKER: self.case.case_id}
@@ -198,6 +203,7 @@ class CaseRun:
                 return f"{self.case.tool} server did not start for the prepare step: {not_listening}", None
             r = transport.run(prep.argv, cwd=work, timeout=self.case.timeout_s, stdout_path=raw / "stdout",
                               stderr_path=raw / "stderr", cancel=self.cancel, env=self._env(prep.env))
+            self._note_capped(r)
         finally:
             servers.stop()
         for name in prep.outputs:
@@ -257,8 +263,10 @@ class CaseRun:
         """The tool's command, or its steps in order with cache drops between them (outputs concatenated)."""
         case = self.case
         if not inv.steps:
-            return transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
-                                 stderr_path=raw / "stderr", cancel=self.cancel, env=self._env(inv.env))
+            result = transport.run(inv.argv, cwd=work, timeout=case.timeout_s, stdout_path=raw / "stdout",
+                                   stderr_path=raw / "stderr", cancel=self.cancel, env=self._env(inv.env))
+            self._note_capped(result)
+            return result
         deadline = time.monotonic() + case.timeout_s
         result = CommandResult(where_of(transport), [], None)  # replaced by the first step's
         with open(raw / "stdout", "wb") as out, open(raw / "stderr", "wb") as err:
@@ -269,6 +277,7 @@ class CaseRun:
                 result = transport.run(argv, cwd=work, timeout=max(1.0, deadline - time.monotonic()),
                                        stdout_path=raw / f"stdout.{i}", stderr_path=raw / f"stderr.{i}",
                                        cancel=self.cancel, env=self._env(inv.env))
+                self._note_capped(result)
                 out.write((raw / f"stdout.{i}").read_bytes())
                 err.write((raw / f"stderr.{i}").read_bytes())
                 if not result.ok:
@@ -286,6 +295,7 @@ class CaseRun:
                                           stdout_path=raw / "stdout", stderr_path=raw / "stderr",
                                           cancel=self.cancel, env=self._env(inv.env))
             (raw / "exit_status").write_text(f"{r.exit_status}\n")
+            self._note_capped(r)
             results[host] = r
 
         threads = [threading.Thread(target=run, args=(h,), name=f"fsbench-{h}", daemon=True) for h in works]

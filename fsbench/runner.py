@@ -60,6 +60,9 @@ class Runner:
         self.host_facts = host_facts
         self._presence: dict[tuple, bool] = {}
         self.leftovers = leftovers or NoLeftovers()
+        for tr in [*self.transports.values(), self.controller]:
+            if hasattr(tr, "output_cap"):  # (a transport plug-in may keep whole outputs)
+                tr.output_cap = scenario.settings.output_cap
         watch = getattr(self.leftovers, "watch_hosts", None)
         if watch is not None:  # a clean-up tried on a host that stopped answering stays for the next run
             watch(self._host_down)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -11,9 +12,12 @@ import time
 from pathlib import Path
 
 from fsbench.errors import CommandResult
-from fsbench.transport.base import TAIL_BYTES, tail
+from fsbench.transport.base import tail
+from fsbench.transport.capture import DEFAULT_CAP, CappedOutput
 
 GRACE_S = 5.0
+EOF_GRACE_S = 2.0  # the command ended but a background child of it still holds its output open
+CHUNK = 1 << 16
 
 
 class LocalTransport:
@@ -23,24 +27,27 @@ class LocalTransport:
         self.host = host
         #: environment every command gets (FSBENCH_RUN=<run id>): finds a killed run's processes later
         self.marker: dict[str, str] = {}
+        #: bytes kept per output stream of one command (head and tail; the scenario's settings.output_cap)
+        self.output_cap = DEFAULT_CAP
 
     def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
             env: dict[str, str] | None = None, stdout_path: Path | None = None,
             stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
         """Run argv to completion, timeout or cancellation; never raises for a failing command."""
         full_env = {**os.environ, **self.marker, **(env or {})} if env or self.marker else None
-        out = open(stdout_path, "wb") if stdout_path else subprocess.PIPE
-        err = open(stderr_path, "wb") if stderr_path else subprocess.PIPE
+        # through pipes, never straight into the files: only so can a command's output be capped
+        out = CappedOutput(stdout_path, keep=stdout_path is None, cap=self.output_cap, name="stdout")
+        err = CappedOutput(stderr_path, keep=False, cap=self.output_cap, name="stderr")
         start = time.monotonic()
         try:
             try:
-                proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdout=out, stderr=err,
+                proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
             except OSError as exc:
                 return CommandResult(self.host, list(argv), 127, "", f"cannot start {argv[0]}: {exc.strerror}",
                                      time.monotonic() - start)
             timed_out = interrupted = False
-            pipes = _PipeReader(proc) if out is subprocess.PIPE or err is subprocess.PIPE else None
+            pipes = _Pump(proc, out, err)
             while True:
                 try:
                     proc.wait(timeout=0.05)  # also how fast a cancel (Ctrl-C, a monitor's stop) is seen
@@ -54,20 +61,18 @@ class LocalTransport:
                 if timed_out or interrupted:
                     _stop_group(proc)
                     break
-            so, se = pipes.result() if pipes else (b"", b"")
+            pipes.finish(EOF_GRACE_S)
         finally:
-            for fh in (out, err):
-                if not isinstance(fh, int):  # a file we opened (subprocess.PIPE is an int)
-                    fh.close()
+            out.close()
+            err.close()
         duration = time.monotonic() - start
-        if stdout_path:
-            so = _read_tail(stdout_path)
-        if stderr_path:
-            se = _read_tail(stderr_path)
-        result = CommandResult(self.host, list(argv), proc.returncode, tail(so), tail(se), duration,
+        result = CommandResult(self.host, list(argv), proc.returncode, tail(out.tail()), tail(err.tail()), duration,
                                timed_out, interrupted)
         if not stdout_path:
-            result.extra["stdout"] = so.decode(errors="replace")
+            result.extra["stdout"] = out.data().decode(errors="replace")
+        capped = [n for n in (out.note(), err.note()) if n]
+        if capped:
+            result.extra["capped"] = capped
         return result
 
     def workdir(self, raw_dir: Path) -> str:
@@ -165,34 +170,43 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _read_tail(path: Path) -> bytes:
-    with open(path, "rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        fh.seek(max(0, size - TAIL_BYTES))
-        return fh.read()
+class _Pump:
+    """Reads a command's two pipes into their capped outputs from one thread, so neither pipe fills up."""
 
+    def __init__(self, proc: subprocess.Popen, out: CappedOutput, err: CappedOutput):
+        self._sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}  # type: ignore[union-attr]
+        self._files = [proc.stdout, proc.stderr]
+        self._lock = threading.Lock()
+        self._detached = False
+        self._thread = threading.Thread(target=self._loop, name="fsbench-output", daemon=True)
+        self._thread.start()
 
-class _PipeReader:
-    """Drain captured pipes in threads so a chatty command cannot block on a full pipe."""
+    def _loop(self) -> None:
+        open_fds = list(self._sinks)
+        try:
+            while open_fds:
+                ready, _, _ = select.select(open_fds, [], [], 0.5)
+                for fd in ready:
+                    data = os.read(fd, CHUNK)
+                    if not data:
+                        open_fds.remove(fd)
+                        continue
+                    with self._lock:
+                        if not self._detached:
+                            self._sinks[fd].write(data)
+        finally:
+            for fh in self._files:
+                if fh is not None:
+                    fh.close()
 
-    def __init__(self, proc: subprocess.Popen):
-        self._data = {"out": b"", "err": b""}
-        self._threads = []
-        for key, pipe in (("out", proc.stdout), ("err", proc.stderr)):
-            if pipe is not None:
-                t = threading.Thread(target=self._drain, args=(key, pipe), daemon=True)
-                t.start()
-                self._threads.append(t)
+    def finish(self, grace_s: float) -> None:
+        """Wait for both pipes' end; after grace_s a background child holds them: its output is dropped.
 
-    def _drain(self, key: str, pipe) -> None:
-        self._data[key] = pipe.read()
-        pipe.close()
-
-    def result(self) -> tuple[bytes, bytes]:
-        for t in self._threads:
-            t.join(timeout=10)
-        return self._data["out"], self._data["err"]
+        (Reading on without keeping it, so such a child never blocks on a full pipe nor dies of SIGPIPE.)
+        """
+        self._thread.join(grace_s)
+        with self._lock:
+            self._detached = True
 
 
 class LocalTransports:

@@ -26,9 +26,8 @@ import shlex
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from fsbench.transport.base import TAIL_BYTES
+from fsbench.transport.capture import CappedOutput
 
 PGID_MARK = b"fsbench-pgid "
 CHUNK = 1 << 16
@@ -71,32 +70,8 @@ def kill_line(pgid: int, signal_name: str, *, sudo: bool) -> str:
                        str(pgid)])
 
 
-class Sink:
-    """Output going to a local file in chunks (or to memory when kept whole), with a rolling tail."""
-
-    def __init__(self, path: Path | None, *, keep: bool):
-        self._fh = open(path, "wb") if path else None
-        self._chunks: list[bytes] | None = [] if keep and path is None else None
-        self._tail = bytearray()
-
-    def write(self, data: bytes) -> None:
-        if self._fh is not None:
-            self._fh.write(data)
-        elif self._chunks is not None:
-            self._chunks.append(data)
-        self._tail += data
-        if len(self._tail) > 2 * TAIL_BYTES:
-            del self._tail[:-TAIL_BYTES]
-
-    def tail(self) -> bytes:
-        return bytes(self._tail[-TAIL_BYTES:])
-
-    def data(self) -> bytes:
-        return b"".join(self._chunks or [])
-
-    def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
+#: output going to a local file in chunks (or to memory when kept whole), capped, with a rolling tail
+Sink = CappedOutput
 
 
 class PgidFilter:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fsbench.inventory import HostSpec
 from fsbench.transport import heartbeat, hostkeys
+from fsbench.transport.capture import DEFAULT_CAP
 from fsbench.transport.errors import AuthError, ConnectError, HostKeyError
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -65,6 +66,7 @@ class SSHTransport(SSHCommands, SSHFileOps):
         self.connects = 0  # TCP connections opened so far: 1 for a whole run unless the link dropped
         self.marker: dict[str, str] = {}  # FSBENCH_RUN=<run id> in every command's environment
         self.keepalive_s, self.dead_after_s = keepalive_s, dead_after_s
+        self.output_cap = DEFAULT_CAP  # bytes kept per output stream of one command (settings.output_cap)
         #: why the host is given up for the rest of this transport's life (it stopped answering), else None
         self.dead: str | None = None
         self._heartbeat: heartbeat.Heartbeat | None = None

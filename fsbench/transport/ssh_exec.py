@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from fsbench.errors import CommandResult
 from fsbench.transport import remote
 from fsbench.transport.base import tail
+from fsbench.transport.capture import DEFAULT_CAP
 from fsbench.transport.errors import ConnectError, TransportError
 
 if TYPE_CHECKING:
@@ -71,8 +72,9 @@ class SSHCommands:
         start = time.monotonic()
         t = self.connection()
         log.debug("%s: running %s%s", self.host, "sudo " if sudo else "", argv)
-        out = remote.Sink(stdout_path, keep=stdout_path is None)
-        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False))
+        cap = getattr(self, "output_cap", DEFAULT_CAP)
+        out = remote.Sink(stdout_path, keep=stdout_path is None, cap=cap, name="stdout")
+        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False, cap=cap, name="stderr"))
         status, outcome, note = None, "exit", ""
         try:
             chan = self.open_exec(t, remote.command_line(argv, cwd=cwd, env=env, sudo=sudo))
@@ -109,6 +111,9 @@ class SSHCommands:
             result.extra["stdout"] = out.data().decode(errors="replace")
         if note:
             result.extra["error"] = note
+        capped = [n for n in (out.note(), err.sink.note()) if n]
+        if capped:
+            result.extra["capped"] = capped
         return result
 
     def open_exec(self, t, line: str):

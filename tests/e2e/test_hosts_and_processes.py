@@ -227,3 +227,88 @@ def test_a_tools_background_child_ends_with_its_case_but_the_runs_service_lives_
     finally:
         for pid in running(stray) + running(service):
             os.kill(pid, signal.SIGKILL)
+
+
+CHATTY = '''\
+from pathlib import Path
+
+from fsbench.tidy import ParseResult, measurement
+from fsbench.tools.base import Invocation
+
+
+class ChattyTool:
+    """Prints 40 MB on stdout and 20 MB on stderr, as a tool stuck in a loop would, then its result."""
+
+    name = "chatty"
+    bring_your_own = False
+    accepts = ("directory",)
+    metrics = {}
+    operations = ("write",)
+    primary_metrics = ("io_bytes",)
+    packages = {}
+
+    def check_options(self, options, job_file_text, jobs, ctx):
+        return []
+
+    def estimate_seconds(self, options, job_file_text, jobs, job_file=None):
+        return 1.0
+
+    def build(self, case, test_dir, ctx=None):
+        return Invocation(argv=["sh", "-c", "echo START; yes chatty | head -c 40000000; echo RESULT 42; "
+                                            "yes err | head -c 20000000 >&2"])
+
+    def parse_outputs(self, raw_dir):
+        last = Path(raw_dir / "stdout").read_text(errors="replace").splitlines()[-1]
+        return ParseResult([measurement("chatty", "write", "io_bytes", float(last.split()[1]))])
+
+    def parse_file(self, path):
+        raise NotImplementedError
+
+    def version_argv(self, options=None):
+        return ["yes", "--version"]
+
+
+PLUGIN = ChattyTool()
+'''
+
+
+@pytest.mark.parametrize("where", ["local", "ssh"])
+def test_a_tool_printing_without_end_is_capped_and_its_case_says_so(where, request, tmp_path):
+    site = tmp_path / "site"
+    (site / "fsbench_chatty").mkdir(parents=True)
+    (site / "fsbench_chatty" / "__init__.py").write_text(CHATTY)
+    info = site / "fsbench_chatty-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fsbench-chatty\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[fsbench.tools]\nchatty = fsbench_chatty:PLUGIN\n")
+    host = "h2" if where == "ssh" else "local"
+    head = "name: chatty\n"
+    on = ""
+    if where == "ssh":
+        inventory(request.getfixturevalue("lab"), tmp_path / "inventory.yaml")
+        head += "inventory: inventory.yaml\nhosts: {h2: {}}\n"
+        on = ", hosts: [h2]"
+    scenario = write_scenario(tmp_path, head + textwrap.dedent(f"""\
+        monitor: {{enabled: false}}
+        settings: {{output_cap: 2MiB}}
+        targets: {{t: {{path: {tmp_path}/t{on}, setup: ["mkdir -p ${{target.path}}"]}}}}
+        workloads:
+          w: {{tool: chatty}}
+        """))
+    proc = subprocess.run([sys.executable, "-m", "fsbench", "run", str(scenario), "-o", str(tmp_path / "out"),
+                           "--no-report"], env={**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{REPO}"},
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = Path(proc.stdout.splitlines()[0])
+    raw = run / "raw" / "t__w__r1" / host
+    out, err = (raw / "stdout").read_bytes(), (raw / "stderr").read_bytes()
+    # 2 MiB per stream kept (and the marker line), not 40 and 20 MB: the head, the tail with the result
+    assert len(out) < 2 * 2**20 + 300 and len(err) < 2 * 2**20 + 300
+    # (40,000,000 bytes of "chatty\\n" end inside a line: the result follows on that line)
+    assert out.startswith(b"START\nchatty\n") and out.endswith(b"chattRESULT 42\n")
+    assert b"\n[fsbench: " in out and b"bytes of stdout left out here" in out and b"bytes of stderr left" in err
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    warnings = cases.warnings.iloc[0]
+    assert f"{host}: stdout: 38.1 MiB printed, over the cap of 2.0 MiB per stream" in warnings, warnings
+    assert f"{host}: stderr: 19.1 MiB printed" in warnings
+    assert pd.read_csv(run / "results.csv").value.tolist() == [42]
