@@ -70,9 +70,11 @@ def label(m: dict, with_workload: bool, with_job: bool) -> str:
 
 
 def summarise(tool: str, measured: list[dict], baseline: str) -> list[str]:
-    """The sentences about one tool's measurements."""
+    """The sentences about one tool's measurements; values the validity checks flagged are left out
+    (a number that does not measure what its label says ranks nothing), and one sentence names them."""
+    measured, left_out = _valid(measured)
     if not measured:
-        return []
+        return [_left_out_sentence(tool, left_out)] if left_out else []
     with_workload = len({m["workload"] for m in measured}) > 1
     with_job = len({(m["workload"], m["job"]) for m in measured}) > len({m["workload"] for m in measured})
     best: Counter[str] = Counter()
@@ -116,7 +118,30 @@ def summarise(tool: str, measured: list[dict], baseline: str) -> list[str]:
         shown = ", ".join(flat[:MOST_LISTED]) + (f" and {len(flat) - MOST_LISTED} more"
                                                  if len(flat) > MOST_LISTED else "")
         out.append(f"Not significant (within the run-to-run spread, or {MIN_DIFFERENCE:.0%}): {shown}.")
+    if left_out:
+        out.append(_left_out_sentence(tool, left_out))
     return out
+
+
+def _valid(measured: list[dict]) -> tuple[list[dict], list[str]]:
+    """The measurements without their flagged values (those left with fewer than two targets dropped),
+    and 'what (target: the check)' of each value left out."""
+    kept, left = [], []
+    with_workload = len({m["workload"] for m in measured}) > 1
+    for m in measured:
+        flagged = {t: v["flagged"] for t, v in m["values"].items() if v.get("flagged")}
+        what = label(m, with_workload, False)
+        left += [f"{what} of {t} ({detail.split(':', 1)[0]})" for t, detail in flagged.items()]
+        values = {t: v for t, v in m["values"].items() if t not in flagged}
+        if len(values) >= 2:
+            kept.append({**m, "values": values})
+    return kept, left
+
+
+def _left_out_sentence(tool: str, left: list[str]) -> str:
+    shown = ", ".join(left[:MOST_LISTED]) + (f" and {len(left) - MOST_LISTED} more" if len(left) > MOST_LISTED
+                                             else "")
+    return f"{tool}: left out as flagged by the validity checks (see Validity): {shown}."
 
 
 def _leaders(counts: Counter, order: list[str]) -> str:

@@ -15,6 +15,7 @@ from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
 from fsbench.csv_cells import unguard_frame, unguard_row
 from fsbench.report import summary as summary_mod
+from fsbench.report import validity as validity_mod
 from fsbench.report.absent import why_empty
 from fsbench.report.conclusions import single_run_note, tool_sentences, view_sentences
 from fsbench.report.layout import split_wide
@@ -68,7 +69,9 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     rspec = sc.report
     style = Style(rspec.same_band, rspec.cv_threshold, thresholds_from(rspec.thresholds))
     results = _with_params(_results(run), cases)
-    summary = with_baseline(summarise(results), baseline) if not results.empty else pd.DataFrame()
+    measured = validity_mod.for_summary(results)
+    summary = validity_mod.with_validity(with_baseline(summarise(measured), baseline), measured) \
+        if not results.empty else pd.DataFrame()
     counts: dict[str, int] = {}
     for c in cases:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
@@ -90,6 +93,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
                 for c in r["cells"]:
                     if c.get("verdict"):
                         verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
+    validity_mod.mark_tables(views)
     for v in views:  # after the counting and the sentences: a split repeats the baseline's cells
         v["tables"] = [part for t in v["tables"] for part in split_wide(t, baseline)]
     unstable, more_unstable = summary_mod.unstable(summary, style.cv_threshold)
@@ -111,6 +115,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "failed": [c for c in cases if c["status"] != "ok"],
         "problems": summary_mod.problems(cases),
         "warnings": summary_mod.warnings(cases, results),
+        "validity": validity_mod.overview(results),
         "warned_ok": sum(1 for c in cases if c.get("status") == "ok" and summary_mod.split_warnings(
             str(c.get("warnings") or ""))),
         "scale": _scale(data.get("scale_run")),

@@ -125,6 +125,14 @@ def _summary(ctx: dict) -> list[str]:
     if failed is None:  # older contexts list failed cases one by one
         failed = [{"status": c["status"], "reason": c.get("reason") or "not run", "count": 1,
                    "cases": [c["case_id"]], "more": 0} for c in ctx.get("failed", [])]
+    v = ctx.get("validity") or {}
+    if v.get("checked") or v.get("unchecked"):
+        out += ["### Validity", "", f"{v.get('checked', 0)} measurements checked against the backend's counters, "
+                f"{v.get('flagged', 0)} flagged (⛔ in the tables)"
+                + (f"; {v['unchecked']} not checked (no backend counters)" if v.get("unchecked") else "") + ".", ""]
+        out += [f"- {code(f['case'])} {escape(f['operation'])}: {escape(f['detail'])}" for f in v.get("items", [])]
+        out += [f"- … and {v['more']} more (results.csv, column validity)"] if v.get("more") else []
+        out += [""]
     if ctx.get("warnings"):
         out += ["### Warnings", "", "What the run said about its own figures (a row left out or flagged).", ""]
         for g in ctx["warnings"]:
@@ -215,7 +223,8 @@ def _value(c: dict) -> str:
     ratio = f" {c['ratio'][:-1]}{mark})" if c.get("ratio") else ""
     cv = f" {c['cv']}{' ⚠' if c.get('unstable') else ''}" if c.get("cv") else ""
     verdict = {"good": " 🟢", "fair": " 🟡", "poor": " 🔴"}.get(c.get("verdict", ""), "")
-    return f"{escape(c['text'])}{ratio}{cv}{verdict}"
+    flag = f" ⛔{c.get('mark') or ''}" if c.get("validity") == "flagged" else ""  # its words: under Validity
+    return f"{escape(c['text'])}{ratio}{cv}{verdict}{flag}"
 
 
 def write_markdown_report(run_dir: str | Path, output: str | Path | None = None,

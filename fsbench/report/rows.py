@@ -9,6 +9,7 @@ import pandas as pd
 
 from fsbench.report.tables import Style
 from fsbench.tidy import higher_is_better
+from fsbench.validity.watch import TOOL as BACKEND
 
 RESOURCE_METRICS = ("cpu_usage", "memory_peak")
 EMPTY = {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
@@ -38,7 +39,7 @@ class RunView:
         s = s[s["workload"].isin(workloads)]
         if tool:
             return s[s["tool"] == tool]
-        return s[(s["tool"] != "monitor") & ~s["tool"].isin(list(self.side_tools))]
+        return s[(s["tool"] != "monitor") & (s["tool"] != BACKEND) & ~s["tool"].isin(list(self.side_tools))]
 
     def tool_of(self, workload: str, spec: dict) -> object:
         """The plug-in whose declarations (operation order, primary metrics) the view follows."""
@@ -238,6 +239,8 @@ def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metri
         ratio = r.get("ratio", float("nan"))
         values[t] = {"mean": mean, "std": std, "n": n,
                      "ratio": float(ratio) if ratio == ratio and ratio is not None else None}
+        if r.get("validity") == "flagged":  # fsbench.validity: the conclusions leave it out and say so
+            values[t]["flagged"] = str(r.get("validity_detail") or "flagged")
     if len(values) < 2:
         return None
     tool = rv.tool_of(workload, spec)

@@ -56,7 +56,14 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
         or _tool_verdict(r),
         "n": int(r.get("n", 1) or 1),
         "spread": cv,
+        # fsbench.validity's verdict of the number: ok, flagged, or '' (not checked), and its words
+        "validity": _text(r.get("validity")),
+        "validity_detail": _text(r.get("validity_detail")),
     }
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def percent(value: float) -> str:
