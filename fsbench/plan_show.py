@@ -14,12 +14,14 @@ from fsbench.tools.base import BuildContext, HostInfo, Invocation
 
 #: what the run id and the port look like in a plan (both are chosen when the run starts)
 RUN_ID = "<run-id>"
+#: the scratch folder's random part (docs/safety.md: a name nobody can plant beforehand)
+RANDOM = "<random>"
 PORT = 8765
 
 
 def case_dir(sc: Scenario, case: Case) -> str:
     """Where the case's files will be on the target (the run id is not known yet)."""
-    scratch = posixpath.join(sc.targets[case.target].path, f"fsbench-{RUN_ID}")
+    scratch = posixpath.join(sc.targets[case.target].path, f"fsbench-{RUN_ID}-{RANDOM}")
     return posixpath.join(scratch, "data", case.dataset) if case.dataset else posixpath.join(scratch, case.case_id)
 
 

@@ -45,6 +45,10 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
                 issues.append(lm.issue(path + ("services",), f"unknown service {s!r}",
                                        f"services: {', '.join(sc.services) or '(none declared)'}"))
         kind = KINDS.get(t.kind)
+        if t.existing_mount and kind.address != "directory":
+            issues.append(lm.issue(path + ("existing_mount",),
+                                   f"`existing_mount` is for a mounted folder; a {kind.name} target's path is a "
+                                   f"{kind.address}", "remove existing_mount from this target"))
         for sub, message, hint in kind.check(t):
             issues.append(lm.issue(path + tuple(sub), message, hint))
         allowed = {"target.path", "target.name", "run.id", "run.scratch", "host.name",

@@ -86,5 +86,5 @@ def test_a_mixed_prepare_lays_out_the_reading_sections_under_the_measured_runs_n
 def test_the_plan_says_a_fresh_case_removes_the_datasets_files(sc):
     cases = _cases(sc)
     shown = describe_case(sc, cases["t__write__r2"])
-    assert "-- remove the dataset's files (/srv/t/fsbench-<run-id>/data/d): this case writes them anew" in shown
+    assert "-- remove the dataset's files (/srv/t/fsbench-<run-id>-<random>/data/d): this case writes them anew" in shown
     assert "remove the dataset's files" not in describe_case(sc, cases["t__read__r1"])

@@ -61,8 +61,8 @@ def test_the_stonewall_file_stays_in_the_case_folder():
     assert "s.yaml:11: workloads.m.options.mpiio.hintsFileName: --mpiio.hintsFileName=../hints names a file " \
            "outside the case folder on t: it climbs out with '..'" in text
     shown = _show(HEAD + "    options: {n: 10, W: 1, x: sw.status, C: true}\n")
-    assert "mdtest -n 10 -W 1 -x '/srv/bench/t/fsbench-<run-id>/t__m__r1/sw.status' -C " \
-           "-d '/srv/bench/t/fsbench-<run-id>/t__m__r1'" in shown
+    assert "mdtest -n 10 -W 1 -x '/srv/bench/t/fsbench-<run-id>-<random>/t__m__r1/sw.status' -C " \
+           "-d '/srv/bench/t/fsbench-<run-id>-<random>/t__m__r1'" in shown
 
 
 def test_the_rank_csv_lands_in_raw_on_one_host_and_in_the_case_folder_across_hosts():

@@ -205,3 +205,14 @@ def test_a_fifteen_character_client_process_is_fine():
     sc = load_scenario_text(GOOD.replace("    baseline: true", "    baseline: true\n    client_process: abcdefghijklmno"),
                             "s.yaml")
     assert sc.targets["a"].client_process == "abcdefghijklmno"
+
+
+def test_existing_mount_is_refused_at_validation_on_a_target_whose_path_is_no_folder():
+    (issue,) = issues_of(GOOD.replace("    path: /srv/bench/b",
+                                      "    path: /dev/vdz\n    kind: device\n    destructive: true\n"
+                                      "    existing_mount: true"))
+    assert issue.path == "targets.b.existing_mount" and "device" in issue.message
+    assert "remove existing_mount" in issue.hint
+    sc = load_scenario_text(GOOD.replace("    path: /srv/bench/b", "    path: /srv/bench/b\n    existing_mount: true"),
+                            "s.yaml")
+    assert sc.targets["b"].existing_mount

@@ -94,8 +94,8 @@ def test_opted_in_keys_are_written_in_lower_case_and_listed_as_vdbench_reads_the
         "* runs commands (allow_commands): start_cmd, rd1.sta (start_cmd), hd1.SH (shell)",
         'start_cmd="uname -a"',
         "hd=hd1,sys=localhost,sh=ssh",
-        "fsd=fsd1,depth=1,width=2,files=4,size=4k,jou=/srv/bench/t/fsbench-<run-id>/t__v__r1/jnl,"
-        "anchor=/srv/bench/t/fsbench-<run-id>/t__v__r1",
+        "fsd=fsd1,depth=1,width=2,files=4,size=4k,jou=/srv/bench/t/fsbench-<run-id>-<random>/t__v__r1/jnl,"
+        "anchor=/srv/bench/t/fsbench-<run-id>-<random>/t__v__r1",
         "fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,threads=1",
         'rd=rd1,fwd=fwd1,fwdrate=max,elapsed=60,sta="echo go",interval=1',
     ], lines

@@ -109,7 +109,7 @@ def test_journal_folders_stay_in_the_case_folder():
            "it is absolute" in text
     shown = _show(HEAD + "    options: {journal: yes}\n" + JOBS.replace("files: 4, size: 4k", "files: 4, size: 4k, journal: jnl")
                   + "      rd1: {fwd: fwd1}\n")
-    assert "journal=/srv/bench/t/fsbench-<run-id>/t__v__r1/jnl," in shown and "| journal=yes" in shown
+    assert "journal=/srv/bench/t/fsbench-<run-id>-<random>/t__v__r1/jnl," in shown and "| journal=yes" in shown
 
 
 def test_durations_with_units_plan_and_are_written_in_seconds():
