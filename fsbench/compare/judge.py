@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from fsbench.compare.model import BETTER, MIN_REPETITIONS, NOT_SIGNIFICANT, SAME, SIGNIFICANT, UNTESTED, WORSE
-from fsbench.compare.stats import mean_std, welch
+from fsbench.analysis.stats import mean_std, welch
 from fsbench.compare.tolerance import format_tolerance
 from fsbench.tidy import higher_is_better
 from fsbench.tools import TOOLS

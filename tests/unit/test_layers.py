@@ -17,7 +17,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.shellquote", "fsbench.secrets",
               "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
               "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor",
-              "fsbench.hadoop", "fsbench.validity", "fsbench.csv_cells")),
+              "fsbench.hadoop", "fsbench.validity", "fsbench.csv_cells", "fsbench.analysis.stats")),
     ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry",
                   "fsbench.collectors")),
     ("scenario", ("fsbench.scenario",)),
