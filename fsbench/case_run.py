@@ -141,7 +141,8 @@ class CaseRun:
             work = self._stage(inv, transport, raw) if not inv.per_host else ""
             works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h],
                                     self.rd.raw_dir(case.case_id, h)) for h, argv in inv.per_host.items()}
-            dropped = self._drop_caches(involved) if case.drop_caches else None
+            dropped = self._drop_client_caches(session) if case.drop_client_cache else None
+            dropped = dropped or (self._drop_caches(involved) if case.drop_caches else None)
             if dropped:
                 return self._failed(dropped, start)
             collectors = self._collectors(session, test_dir)
@@ -339,6 +340,18 @@ class CaseRun:
             out = drop_caches(self.transports[h], self.rd.raw_dir(self.case.case_id, h) / record)
             if not out["ok"]:
                 return f"dropping the page cache on {h} failed {out['error']}"
+        return None
+
+    def _drop_client_caches(self, session: TargetSession) -> str | None:
+        """Empty the client's own cache folders on the case's hosts (a guarded remount); the proof goes to raw/."""
+        from fsbench.targets.cache import drop_client_caches
+
+        for h in self.case.hosts:
+            out = drop_client_caches(session, h, self.rd.raw_dir(self.case.case_id, h) / "drop_client_cache.json")
+            if out and not out["ok"]:
+                return f"emptying the cache of {session.target.name}'s client on {h} failed: {out['error']}"
+            if out and out["error"]:
+                self.notes.append(f"{h}: {out['error']}")
         return None
 
     def _clients(self, session: TargetSession, hosts: list[str]) -> dict:

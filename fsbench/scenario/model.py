@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fsbench.config import schema as s
 from fsbench.config.schema import option
+from fsbench.scenario import repetitions as reps
 from fsbench.thresholds import parse_threshold
 from fsbench.tidy import METRIC_UNITS
 from fsbench.validity.settings import SECTION as VALIDITY
@@ -21,7 +22,7 @@ USE_CASE_KEYS = (
 )
 #: a campaign is hours of measurements, not millions of cases: bigger plans are refused at validation,
 #: before the cases are even listed (a 600-byte sweep can otherwise ask for 10^12 of them)
-MAX_REPETITIONS = 1_000
+MAX_REPETITIONS = reps.MAX_REPETITIONS
 MAX_SWEEP_POINTS = 10_000
 MAX_CASES = 10_000
 #: shell commands: values of variables put into them are shell-quoted (fsbench.scenario.variables)
@@ -195,11 +196,15 @@ class Workload:
     job_file: str | None = option(s.string, None, doc="an existing fio job file, relative to the scenario file")
     job_file_text: str | None = None
     sweep: Sweep = field(default_factory=Sweep)
-    repetitions: int | None = option(s.integer(1, MAX_REPETITIONS), None)
+    repetitions: reps.Repetitions | None = option(reps.check, None, doc="a count, or {min, max, target_ci, "
+                                                  "budget}: adaptive (fsbench.scenario.repetitions)")
     timeout_s: float | None = option(s.duration, None, key="timeout")
     targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="default: every target")
     drop_caches: bool | None = option(s.boolean, None, doc="sync and drop the page cache on every involved host "
                                       "before each case (default: only after a prepare step laid out files)")
+    drop_client_cache: bool | None = option(s.boolean, None, doc="empty the target client's own cache folders "
+                                            "(s3fs use_cache, rclone's VFS cache, JuiceFS's cache-dir), "
+                                            "unmounted, before each case (default: as drop_caches)")
     optional: bool = option(s.boolean, False, doc="where its tool is not installed, skip the cases (said in "
                                                   "the report) instead of refusing to run")
     dataset: str = option(s.name, "", doc="cases naming the same dataset on a target share one data folder "
@@ -242,7 +247,10 @@ class Collector:
 class Settings:
     """Run-wide settings."""
 
-    repetitions: int = option(s.integer(1, MAX_REPETITIONS), 1)
+    repetitions: reps.Repetitions = option(reps.check, reps.Repetitions(), doc="a count, or {min: 3, max: 10, "
+                                           "target_ci: 5%, budget: 20m}: repeat a case while its interval is wider")
+    exclude_warmup: bool = option(s.boolean, False, doc="leave out of the summaries a first repetition far off "
+                                                        "the others (flagged as warm-up either way)")
     case_timeout_s: float | None = option(s.duration, None, key="case_timeout")
     cooldown_s: float = option(s.duration, 0.0, key="cooldown")
     output_root: str = option(s.string, "reports")

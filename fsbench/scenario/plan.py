@@ -38,6 +38,8 @@ class Case:
     #: the dataset's files are removed first (untimed): the case writes them, and a write measurement
     #: writes new files, not over what an earlier case (its own previous repetition) left
     fresh: bool = False
+    #: the target client's own cache folders emptied (client unmounted) before the measured run
+    drop_client_cache: bool = False
 
     def label(self) -> str:
         """'tmpfs · seq-write numjobs=4 · rep 1' for progress lines."""
@@ -77,7 +79,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
             if w.targets and target.name not in w.targets:
                 continue
             tool = TOOLS.get(w.tool)
-            reps = w.repetitions or sc.settings.repetitions
+            reps = (w.repetitions or sc.settings.repetitions).max  # the adaptive ones run while needed
             hosts = sc.resolve_hosts(target.hosts)
             for point in w.sweep.points():
                 options = {**w.options, **point}
@@ -92,6 +94,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                                                              or target.kind in fills)
                 dataset = w.dataset or (w.name if reads else "")
                 drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
+                drop_client = w.drop_client_cache if w.drop_client_cache is not None else drop
                 layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
                 # a folder's dataset only: a device or an image holds whatever it holds
                 fresh = (bool(dataset) and not w.overwrite and KINDS.get(target.kind).address == "directory"
@@ -107,7 +110,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                     cases.append(Case(
                         case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,
                         w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts),
-                        round(total, 1), timeout, w.job_file, dataset, reads, drop, fresh,
+                        round(total, 1), timeout, w.job_file, dataset, reads, drop, fresh, drop_client,
                     ))
     return cases
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fsbench.transport.base import Transport
+from fsbench.validity.backends import kind_sources
 from fsbench.validity.judge import checks_of, judge
+from fsbench.validity.pagecache import DeclaresWorkingSet, HostCache, host_cache
 from fsbench.validity.settings import Thresholds
-from fsbench.validity.watch import BackendWatch, sources
+from fsbench.validity.watch import BackendWatch, Evidence, sources
 
 if TYPE_CHECKING:
     from fsbench.scenario.model import Scenario
@@ -27,9 +30,18 @@ class CaseValidity:
             svc = sc.services[name]
             services.append((name, svc.kind, sc.resolve_hosts(svc.hosts)[0]))
         self.watch = BackendWatch(sources(services, values, transports[case.hosts[0]], raw), self.limits)
+        # the target kind's own backend counters (JuiceFS's object requests, Ceph's OSDs), on the case's hosts
+        hosts = [(h, transports[h]) for h in case.hosts if h in transports]
+        if hosts:
+            self.watch.sources += kind_sources(plugins, sc.targets[case.target], values, hosts, raw,
+                                               self.watch.notes)
+        self.case, self.transport = case, transports[case.hosts[0]]
+        self.host: HostCache | None = None  # the tool host's page cache at the start, for tools that say what they read
 
     def tool_start(self) -> None:
         """Just before the tool starts."""
+        if isinstance(self.plugins[0], DeclaresWorkingSet):
+            self.host = host_cache(self.transport, self.case.drop_caches, self.plugins[0], self.case)
         self.watch.tool_start()
 
     def tool_end(self) -> None:
@@ -42,5 +54,8 @@ class CaseValidity:
 
     def finish(self, rows: list[dict]) -> list[dict]:
         """Mark the tool's rows with the declared checks' verdicts; the backend rows to add to them."""
-        judge(rows, self.tool, checks_of(*self.plugins), self.watch.evidence(), self.limits)
+        seen = self.watch.evidence()
+        if self.host is not None:
+            seen = Evidence.host_only(self.host) if seen is None else replace(seen, host=self.host)
+        judge(rows, self.tool, checks_of(*self.plugins), seen, self.limits)
         return self.watch.rows()

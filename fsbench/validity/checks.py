@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fsbench.units import format_value
+from fsbench.validity.pagecache import PAGE_CACHE
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
 
@@ -68,7 +69,7 @@ class ReadFromCache:
 
     def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
         read = tool_sum(rows, "read", "io_bytes")
-        if read <= 0:
+        if read <= 0 or not seen.services:
             return []
         share = seen.read_tool / read
         ok = share >= limits.cache_ratio
@@ -92,7 +93,7 @@ class WriteNotDurable:
 
     def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
         written = tool_sum(rows, "write", "io_bytes")
-        if written <= 0:
+        if written <= 0 or not seen.services:
             return []
         bw = tool_sum(rows, "write", "bandwidth")
         timed = tool_max(rows, "write", "runtime")
@@ -116,3 +117,18 @@ class WriteNotDurable:
 
 READ_FROM_CACHE = ReadFromCache()
 WRITE_NOT_DURABLE = WriteNotDurable()
+
+
+class PageCacheFit:
+    """'working set fits in the page cache', where no backend counts what it served (fsbench.validity.pagecache)."""
+
+    name = PAGE_CACHE.name
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        if seen.services or seen.host is None:  # a backend's counters judge reads better
+            return []
+        said = PAGE_CACHE.judge_host(tool, tool_sum(rows, "read", "io_bytes"), seen.host, limits)
+        return [Verdict(self.name, tool, "read", *said)] if said else []
+
+
+PAGE_CACHE_FIT = PageCacheFit()

@@ -30,6 +30,12 @@ SECTION = s.Struct({
     "settle": s.Key(s.duration, default=30.0,
                     doc="after the tool, how long fsbench waits at most for the backend to go quiet"),
     "quiet": s.Key(s.duration, default=1.0, doc="the backend is quiet when its counters stay still this long"),
+    "page_cache_share": s.Key(_share, default=0.5,
+                              doc="where no backend counts what it served: a buffered read of a working set under "
+                                  "this share of the host's memory, with no page cache drop before it (or read "
+                                  "more than once), is flagged 'working set fits in the page cache'"),
+    "reread_margin": s.Key(_share, default=0.05,
+                           doc="a tool that read more than its working set by this share read some bytes twice"),
 }, what="validity thresholds")
 
 
@@ -41,6 +47,8 @@ class Thresholds:
     durable_ratio: float = 0.7
     settle_s: float = 30.0
     quiet_s: float = 1.0
+    page_cache_share: float = 0.5
+    reread_margin: float = 0.05
 
     @classmethod
     def of(cls, checked: dict | None) -> "Thresholds":
@@ -49,4 +57,6 @@ class Thresholds:
         d = cls()
         return cls(cache_ratio=float(c.get("cache_ratio", d.cache_ratio)),
                    durable_ratio=float(c.get("durable_ratio", d.durable_ratio)),
-                   settle_s=float(c.get("settle", d.settle_s)), quiet_s=float(c.get("quiet", d.quiet_s)))
+                   settle_s=float(c.get("settle", d.settle_s)), quiet_s=float(c.get("quiet", d.quiet_s)),
+                   page_cache_share=float(c.get("page_cache_share", d.page_cache_share)),
+                   reread_margin=float(c.get("reread_margin", d.reread_margin)))

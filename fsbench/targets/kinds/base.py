@@ -42,6 +42,9 @@ class KindPlan:
     #: words the client process's command line holds as whole arguments, telling it from other processes
     #: of its name (`juicefs bench`, `juicefs stats` beside a JuiceFS mount); () means the target path
     client_args: tuple[str, ...] = ()
+    #: folders where the client keeps copies of file data (a disk cache), inside the run's scratch space:
+    #: emptied, with the client unmounted, before a case that drops the client's cache (fsbench.targets.cache)
+    caches: list[str] = field(default_factory=list)
 
     def client_command(self) -> list[str]:
         """The command line that mounts the client, as recorded in hosts.csv (options included, keys never)."""

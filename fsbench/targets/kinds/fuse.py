@@ -18,6 +18,7 @@ class Fuse:
     mount: str
     unmount: str = ""
     version: str = ""
+    cache_dir: str = ""
 
 
 SECTION = s.Struct({
@@ -26,6 +27,10 @@ SECTION = s.Struct({
                        "goofys --endpoint ${services.s3.endpoint} ${services.s3.bucket} ${target.path}"),
     "unmount": s.Key(s.command_line, default="", doc="default: fusermount3 -u (fusermount -u, umount) ${target.path}"),
     "version": s.Key(s.command_line, default="", doc="a command printing the client's version (for hosts.csv)"),
+    "cache_dir": s.Key(s.line_text, default="",
+                       doc="the folder the client keeps copies of file data in (s3fs -o use_cache=...), inside "
+                           "${run.scratch}: emptied, with the client unmounted, before a case that drops the "
+                           "client's cache (a folder elsewhere is never touched)"),
 }, what="fuse settings")
 
 
@@ -42,7 +47,8 @@ class FuseKind:
 
     def texts(self, settings: object) -> list[tuple[str, str]]:
         spec: Fuse | None = settings  # type: ignore[assignment]
-        return [("mount", spec.mount), ("unmount", spec.unmount), ("version", spec.version)] if spec else []
+        return [("mount", spec.mount), ("unmount", spec.unmount), ("version", spec.version),
+                ("cache_dir", spec.cache_dir)] if spec else []
 
     def check(self, target: object) -> list[tuple[tuple, str, str]]:
         if getattr(target, "settings", None) is None and not getattr(target, "existing_mount", False):
@@ -63,7 +69,8 @@ class FuseKind:
             unmount = [sh(render(spec.unmount, values))]
         return KindPlan(prepare=[["mkdir", "-p", path]], mount=[sh(render(spec.mount, values))], unmount=unmount,
                         force_unmount=force, after=[["rmdir", path]],
-                        version=sh(render(spec.version, values)) if spec.version else [])
+                        version=sh(render(spec.version, values)) if spec.version else [],
+                        caches=[render(spec.cache_dir, values, quote=False)] if spec.cache_dir else [])
 
 
 PLUGIN = FuseKind()

@@ -17,6 +17,8 @@ from fsbench.config import schema as s
 from fsbench.secrets import remember, remember_written, split_url_password
 from fsbench.shell import render, sh
 from fsbench.targets.kinds.base import KindPlan, StoreAccess
+from fsbench.validity import juicefs as jfs_counters
+from fsbench.validity.backends import Counters
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,12 @@ class JuiceFSKind:
                     for key in FORMAT_KEYS if getattr(spec, key)]
         return []
 
+    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+        """The client's object requests, from the mount's `.stats` file on each host (a read, nothing more)."""
+        path = str(getattr(target, "path", ""))
+        return [Counters(str(getattr(target, "name", "juicefs")), jfs_counters.stats_argv(path),
+                         jfs_counters.parse_stats, per_host=True)] if path else []
+
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
         """Format with trash off, mount in the background, cache and log in scratch, no usage report."""
         spec: JuiceFS = target.settings  # type: ignore[attr-defined]
@@ -157,7 +165,7 @@ class JuiceFSKind:
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
                         logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"],
                         client_args=("mount", path),  # `juicefs stats PATH` holds the path too
-                        store=store)
+                        store=store, caches=[cache])
 
 
 def bucket_keys(url: str) -> tuple[str, dict[str, str]]:

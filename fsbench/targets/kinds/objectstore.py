@@ -87,6 +87,11 @@ def missing(target: object, kind: str) -> list[tuple[tuple, str, str]]:
     return []
 
 
+def option_values(options: tuple[str, ...], name: str) -> list[str]:
+    """The values of a client's `-o NAME=VALUE` options (s3fs's use_cache folder)."""
+    return [o.split("=", 1)[1] for o in options if o.startswith(f"{name}=") and o.split("=", 1)[1]]
+
+
 def fuse_unmount(path: str) -> tuple[list[list[str]], list[list[str]]]:
     """(unmount, force unmount) of a FUSE mount point: fusermount3 or fusermount, umount as a last resort."""
     q = shlex.quote(path)

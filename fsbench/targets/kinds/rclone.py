@@ -42,7 +42,7 @@ class RcloneKind(objectstore.ObjectClientKind):
         return KindPlan(prepare=[["mkdir", "-p", path, cache]], mount=[mount], unmount=unmount, force_unmount=force,
                         after=[["rmdir", path]], logs={log: "rclone-{host}.log"}, env=env,
                         version=[spec.binary, "version"], shown=argv,
-                        store=objectstore.store_of(spec))
+                        store=objectstore.store_of(spec), caches=[cache])
 
 
 PLUGIN = RcloneKind()

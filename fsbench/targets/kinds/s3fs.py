@@ -30,7 +30,8 @@ class S3fsKind(objectstore.ObjectClientKind):
         unmount, force = objectstore.fuse_unmount(path)
         return KindPlan(prepare=[["mkdir", "-p", path, posixpath.dirname(log)]], mount=[mount], unmount=unmount,
                         force_unmount=force, after=[["rmdir", path]], logs={log: "s3fs-{host}.log"}, env=env,
-                        version=[spec.binary, "--version"], store=objectstore.store_of(spec))
+                        version=[spec.binary, "--version"], store=objectstore.store_of(spec),
+                        caches=objectstore.option_values(spec.options, "use_cache"))
 
 
 PLUGIN = S3fsKind()

@@ -21,7 +21,7 @@ from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
 from fsbench.tools.fio.jobfile import COMMENT_CHARS, JobFile, Origin, canonical, parse_jobfile, value_change
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
 from fsbench.units import parse_duration, parse_size
-from fsbench.validity.checks import READ_FROM_CACHE, WRITE_NOT_DURABLE
+from fsbench.validity.checks import PAGE_CACHE_FIT, READ_FROM_CACHE, WRITE_NOT_DURABLE
 
 OUTPUT = "fio.json"
 JOBFILE = "job.fio"
@@ -62,9 +62,10 @@ class FioAdapter:
     #: the report\'s views of its workloads without `report.views` (a sweep adds by_value and chart)
     views = ("table",)
     packages = {"apt-get": ["fio"], "dnf": ["fio"], "zypper": ["fio"]}
-    #: what fsbench checks of its numbers where it sees the backend (fsbench.validity): a read the store did
-    #: not serve, a write timed before the store had it
-    validity_checks = (READ_FROM_CACHE, WRITE_NOT_DURABLE)
+    #: what fsbench checks of its numbers (fsbench.validity): where it sees the backend, a read the store did
+    #: not serve and a write timed before the store had it; where no backend counts, a working set the page
+    #: cache could hold, read without a drop before it
+    validity_checks = (READ_FROM_CACHE, WRITE_NOT_DURABLE, PAGE_CACHE_FIT)
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
         """Unknown names (with a suggestion), options fsbench owns, values fio would misread, and any
@@ -154,6 +155,13 @@ class FioAdapter:
         """Bytes the prepare step lays out: the files of the jobs that read."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
         return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs() if job_reads(opts))
+
+    def read_working_set(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float:
+        """The distinct bytes of the jobs' reads through the page cache: direct=1 and librbd bypass it."""
+        jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
+        return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs()
+                   if job_reads(opts) and _int(opts.get("direct"), 0) != 1 and opts.get("ioengine") != "rbd")
 
     def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str,
                  job_file: str | None = None) -> JobFile:

@@ -1,0 +1,93 @@
+"""Where no backend counts what it served (a local file system, ext4 on RBD): does the working set a tool
+read fit in the host's page cache, and was that cache dropped before the read?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from fsbench.transport.base import Transport
+from fsbench.units import format_value
+from fsbench.validity.settings import Thresholds
+
+
+@dataclass(frozen=True)
+class HostCache:
+    """The tool host's memory and page cache when the tool started, and what the tool declared it reads."""
+
+    host: str
+    mem_total: int
+    cached: int | None
+    #: the page cache was dropped on this host just before the tool (the case's drop_caches)
+    dropped: bool
+    #: the distinct bytes the tool's buffered (not O_DIRECT) reads cover; None: the tool cannot say
+    working_set: float | None
+
+
+@runtime_checkable
+class DeclaresWorkingSet(Protocol):
+    """A tool that can say how many distinct bytes its buffered reads of a case cover (fio: size x numjobs)."""
+
+    def read_working_set(self, options: dict, job_file_text: str | None, jobs: dict,
+                         job_file: str | None = None) -> float: ...
+
+
+def meminfo(transport: Transport) -> dict[str, int]:
+    """/proc/meminfo of the host in bytes ({} when unreadable)."""
+    r = transport.run(["cat", "/proc/meminfo"], timeout=15)
+    out: dict[str, int] = {}
+    for line in r.extra.get("stdout", "").splitlines() if r.ok else []:
+        name, _, rest = line.partition(":")
+        words = rest.split()
+        if words and words[0].isdigit():
+            out[name] = int(words[0]) * (1024 if words[1:] == ["kB"] else 1)
+    return out
+
+
+def host_cache(transport: Transport, dropped: bool, tool: object, case: object) -> HostCache | None:
+    """The facts at the tool's start, or None when the host's memory cannot be read."""
+    info = meminfo(transport)
+    if "MemTotal" not in info:
+        return None
+    ws = None
+    if isinstance(tool, DeclaresWorkingSet):
+        ws = tool.read_working_set(case.options, case.job_file_text, case.jobs,  # type: ignore[attr-defined]
+                                   case.job_file)  # type: ignore[attr-defined]
+    return HostCache(transport.host, info["MemTotal"], info.get("Cached"), dropped, ws)
+
+
+def _b(n: float) -> str:
+    return format_value(float(n), "B")
+
+
+class PageCache:
+    """'working set fits in the page cache': a buffered read of fewer bytes than the page cache can hold,
+    with no drop before it (or read more than once), may have been served from memory, not the storage."""
+
+    name = "working set fits in the page cache"
+
+    def judge_host(self, tool: str, read: float, facts: HostCache, limits: Thresholds) -> tuple[bool, str] | None:
+        """(holds, detail) for a read of `read` bytes, None when there is nothing to judge."""
+        if read <= 0 or facts.working_set is None:
+            return None
+        ws = facts.working_set
+        if ws <= 0:
+            return True, f"{tool} read with O_DIRECT (direct=1): the page cache is bypassed"
+        room = limits.page_cache_share * facts.mem_total
+        said = (f"{tool} read {_b(read)} of a {_b(ws)} working set; the page cache of {facts.host} can hold "
+                f"{_b(room)} ({limits.page_cache_share * 100:.0f} % of its {_b(facts.mem_total)} of memory)")
+        if ws > room:
+            return True, f"{said}: more than it holds"
+        again = read > ws * (1 + limits.reread_margin)
+        if not facts.dropped:
+            cached = f", {_b(facts.cached)} cached when it started" if facts.cached is not None else ""
+            return False, (f"{said}, and it was not dropped before the read{cached}: the read may have come from "
+                           "memory (drop_caches: true, or a working set bigger than the page cache)")
+        if again:
+            return False, (f"{said}; dropped before the read, but {tool} read it {read / ws:.1f} times: after "
+                           "the first pass the reads may have come from memory (read each byte once, or a "
+                           "working set bigger than the page cache)")
+        return True, f"{said}; dropped before the read, read once"
+
+
+PAGE_CACHE = PageCache()
