@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-#: S3 operations whose bodies are object data read from the store
-READ_OPS = ("get_object",)
-#: S3 operations whose bodies are object data written to the store
-WRITE_OPS = ("put_object", "upload_part")
+#: operations whose bodies are object data read from the store (S3's; Ceph's OSDs: fsbench.validity.ceph)
+READ_OPS = ("get_object", "rados_read")
+#: operations whose bodies are object data written to the store
+WRITE_OPS = ("put_object", "upload_part", "rados_write")
 #: the operations after which written data is in the store: a multipart object exists once completed
 DURABLE_OPS = WRITE_OPS + ("complete_multipart",)
 

@@ -12,6 +12,8 @@ import shlex
 
 from fsbench.config import schema as s
 from fsbench.shell import render
+from fsbench.validity import ceph as ceph_counters
+from fsbench.validity.backends import Counters
 
 DEFAULT_CONF = "/etc/ceph/ceph.conf"
 #: an image per run and target, created and removed by fsbench
@@ -40,6 +42,15 @@ def client_args(conf: str, user: str, keyring: str, values: dict[str, str]) -> l
     """`-c CONF --id USER [--keyring PATH]` with run-time placeholders filled."""
     out = ["-c", render(conf, values, quote=False), "--id", render(user, values, quote=False)]
     return out + (["--keyring", render(keyring, values, quote=False)] if keyring else [])
+
+
+def counters(name: str, ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...] = ()) -> Counters:
+    """The client reads and writes of the OSDs serving the target (fsbench.validity.ceph), read with
+    `ceph CLIENT-ARGS` on the case's first host: read-only commands (tell ... perf dump, fs ls, pg dump)."""
+    return Counters(name, ceph_counters.perf_argv(ceph), ceph_counters.parse_perf,
+                    scope_argv=ceph_counters.scope_argv(ceph, fs=fs, pools=pools),
+                    scope=ceph_counters.scoped_parser(fs=fs, pools=pools),
+                    what=f"the OSDs of {'CephFS ' + (fs or '(default)') if fs is not None else ', '.join(pools)}")
 
 
 def state_dir(scratch: str, target: str) -> str:

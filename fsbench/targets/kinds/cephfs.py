@@ -17,7 +17,8 @@ from typing import Any
 from fsbench.config import schema as s
 from fsbench.shell import render, sh
 from fsbench.targets.kinds.base import KindPlan
-from fsbench.targets.kinds.ceph_client import CLIENT_KEYS, DEFAULT_CONF, client_args, q, state_dir
+from fsbench.targets.kinds.ceph_client import CLIENT_KEYS, DEFAULT_CONF, client_args, counters, q, state_dir
+from fsbench.validity.backends import Counters
 
 CLIENTS = ("auto", "kernel", "fuse")
 #: how a host says it has the kernel client: the file system registered, or its module loaded now (a
@@ -78,6 +79,12 @@ class CephFSKind:
             return [(("cephfs", "keyring"), "the kernel client finds its key through the conf, not a keyring path",
                      "set `client: fuse`, or put `keyring = PATH` in the conf and drop this key")]
         return []
+
+    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+        """What the OSDs of the file system's data pools served (fsbench.validity.ceph)."""
+        spec: CephFS = getattr(target, "settings", None) or CephFS()
+        ceph = ["ceph", *client_args(spec.conf, spec.user, spec.keyring, values)]
+        return [counters(str(getattr(target, "name", "cephfs")), ceph, fs=render(spec.fs, values, quote=False))]
 
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
         """Mount with the client the host has; unmount; kill a stuck ceph-fuse after a crash."""

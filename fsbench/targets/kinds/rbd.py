@@ -26,12 +26,14 @@ from fsbench.targets.kinds.ceph_client import (
     DEFAULT_IMAGE,
     IMAGE_KEYS,
     client_args,
+    counters,
     create_image,
     q,
     remove_image,
     state_dir,
     unused_image,
 )
+from fsbench.validity.backends import Counters
 
 MAPS = ("auto", "krbd", "nbd", "fuse")
 #: no lazy inode-table or journal initialisation: it would write in the background during the tests
@@ -102,6 +104,15 @@ class RbdKind:
         if getattr(target, "settings", None) is None:
             return [(("kind",), "an rbd target needs an `rbd:` section", "at least `rbd: {pool: NAME}`")]
         return []
+
+    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+        """What the OSDs of the image's pool served (fsbench.validity.ceph): below the file system and its
+        page cache, so a read the cache served shows as one the pool did not."""
+        spec: Rbd | None = getattr(target, "settings", None)
+        if spec is None:
+            return []
+        ceph = ["ceph", *client_args(spec.conf, spec.user, spec.keyring, values)]
+        return [counters(str(getattr(target, "name", "rbd")), ceph, pools=(render(spec.pool, values, quote=False),))]
 
     def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
         """Create (first host), map and mount (every host, one at a time by the image's watchers), undo all."""

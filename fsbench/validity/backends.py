@@ -1,0 +1,77 @@
+"""Backend counters a target kind declares (JuiceFS's client metrics, Ceph's OSD counters): the command
+that prints them on the case's host and the parser that makes a Snapshot of its output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from fsbench.errors import FsbenchError
+from fsbench.transport.base import Transport
+from fsbench.validity.counters import Snapshot
+from fsbench.validity.watch import Source
+
+
+@dataclass(frozen=True)
+class Counters:
+    """One backend's counters: a name (the rows' job), the command printing them, its parser.
+
+    `per_host`: each host of the case has its own (a JuiceFS client per mount), else the case's first
+    host reads them for all (a cluster's). `scope_argv`, when given, runs once per case before the tool
+    and `scope` turns its output into the parser (which OSDs serve the target's pools)."""
+
+    name: str
+    argv: list[str]
+    parse: Callable[[str], Snapshot | None]
+    per_host: bool = False
+    scope_argv: list[str] | None = None
+    scope: Callable[[str], Callable[[str], Snapshot | None] | None] | None = None
+    what: str = ""
+
+
+@runtime_checkable
+class CountersKind(Protocol):
+    """A target kind whose backend fsbench can read: `counters(target, values)` of one target."""
+
+    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+        """The target's backend counters, with the host's run-time placeholders filled."""
+        ...
+
+
+def kind_sources(plugins: tuple[object, ...], target: object, values: dict[str, str],
+                 hosts: list[tuple[str, Transport]], raw: Path, notes: list[str]) -> list[Source]:
+    """The sources of the counters the case's plug-ins declare, per host where each has its own; a scope
+    that cannot be read leaves that backend out, saying why in `notes`."""
+    out: list[Source] = []
+    for p in plugins:
+        if not isinstance(p, CountersKind):
+            continue
+        for c in p.counters(target, values):
+            parse = c.parse
+            if c.scope_argv and c.scope:
+                scoped = _scope(c, hosts[0][1], raw, notes)
+                if scoped is None:
+                    continue
+                parse = scoped
+            where = hosts if c.per_host else hosts[:1]
+            for host, tr in where:
+                name = f"{c.name}@{host}" if c.per_host and len(hosts) > 1 else c.name
+                out.append(Source(name, host, c.what or " ".join(c.argv), tr, raw, argv=c.argv, parse=parse))
+    return out
+
+
+def _scope(c: Counters, transport: Transport, raw: Path, notes: list[str]) -> Callable[[str], Snapshot | None] | None:
+    """Run the counters' scope command once and make their parser from it (None, with a note, if it fails)."""
+    out = raw / f"backend-{c.name}.scope.txt"
+    raw.mkdir(parents=True, exist_ok=True)
+    try:
+        r = transport.run(c.scope_argv or [], timeout=60.0, stdout_path=out)
+    except (FsbenchError, OSError) as exc:
+        notes.append(f"backend {c.name}: could not tell what serves it ({exc})")
+        return None
+    parse = c.scope(out.read_text(errors="replace")) if r.ok and out.exists() and c.scope else None
+    if parse is None:
+        notes.append(f"backend {c.name}: could not tell what serves it (exit {r.exit_status}; see {out.name})")
+    return parse

@@ -1,0 +1,118 @@
+"""Ceph as a backend: what the OSDs serving a target's pools read and wrote for clients, from their own
+perf counters.
+
+Pool statistics (`rados df`, `ceph df`) reach the monitors seconds late (the OSDs report them to the
+manager every few seconds: 2.4 s after a 32 MiB write in the lab), too late for a window of a tool that
+ran 1 s. The OSDs' counters (`ceph tell osd.N perf dump`, section `osd`) are current:
+`op_r_out_bytes` (client reads), `op_w_in_bytes` (client writes), `op_rw_*` (read-modify-writes), per
+primary OSD. fsbench reads them on the OSDs that are acting primary of a placement group of the target's
+pools (found once per case), so other pools' OSDs do not count; a client of another pool on the same
+OSDs does (the lab runs one case at a time). They become operations `rados_read` and `rados_write`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import time
+from collections.abc import Callable
+
+from fsbench.shell import sh
+from fsbench.validity.counters import OpCount, Snapshot
+
+#: marks the sections of the scope command's output
+SECTION = "#fsbench-ceph "
+_OSD_LINE = re.compile(r"^(osd\.\d+):\s*(\{.*)$")
+
+
+def scope_argv(ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...] = ()) -> list[str]:
+    """One command printing what the scope needs: the file systems (for `fs`, "" = the default), the
+    pools' ids and the placement groups' primaries, each after a SECTION line."""
+    lines = [f"# which OSDs serve {'CephFS ' + (fs or '(default)') if fs is not None else ', '.join(pools)}",
+             "set -e"]
+    if fs is not None:
+        lines += [f"echo '{SECTION}fs'", shlex.join([*ceph, "fs", "ls", "--format", "json"])]
+    lines += [f"echo; echo '{SECTION}pools'", shlex.join([*ceph, "osd", "pool", "ls", "detail", "--format", "json"]),
+              f"echo; echo '{SECTION}pgs'", shlex.join([*ceph, "pg", "dump", "pgs_brief", "--format", "json"])
+              + " 2> /dev/null"]
+    return sh("\n".join(lines))
+
+
+def perf_argv(ceph: list[str]) -> list[str]:
+    """The command printing every OSD's perf counters, one `osd.N: {json}` line each."""
+    return [*ceph, "tell", "osd.*", "perf", "dump", "--format", "json"]
+
+
+def _sections(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    name = ""
+    for line in text.splitlines():
+        if line.startswith(SECTION):
+            name = line[len(SECTION):].strip()
+            out[name] = ""
+        elif name:
+            out[name] += line + "\n"
+    return out
+
+
+def serving_osds(text: str, *, fs: str | None = None, pools: tuple[str, ...] = ()) -> set[int] | None:
+    """The acting primaries of the placement groups of the named pools, or of `fs`'s data pools ("" = the
+    first file system), from the scope command's output; None when the output does not say."""
+    try:
+        parts = _sections(text)
+        ids: set[int] = set()
+        if fs is not None:
+            systems = json.loads(parts.get("fs", "") or "[]")
+            chosen = [f for f in systems if f.get("name") == fs] if fs else systems[:1]
+            if not chosen:
+                return None
+            ids = {int(i) for f in chosen for i in f.get("data_pool_ids", [])}
+        if pools:
+            listed = json.loads(parts.get("pools", "") or "[]")
+            ids |= {int(p["pool_id"]) for p in listed if p.get("pool_name") in pools}
+        pgs = json.loads(parts.get("pgs", "") or "{}")
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    stats = pgs.get("pg_stats", []) if isinstance(pgs, dict) else pgs
+    osds = {int(p["acting_primary"]) for p in stats if isinstance(p, dict)
+            and str(p.get("pgid", "")).split(".")[0].isdigit() and int(str(p["pgid"]).split(".")[0]) in ids
+            and isinstance(p.get("acting_primary"), int) and p["acting_primary"] >= 0}
+    return osds or None
+
+
+def parse_perf(text: str, osds: set[int] | None = None, now: float | None = None) -> Snapshot | None:
+    """A Snapshot of the client reads and writes of the OSDs (those in `osds`, else all) in `ceph tell
+    osd.* perf dump` output; None when it holds no OSD's counters."""
+    r_ops = r_bytes = w_ops = w_bytes = 0
+    seen = False
+    for line in text.splitlines():
+        m = _OSD_LINE.match(line.strip())
+        if not m or (osds is not None and int(m.group(1).split(".")[1]) not in osds):
+            continue
+        try:
+            c = json.loads(m.group(2)).get("osd", {})
+        except ValueError:
+            continue
+        if not isinstance(c, dict):
+            continue
+        seen = True
+        r_ops += int(c.get("op_r", 0)) + int(c.get("op_rw", 0))
+        r_bytes += int(c.get("op_r_out_bytes", 0)) + int(c.get("op_rw_out_bytes", 0))
+        w_ops += int(c.get("op_w", 0)) + int(c.get("op_rw", 0))
+        w_bytes += int(c.get("op_w_in_bytes", 0)) + int(c.get("op_rw_in_bytes", 0))
+    if not seen:
+        return None
+    return Snapshot(time.time() if now is None else now,
+                    {"rados_read": OpCount(r_ops, 0, r_bytes), "rados_write": OpCount(w_ops, w_bytes, 0)})
+
+
+def scoped_parser(*, fs: str | None = None, pools: tuple[str, ...] = ()) \
+        -> Callable[[str], Callable[[str], Snapshot | None] | None]:
+    """From the scope command's output, the perf-dump parser limited to the target's OSDs."""
+    def scope(text: str) -> Callable[[str], Snapshot | None] | None:
+        osds = serving_osds(text, fs=fs, pools=pools)
+        if osds is None:
+            return None
+        return lambda out: parse_perf(out, osds)
+    return scope

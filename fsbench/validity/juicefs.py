@@ -1,0 +1,56 @@
+"""JuiceFS as a backend: what the client asked of its object store, from the mount's own `.stats` file.
+
+`cat <mount>/.stats` (read-only, served by the client itself, JuiceFS 1.x) prints its Prometheus
+metrics one per line, `name value`; the object store's are
+`juicefs_object_request_data_bytes_GET|PUT` (object bytes) and
+`juicefs_object_request_durations_histogram_seconds_GET|PUT_total` (requests). They become the S3
+operations `get_object` and `put_object` of fsbench-s3's counters, so the same checks read them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import time
+
+from fsbench.validity.counters import OpCount, Snapshot
+
+#: the metrics file every JuiceFS mount serves at its root
+STATS_FILE = ".stats"
+_LINE = re.compile(r"^juicefs_object_request_(data_bytes|durations_histogram_seconds)_([A-Z]+)(_total)?\s+(\S+)$")
+#: JuiceFS's method -> (fsbench's S3 operation, whether its bytes flow out of the store)
+METHODS = {"GET": ("get_object", True), "PUT": ("put_object", False)}
+
+
+def stats_argv(mount: str) -> list[str]:
+    """The command that prints a mount's metrics (a plain read of its virtual file)."""
+    return ["cat", posixpath.join(mount, STATS_FILE)]
+
+
+def parse_stats(text: str, now: float | None = None) -> Snapshot | None:
+    """A Snapshot of the object requests in a `.stats` text, or None when it is not one (not a JuiceFS mount)."""
+    requests: dict[str, int] = {}
+    moved: dict[str, int] = {}
+    seen = False
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("juicefs_"):
+            seen = True
+        m = _LINE.match(line)
+        if not m or m.group(2) not in METHODS:
+            continue
+        try:
+            value = int(float(m.group(4)))
+        except ValueError:
+            continue
+        if m.group(1) == "data_bytes" and not m.group(3):
+            moved[m.group(2)] = value
+        elif m.group(1) == "durations_histogram_seconds" and m.group(3):
+            requests[m.group(2)] = value
+    if not seen:
+        return None
+    ops = {}
+    for method, (op, out) in METHODS.items():
+        n, b = requests.get(method, 0), moved.get(method, 0)
+        ops[op] = OpCount(n, 0 if out else b, b if out else 0)
+    return Snapshot(time.time() if now is None else now, ops)

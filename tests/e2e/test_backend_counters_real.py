@@ -1,0 +1,90 @@
+"""Issue 21 for JuiceFS and Ceph, for real: the target kind's own backend counters beside fio's bytes.
+
+JuiceFS: a real mount on a real Redis with file storage; fsbench reads the mount's `.stats` before and
+after fio. A write with end_fsync shows backend PUT bytes close to fio's and no flag; the same small file
+re-read for 2 s comes from JuiceFS's caches and is flagged 'read served from cache'.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from tests.conftest import require, run_cli, write_scenario
+
+SIZE = 16 * 2**20
+#: JuiceFS writes each 4 MiB block once; a little more for its own chunk bookkeeping at most
+MARGIN = 0.10
+
+
+def _jfs_scenario(tmp_path: Path) -> Path:
+    return write_scenario(tmp_path, f"""\
+        name: jfs-backend
+        monitor: {{enabled: false}}
+        services:
+          redis:
+            port: auto
+            files:
+              redis.conf: |
+                bind ${{service.host}}
+                port ${{service.port}}
+                daemonize yes
+                pidfile ${{service.dir}}/redis.pid
+                dir ${{service.dir}}
+                save ""
+                appendonly no
+            start: ["redis-server ${{service.dir}}/redis.conf"]
+            ready: redis-cli -h ${{service.host}} -p ${{service.port}} ping | grep -q PONG
+            stop: ["redis-cli -h ${{service.host}} -p ${{service.port}} shutdown nosave"]
+        targets:
+          jfs:
+            kind: juicefs
+            path: {tmp_path / "jfs"}
+            services: [redis]
+            juicefs: {{meta: "redis://${{services.redis.host}}:${{services.redis.port}}/1", storage: file}}
+        workloads:
+          write-fsync:
+            tool: fio
+            options: {{rw: write, bs: 1m, size: 16m, end_fsync: 1}}
+            dataset: a
+          read-cached:
+            tool: fio
+            options: {{rw: read, bs: 1m, size: 16m, direct: 1, time_based: 1, runtime: 2}}
+            dataset: a
+        """)
+
+
+def test_juicefs_backend_bytes_match_a_durable_write_and_flag_a_cached_read(tmp_path):
+    for tool in ("fio", "juicefs", "redis-server", "redis-cli", "fusermount3"):
+        require(tool)
+    proc = run_cli("run", str(_jfs_scenario(tmp_path)), "-o", str(tmp_path / "runs"), "--no-report", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = Path(proc.stdout.splitlines()[0])
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    fio = results[(results.tool == "fio") & (results.metric == "io_bytes")].set_index("workload")
+    backend = results[(results.tool == "backend") & (results.metric == "io_bytes")]
+
+    def served(workload: str, op: str, window: str = "tool") -> float:
+        return float(backend[(backend.workload == workload) & (backend.operation == op)
+                             & (backend.window == window)].value.sum())
+
+    # the write with end_fsync: JuiceFS had uploaded what fio wrote when fio ended; no flag
+    assert fio.loc["write-fsync", "value"] == SIZE
+    assert abs(served("write-fsync", "write") - SIZE) <= MARGIN * SIZE, served("write-fsync", "write")
+    assert served("write-fsync", "put_object") == served("write-fsync", "write")  # JuiceFS's PUT, by its S3 name
+    assert fio.loc["write-fsync", "validity"] == "ok", fio.loc["write-fsync", "validity_detail"]
+    assert "the backend had 100 % of the 16 MiB fio wrote" in fio.loc["write-fsync", "validity_detail"]
+    # the same 16 MiB re-read for 2 s: JuiceFS's cache, not the store, served it, and fsbench says so
+    assert fio.loc["read-cached", "value"] > 4 * SIZE
+    assert served("read-cached", "read") < 0.5 * fio.loc["read-cached", "value"]
+    assert fio.loc["read-cached", "validity"] == "flagged"
+    assert fio.loc["read-cached", "validity_detail"].startswith("read served from cache: backend served")
+    rows = backend[backend.workload == "read-cached"]
+    assert set(rows.job) == {"jfs"} and set(rows.unit) == {"B"} and set(rows.window) == {"tool", "after"}
+    # the snapshots of the mount's metrics are kept as evidence, and the mount is gone
+    end = run / "raw" / "jfs__write-fsync__r1" / "local" / "backend-jfs.end.txt"
+    assert "juicefs_object_request_data_bytes_PUT 16777216" in end.read_text()
+    left = subprocess.run(["findmnt", "-rn", str(tmp_path / "jfs")], capture_output=True, text=True).stdout
+    assert left == ""
