@@ -140,6 +140,10 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
     total = sum(c.estimate_s for c in cases)
     click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
                f"(baseline: {sc.baseline})")
+    from fsbench.plan_show import adaptive_range
+
+    if adaptive_range(sc, cases):
+        click.echo(adaptive_range(sc, cases))
 
 
 @main.command()

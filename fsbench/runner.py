@@ -14,6 +14,7 @@ from fsbench.case_run import CaseRun, unexpected
 from fsbench.errors import FsbenchError, RunDirError
 from fsbench.events import Event, Listener, ignore
 from fsbench.leftovers import NoLeftovers
+from fsbench.scenario import repetitions as reps
 from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
 from fsbench.store import STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, out_of_space, utc_now
@@ -214,6 +215,12 @@ class Runner:
                 if self.cancel.is_set() or self.full:
                     break
                 done += 1
+                decision = self._adaptive(case)
+                if decision is not None and not decision.more:  # the case's interval is narrow enough already
+                    self._finish_case(case, STATUS_SKIPPED, f"{reps.NOT_NEEDED}: {decision.detail}")
+                    self.emit(Event("case_end", case=case, index=done, total=total, status=STATUS_SKIPPED,
+                                    duration_s=0.0, message=self.records[case.case_id]["reason"]))
+                    continue
                 self.emit(Event("case_start", case=case, index=done, total=total))
                 try:
                     self._one_case(case, session, ready, missing)
@@ -311,9 +318,62 @@ class Runner:
         self.emit(Event("run_end", status="out-of-space", data={"counts": counts, "run_dir": str(self.rd.path)}))
         return RunOutcome(self.rd.path, counts, out_of_space=True)
 
+    # -- adaptive repetitions --------------------------------------------------------------------
+    def _spec(self, case: Case) -> reps.Repetitions:
+        return self.sc.workloads[case.workload].repetitions or self.sc.settings.repetitions
+
+    def _group(self, case: Case) -> list[Case]:
+        """The repetitions of the case's target, workload and sweep point, in order."""
+        return [c for c in self.cases if (c.target, c.workload, c.params) == (case.target, case.workload, case.params)]
+
+    def _judged(self, group: list[Case], spec: reps.Repetitions) -> reps.Decision:
+        """The decision after the group's ok repetitions (from their parsed rows and durations)."""
+        ok = [c for c in group if self.records[c.case_id]["status"] == STATUS_OK]
+        spent = sum(float(self.records[c.case_id]["duration_s"] or 0) for c in ok)
+        primary = tuple(getattr(get_tool(group[0].tool), "primary_metrics", ()) or ())
+        values = reps.primary_values([self.rd.case_rows(c.case_id) for c in ok], primary)
+        return reps.decide(spec, len(ok), spent, values, self.sc.settings.exclude_warmup)
+
+    def _adaptive(self, case: Case) -> reps.Decision | None:
+        """Whether an adaptive repetition beyond the minimum is needed (None: not an adaptive one)."""
+        spec = self._spec(case)
+        if not spec.adaptive or case.repetition <= spec.min:
+            return None
+        earlier = [c for c in self._group(case) if c.repetition < case.repetition]
+        return self._judged(earlier, spec)
+
+    def _write_repetitions(self) -> None:
+        """repetitions.csv: per case point, how many repetitions ran and why they stopped (adaptive runs)."""
+        if not any(self._spec(c).adaptive for c in self.cases):
+            return
+        rows, seen = [], set()
+        for c in self.cases:
+            key = (c.target, c.workload, tuple(c.params.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            group, spec = self._group(c), self._spec(c)
+            d = self._judged(group, spec)
+            ok = sum(1 for g in group if self.records[g.case_id]["status"] == STATUS_OK)
+            stop = d.stop if not d.more else "incomplete"
+            rows.append({"target": c.target, "workload": c.workload,
+                         "point": " ".join(f"{k}={v}" for k, v in c.params.items()), "min": spec.min,
+                         "max": spec.max, "target_ci": spec.target_ci if spec.adaptive else "", "repetitions": ok,
+                         "stop": stop, "ci": "" if d.widest != d.widest else round(d.widest, 6),
+                         "detail": d.detail})
+        import csv
+
+        from fsbench.csv_cells import guard_row
+
+        with (self.rd.path / "repetitions.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, list(rows[0]))
+            w.writeheader()
+            w.writerows(guard_row(r) for r in rows)
+
     def _close(self) -> RunOutcome:
         if self.full:
             return self._close_full()
+        self._write_repetitions()
         rows = []
         for c in self.cases:
             if self.records[c.case_id]["status"] == STATUS_OK:

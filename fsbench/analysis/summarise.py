@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
+
+from fsbench.analysis import stats
 
 #: how rows of one case combine when a tool reports several jobs or hosts
 ADDITIVE = {"bandwidth", "iops", "rate", "io_bytes", "ops"}
@@ -54,18 +58,40 @@ def case_values(results: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def summarise(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean, standard deviation, coefficient of variation and count over repetitions."""
+def summarise(results: pd.DataFrame, exclude_warmup: bool = False) -> pd.DataFrame:
+    """Mean, standard deviation, coefficient of variation and count over repetitions, with the 95 % t
+    interval's relative half-width (`ci`), whether the first repetition looks like a warm-up (`warmup`,
+    left out of the figures when exclude_warmup: `warmup_excluded`), and the logarithms' mean and
+    variance the ratio intervals are computed from (`log_mean`, `log_var`)."""
     per_case = case_values(results)
     params = [c for c in per_case.columns if c.startswith("param_")]
     group = [*KEYS, "stat", *params]
     if per_case.empty:
-        return pd.DataFrame(columns=[*group, "mean", "std", "cv", "n"])
-    out = per_case.groupby(group, sort=False, dropna=False)["value"].agg(["mean", "std", "count"]).reset_index()
-    out = out.rename(columns={"count": "n"})
-    out["std"] = out["std"].fillna(0.0)
-    out["cv"] = (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0)
+        return pd.DataFrame(columns=[*group, "mean", "std", "cv", "n", *SPREAD_COLUMNS])
+    ordered = per_case.sort_values("repetition", kind="stable")
+    lists = ordered.groupby(group, sort=False, dropna=False)["value"].agg(list).reset_index()
+    figures = pd.DataFrame([_figures(v, exclude_warmup) for v in lists["value"]], index=lists.index)
+    out = pd.concat([lists.drop(columns="value"), figures], axis=1)
+    out = out[[*group, "mean", "std", "n", *SPREAD_COLUMNS]]
+    out.insert(len(group) + 2, "cv", (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0))
     return _with_results(_with_tool_verdicts(out, results, group), results, group)
+
+
+SPREAD_COLUMNS = ["ci", "warmup", "warmup_excluded", "log_mean", "log_var"]
+
+
+def _figures(values: list, exclude_warmup: bool) -> dict:
+    """The summary figures of one measurement's values in repetition order."""
+    vals = [float(v) for v in values if v == v]
+    warm = stats.is_warmup(vals)
+    if warm and exclude_warmup:
+        vals = vals[1:]
+    m, sd = stats.mean_std(vals)
+    ci = stats.mean_ci(vals).relative if len(vals) >= 2 else math.nan
+    logs = stats.LogSummary.of(vals)
+    return {"mean": m, "std": sd if sd == sd else 0.0, "n": len(vals), "ci": ci, "warmup": warm,
+            "warmup_excluded": warm and exclude_warmup, "log_mean": logs.mean if logs else math.nan,
+            "log_var": logs.var if logs else math.nan}
 
 
 def _worst(verdicts: pd.Series) -> str:
@@ -106,10 +132,29 @@ def _with_text(out: pd.DataFrame, results: pd.DataFrame, group: list[str], colum
 
 
 def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Add `ratio`: each mean divided by the baseline target's mean for the same workload point."""
+    """Add `ratio`: each mean divided by the baseline target's mean for the same workload point, with the
+    95 % interval of the ratio (`ratio_low`, `ratio_high`: of the geometric means, by Welch's t on the
+    logarithms) and its two-sided p (`ratio_p`); NaN where a side has fewer than two values."""
     params = [c for c in summary.columns if c.startswith("param_")]
     key = ["workload", "tool", "job", "operation", "metric", "unit", "stat", *params]
-    base = summary[summary["target"] == baseline][key + ["mean"]].rename(columns={"mean": "baseline_mean"})
+    extra = [c for c in ("n", "log_mean", "log_var") if c in summary.columns]
+    base = summary[summary["target"] == baseline][key + ["mean", *extra]].rename(
+        columns={"mean": "baseline_mean", **{c: f"baseline_{c}" for c in extra}})
     out = summary.merge(base, on=key, how="left")
     out["ratio"] = out["mean"] / out["baseline_mean"].where(out["baseline_mean"] != 0)
-    return out.drop(columns=["baseline_mean"])
+    if len(extra) == 3:
+        ratios = [_ratio(r) for r in out[["n", "log_mean", "log_var", "baseline_n", "baseline_log_mean",
+                                         "baseline_log_var"]].itertuples(index=False)]
+        out["ratio_low"] = [r[0] for r in ratios]
+        out["ratio_high"] = [r[1] for r in ratios]
+        out["ratio_p"] = [r[2] for r in ratios]
+    return out.drop(columns=["baseline_mean", *(f"baseline_{c}" for c in extra)])
+
+
+def _ratio(r: tuple) -> tuple[float, float, float]:
+    n, lm, lv, bn, blm, blv = r
+    if not all(x == x for x in (n, lm, lv, bn, blm, blv)) or n < 2 or bn < 2:
+        return math.nan, math.nan, math.nan
+    got = stats.log_ratio(stats.LogSummary(int(bn), float(blm), float(blv)),
+                          stats.LogSummary(int(n), float(lm), float(lv)))
+    return got.low, got.high, got.p

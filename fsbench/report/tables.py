@@ -35,21 +35,30 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
         return {"text": "–", "ratio": "", "cls": "", "cv": "", "unstable": False, "value": "", "verdict": ""}
     ratio = r.get("ratio")
     cls = ""
-    if ratio is not None and _finite(ratio) and not is_base:
+    p = r.get("ratio_p")
+    # a difference is called only where Welch's test says so (p < 0.05); a single run has no test: the band
+    tested = p is not None and _finite(p)
+    if ratio is not None and _finite(ratio) and not is_base and (not tested or float(p) < ALPHA):  # type: ignore[arg-type]
         up = higher_is_better(metric) if up is None else up
         if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
             cls = "better"
         elif (ratio < 1 - style.same_band) if up else (ratio > 1 + style.same_band):
             cls = "worse"
     cv = float(r.get("cv", 0) or 0)
+    ci = r.get("ci")
+    ci = float(ci) if ci is not None and _finite(ci) else None  # type: ignore[arg-type]
+    n = int(r.get("n", 1) or 1)
     value = float(r["mean"])
     return {
         "text": percent(value) if whole_percent and str(r["unit"]) == "%"
         else format_value(value, str(r["unit"]), time_unit),
-        "ratio": f"({ratio_text(ratio)})" if ratio is not None and _finite(ratio) else "",
+        "ratio": f"({ratio_text(ratio)}{_interval(r) if not is_base else ''})"
+        if ratio is not None and _finite(ratio) else "",
         "cls": cls,
-        "cv": f"±{cv * 100:.0f}%" if int(r.get("n", 1)) > 1 else "",
-        "unstable": cv > style.cv_threshold,
+        # the 95 % interval's half-width (t, over the repetitions), else the spread
+        "cv": (f"±{ci * 100:.1f}%" if ci is not None else f"±{cv * 100:.0f}%") if n > 1 else "",
+        "unstable": (ci if ci is not None else cv) > style.cv_threshold,
+        "significant": tested and float(p) < ALPHA if not is_base else None,  # type: ignore[arg-type]
         "value": value,
         # the scenario's thresholds first (your requirement), else the tool's own verdict (juicefs bench)
         "verdict": verdict_for(style.thresholds, workload, str(r["operation"]), metric, value)
@@ -60,6 +69,18 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
         "validity": _text(r.get("validity")),
         "validity_detail": _text(r.get("validity_detail")),
     }
+
+
+#: the significance level of every difference the report calls (intervals are 95 %)
+ALPHA = 0.05
+
+
+def _interval(r: pd.Series | dict) -> str:
+    """' [1.10–1.37]': the ratio's 95 % interval, where there is one."""
+    lo, hi = r.get("ratio_low"), r.get("ratio_high")
+    if lo is None or hi is None or not (_finite(lo) and _finite(hi)):
+        return ""
+    return f" [{ratio_text(float(lo))}–{ratio_text(float(hi))}]"  # type: ignore[arg-type]
 
 
 def _text(value: object) -> str:

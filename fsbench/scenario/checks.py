@@ -121,7 +121,7 @@ def _case_count_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
     if any(w.sweep.size() > MAX_SWEEP_POINTS for w in sc.workloads.values()):
         return []  # said already, per workload
     total = sum(len([t for t in (w.targets or sc.targets) if t in sc.targets]) * w.sweep.size()
-                * (w.repetitions or sc.settings.repetitions) for w in sc.workloads.values())
+                * (w.repetitions or sc.settings.repetitions).max for w in sc.workloads.values())
     if total <= MAX_CASES:
         return []
     return [lm.issue(("workloads",), f"the scenario makes {total:,} cases (targets x sweep points x repetitions); "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,8 @@ def test_every_number_is_the_contexts(run):
     assert cells and all(escape(c["text"]) in md for c in cells)
     ratios = [c["ratio"] for c in cells if c["ratio"] and c["cls"]]
     assert ratios and all(c["ratio"][:-1] in md for c in cells if c["ratio"])
-    assert "(2.10 ✅)" in md or "(0.50 ❌)" in md  # marks where the HTML colours
+    # marks where the HTML colours, after the ratio and its 95 % interval
+    assert re.search(r"\(2\.10( \[[^]]+\])? ✅\)", md) or re.search(r"\(0\.50( \[[^]]+\])? ❌\)", md)
 
 
 def test_written_elsewhere_the_links_still_reach_the_run(run, tmp_path):
