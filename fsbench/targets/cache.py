@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,65 @@ def cache_bytes(transport: Transport, folder: str) -> int | None:
     return int(words[0]) if words and words[0].isdigit() else None
 
 
+def empty_script(folder: str) -> list[str]:
+    """Empty a stopped client's cache folder, unless it holds writes not yet uploaded (rclone's vfsMeta
+    marks them "Dirty": rclone uploads them when it starts again, and they would be lost)."""
+    return sh(_empty_text(folder))
+
+
+def _empty_text(folder: str) -> str:
+    q = shlex.quote(folder)
+    kept = f"{folder} holds writes the client has not uploaded yet: not emptied, so the read may come from it"
+    return "\n".join([
+        f"# empty the client cache folder {folder}",
+        f"if grep -rqsE '\"Dirty\": *true' {q}/vfsMeta; then",
+        f"  echo {shlex.quote(kept)} >&2",
+        "  exit 4",
+        "fi",
+        # find -delete never follows a link, and leaves the folder itself for the client
+        f"find {q} -mindepth 1 -delete",
+    ])
+
+
+#: how long fsbench waits for a client to upload what its cache holds, and for its process to end after unmount
+UPLOAD_WAIT_S, EXIT_WAIT_S = 120, 30
+
+
+def uploaded_script(folder: str, seconds: int = UPLOAD_WAIT_S) -> list[str]:
+    """While the client runs: wait (up to `seconds`) until its cache holds no write it has not uploaded."""
+    q = shlex.quote(folder)
+    return sh("\n".join([
+        f"# wait until the client has uploaded what {folder} holds",
+        f"i=0; while grep -rqsE '\"Dirty\": *true' {q}/vfsMeta && [ $i -lt {seconds * 5} ]; do",
+        "  sleep 0.2; i=$((i + 1))",
+        "done",
+    ]))
+
+
+def client_pids_script(name: str, path: str) -> list[str]:
+    """Print the pids of the processes named `name` whose arguments hold `path` (the client of a mount)."""
+    return sh("\n".join([
+        f"# the pids of {name} serving {path}",
+        "for p in /proc/[0-9]*; do",
+        f'  [ "$(cat "$p/comm" 2>/dev/null)" = {shlex.quote(name)} ] || continue',
+        f'  tr "\\0" "\\n" < "$p/cmdline" 2>/dev/null | grep -qxF -- {shlex.quote(path)} && echo "${{p#/proc/}}"',
+        "done; true",
+    ]))
+
+
+def _gone_text(pids: list[str], seconds: int = EXIT_WAIT_S) -> str:
+    """After the unmount: wait (up to `seconds`) until the client's processes ended, so none still writes
+    into its cache folder when it is emptied."""
+    alive = " || ".join(f"kill -0 {int(p)} 2>/dev/null" for p in pids) or "false"
+    return "\n".join([
+        "# wait until the unmounted client's processes ended",
+        f"i=0; while {{ {alive}; }}; do",
+        f"  [ $i -ge {seconds * 10} ] && {{ echo 'the client still ran {seconds} s after its unmount' >&2; exit 5; }}",
+        "  sleep 0.1; i=$((i + 1))",
+        "done",
+    ])
+
+
 def drop_client_caches(session: "TargetSession", host: str, record: Path | None = None) -> dict | None:
     """Empty the client's own cache folders on host, with the client unmounted (a guarded remount), and
     return (and store) the proof: each folder's bytes before and after; None when the kind keeps no cache.
@@ -67,10 +127,18 @@ def drop_client_caches(session: "TargetSession", host: str, record: Path | None 
     outside = [f for f in folders if not _inside(f, session.run_scratch)]
     ours = [f for f in folders if f not in outside]
     before = {f: cache_bytes(tr, f) for f in ours}
-    # find -delete never follows a link, and leaves the folder itself for the client
-    failed = session.remount(host, [["find", f, "-mindepth", "1", "-delete"] for f in ours]) if ours else None
+    failed, kept = None, list[str]()
+    if ours:
+        for f in ours:
+            tr.run(uploaded_script(f), timeout=UPLOAD_WAIT_S + 30)
+        name = session.target.client_process or session.kind.client_process
+        found = tr.run(client_pids_script(name, session.target.path), timeout=30) if name else None
+        pids = found.extra.get("stdout", "").split() if found is not None and found.ok else []
+        # one script: nothing is emptied while the old client may still write into its folder
+        script = [_gone_text(pids), *(_empty_text(f) for f in ours)]
+        failed, kept = session.remount(host, [sh("\n".join(script))])
     after = {f: cache_bytes(tr, f) for f in ours}
-    errors = [e for e in (failed, *(f"{f} is outside the run's scratch space {session.run_scratch}: fsbench "
+    errors = [e for e in (failed, *kept, *(f"{f} is outside the run's scratch space {session.run_scratch}: fsbench "
                                     "empties only folders it made, so this cache was left as it is"
                                     for f in outside)) if e]
     out = {"host": host, "target": session.target.name, "how": "unmount, empty the cache folders, mount again",

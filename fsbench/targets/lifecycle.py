@@ -189,28 +189,32 @@ class TargetSession:
                     return refused
         return None
 
-    def remount(self, host: str, between: list[list[str]], cancel: threading.Event | None = None) -> str | None:
-        """Unmount fsbench's own mount on host (guarded), run `between` (the client is stopped), mount it
-        again and record the new mount as fsbench's; None when done, else why not (nothing forced)."""
+    def remount(self, host: str, between: list[list[str]],
+                cancel: threading.Event | None = None) -> tuple[str | None, list[str]]:
+        """Unmount fsbench's own mount on host (guarded), run `between` while the client is stopped, mount it
+        again and record the new mount as fsbench's: (why it is not mounted again, or None; the steps of
+        `between` that failed, in their own words)."""
         tr, plan = self.transports[host], self.plan(host)
         if host not in self._mounted or host not in self._ours or self.target.existing_mount:
-            return f"{self.target.name} on {host} holds no mount fsbench made: not remounted"
+            return f"{self.target.name} on {host} holds no mount fsbench made: not remounted", []
         env = {**self.env(host), **plan.env} or None
         for argv in self._unmounts(host, plan.unmount, plan):
             r = tr.run(argv, timeout=60, env=env)
             if not r.ok:
-                return f"unmounting {self.target.path} on {host} failed {r.describe(_script_name(argv))}"
+                return f"unmounting {self.target.path} on {host} failed {r.describe(_script_name(argv))}", []
         self._mounted.discard(host)
-        for argv in between + plan.mount:
+        failed = [r.stderr_tail.strip() or r.describe() for r in (tr.run(a, timeout=300) for a in between) if not r.ok]
+        for argv in plan.mount:
             r = self._run(tr, argv, f"{host}: {_label(argv)}", cancel, env=plan.env)
             if not r.ok:
-                return f"{_label(argv, short=True)} on {host} failed {r.describe(_script_name(argv))}"
+                return f"{_label(argv, short=True)} on {host} failed {r.describe(_script_name(argv))}", failed
         self._mounted.add(host)
         r = wait_ready(tr, ["mountpoint", "-q", self.target.path], self.target.ready_timeout_s, cancel)
         if not r.ok:
-            return f"{self.target.path} on {host} is not a mount point again after {self.target.ready_timeout_s:.0f}s"
+            return (f"{self.target.path} on {host} is not a mount point again after "
+                    f"{self.target.ready_timeout_s:.0f}s", failed)
         self._own_mount(host, tr)
-        return None
+        return None, failed
 
     def _check_existing_mount(self, host: str, tr: Transport) -> str | None:
         """Why the user's mount (`existing_mount: true`) cannot be used on host, or None."""

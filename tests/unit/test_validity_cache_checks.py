@@ -87,3 +87,21 @@ def test_only_folders_inside_the_runs_scratch_are_ever_emptied():
     assert not _inside("/var/tmp/fsbench/r1", "/var/tmp/fsbench/r1")
     assert not _inside("/var/tmp/fsbench/r1/../r2/c", "/var/tmp/fsbench/r1")
     assert not _inside("/var/cache/s3fs", "/var/tmp/fsbench/r1")
+
+
+def test_a_cache_folder_is_emptied_unless_it_holds_writes_not_yet_uploaded(tmp_path):
+    import subprocess
+
+    from fsbench.targets.cache import empty_script
+
+    clean, dirty = tmp_path / "clean", tmp_path / "dirty"
+    for folder, flag in ((clean, "false"), (dirty, "true")):
+        (folder / "vfs" / "b").mkdir(parents=True)
+        (folder / "vfs" / "b" / "f").write_bytes(b"x" * 4096)
+        (folder / "vfsMeta" / "b").mkdir(parents=True)
+        (folder / "vfsMeta" / "b" / "f").write_text('{\n\t"Size": 4096,\n\t"Dirty": ' + flag + "\n}\n")
+    ok = subprocess.run(empty_script(str(clean)), capture_output=True, text=True)
+    assert ok.returncode == 0 and clean.is_dir() and list(clean.iterdir()) == []
+    kept = subprocess.run(empty_script(str(dirty)), capture_output=True, text=True)
+    assert kept.returncode == 4 and "has not uploaded yet: not emptied" in kept.stderr
+    assert (dirty / "vfs" / "b" / "f").stat().st_size == 4096
