@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from fsbench.analysis.stats import LogSummary, log_ratio
 from fsbench.report.rows import job_text, metric_text, op_label
 
 #: a difference counts when the best beats the last by more than this many of their spreads (and by 2 %)
 SPREAD_FACTOR = 2.0
 MIN_DIFFERENCE = 0.02
 MOST_LISTED = 6
+ALPHA = 0.05  # the significance level of every difference stated (95 % intervals)
 
 
 def tool_sentences(views: list[dict], baseline: str) -> list[tuple[str, list[str]]]:
@@ -51,13 +53,36 @@ def single_run_note(views: list[dict]) -> str:
 
 
 def judge(m: dict) -> dict:
-    """The best and the last target of one measurement, and whether they differ beyond the spread."""
+    """The best and the last target of one measurement, each counted only where it differs significantly
+    from the next one in the ranking (`best_sure`, `last_sure`): a winner by noise flips on a rerun."""
     ranked = sorted(m["values"].items(), key=lambda kv: kv[1]["mean"], reverse=m["up"])
     (top, tv), (low, lv) = ranked[0], ranked[-1]
-    apart = abs(tv["mean"] - lv["mean"])
-    noise = SPREAD_FACTOR * max(tv["std"], lv["std"])
-    floor = MIN_DIFFERENCE * max(tv["mean"], lv["mean"])
-    return {"best": top, "last": low, "significant": apart > max(noise, floor)}
+    best_sure = differs(tv, ranked[1][1])
+    last_sure = differs(ranked[-2][1], lv)
+    return {"best": top, "last": low, "significant": differs(tv, lv), "best_sure": best_sure,
+            "last_sure": last_sure}
+
+
+def differs(a: dict, b: dict) -> bool:
+    """Whether two targets' values differ: Welch's t on the logarithms of their repetitions (p < ALPHA)
+    and by more than MIN_DIFFERENCE; with fewer than two repetitions, by more than SPREAD_FACTOR spreads."""
+    apart = abs(a["mean"] - b["mean"])
+    floor = MIN_DIFFERENCE * max(a["mean"], b["mean"])
+    if apart <= floor:
+        return False
+    if a.get("n", 1) >= 2 and b.get("n", 1) >= 2 and "log_mean" in a and "log_mean" in b:
+        r = log_ratio(LogSummary(int(a["n"]), a["log_mean"], a["log_var"]),
+                      LogSummary(int(b["n"]), b["log_mean"], b["log_var"]))
+        return r.significant(ALPHA)
+    return apart > SPREAD_FACTOR * max(a["std"], b["std"])
+
+
+def ratio_significant(v: dict, base: dict) -> bool:
+    """Whether a ratio to the baseline differs from 1: by its interval (the test), else as `differs` says."""
+    p = v.get("ratio_p")
+    if p is not None:
+        return bool(p < ALPHA) and abs(v["ratio"] - 1) > MIN_DIFFERENCE
+    return differs(v, base)
 
 
 def label(m: dict, with_workload: bool, with_job: bool) -> str:
@@ -82,25 +107,31 @@ def summarise(tool: str, measured: list[dict], baseline: str) -> list[str]:
     flat = []
     for m in measured:
         j = judge(m)
-        if j["significant"]:
+        if j["best_sure"]:
             best[j["best"]] += 1
+        if j["last_sure"]:
             last[j["last"]] += 1
-        else:
+        if not (j["best_sure"] or j["last_sure"]):
             flat.append(label(m, with_workload, with_job))
     n = len(measured)
     noun = "measurement" if n == 1 else "measurements"
     out = []
-    if best:
+    if best or last:
         order = list(dict.fromkeys(t for m in measured for t in m["values"]))  # the scenario's order
-        out.append(f"{tool}: {_leaders(best, order)} best on {best.most_common(1)[0][1]} of {n} {noun}; "
-                   f"{_leaders(last, order)} last on {last.most_common(1)[0][1]}.")
+        parts = []
+        if best:
+            parts.append(f"{_leaders(best, order)} best on {best.most_common(1)[0][1]} of {n} {noun}")
+        if last:
+            parts.append(f"{_leaders(last, order)} last on {last.most_common(1)[0][1]}" if best else
+                         f"{_leaders(last, order)} last on {last.most_common(1)[0][1]} of {n} {noun}")
+        out.append(f"{tool}: {'; '.join(parts)}.")
     else:
         out.append(f"{tool}: no target stands out: {'the' if n == 1 else f'all {n}'} {noun} "
                    f"{'is' if n == 1 else 'are'} within the run-to-run spread (or {MIN_DIFFERENCE:.0%}).")
     for up in (True, False):
         ends = [(v["ratio"], t, label(m, with_workload, with_job)) for m in measured if m["up"] is up
                 for t, v in m["values"].items() if t != baseline and v["ratio"] is not None
-                and baseline in m["values"]]
+                and baseline in m["values"] and ratio_significant(v, m["values"][baseline])]
         if not ends:
             continue
         way = "higher is better" if up else "lower is better"
@@ -114,10 +145,11 @@ def summarise(tool: str, measured: list[dict], baseline: str) -> list[str]:
         else:
             out.append(f"Against {baseline} ({way}), the others range from {lo[0]:.2f}× ({lo[1]}, {lo[2]}) "
                        f"to {hi[0]:.2f}× ({hi[1]}, {hi[2]}).")
-    if flat and best:
+    if flat and (best or last):
         shown = ", ".join(flat[:MOST_LISTED]) + (f" and {len(flat) - MOST_LISTED} more"
                                                  if len(flat) > MOST_LISTED else "")
-        out.append(f"Not significant (within the run-to-run spread, or {MIN_DIFFERENCE:.0%}): {shown}.")
+        out.append(f"No clear difference (not significant at {1 - ALPHA:.0%}, or within {MIN_DIFFERENCE:.0%}): "
+                   f"{shown}.")
     if left_out:
         out.append(_left_out_sentence(tool, left_out))
     return out

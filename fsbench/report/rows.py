@@ -239,6 +239,9 @@ def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metri
         ratio = r.get("ratio", float("nan"))
         values[t] = {"mean": mean, "std": std, "n": n,
                      "ratio": float(ratio) if ratio == ratio and ratio is not None else None}
+        if t not in spreads:  # what the significance tests need (fsbench.analysis.stats), where there is one
+            values[t].update({k: float(r[k]) for k in ("log_mean", "log_var", "ratio_p", "ratio_low", "ratio_high")
+                              if r.get(k) is not None and r.get(k) == r.get(k)})
         if r.get("validity") == "flagged":  # fsbench.validity: the conclusions leave it out and say so
             values[t]["flagged"] = str(r.get("validity_detail") or "flagged")
     if len(values) < 2:

@@ -32,8 +32,10 @@ def test_a_difference_is_significant_beyond_twice_the_spread_and_two_percent(val
 
 
 def test_best_and_last_follow_the_metrics_direction():
-    assert judge(_m({"a": (2.0, 0, 1), "b": (1.0, 0, 1)}, up=False)) == {"best": "b", "last": "a", "significant": True}
-    assert judge(_m({"a": (2.0, 0, 1), "b": (1.0, 0, 1)}, up=True)) == {"best": "a", "last": "b", "significant": True}
+    assert judge(_m({"a": (2.0, 0, 1), "b": (1.0, 0, 1)}, up=False)) == {"best": "b", "last": "a", "significant": True,
+                                                                         "best_sure": True, "last_sure": True}
+    assert judge(_m({"a": (2.0, 0, 1), "b": (1.0, 0, 1)}, up=True)) == {"best": "a", "last": "b", "significant": True,
+                                                                        "best_sure": True, "last_sure": True}
 
 
 def test_ratio_ranges_keep_higher_and_lower_is_better_apart():
@@ -55,7 +57,7 @@ def test_ranges_name_both_ends_and_not_significant_ones_are_listed():
     assert summarise("fio", measured, "a") == [
         "fio: b is best on 2 of 3 measurements; a and c are last on 1.",
         "Against a (higher is better), the others range from 0.90× (c, read bandwidth) to 1.50× (b, write bandwidth).",
-        "Not significant (within the run-to-run spread, or 2%): trim bandwidth.",
+        "No clear difference (not significant at 95%, or within 2%): trim bandwidth.",
     ]
 
 
@@ -101,10 +103,9 @@ def test_mdtest_stats_judge_by_the_tools_own_spread():
             rows.append(row(t, "md", "mdtest", "file_stat", "rate", v, stat=stat))
     view = build_view(run_view(rows, ["a", "b", "c"]), {"view": "stats", "workload": "md"})
     assert tool_sentences([view], "a") == [("mdtest", [
-        "mdtest: b is best on 1 of 2 measurements; a is last on 1.",
-        "Against a (higher is better), the others range from 1.01× (c, file creation rate) to 1.10× "
-        "(b, file creation rate).",
-        "Not significant (within the run-to-run spread, or 2%): file stat rate.",
+        # b beats a, but not c, whose iterations spread ±100: no winner a rerun would keep
+        "mdtest: no target stands out: all 2 measurements are within the run-to-run spread (or 2%).",
+        "Against a (higher is better), b is at 1.10× (file creation rate).",
     ])]
     assert single_run_note([view]) == ""  # mdtest's own iterations give the spread
 
