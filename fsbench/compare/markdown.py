@@ -74,6 +74,7 @@ def _run_section(r: dict, ref: str) -> list[str]:
         out += table(["case", "operation", "metric", "reference", "this run", "change", "p"],
                      [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"]]
                       for x in r["unsure"]], _CHANGE_ALIGN[:7])
+    out += _conclusions(r["conclusions"])
     out += [f"<details><summary>All {r['measurements']} measurements</summary>", ""]
     for g in r["groups"]:
         out += [f"### {escape(g['title'])} ({escape(g['tool'])})", ""]
@@ -82,4 +83,18 @@ def _run_section(r: dict, ref: str) -> list[str]:
                        x["ratio"], x["change"], x["p"], _verdict(x)] for x in g["rows"]],
                      ["l", "l", "r", "r", "r", "r", "r", "l"])
     out += ["</details>", ""]
+    return out
+
+
+def _conclusions(c: dict) -> list[str]:
+    """The reference report's conclusions this run contradicts (a winner that flips, a ratio across 1)."""
+    if not c:
+        return []
+    if c.get("error"):
+        return [f"**Conclusions:** not compared ({escape(c['error'])}).", ""]
+    bad = c["contradicted"]
+    out = [f"**Conclusions of the reference contradicted here: {len(bad)}** of {c['statements']} statements "
+           f"({c['confirmed']} confirmed, {c['unconfirmed']} not confirmed: no clear difference here).", ""]
+    if bad:
+        out += table(["reference said", "this run says"], [[escape(x["a"]), escape(x["b"])] for x in bad])
     return out

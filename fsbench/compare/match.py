@@ -39,7 +39,20 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *more: str | Path,
         seen[r.label] = seen.get(r.label, 0) + 1
         if seen[r.label] > 1:
             r.label = f"{r.label} ({seen[r.label]})"
-    return compare(runs[0], runs[1:], tolerances=tolerances, alpha=alpha, metrics=metrics)
+    result = compare(runs[0], runs[1:], tolerances=tolerances, alpha=alpha, metrics=metrics)
+    for path, run in zip(paths[1:], runs[1:]):
+        result.conclusions[run.label] = _conclusions(Path(paths[0]), Path(path))
+    return result
+
+
+def _conclusions(a: Path, b: Path) -> dict:
+    """The reference's conclusions that run b contradicts; {'error': why} where a report cannot be built."""
+    from fsbench.compare.contradict import compare_conclusions
+
+    try:
+        return compare_conclusions(a, b)
+    except Exception as exc:  # noqa: BLE001 - a run whose report cannot be built still compares by numbers
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def compare(reference: RunData, others: list[RunData], *,

@@ -48,6 +48,8 @@ class Comparison:
     metrics: list[str] | None = None
     #: per compared run: (what, reference value, run value) for host facts and versions that differ
     environment: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    #: per compared run: the reference's report conclusions it contradicts (fsbench.compare.contradict)
+    conclusions: dict[str, dict] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, dict[str, int]]:

@@ -120,6 +120,7 @@ def build_view(c: Comparison, marks: Mapping[str, str] = MARKS) -> dict:
             "case_level": _case_level(sub, marks),
             "groups": groups,
             "measurements": len(sub),
+            "conclusions": c.conclusions.get(info.label, {}),
         })
     tolerances = {"*": DEFAULT_TOLERANCE, **c.tolerances}
     return {

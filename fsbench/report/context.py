@@ -57,6 +57,12 @@ def _with_params(results: pd.DataFrame, cases: list[dict]) -> pd.DataFrame:
                                                                                           how="left")
 
 
+def _exclude_warmup(data: dict) -> bool:
+    """settings.exclude_warmup of the run's scenario (first repetitions flagged as warm-up left out)."""
+    settings = data.get("settings") if isinstance(data, dict) else None
+    return isinstance(settings, dict) and settings.get("exclude_warmup") is True
+
+
 def build_context(run: Path, baseline: str | None = None) -> dict:
     """The report's data: use case, conclusions, the views in order, more measurements, environment."""
     manifest = json.loads((run / "manifest.json").read_text())
@@ -70,7 +76,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     style = Style(rspec.same_band, rspec.cv_threshold, thresholds_from(rspec.thresholds))
     results = _with_params(_results(run), cases)
     measured = validity_mod.for_summary(results)
-    summary = validity_mod.with_validity(with_baseline(summarise(measured), baseline), measured) \
+    summary = validity_mod.with_validity(with_baseline(summarise(measured, _exclude_warmup(data)), baseline), measured) \
         if not results.empty else pd.DataFrame()
     counts: dict[str, int] = {}
     for c in cases:
@@ -121,7 +127,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "scale": _scale(data.get("scale_run")),
         "unstable": unstable,
         "more_unstable": more_unstable,
-        "unstable_count": len(unstable) + more_unstable,
+        "unstable_count": sum(u["count"] for u in unstable),
+        "warmup": summary_mod.warmups(summary),
         "verdicts": verdicts,
         "cv_threshold": f"{style.cv_threshold * 100:.0f}%",
         "same_band": f"{style.same_band * 100:.0f}%",

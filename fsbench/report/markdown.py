@@ -104,23 +104,29 @@ def _summary(ctx: dict) -> list[str]:
     if len(ctx.get("targets") or []) > 1:
         out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. Baseline target "
                 f"**{escape(ctx.get('baseline', ''))}**; values in parentheses are the ratio to it (✅ better, "
-                f"❌ worse, by more than {band}; ⚠ repetitions spread more than {cv}).", ""]
+                f"❌ worse, by more than {band} and significant by Welch's t at 95%; [low–high]: the ratio's 95% "
+                f"interval; ±: the value's 95% interval; ⚠ wider than ±{cv}).", ""]
     else:  # one system under test: nothing to compare with, no ratios
         out += [f"{ctx.get('total_cases', 0)} cases: {counts or 'none'}. One target, so no ratios "
-                f"(⚠ repetitions spread more than {cv}).", ""]
+                f"(±: the value's 95% interval; ⚠ wider than ±{cv}).", ""]
     marks = {"good": "🟢", "fair": "🟡", "poor": "🔴"}
     if ctx.get("verdicts"):
         out += ["Verdicts (the scenario's thresholds, else the tool's own limits): " + ", ".join(
             f"{marks.get(v, '')} {n} {escape(v)}" for v, n in ctx["verdicts"].items()) + ".", ""]
     if ctx.get("unstable"):
         n = ctx.get("unstable_count") or len(ctx["unstable"])
-        out += ["<details>", f"<summary>{n} unstable measurements (repetitions spread more than {cv})</summary>", ""]
-        out += table(["workload", "target", "point", "operation", "metric", "spread", "n"],
-                     [[escape(u["workload"]), escape(u["target"]), escape(u["point"]), escape(u["operation"]),
-                       u["metric"], u["cv"], str(u["n"])] for u in ctx["unstable"]])
-        if ctx.get("more_unstable"):
-            out += [f"… and {ctx['more_unstable']} more.", ""]
-        out += ["</details>", ""]
+        out += ["<details>", f"<summary>{n} measurements too uncertain for a conclusion (95% interval wider than "
+                f"±{cv})</summary>", ""]
+        for u in ctx["unstable"]:
+            more = f" and {u['more']} more" if u["more"] else ""
+            out += [f"- **{escape(u['workload'])}** ({u['count']}): {escape('; '.join(u['items']))}{more}. "
+                    f"Fix: {escape(u['fix'])}."]
+        out += ["", "</details>", ""]
+    warm = ctx.get("warmup") or {}
+    if warm.get("count"):
+        out += [f"{warm['count']} first repetitions look like a warm-up (far off the others) and were "
+                f"{'left out' if warm['excluded'] else 'kept (settings: exclude_warmup: true leaves them out)'}: "
+                f"{escape(', '.join(warm['items']))}.", ""]
     failed = ctx.get("problems")
     if failed is None:  # older contexts list failed cases one by one
         failed = [{"status": c["status"], "reason": c.get("reason") or "not run", "count": 1,

@@ -6,23 +6,57 @@ from collections import defaultdict
 
 import pandas as pd
 
+from fsbench.analysis import stats
+
 PRIMARY = ("bandwidth", "rate", "iops")  # the figure a reader compares first, per operation
 MAX_LISTED = 40
 
 
 def unstable(summary: pd.DataFrame, threshold: float) -> tuple[list[dict], int]:
-    """Measurements whose repetitions spread more than the threshold (coefficient of variation)."""
+    """Per workload (a table), the measurements whose 95 % interval is wider than ±threshold of the mean:
+    too wide for any conclusion; with what would fix them (more repetitions, or a longer runtime)."""
     if summary.empty:
         return [], 0
-    df = summary[(summary["n"] > 1) & (summary["cv"] > threshold) & summary["stat"].isin(["value", "mean"])]
+    width = summary["ci"] if "ci" in summary else summary["cv"]
+    df = summary[(summary["n"] > 1) & (width.fillna(float("inf")) > threshold)
+                 & summary["stat"].isin(["value", "mean"])]
     df = df[df["tool"] != "monitor"] if "tool" in df else df  # resources vary by nature; results should not
     pcols = [c for c in df.columns if c.startswith("param_")]
-    rows = []
-    for _, r in df.sort_values("cv", ascending=False).iterrows():
-        point = " ".join(f"{c.removeprefix('param_')}={r[c]}" for c in pcols if str(r[c]) != "")
-        rows.append({"workload": r["workload"], "target": r["target"], "point": point, "operation": r["operation"],
-                     "metric": r["metric"], "cv": f"{r['cv'] * 100:.0f}%", "n": int(r["n"])})
-    return rows[:MAX_LISTED], max(0, len(rows) - MAX_LISTED)
+    out = []
+    for workload, g in df.groupby("workload", sort=False):
+        items, needs = [], []
+        for _, r in g.sort_values("cv", ascending=False).iterrows():
+            point = " ".join(f"{c.removeprefix('param_')}={r[c]}" for c in pcols if str(r[c]) != "")
+            ci = float(r["ci"]) if "ci" in r and r["ci"] == r["ci"] else float(r["cv"])
+            items.append(f"{r['target']} {r['operation']} {r['metric']}{' ' + point if point else ''} "
+                         f"±{ci * 100:.0f}% (n={int(r['n'])})")
+            needs.append(stats.repetitions_for(float(r["cv"]), threshold, most=MOST_REPETITIONS))
+        worst = float(g["cv"].max())
+        known = [n for n in needs if n is not None]
+        if len(known) == len(needs):
+            fix = (f"about {max(known)} repetitions would bring each within ±{threshold * 100:.0f}% "
+                   f"(repetitions: {{min: 3, max: {max(known)}, target_ci: {threshold * 100:.0f}%}})")
+        else:
+            fix = (f"repetitions spread up to ±{worst * 100:.0f}%: more than {MOST_REPETITIONS} repetitions would "
+                   "be needed; a longer runtime per repetition (or a quieter machine) narrows each one")
+        out.append({"workload": workload, "count": len(items), "items": items[:MAX_ITEMS],
+                    "more": max(0, len(items) - MAX_ITEMS), "fix": fix})
+    return out, 0
+
+
+#: measurements named per table; repetitions suggested at most
+MAX_ITEMS = 8
+MOST_REPETITIONS = 20
+
+
+def warmups(summary: pd.DataFrame) -> dict:
+    """First repetitions flagged as warm-up (far off the others): how many, and whether left out."""
+    if summary.empty or "warmup" not in summary:
+        return {"count": 0, "excluded": False, "items": []}
+    df = summary[summary["warmup"].astype(bool) & (summary["tool"] != "monitor")]
+    items = [f"{r['workload']} · {r['target']} · {r['operation']} {r['metric']}" for _, r in df.iterrows()]
+    return {"count": len(items), "excluded": bool(df["warmup_excluded"].astype(bool).any()) if len(df) else False,
+            "items": items[:MAX_LISTED], "more": max(0, len(items) - MAX_LISTED)}
 
 
 def problems(cases: list[dict]) -> list[dict]:

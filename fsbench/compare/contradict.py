@@ -1,0 +1,83 @@
+"""Conclusions of one run that a rerun contradicts: a winner that flips, a ratio that crosses 1.
+
+A run's statements are those its report's conclusions make (fsbench.report.conclusions): per thing
+measured, the best and the last target where each differs significantly from the next in the ranking,
+and each ratio to the baseline whose 95 % interval excludes 1 (values the validity checks flagged left
+out). Another run of the same scenario contradicts a statement when it states the opposite just as
+firmly: another best or last target, a ratio significantly on the other side of 1. A statement the other
+run cannot confirm (no clear difference there) is unconfirmed, not contradicted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fsbench.report import conclusions as concl
+
+BEST, LAST, RATIO = "best", "last", "ratio"
+
+
+@dataclass
+class Statements:
+    """What one run states: (kind, tool, measurement, target-or-'') -> the claim."""
+
+    baseline: str
+    claims: dict[tuple, str] = field(default_factory=dict)
+    labels: dict[tuple, str] = field(default_factory=dict)
+
+
+def statements(run: Path, baseline: str | None = None) -> Statements:
+    """The statements of a run's report conclusions."""
+    from fsbench.report.context import build_context
+
+    ctx = build_context(Path(run), baseline)
+    out = Statements(str(ctx["baseline"]))
+    measured: dict[tuple, dict] = {}
+    for v in ctx["views"]:
+        for m in v.get("measurements") or []:
+            measured.setdefault((m["key"], m["metric"]), m)
+    for key, m in measured.items():
+        kept, _ = concl._valid([m])
+        if not kept:
+            continue
+        m = kept[0]
+        text = concl.label(m, True, bool(m["job"]))
+        j = concl.judge(m)
+        if j["best_sure"]:
+            out.claims[(BEST, key, "")] = j["best"]
+            out.labels[(BEST, key, "")] = f"{m['tool']} {text}: best is {j['best']}"
+        if j["last_sure"]:
+            out.claims[(LAST, key, "")] = j["last"]
+            out.labels[(LAST, key, "")] = f"{m['tool']} {text}: last is {j['last']}"
+        base = m["values"].get(out.baseline)
+        for t, val in m["values"].items():
+            if base is None or t == out.baseline or val.get("ratio") is None:
+                continue
+            if concl.ratio_significant(val, base):
+                side = "above 1" if val["ratio"] > 1 else "below 1"
+                out.claims[(RATIO, key, t)] = side
+                out.labels[(RATIO, key, t)] = f"{m['tool']} {text}: {t} at {val['ratio']:.2f}× {out.baseline}"
+    return out
+
+
+def contradictions(a: Statements, b: Statements) -> dict:
+    """Run a's statements judged by run b: counts and the contradicted ones (a's words, then b's)."""
+    confirmed = unconfirmed = 0
+    contradicted: list[dict] = []
+    for key, claim in a.claims.items():
+        other = b.claims.get(key)
+        if other is None:
+            unconfirmed += 1
+        elif other == claim:
+            confirmed += 1
+        else:
+            contradicted.append({"kind": key[0], "a": a.labels[key], "b": b.labels[key]})
+    return {"statements": len(a.claims), "confirmed": confirmed, "unconfirmed": unconfirmed,
+            "contradicted": contradicted}
+
+
+def compare_conclusions(run_a: Path, run_b: Path) -> dict:
+    """The contradictions of run_a's conclusions by run_b (both judged against run_a's baseline)."""
+    sa = statements(run_a)
+    return contradictions(sa, statements(run_b, sa.baseline))
