@@ -76,7 +76,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     style = Style(rspec.same_band, rspec.cv_threshold, thresholds_from(rspec.thresholds))
     results = _with_params(_results(run), cases)
     measured = validity_mod.for_summary(results)
-    summary = validity_mod.with_validity(with_baseline(summarise(measured, _exclude_warmup(data)), baseline), measured) \
+    summary = validity_mod.with_validity(
+        with_baseline(summarise(measured, _exclude_warmup(data)), baseline), measured) \
         if not results.empty else pd.DataFrame()
     counts: dict[str, int] = {}
     for c in cases:

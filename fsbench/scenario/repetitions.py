@@ -142,8 +142,8 @@ def not_needed(status: str, reason: str) -> bool:
 
 
 def primary_values(reps: Sequence[Sequence[Mapping]], primary: Sequence[str]) -> dict[str, list[float]]:
-    """Each primary measurement's value per repetition (rows of each ok repetition, in order): keyed by
-    job, operation and metric; hosts' aggregate where the tool gave one, else hosts and jobs combined."""
+    """Per job and operation, its first primary metric's value per repetition (rows of each ok repetition,
+    in order), keyed job/operation/metric; hosts' aggregate where the tool gave one, else hosts combined."""
     out: dict[str, list[float]] = {}
     per_rep: list[dict[str, float]] = []
     for rows in reps:
@@ -158,7 +158,15 @@ def primary_values(reps: Sequence[Sequence[Mapping]], primary: Sequence[str]) ->
             sums.setdefault(key, []).append(float(r["value"]))
         per_rep.append({k: (sum(v) if k.rsplit("/", 1)[-1] in _ADDITIVE else sum(v) / len(v))
                         for k, v in sums.items()})
+    # per job and operation, its first primary metric: the figure a reader compares (the conclusions' too);
+    # fio's microsecond latencies swing by tens of % at a steady, paced bandwidth
+    chosen: dict[str, str] = {}
     for k in dict.fromkeys(k for d in per_rep for k in d):
+        where, metric = k.rsplit("/", 1)
+        if where not in chosen or primary.index(metric) < primary.index(chosen[where]):
+            chosen[where] = metric
+    for where, metric in chosen.items():
+        k = f"{where}/{metric}"
         vals = [d[k] for d in per_rep if k in d]
         if len(vals) == len(per_rep):  # a measurement every repetition has
             out[k] = vals
