@@ -14,6 +14,7 @@ from fsbench.compare.judge import describe, direction, judge
 from fsbench.compare.model import COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE, Comparison, RunInfo
 from fsbench.compare.runs import Point, RunData, load_run
 from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
+from fsbench.scenario.repetitions import not_needed
 from fsbench.tidy import METRIC_UNITS
 
 Measure = tuple[str, str, str, str, str]  # (job, operation, metric, stat, unit)
@@ -164,7 +165,8 @@ def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _Poin
 
 
 def _failures(p: _PointData, side: str) -> list[str]:
-    bad = [c for c in p.cases if str(c["status"]) != "ok"]
+    # adaptive repetitions a point did not need are neither failures nor missing
+    bad = [c for c in p.cases if str(c["status"]) != "ok" and not not_needed(str(c["status"]), str(c["reason"]))]
     if not bad:
         return []
     statuses = ", ".join(sorted({str(c["status"]) for c in bad}))

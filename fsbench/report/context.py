@@ -24,6 +24,7 @@ from fsbench.report.spec import default_views, read_scenario
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.report.views import build_view
 from fsbench.scenario.model import Workload
+from fsbench.scenario.repetitions import not_needed
 from fsbench.thresholds import thresholds_from
 from fsbench.tools import TOOLS
 from fsbench.units import format_value
@@ -119,7 +120,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "targets": [{"name": n, "path": t.path, "description": t.description, "baseline": n == baseline}
                     for n, t in sc.targets.items()],
         "baseline": baseline,
-        "failed": [c for c in cases if c["status"] != "ok"],
+        "failed": [c for c in cases if c["status"] != "ok" and not not_needed(c["status"], c.get("reason") or "")],
         "problems": summary_mod.problems(cases),
         "warnings": summary_mod.warnings(cases, results),
         "validity": validity_mod.overview(results),

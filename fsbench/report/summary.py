@@ -7,6 +7,7 @@ from collections import defaultdict
 import pandas as pd
 
 from fsbench.analysis import stats
+from fsbench.scenario.repetitions import not_needed
 
 PRIMARY = ("bandwidth", "rate", "iops")  # the figure a reader compares first, per operation
 MAX_LISTED = 40
@@ -63,7 +64,7 @@ def problems(cases: list[dict]) -> list[dict]:
     """Cases that are not ok, grouped by status and reason (twelve skips for one reason are one line)."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for c in cases:
-        if c.get("status") != "ok":
+        if c.get("status") != "ok" and not not_needed(str(c.get("status")), str(c.get("reason") or "")):
             groups[(c.get("status", ""), c.get("reason", "") or "not run")].append(c["case_id"])
     out = []
     for (status, reason), ids in groups.items():

@@ -1,0 +1,58 @@
+"""Run a scenario twice on this machine and count the conclusions of run A that run B contradicts.
+
+    .venv/bin/python bench/rerun_contradictions.py scenarios/meta-engines.yaml [--set k=v ...]
+    .venv/bin/python bench/rerun_contradictions.py --runs RUN_A RUN_B      # two runs made already
+
+A statement is what the report's conclusions say (fsbench.compare.contradict): a best or last target
+that differs significantly from the next in its ranking, a ratio to the baseline whose 95 % interval
+excludes 1. Run B contradicts it when it states the opposite just as firmly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from fsbench.compare.contradict import compare_conclusions  # noqa: E402
+
+
+def _run(scenario: str, sets: list[str], root: Path) -> Path:
+    argv = [sys.executable, "-m", "fsbench", "run", scenario, "-o", str(root)]
+    for s in sets:
+        argv += ["--set", s]
+    subprocess.run(argv, cwd=REPO, check=False)
+    return next(p for p in root.iterdir() if p.is_dir())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenario", nargs="?")
+    ap.add_argument("--set", dest="sets", action="append", default=[])
+    ap.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"))
+    args = ap.parse_args()
+    if args.runs:
+        a, b = (Path(p) for p in args.runs)
+    elif args.scenario:
+        root = Path(tempfile.mkdtemp(prefix="fsbench-rerun-"))
+        a = _run(args.scenario, args.sets, root / "a")
+        b = _run(args.scenario, args.sets, root / "b")
+    else:
+        ap.error("a scenario, or --runs RUN_A RUN_B")
+    result = compare_conclusions(a, b)
+    print(json.dumps({"run_a": str(a), "run_b": str(b), "statements": result["statements"],
+                      "confirmed": result["confirmed"], "unconfirmed": result["unconfirmed"],
+                      "contradicted": len(result["contradicted"])}, indent=2))
+    for x in result["contradicted"]:
+        print(f"  A: {x['a']}\n  B: {x['b']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
