@@ -45,6 +45,8 @@ class CappedOutput:
             del self._last[:-TAIL_BYTES]
         if self._fh is not None:
             self._fh.write(data)
+            # in the file as it arrives: collectors time each output line by when it shows in the file
+            self._fh.flush()
             self._size += len(data)
             if self._size > self.head_limit + 2 * self.tail_limit:
                 self._keep_newest(self.tail_limit)

@@ -1,0 +1,78 @@
+"""Backend counters of JuiceFS and Ceph, on output recorded from the real programs (JuiceFS 1.4's `.stats`,
+Ceph 16.2's `ceph tell osd.* perf dump` and the scope command's `fs ls`, `osd pool ls detail`, `pg dump`
+from the lab cluster), and the kinds that declare them."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from fsbench.targets.kinds.cephfs import PLUGIN as CEPHFS
+from fsbench.targets.kinds.cephfs import CephFS
+from fsbench.targets.kinds.juicefs import PLUGIN as JUICEFS
+from fsbench.targets.kinds.rbd import PLUGIN as RBD
+from fsbench.targets.kinds.rbd import Rbd
+from fsbench.validity import ceph, juicefs
+from fsbench.validity.counters import READ_OPS, WRITE_OPS, data_bytes
+from tests.paths import REPO
+
+DATA = REPO / "tests" / "golden" / "backend-counters"
+
+
+def test_juicefs_stats_give_object_get_and_put_bytes_and_requests():
+    snap = juicefs.parse_stats((DATA / "juicefs-1.4-stats.txt").read_text(), now=10.0)
+    assert snap is not None and snap.now == 10.0
+    # after an 8 MiB file was written with fsync and read back once the caches were dropped
+    assert snap.ops["put_object"].bytes_in == 8 * 2**20 and snap.ops["put_object"].requests == 2
+    assert snap.ops["get_object"].bytes_out == 8 * 2**20 and snap.ops["get_object"].requests == 2
+    before = juicefs.parse_stats("juicefs_uptime 1\njuicefs_object_request_errors 0\n", now=0.0)
+    assert before is not None and before.ops["get_object"].bytes == 0  # no request yet: no metric, zero
+    moved = snap.minus(before)
+    assert data_bytes(moved, READ_OPS) == data_bytes(moved, WRITE_OPS) == 8 * 2**20
+
+
+def test_a_file_that_is_not_juicefs_metrics_gives_no_snapshot():
+    assert juicefs.parse_stats("") is None
+    assert juicefs.parse_stats("cat: /mnt/x/.stats: No such file or directory\n") is None
+
+
+def test_ceph_perf_dump_sums_client_reads_and_writes_of_the_serving_osds_only():
+    text = (DATA / "ceph-tell-osd-perf-dump.txt").read_text()
+    ssd, both = ceph.parse_perf(text, {0}, now=1.0), ceph.parse_perf(text, None, now=1.0)
+    assert ssd is not None and both is not None
+    # a 32 MiB object put into rbd-ssd (osd.0); osd.1 only had CephFS metadata writes
+    assert ssd.ops["rados_write"].bytes_in == 33556738 and ssd.ops["rados_write"].requests == 41
+    assert both.ops["rados_write"].bytes_in == 33556738 + 2306
+    assert ssd.ops["rados_read"].bytes == 0
+    assert ceph.parse_perf(text, {7}) is None  # no such OSD: no counters, not zeros
+    assert ceph.parse_perf("Error ENXIO: problem getting command descriptions from osd.0\n") is None
+
+
+def test_the_scope_finds_the_osds_of_a_file_systems_data_pools_and_of_a_named_pool():
+    text = (DATA / "ceph-scope-cephfs-hdd.txt").read_text()
+    assert ceph.serving_osds(text, fs="cephfs-hdd") == {1}
+    assert ceph.serving_osds(text, fs="") == {0}  # the first file system: cephfs-ssd
+    assert ceph.serving_osds(text, pools=("rbd-ssd",)) == {0}
+    assert ceph.serving_osds(text, fs="nope") is None
+    # the perf section is required: an OSD that never answers a tell leaves the backend out
+    assert ceph.scoped_parser(fs="cephfs-hdd")(text) is None
+    perf = (DATA / "ceph-tell-osd-perf-dump.txt").read_text()
+    parse = ceph.scoped_parser(fs="cephfs-hdd")(text + f"\n{ceph.SECTION}perf\n" + perf)
+    assert parse is not None
+    snap = parse(perf)
+    assert snap is not None and snap.ops["rados_write"].bytes_in == 2306  # osd.1's only
+
+
+def test_kinds_declare_their_counters_with_the_targets_settings():
+    jfs = SimpleNamespace(name="jfs", path="/mnt/jfs", settings=None)
+    (c,) = JUICEFS.counters(jfs, {})
+    assert c.name == "jfs" and c.argv == ["cat", "/mnt/jfs/.stats"] and c.per_host and c.scope_argv is None
+    rbd = SimpleNamespace(name="r", path="/mnt/r", settings=Rbd(pool="${services.ceph.rbd_pool_ssd}",
+                                                                 conf="${services.ceph.conf}"))
+    (c,) = RBD.counters(rbd, {"services.ceph.rbd_pool_ssd": "rbd-ssd", "services.ceph.conf": "/s/ceph.conf"})
+    assert c.argv == ["ceph", "-c", "/s/ceph.conf", "--id", "admin", "tell", "osd.*", "perf", "dump",
+                      "--format", "json"]
+    assert not c.per_host and c.scope_argv is not None and "'osd' 'pool' 'ls'" not in c.scope_argv[-1]
+    assert "ceph -c /s/ceph.conf --id admin osd pool ls detail --format json" in c.scope_argv[-1]
+    fs = SimpleNamespace(name="f", path="/mnt/f", settings=CephFS(fs="cephfs-hdd"))
+    (c,) = CEPHFS.counters(fs, {})
+    assert "fs ls --format json" in c.scope_argv[-1] and c.what == "the OSDs of CephFS cephfs-hdd"
