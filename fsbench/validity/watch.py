@@ -155,8 +155,11 @@ class BackendWatch:
 
     def evidence(self) -> Evidence | None:
         """The case's evidence summed over its backends; None when none had counters."""
-        parts = [(s.service, self._windows(s.service)) for s in self.sources]
-        got = [(name, w) for name, w in parts if w is not None]
+        parts = [(s.service, self._windows(s.service), bool(s.argv)) for s in self.sources]
+        # a client's own counters (JuiceFS's) and its store's (fsbench-s3's) count the same bytes: the
+        # store's, which also know when each upload ended, are the evidence; the client's where none
+        got = [(name, w) for name, w, client in parts if w is not None and not client] \
+            or [(name, w) for name, w, _ in parts if w is not None]
         if not got:
             return None
         durable = [d for d in (self._durable(name) for name, _ in got) if d is not None]

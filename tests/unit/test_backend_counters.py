@@ -76,3 +76,24 @@ def test_kinds_declare_their_counters_with_the_targets_settings():
     fs = SimpleNamespace(name="f", path="/mnt/f", settings=CephFS(fs="cephfs-hdd"))
     (c,) = CEPHFS.counters(fs, {})
     assert "fs ls --format json" in c.scope_argv[-1] and c.what == "the OSDs of CephFS cephfs-hdd"
+
+
+def test_a_clients_counters_and_its_stores_are_not_added_up():
+    """JuiceFS's own counters beside fsbench-s3's count the same bytes: the store's are the evidence."""
+    from pathlib import Path
+
+    from fsbench.validity.counters import OpCount, Snapshot
+    from fsbench.validity.settings import Thresholds
+    from fsbench.validity.watch import BackendWatch, Source
+
+    store = Source("s3", "h", "http://s3/_fsbench/stats", None, Path("."))  # type: ignore[arg-type]
+    client = Source("jfs", "h", "cat", None, Path("."), argv=["cat", "/mnt/jfs/.stats"])  # type: ignore[arg-type]
+    w = BackendWatch([store, client], Thresholds())
+    for name, op in (("s3", "get_object"), ("jfs", "get_object")):
+        w.snaps[name] = {"start": Snapshot(0.0, {op: OpCount(0, 0, 0)}),
+                         "end": Snapshot(1.0, {op: OpCount(4, 0, 16 * 2**20)})}
+    seen = w.evidence()
+    assert seen is not None and seen.services == ("s3",) and seen.read_tool == 16 * 2**20
+    w.sources = [client]
+    seen = w.evidence()
+    assert seen is not None and seen.services == ("jfs",) and seen.read_tool == 16 * 2**20
