@@ -3,16 +3,24 @@
 JuiceFS: a real mount on a real Redis with file storage; fsbench reads the mount's `.stats` before and
 after fio. A write with end_fsync shows backend PUT bytes close to fio's and no flag; the same small file
 re-read for 2 s comes from JuiceFS's caches and is flagged 'read served from cache'.
+
+Ceph: a lab cluster started by the run (the ceph-lab service, two OSDs in RAM); fsbench reads the OSDs'
+perf counters before and after fio. ext4 on RBD: a write with end_fsync reached the pool and passes, one
+without stayed in the page cache (the file is gone before it was written back) and is flagged; CephFS
+through ceph-fuse: a re-read of a small file comes from the client's cache and is flagged.
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from tests.conftest import require, run_cli, write_scenario
+from tests.e2e.test_ceph import _nothing_left, _require_ceph
 
 SIZE = 16 * 2**20
 #: JuiceFS writes each 4 MiB block once; a little more for its own chunk bookkeeping at most
@@ -88,3 +96,80 @@ def test_juicefs_backend_bytes_match_a_durable_write_and_flag_a_cached_read(tmp_
     assert "juicefs_object_request_data_bytes_PUT 16777216" in end.read_text()
     left = subprocess.run(["findmnt", "-rn", str(tmp_path / "jfs")], capture_output=True, text=True).stdout
     assert left == ""
+
+
+def _ceph_scenario(tmp_path: Path, scratch: Path) -> Path:
+    return write_scenario(tmp_path, f"""\
+        name: cb
+        settings: {{scratch: {scratch}}}
+        monitor: {{enabled: false}}
+        services:
+          ceph:
+            kind: ceph-lab
+            ready_timeout: 5m
+            ceph-lab: {{osds: [{{store: memstore, size: 1g, class: ssd}}, {{store: memstore, size: 1g, class: hdd}}]}}
+        targets:
+          rbd:
+            kind: rbd
+            path: {tmp_path / "rbd"}
+            services: [ceph]
+            rbd: {{pool: rbd-ssd, size: 256m, conf: "${{services.ceph.conf}}"}}
+          cephfs:
+            kind: cephfs
+            path: {tmp_path / "cephfs"}
+            services: [ceph]
+            cephfs: {{fs: cephfs-hdd, conf: "${{services.ceph.conf}}"}}
+        workloads:
+          write-fsync: {{tool: fio, targets: [rbd], options: {{rw: write, bs: 1m, size: 16m, end_fsync: 1}}}}
+          write-cached: {{tool: fio, targets: [rbd], options: {{rw: write, bs: 1m, size: 16m}}}}
+          write: {{tool: fio, targets: [cephfs], options: {{rw: write, bs: 1m, size: 16m, end_fsync: 1}}, dataset: a}}
+          read-cached:
+            tool: fio
+            targets: [cephfs]
+            options: {{rw: read, bs: 1m, size: 16m, time_based: 1, runtime: 2}}
+            dataset: a
+        """)
+
+
+def test_ceph_osd_counters_pass_a_durable_write_and_flag_page_cache_writes_and_client_cache_reads(tmp_path):
+    _require_ceph()
+    # a short scratch path: the lab's admin sockets live under it, and a socket path has at most 107 bytes
+    # (an OSD without its socket never answers `ceph tell`)
+    scratch = Path(tempfile.mkdtemp(prefix="fsbc-", dir="/tmp"))
+    try:
+        _ceph_checks(tmp_path, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _ceph_checks(tmp_path: Path, scratch: Path) -> None:
+    proc = run_cli("run", str(_ceph_scenario(tmp_path, scratch)), "-o", str(tmp_path / "runs"), "--no-report",
+                   timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = Path(proc.stdout.splitlines()[0])
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    fio = results[(results.tool == "fio") & (results.metric == "io_bytes")].set_index("workload")
+    backend = results[(results.tool == "backend") & (results.metric == "io_bytes") & (results.window == "tool")]
+
+    def served(workload: str, op: str) -> float:
+        return float(backend[(backend.workload == workload) & (backend.operation == op)].value.sum())
+
+    # ext4 on RBD with end_fsync: the pool's OSD took fio's 16 MiB (and some of ext4's own) while fio ran
+    assert SIZE <= served("write-fsync", "write") <= (1 + MARGIN) * SIZE, served("write-fsync", "write")
+    assert served("write-fsync", "rados_write") == served("write-fsync", "write")
+    assert fio.loc["write-fsync", "validity"] == "ok", fio.loc["write-fsync", "validity_detail"]
+    # without it, the 16 MiB stayed in the client's page cache: the store had none of it when fio ended
+    assert served("write-cached", "write") < 0.5 * SIZE
+    assert fio.loc["write-cached", "validity"] == "flagged"
+    assert "write not durable in the timed window: the backend had" in fio.loc["write-cached", "validity_detail"]
+    # ceph-fuse re-reading its 16 MiB for 2 s: its own cache, not the OSDs
+    assert fio.loc["read-cached", "value"] > 4 * SIZE
+    assert served("read-cached", "read") < 0.5 * fio.loc["read-cached", "value"]
+    assert fio.loc["read-cached", "validity"] == "flagged"
+    assert fio.loc["read-cached", "validity_detail"].startswith("read served from cache: backend served")
+    # the OSDs each target's pools live on (rbd-ssd: the ssd OSD; cephfs-hdd: the hdd one), as evidence
+    scope = (run / "raw" / "cephfs__read-cached__r1" / "local" / "backend-cephfs.scope.txt").read_text()
+    assert '"data_pools":["cephfs-hdd-data"]' in scope
+    perf = (run / "raw" / "rbd__write-fsync__r1" / "local" / "backend-rbd.end.txt").read_text()
+    assert "osd.0:" in perf and "op_w_in_bytes" in perf
+    _nothing_left(str(scratch), (str(tmp_path / "rbd"), str(tmp_path / "cephfs")), run.name)
