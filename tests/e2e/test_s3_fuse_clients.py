@@ -4,6 +4,7 @@ mounted or running."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -53,11 +54,21 @@ def test_fuse_clients_for_s3_end_to_end(tmp_path):
     run = Path(proc.stdout.splitlines()[0])
 
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
-    assert len(cases) == 20 and (cases.status == "ok").all(), cases[["case_id", "status", "reason"]].to_string()
+    assert len(cases) == 24 and (cases.status == "ok").all(), cases[["case_id", "status", "reason"]].to_string()
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
     fio = results[(results.tool == "fio") & (results.metric == "bandwidth")]
     per = fio.groupby(["target", "workload"]).value.sum()
-    assert len(per) == 20 and (per > 0).all()
+    assert len(per) == 24 and (per > 0).all()
+    # issue 21: each client's own cache emptied before the reads that measure S3 (the proof beside them),
+    # so every such read is served by the store; the re-read keeps it: s3fs-cache reads its disk copy
+    for target in ("rclone", "juicefs", "s3fs-cache"):
+        proof = json.loads((run / "raw" / f"{target}__seq-read-1m__r1" / "local" / "drop_client_cache.json").read_text())
+        assert proof["ok"] and proof["folders"][0]["bytes_after"] < 64 * 1024, proof  # its folders, no data
+    assert not (run / "raw" / "s3fs__seq-read-1m__r1" / "local" / "drop_client_cache.json").exists()  # none kept
+    reads = fio[(fio.operation == "read") & (fio.workload != "seq-reread-1m")]
+    assert (reads.validity == "ok").all(), reads[["target", "workload", "validity_detail"]].to_string()
+    reread = fio[fio.workload == "seq-reread-1m"].set_index("target")
+    assert reread.loc["s3fs-cache", "validity"] == "flagged" and reread.loc["s3fs", "validity"] == "ok"
     files = results[(results.metric == "file_rate") & results.workload.str.startswith("small-files")]
     assert set(files.unit) == {"file/s"} and len(files.groupby(["target", "workload"])) == 8
     # exactly the files asked for (smoke: 2 threads x 5 + 2 x 5), reported as one group per case (one row)
