@@ -36,12 +36,13 @@ class CaseValidity:
             self.watch.sources += kind_sources(plugins, sc.targets[case.target], values, hosts, raw,
                                                self.watch.notes)
         self.case, self.transport = case, transports[case.hosts[0]]
+        self.path = sc.targets[case.target].path  # a tmpfs there is memory by design: no page-cache flag
         self.host: HostCache | None = None  # the tool host's page cache at the start, for tools that say what they read
 
     def tool_start(self) -> None:
         """Just before the tool starts."""
         if isinstance(self.plugins[0], DeclaresWorkingSet):
-            self.host = host_cache(self.transport, self.case.drop_caches, self.plugins[0], self.case)
+            self.host = host_cache(self.transport, self.case.drop_caches, self.plugins[0], self.case, self.path)
         self.watch.tool_start()
 
     def tool_end(self) -> None:

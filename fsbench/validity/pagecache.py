@@ -22,6 +22,8 @@ class HostCache:
     dropped: bool
     #: the distinct bytes the tool's buffered (not O_DIRECT) reads cover; None: the tool cannot say
     working_set: float | None
+    #: the target's file system keeps its data in memory (tmpfs, ramfs): memory is the storage there
+    in_memory: str = ""
 
 
 @runtime_checkable
@@ -44,7 +46,20 @@ def meminfo(transport: Transport) -> dict[str, int]:
     return out
 
 
-def host_cache(transport: Transport, dropped: bool, tool: object, case: object) -> HostCache | None:
+#: file systems whose data lives in the page cache itself: a read there measures memory by design
+MEMORY_FILE_SYSTEMS = ("tmpfs", "ramfs")
+
+
+def memory_fs(transport: Transport, path: str) -> str:
+    """The type of the file system at path when it keeps its data in memory (tmpfs, ramfs), else ""."""
+    if not path:
+        return ""
+    r = transport.run(["stat", "-f", "-c", "%T", path], timeout=15)
+    kind = r.extra.get("stdout", "").strip() if r.ok else ""
+    return kind if kind in MEMORY_FILE_SYSTEMS else ""
+
+
+def host_cache(transport: Transport, dropped: bool, tool: object, case: object, path: str = "") -> HostCache | None:
     """The facts at the tool's start, or None when the host's memory cannot be read."""
     info = meminfo(transport)
     if "MemTotal" not in info:
@@ -53,7 +68,7 @@ def host_cache(transport: Transport, dropped: bool, tool: object, case: object) 
     if isinstance(tool, DeclaresWorkingSet):
         ws = tool.read_working_set(case.options, case.job_file_text, case.jobs,  # type: ignore[attr-defined]
                                    case.job_file)  # type: ignore[attr-defined]
-    return HostCache(transport.host, info["MemTotal"], info.get("Cached"), dropped, ws)
+    return HostCache(transport.host, info["MemTotal"], info.get("Cached"), dropped, ws, memory_fs(transport, path))
 
 
 def _b(n: float) -> str:
@@ -71,6 +86,9 @@ class PageCache:
         if read <= 0 or facts.working_set is None:
             return None
         ws = facts.working_set
+        if facts.in_memory:
+            return True, (f"the target is a {facts.in_memory} on {facts.host}: its data lives in memory, so a read "
+                          "from memory is what it measures")
         if ws <= 0:
             return True, f"{tool} read with O_DIRECT (direct=1): the page cache is bypassed"
         room = limits.page_cache_share * facts.mem_total

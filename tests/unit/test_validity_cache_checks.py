@@ -105,3 +105,19 @@ def test_a_cache_folder_is_emptied_unless_it_holds_writes_not_yet_uploaded(tmp_p
     kept = subprocess.run(empty_script(str(dirty)), capture_output=True, text=True)
     assert kept.returncode == 4 and "has not uploaded yet: not emptied" in kept.stderr
     assert (dirty / "vfs" / "b" / "f").stat().st_size == 4096
+
+
+def test_a_read_from_a_tmpfs_target_is_memory_by_design_and_not_flagged(tmp_path):
+    seen = Evidence.host_only(HostCache("local", 8 * GIB, 2 * GIB, False, 256 * MIB, "tmpfs"))
+    (v,) = judge(_rows(1 * GIB), "fio", [PAGE_CACHE_FIT], seen, Thresholds())
+    assert v.ok and "is a tmpfs on local" in v.detail
+
+
+def test_the_memory_file_system_is_read_on_the_host():
+    from fsbench.transport.local import LocalTransport
+    from fsbench.validity.pagecache import memory_fs
+
+    tr = LocalTransport()
+    assert memory_fs(tr, "/dev/shm") == "tmpfs"  # a tmpfs on every Linux host with /dev/shm
+    assert memory_fs(tr, "/") == ""
+    assert memory_fs(tr, "") == ""
