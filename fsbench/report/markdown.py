@@ -126,7 +126,7 @@ def _summary(ctx: dict) -> list[str]:
     if warm.get("count"):
         out += [f"{warm['count']} first repetitions look like a warm-up (far off the others) and were "
                 f"{'left out' if warm['excluded'] else 'kept (settings: exclude_warmup: true leaves them out)'}: "
-                f"{escape(', '.join(warm['items']))}.", ""]
+                f"{escape(', '.join(warm['items']))}{_more(warm)}.", ""]
     failed = ctx.get("problems")
     if failed is None:  # older contexts list failed cases one by one
         failed = [{"status": c["status"], "reason": c.get("reason") or "not run", "count": 1,
@@ -247,3 +247,8 @@ def write_markdown_report(run_dir: str | Path, output: str | Path | None = None,
                   results_href=(rel / "results.csv").as_posix(), cases_href=(rel / "cases.csv").as_posix())
     out.write_text(text, encoding="utf-8")  # marks are not ASCII, whatever the locale
     return out
+
+
+def _more(group: dict) -> str:
+    """' and 12 more' where a list was cut."""
+    return f" and {group['more']} more" if group.get("more") else ""

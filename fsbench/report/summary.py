@@ -54,10 +54,12 @@ def warmups(summary: pd.DataFrame) -> dict:
     """First repetitions flagged as warm-up (far off the others): how many, and whether left out."""
     if summary.empty or "warmup" not in summary:
         return {"count": 0, "excluded": False, "items": []}
-    df = summary[summary["warmup"].astype(bool) & (summary["tool"] != "monitor")]
-    items = [f"{r['workload']} · {r['target']} · {r['operation']} {r['metric']}" for _, r in df.iterrows()]
-    return {"count": len(items), "excluded": bool(df["warmup_excluded"].astype(bool).any()) if len(df) else False,
-            "items": items[:MAX_LISTED], "more": max(0, len(items) - MAX_LISTED)}
+    df = summary[summary["warmup"].astype(bool) & (summary["tool"] != "monitor")
+                 & summary["stat"].isin(["value", "mean"])]  # not a tool's own max / min of its iterations
+    items = list(dict.fromkeys(f"{r['workload']} · {r['target']} · {r['operation']} {r['metric']}"
+                               for _, r in df.iterrows()))
+    return {"count": len(df), "excluded": bool(df["warmup_excluded"].astype(bool).any()) if len(df) else False,
+            "items": items[:MAX_ITEMS], "more": max(0, len(items) - MAX_ITEMS)}
 
 
 def problems(cases: list[dict]) -> list[dict]:
