@@ -19,7 +19,11 @@ import time
 from collections.abc import Callable
 
 from fsbench.shell import sh
+from fsbench.units import format_value
+from fsbench.validity.checks import Verdict
 from fsbench.validity.counters import OpCount, Snapshot
+from fsbench.validity.settings import Thresholds
+from fsbench.validity.watch import Evidence
 
 #: marks the sections of the scope command's output
 SECTION = "#fsbench-ceph "
@@ -119,3 +123,36 @@ def scoped_parser(*, fs: str | None = None, pools: tuple[str, ...] = ()) \
             return None
         return lambda out: parse_perf(out, osds)
     return scope
+
+
+#: mdtest's operations that change metadata: a file system on a block device must write them to it
+METADATA_WRITES = ("file_creation", "file_removal", "directory_creation", "directory_removal", "directory_rename",
+                   "tree_creation", "tree_removal")
+#: the least a journal commit writes (one block): less than this reached the pool means none did
+BLOCK = 4096
+
+
+class MetadataInClientCache:
+    """'metadata changes not in the store': a file system on an RBD image (ext4, xfs) created and removed
+    files without writing a block to the pool while the tool ran or after it, so its rates are the
+    client's memory (its page cache and journal, committed every few seconds), not RBD."""
+
+    name = "metadata changes not in the store"
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        ops = sorted({str(r.get("operation")) for r in rows if r.get("operation") in METADATA_WRITES
+                      and r.get("metric") == "rate"})
+        if not ops:
+            return []
+        wrote = seen.write_tool + seen.write_after
+        ok = wrote >= BLOCK
+        detail = (f"the image's pool took {format_value(float(seen.write_tool), 'B')} of writes while {tool} ran "
+                  f"and {format_value(float(seen.write_after), 'B')} in the {format_value(seen.after_s, 's')} after")
+        if not ok:
+            detail += (f": its {', '.join(o.replace('_', ' ') for o in ops)} stayed in the client's page cache and "
+                       "journal, so these rates measure the client's memory, not RBD (run longer than the file "
+                       "system's commit interval, or sync at the end)")
+        return [Verdict(self.name, tool, op, ok, detail) for op in ops]
+
+
+METADATA_IN_CLIENT_CACHE = MetadataInClientCache()

@@ -7,7 +7,8 @@ re-read for 2 s comes from JuiceFS's caches and is flagged 'read served from cac
 
 Ceph: a lab cluster started by the run (the ceph-lab service, two OSDs in RAM); fsbench reads the OSDs'
 perf counters before and after fio. ext4 on RBD: a write with end_fsync reached the pool and passes, one
-without stayed in the page cache (the file is gone before it was written back) and is flagged; CephFS
+without stayed in the page cache (the file is gone before it was written back) and is flagged, and so is
+mdtest, whose file creations never reached the pool while it ran (its ops/s are the client's memory); CephFS
 through ceph-fuse: a re-read of a small file comes from the client's cache and is flagged.
 """
 
@@ -134,6 +135,7 @@ def _ceph_scenario(tmp_path: Path, scratch: Path) -> Path:
             services: [ceph]
             cephfs: {{fs: cephfs-hdd, conf: "${{services.ceph.conf}}"}}
         workloads:
+          md: {{tool: mdtest, targets: [rbd], options: {{n: 50, u: true, z: 1, i: 1, tasks: 1}}}}
           write-fsync: {{tool: fio, targets: [rbd], options: {{rw: write, bs: 1m, size: 16m, end_fsync: 1}}}}
           write-cached: {{tool: fio, targets: [rbd], options: {{rw: write, bs: 1m, size: 16m}}}}
           write: {{tool: fio, targets: [cephfs], options: {{rw: write, bs: 1m, size: 16m, end_fsync: 1}}, dataset: a}}
@@ -176,6 +178,13 @@ def _ceph_checks(tmp_path: Path, scratch: Path) -> None:
     assert served("write-cached", "write") < 0.5 * SIZE
     assert fio.loc["write-cached", "validity"] == "flagged"
     assert "write not durable in the timed window: the backend had" in fio.loc["write-cached", "validity_detail"]
+    # mdtest on ext4 on RBD: creations and removals that never reached the pool while it ran, flagged
+    md = results[(results.tool == "mdtest") & (results.operation == "file_creation") & (results.stat == "mean")]
+    assert len(md) == 1 and md.validity.iloc[0] == "flagged", md.validity_detail.iloc[0]
+    assert md.validity_detail.iloc[0].startswith("metadata changes not in the store: the image's pool took 0 B")
+    assert served("md", "write") == 0
+    stat = results[(results.tool == "mdtest") & (results.operation == "file_stat")]
+    assert set(stat.validity) == {""}  # a stat changes nothing: not judged
     # ceph-fuse re-reading its 16 MiB for 2 s: its own cache, not the OSDs
     assert fio.loc["read-cached", "value"] > 4 * SIZE
     assert served("read-cached", "read") < 0.5 * fio.loc["read-cached", "value"]

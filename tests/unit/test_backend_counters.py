@@ -97,3 +97,33 @@ def test_a_clients_counters_and_its_stores_are_not_added_up():
     w.sources = [client]
     seen = w.evidence()
     assert seen is not None and seen.services == ("jfs",) and seen.read_tool == 16 * 2**20
+
+
+def test_mdtest_on_rbd_is_flagged_when_no_block_reached_the_pool():
+    from fsbench.tools import get_tool
+    from fsbench.validity.ceph import METADATA_IN_CLIENT_CACHE
+    from fsbench.validity.judge import checks_of, judge
+    from fsbench.validity.settings import Thresholds
+    from fsbench.validity.watch import Evidence
+
+    assert METADATA_IN_CLIENT_CACHE in checks_of(get_tool("mdtest"), RBD)
+    assert METADATA_IN_CLIENT_CACHE not in checks_of(get_tool("mdtest"), CEPHFS)  # its MDS journals elsewhere
+
+    def rows() -> list[dict]:
+        return [{"tool": "mdtest", "operation": op, "metric": "rate", "stat": "mean", "value": 9000.0}
+                for op in ("file_creation", "file_stat", "tree_removal")]
+
+    cached = Evidence(("rbd",), 8192, 0, 0, 0, 1.2, None, 1.0, True)
+    marked = rows()
+    verdicts = judge(marked, "mdtest", [METADATA_IN_CLIENT_CACHE], cached, Thresholds())
+    assert [(v.operation, v.ok) for v in verdicts] == [("file_creation", False), ("tree_removal", False)]
+    assert marked[0]["validity"] == "flagged" and "validity" not in marked[1]  # a stat changes nothing
+    assert marked[0]["validity_detail"].startswith(
+        "metadata changes not in the store: the image's pool took 0 B of writes while mdtest ran and 0 B in the "
+        "1 s after: its file creation, tree removal stayed in the client's page cache and journal")
+    committed = Evidence(("rbd",), 0, 2 * 2**20, 0, 4096, 6.0, None, 1.0, True)
+    marked = rows()
+    judge(marked, "mdtest", [METADATA_IN_CLIENT_CACHE], committed, Thresholds())
+    assert marked[0]["validity"] == "ok" and "2 MiB of writes" in marked[0]["validity_detail"]
+    fio = [{"tool": "fio", "operation": "write", "metric": "bandwidth", "value": 1.0}]
+    assert judge(fio, "fio", [METADATA_IN_CLIENT_CACHE], cached, Thresholds()) == []

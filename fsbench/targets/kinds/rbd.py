@@ -34,6 +34,7 @@ from fsbench.targets.kinds.ceph_client import (
     unused_image,
 )
 from fsbench.validity.backends import Counters
+from fsbench.validity.ceph import METADATA_IN_CLIENT_CACHE
 
 MAPS = ("auto", "krbd", "nbd", "fuse")
 #: no lazy inode-table or journal initialisation: it would write in the background during the tests
@@ -80,6 +81,8 @@ class RbdKind:
     name = "rbd"
     address = "directory"
     section = SECTION
+    #: ext4 on the image keeps metadata changes in memory for seconds: mdtest's rates are checked against the pool
+    validity_checks = (METADATA_IN_CLIENT_CACHE,)
     client_process = "rbd-fuse"  # krbd and rbd-nbd: the kernel, or rbd-nbd, serve it instead
 
     def settings(self, checked: dict | None) -> object:
