@@ -1,8 +1,11 @@
 """Views shaped like a tool's own output: `stats` (per target, Max / Min / Mean / StdDev as mdtest reports
-them: seed 004), `best` (per operation, each target as a % of the best: seed 004's Compare) and `checks`
+them: seed 004), `best` (per operation, each target as a % of the best or of a `reference:` target, capped at
+100 and rounded down: seed 004's Compare) and `checks`
 (functional checks, pass / not supported / failed per target: juicefs objbench, seed 003)."""
 
 from __future__ import annotations
+
+import math
 
 from fsbench.report.rows import (
     EMPTY,
@@ -70,9 +73,10 @@ def stats_view(rv: RunView, spec: dict) -> dict:
 
 
 def best_view(rv: RunView, spec: dict) -> dict:
-    """Per operation (and per swept value): each target's value and its percentage of the best one (seed
-    004's Compare)."""
+    """Per operation (and per swept value): each target's value and its percentage of the best one, or of
+    the view's `reference:` target (seed 004's Compare: % of RBD-SSD)."""
     workloads = workloads_of(spec)
+    ref = reference_of(rv, spec)
     df = main_stat(rv.rows(workloads, spec.get("tool")))
     tables, measures = [], []
     for w in workloads:
@@ -86,7 +90,7 @@ def best_view(rv: RunView, spec: dict) -> dict:
             if metric is None:
                 continue
             for pkey, sub in points(kdf[kdf["metric"] == metric]):
-                table = _best_table(rv, sub, metric, up(metric, tool))
+                table = _best_table(rv, sub, metric, up(metric, tool), ref)
                 if table is None:
                     continue
                 at = point_text(pkey)  # a swept workload: one table per value, each says which
@@ -96,22 +100,39 @@ def best_view(rv: RunView, spec: dict) -> dict:
     return view_dict("best", spec, rv, tables=tables, measures=measures)
 
 
-def _best_table(rv: RunView, sub, metric: str, higher: bool) -> dict | None:
+def reference_of(rv: RunView, spec: dict) -> str:
+    """The target a `best` view's percentages are of: `reference:` names one, `baseline` is the report's
+    baseline target; '' (the default, `best`) is the best target of each table."""
+    ref = str(spec.get("reference") or "best")
+    return "" if ref == "best" else rv.baseline if ref == "baseline" else ref
+
+
+def _best_table(rv: RunView, sub, metric: str, higher: bool, ref: str = "") -> dict | None:
     vals = {str(t): float(v) for t, v in zip(sub["target"], sub["mean"]) if float(v) > 0}
     if len(vals) < 2:
         return None
-    best = max(vals.values()) if higher else min(vals.values())
+    # the reference's own value where it has one; else the best, and the head says so
+    of = ref if ref in vals else ""
+    best = vals[of] if of else max(vals.values()) if higher else min(vals.values())
     unit = str(sub["unit"].iloc[0])
     rows = []
     for t in rv.present(sub):
         if t not in vals:
             continue
-        pct = 100 * (vals[t] / best if higher else best / vals[t])
+        pct = min(100.0, 100 * (vals[t] / best if higher else best / vals[t]))
         rows.append({"labels": [t], "cells": [
             {**EMPTY, "text": format_value(vals[t], unit), "value": vals[t]},
-            {**EMPTY, "text": f"{pct:.0f}%", "value": pct, "cls": "better" if pct >= 99.95 else ""}]})
-    return {"kind": "best", "title": "", "head": ["Name", WORDS.get(metric, metric_text(metric)), "%"], "targets": [],
-            "rows": rows}
+            {**EMPTY, "text": percent_text(pct), "value": pct, "cls": "better" if pct >= 100 else ""}]})
+    head = "%" if of or not ref else f"% of the best ({ref}: no value)"
+    return {"kind": "best", "title": "", "head": ["Name", WORDS.get(metric, metric_text(metric)), head],
+            "targets": [], "rows": rows}
+
+
+def percent_text(pct: float) -> str:
+    """A share as seed 004 writes it: whole percent rounded down (99.97 % is 99 %), a system that worked
+    never 0 % (`<1%`)."""
+    whole = math.floor(pct + 1e-9)  # 100 * (x / x) may land a hair under 100
+    return "<1%" if whole < 1 and pct > 0 else f"{whole}%"
 
 
 #: a functional check's outcome (the metric `functional`, unit `result`) as a cell

@@ -316,6 +316,9 @@ VIEW = s.Struct({
     "chart": s.Key(s.boolean, default=False, doc="table and by_value: also a bar chart of the values"),
     "tool": s.Key(s.string, doc="the rows of another tool than the workload's own, e.g. a collector's "
                                 "(juicefs-profile, juicefs-stats)"),
+    "reference": s.Key(s.string, doc="best: the target each % is of (a target's name, `baseline`: the report's "
+                                     "baseline, or `best`, the default); capped at 100 % as seed 004's "
+                                     "Compare against RBD-SSD"),
     "time_unit": s.Key(s.one_of(*TIME_UNITS), doc="table, by_value, at: every time in this unit (seed 000's "
                                                  "table: µs per call) instead of each value's most readable one"),
 }, what="report view", extra=_view_extra)

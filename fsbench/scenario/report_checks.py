@@ -27,6 +27,10 @@ def check_views(sc: Scenario, lm: LineMap, variables: dict | None = None) -> lis
     side = {k.tool: k for k in COLLECTORS if k.tool}
     for i, view in enumerate(sc.report.views):
         path = ("report", "views", i)
+        ref = view.get("reference")
+        if ref and ref not in ("best", "baseline") and ref not in sc.targets:
+            issues.append(lm.issue(path + ("reference",), f"reference {ref!r} is no target of this scenario",
+                                   _hint(str(ref), ["best", "baseline", *sc.targets])))
         names = [n for n in (view.get("workloads") or [view.get("workload")]) if n in sc.workloads]
         if not names:
             continue
