@@ -72,3 +72,55 @@ def test_vdbench_needs_a_run_definition(tmp_path):
     proc = run_cli("validate", str(scenario))
     assert proc.returncode == 3
     assert "needs a run definition" in proc.stderr and "'wrong' is not a vdbench definition name" in proc.stderr
+
+
+FORMATTED = FIXTURES / "public" / "vdbench" / "masakioui-vdb" / "50407_fs_8host_format_only"
+
+
+def test_a_measured_format_pass_gives_the_file_creation_rate(tmp_path):
+    """Seed 003's FILE_CREATES (498 files/s): with format_pass: measured, vdbench formats inside the one
+    measured run (no untimed prepare before it) and the format's creations are results of the case."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "vdbench").write_text(
+        "#!/bin/sh\n"
+        f'n=$(ls {tmp_path}/seen-parmfile.* 2>/dev/null | wc -l); cp "$2" {tmp_path}/seen-parmfile.$n\n'
+        f'cp -r {FORMATTED} "$4"\n')  # genuine output of a format pass: format_for_rd1's creates
+    (bindir / "vdbench").chmod(0o755)
+    scenario = write_scenario(tmp_path, f"""\
+        name: vdbench-format-measured
+        targets:
+          t: {{path: {tmp_path}}}
+        workloads:
+          small-files:
+            tool: vdbench
+            options: {{format_pass: measured}}
+            jobs:
+              fsd1: {{depth: 1, width: 10, files: 30, size: 128k, shared: true}}
+              fwd1: {{fsd: fsd1, operation: read, xfersize: 128k, fileio: random, fileselect: random, threads: 4}}
+              rd1: {{fwd: fwd1, fwdrate: max, format: true, elapsed: 10, interval: 1}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report",
+                   env={"PATH": f"{bindir}:{os.environ['PATH']}"}, check=True)
+    run = Path(proc.stdout.splitlines()[0])
+    # one vdbench run, the guide's own rd line: format=yes inside it, no format_pass in the file
+    parm = (tmp_path / "seen-parmfile.0").read_text().splitlines()
+    assert not (tmp_path / "seen-parmfile.1").exists()
+    assert parm[-1] == "rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=10,interval=1"
+    assert "(prepare" not in parm[0] and not any(line.startswith("format_pass") for line in parm)
+    raw = run / "raw" / "t__small-files__r1" / "local"
+    assert not (raw / "prepare").exists()
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    creates = results[(results.tool == "vdbench") & (results.operation == "create") & (results.metric == "rate")]
+    assert set(creates.job) == {"format_for_rd1"} and (creates.value > 0).all()  # in total and per host
+
+
+def test_format_pass_takes_prepare_or_measured(tmp_path):
+    scenario = write_scenario(tmp_path, f"""\
+        name: vdb
+        targets: {{t: {{path: {tmp_path}}}}}
+        workloads:
+          w: {{tool: vdbench, options: {{format_pass: timed}}, jobs: {{fsd1: {{files: 10}}, rd1: {{fsd: fsd1}}}}}}
+        """)
+    proc = run_cli("validate", str(scenario))
+    assert proc.returncode == 3 and "format_pass=timed: expected prepare or measured" in proc.stderr

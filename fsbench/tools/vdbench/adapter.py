@@ -7,7 +7,9 @@ Definitions are written under `jobs`, named as in vdbench with their type as pre
       fwd1: {fsd: fsd1, operation: read, xfersize: 128k, fileio: random, fileselect: random, threads: 8}
       rd1: {fwd: fwd1, fwdrate: max, format: restart, elapsed: 60, interval: 1}
 
-`options` holds `binary` (the vdbench script) and general parameters (e.g. `data_errors: 1`).
+`options` holds `binary` (the vdbench script), `format_pass` (`prepare`, the default: a first run definition's
+format runs untimed before the case; `measured`: inside the measured run, its file creations a result, as
+seed 003's FILE_CREATES) and general parameters (e.g. `data_errors: 1`).
 vdbench is bring-your-own (Oracle's licence forbids passing it on): the parameter files and the
 launch are tested with a stand-in program, the parser with genuine public outputs.
 """

@@ -6,6 +6,10 @@ that is the first run definition, fsbench's prepare step runs the same fsd, fwd 
 with that run definition alone and format=only, drops the caches, then runs the parameter file with
 format=no there: vdbench checks the structure it finds against its control file and uses it.
 Keys are looked up as vdbench reads them (`FORMAT`, `form` and `format` are one parameter).
+
+With the workload option `format_pass: measured` the format stays inside the measured run, as vdbench
+orders it: its file creations (format_for_rd1's FILE_CREATES, seed 003's 498 files/s) are then a
+result, and the run definition reads what the format just wrote, as the guide's test did.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ def layout_rd(options: dict, jobs: dict) -> str | None:
     change the file structure (each loop formats its own), or with data validation or journaling (the
     read checks what this very run wrote, which a separate vdbench run would not know).
     """
+    if options.get("format_pass") == "measured":
+        return None
     rds = [n for n in jobs if parmfile.kind_of(n) == "rd"]
     if not rds or parmfile.lookup("rd", jobs[rds[0]], "fwd") is None:
         return None
@@ -50,7 +56,7 @@ def prepare_parts(options: dict, jobs: dict, rd: str) -> tuple[dict, dict]:
     keep = {k: v for k, v in jobs[rd].items() if parmfile.keyword("rd", k) in ("fwd", "interval")}
     defs = {n: s for n, s in jobs.items() if parmfile.kind_of(n) != "rd"}
     defs[rd] = {**keep, "fwdrate": "max", "format": fmt}
-    general = {k: v for k, v in options.items() if not parmfile.runs_command("general", k, v)}
+    general = {k: v for k, v in options.items() if not parmfile.runs_command("general", k, v) and k != "format_pass"}
     return general, {n: {k: v for k, v in s.items() if not parmfile.runs_command(parmfile.kind_of(n) or "", k, v)}
                      for n, s in defs.items()}
 

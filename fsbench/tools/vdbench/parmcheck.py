@@ -31,9 +31,12 @@ from fsbench.tools.vdbench.parmfile import (
 
 _NAME = re.compile(r"(fsd|fwd|hd|sd|wd|rd)[A-Za-z0-9_]*\Z")
 _PARAM = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-GENERAL = {"binary": "the vdbench script", "data_errors": "stop after this many data errors",
+GENERAL = {"binary": "the vdbench script",
+           "format_pass": "prepare (default: the first run definition's format untimed, caches dropped after) or "
+                          "measured (inside the measured run, its file creations a result: seed 003's 498 files/s)", "data_errors": "stop after this many data errors",
            "validate": "data validation (yes/no)", "journal": "journaling (yes, recover, ...)",
            "start_cmd": "a command before the first run", "end_cmd": "a command after the last run"}
+FORMAT_PASSES = ("prepare", "measured")
 #: where an fsd's files (anchor) or an sd's I/O (lun) go: only the target itself, when destructive
 TARGETS = {"fsd": "anchor", "sd": "lun"}
 REFUSED = {"count": "count= makes numbered copies whose anchors or luns lie beside the case folder"}
@@ -46,7 +49,8 @@ def check(options: dict, jobs: dict, ctx: dict) -> list[OptionIssue]:
     commands = bool(ctx.get("allow_commands"))
     out: list[OptionIssue] = []
     for key, value in options.items():
-        out += _check_binary(value) if key == "binary" else _check_general(key, value, commands)
+        out += _check_binary(value) if key == "binary" else _check_format_pass(value) if key == "format_pass" \
+            else _check_general(key, value, commands)
     for name, spec in jobs.items():
         out += _check_definition(name, spec, ctx, commands)
     if not any(kind_of(n) == "rd" for n in jobs):
@@ -78,6 +82,14 @@ def _check_general(key: str, value: object, commands: bool) -> list[OptionIssue]
                                  f"{', '.join(sorted(JOURNAL_WORDS))}",
                             "where journal files go is an fsd's or sd's `journal:` (a folder in the case folder)")]
     return _check_param(key, key, "general", word.name, value, commands)
+
+
+def _check_format_pass(value: object) -> list[OptionIssue]:
+    if value in FORMAT_PASSES:
+        return []
+    return [OptionIssue("format_pass", f"format_pass={text_of(value)}: expected {' or '.join(FORMAT_PASSES)}",
+                        "measured: vdbench formats inside the measured run and its file creations are a result; "
+                        "prepare: the format runs untimed before it")]
 
 
 def _check_binary(value: object) -> list[OptionIssue]:

@@ -40,6 +40,9 @@ DURATIONS = {"elapsed", "warmup", "interval", "pause"}
 #: list values of a run definition that are not loops (everything else runs once per value)
 _NOT_LOOPS = {"fwd", "wd", "sd", "fsd", "format", "operations", "openflags", "distribution", "start_cmd", "end_cmd"}
 
+#: options that are fsbench's own, never written into the parameter file
+OWN_OPTIONS = ("binary", "format_pass")
+
 
 def kind_of(name: str) -> str | None:
     """fsd, fwd, hd, sd, wd or rd: the type a definition's name starts with."""
@@ -83,7 +86,7 @@ def render(case_id: str, options: dict, jobs: dict, test_dir: str, note: str = "
                      or (kind == "hd" and keyword(kind, k) in HOST_LAUNCH)]
     if commands:
         lines.append(f"* runs commands (allow_commands): {', '.join(commands)}")
-    lines += [f"{k.lower()}={_value('general', k, v)}" for k, v in options.items() if k != "binary"]
+    lines += [f"{k.lower()}={_value('general', k, v)}" for k, v in options.items() if k not in OWN_OPTIONS]
     lines += hosts
     fsds = [n for n in jobs if kind_of(n) == "fsd"]
     for kind in KINDS:
