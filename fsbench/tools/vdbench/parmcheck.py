@@ -33,7 +33,8 @@ _NAME = re.compile(r"(fsd|fwd|hd|sd|wd|rd)[A-Za-z0-9_]*\Z")
 _PARAM = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 GENERAL = {"binary": "the vdbench script",
            "format_pass": "prepare (default: the first run definition's format untimed, caches dropped after) or "
-                          "measured (inside the measured run, its file creations a result: seed 003's 498 files/s)", "data_errors": "stop after this many data errors",
+                          "measured (inside the measured run, its file creations a result: seed 003's 498 files/s)",
+           "data_errors": "stop after this many data errors",
            "validate": "data validation (yes/no)", "journal": "journaling (yes, recover, ...)",
            "start_cmd": "a command before the first run", "end_cmd": "a command after the last run"}
 FORMAT_PASSES = ("prepare", "measured")
