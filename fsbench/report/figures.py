@@ -44,12 +44,19 @@ TICK_POINTS = 9
 CHAR_WIDTH = 0.62
 
 
-def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -> str:
+def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str,
+              scale_from: pd.Series | None = None) -> str:
+    """A bar_figure as inline SVG."""
+    return _svg(bar_figure(data, title, unit, x, series, scale_from))
+
+
+def bar_figure(data: pd.DataFrame, title: str, unit: str, x: str, series: str, scale_from: pd.Series | None = None):
     """Grouped bars: one group per x value, one bar per series, error bars from `std`. When the groups'
-    labels would not fit side by side under the bars, the bars lie horizontally, one label per line."""
+    labels would not fit side by side under the bars, the bars lie horizontally, one label per line.
+    `scale_from`: the values whose size picks the axis unit (the view's, so its charts share one)."""
     pivot = data.pivot_table(index=x, columns=series, values="mean", aggfunc="first", sort=False)
     err = data.pivot_table(index=x, columns=series, values="std", aggfunc="first", sort=False)
-    div, label = _scale(unit, data["mean"])
+    div, label = _scale(unit, data["mean"] if scale_from is None else scale_from)
     n = max(1, len(pivot.columns))
     colors = PALETTE if n <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(n)]
     labels = [str(v) for v in pivot.index]
@@ -71,6 +78,8 @@ def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) ->
         else:
             ax.bar(offsets, pivot[col] / div, thick, yerr=spread, label=str(col), color=colors[i % len(colors)],
                    capsize=2)
+    if _non_negative(data):  # a spread reaching below zero must not move the bars' base
+        (ax.set_xlim if horizontal else ax.set_ylim)(0, None)
     if horizontal:
         ax.set_yticks(range(len(pivot)), labels)
         ax.invert_yaxis()  # the first group on top, in the table's order
@@ -85,7 +94,7 @@ def bar_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) ->
         ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     else:
         ax.legend(frameon=False, fontsize=8, ncol=min(n, 4), loc="upper left", bbox_to_anchor=(0, -0.12))
-    return _svg(fig)
+    return fig
 
 
 #: a line chart's size (inches): two side by side in a 1280 px page
@@ -102,9 +111,18 @@ def log_axis(values: list[float]) -> bool:
     return min(b / a for a, b in zip(values, values[1:])) >= 1.5
 
 
-def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -> str:
-    """One line per series against a numeric swept parameter."""
-    div, label = _scale(unit, data["mean"])
+def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str,
+               scale_from: pd.Series | None = None) -> str:
+    """A line_figure as inline SVG."""
+    return _svg(line_figure(data, title, unit, x, series, scale_from))
+
+
+def line_figure(data: pd.DataFrame, title: str, unit: str, x: str, series: str, scale_from: pd.Series | None = None):
+    """One line per series against a numeric swept parameter; the y axis starts at zero for values that
+    cannot be negative (an axis from 1.90 to 2.30 draws ±10 % as a cliff). `scale_from`: the values whose
+    size picks the axis unit (the view's, so charts side by side read in one unit)."""
+    div, label = _scale(unit, data["mean"] if scale_from is None else scale_from)
+    floor = 0.0 if _non_negative(data) else None
     fig, ax = plt.subplots(figsize=LINE_SIZE)
     groups = list(data.groupby(series, sort=False))
     colors = PALETTE if len(groups) <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(len(groups))]
@@ -113,8 +131,9 @@ def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -
         color = colors[i % len(colors)]
         ax.plot(sub["_x"], sub["mean"] / div, label=str(name), marker="o", markersize=3, color=color)
         if (sub["std"] > 0).any():  # a band is cheaper to draw and easier to read than error bars
-            ax.fill_between(sub["_x"], (sub["mean"] - sub["std"]) / div, (sub["mean"] + sub["std"]) / div,
-                            color=color, alpha=0.15, linewidth=0)
+            low = (sub["mean"] - sub["std"]) / div
+            ax.fill_between(sub["_x"], low if floor is None else low.clip(lower=floor),
+                            (sub["mean"] + sub["std"]) / div, color=color, alpha=0.15, linewidth=0)
     values = sorted(float(v) for v in pd.to_numeric(data[x]).unique())
     if log_axis(values):
         ax.set_xscale("log", base=2)
@@ -123,8 +142,15 @@ def line_chart(data: pd.DataFrame, title: str, unit: str, x: str, series: str) -
     ax.set_xlabel(x.removeprefix("param_"))
     ax.set_ylabel(label)
     ax.set_title(title, loc="left")
+    if floor is not None:
+        ax.set_ylim(floor, None)
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _svg(fig)
+    return fig
+
+
+def _non_negative(data: pd.DataFrame) -> bool:
+    """Whether every value charted is zero or more (rates, sizes, times): then the axis starts at zero."""
+    return bool((pd.to_numeric(data["mean"], errors="coerce").dropna() >= 0).all())
 
 
 def _svg(fig) -> str:

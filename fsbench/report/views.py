@@ -358,7 +358,7 @@ def chart_view(rv: RunView, spec: dict) -> dict:
             title = f"{g}: {metric_text(metric)} by {spec['param']}"
             charts.append({"metric": metric, "title": title,
                            "svg": figures.line_chart(gm.assign(series=gm[series].map(str)), title, unit, param,
-                                                     "series")})
+                                                     "series", scale_from=m["mean"])})  # one unit per view
         for job, op in keys:
             kdf = of_key(m, job, op)
             for v, sub in kdf.groupby(param, sort=False):
