@@ -121,6 +121,11 @@ def test_mdtest_on_rbd_is_flagged_when_no_block_reached_the_pool():
     assert marked[0]["validity_detail"].startswith(
         "metadata changes not in the store: the image's pool took 0 B of writes while mdtest ran and 0 B in the "
         "1 s after: its file creation, tree removal stayed in the client's page cache and journal")
+    later = Evidence(("rbd",), 0, 0, 0, 106496, 1.2, None, 1.0, True)  # the lab's rbd-hdd: a commit after it
+    marked = rows()
+    judge(marked, "mdtest", [METADATA_IN_CLIENT_CACHE], later, Thresholds())
+    assert marked[0]["validity"] == "flagged" and "0 B of writes while mdtest ran and 104 KiB" in \
+        marked[0]["validity_detail"]
     committed = Evidence(("rbd",), 0, 2 * 2**20, 0, 4096, 6.0, None, 1.0, True)
     marked = rows()
     judge(marked, "mdtest", [METADATA_IN_CLIENT_CACHE], committed, Thresholds())
