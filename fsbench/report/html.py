@@ -8,6 +8,7 @@ from pathlib import Path
 import jinja2
 
 from fsbench.report.context import build_context
+from fsbench.report.tables import command_line
 
 PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
 
@@ -15,9 +16,11 @@ PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
 def environment(extra: Path | None = None) -> jinja2.Environment:
     """Templates from ./templates (or extra) first, then the packaged ones."""
     paths = [p for p in (extra, Path.cwd() / "templates") if p and p.is_dir()] + [PACKAGE_TEMPLATES]
-    return jinja2.Environment(loader=jinja2.FileSystemLoader([str(p) for p in paths]),
-                              autoescape=jinja2.select_autoescape(["html", "j2"]),
-                              trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader([str(p) for p in paths]),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["command_line"] = command_line  # a client's script shows its mount command, the rest folded
+    return env
 
 
 def write_report(run_dir: str | Path, output: str | Path | None = None, baseline: str | None = None) -> Path:

@@ -205,3 +205,11 @@ def _numeric_key(v: str) -> tuple:
         return (0, float(v), v)
     except ValueError:
         return (1, 0.0, v)
+
+
+def command_line(script: str) -> str:
+    """The line of a client's script that a reader looks for (its mount command): the first one that is not
+    blank, a comment or a shell option (`set -e`); the script itself when it is one line."""
+    lines = [ln.strip() for ln in script.strip().splitlines()]
+    return next((ln for ln in lines if ln and not ln.startswith("#") and not ln.startswith("set ")),
+                lines[0] if lines else "")

@@ -22,7 +22,7 @@ def report(tmp_path_factory) -> Path:
         use_case: {{application: checking the report, data_scale: a few MiB}}
         targets:
           a: {{path: {tmp}, baseline: true}}
-          b: {{path: {tmp}}}
+          b: {{path: {tmp}, description: 对象存储上的文件系统}}
         workloads:
           w:
             tool: fio
@@ -71,3 +71,29 @@ def test_report_in_headless_chromium(report):
     assert errors == []
     assert requests == [report.as_uri()], f"the report fetched something: {requests}"
     assert (ARTIFACTS / "report.png").stat().st_size > 10_000
+
+
+def test_chinese_text_is_drawn_with_a_font_that_has_its_glyphs(report):
+    """Seeds 000 and 004 are in Chinese: a target's Chinese description is drawn by a real CJK font (the
+    platform fonts Chromium used for it, as its DevTools report them), not as empty boxes."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = require("chromium")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(report.as_uri(), wait_until="load")
+            cell = page.locator("td", has_text="对象存储上的文件系统").first
+            assert cell.count() == 1
+            cell.evaluate("e => e.id = 'cjk-cell'")
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("DOM.enable")
+            cdp.send("CSS.enable")
+            root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "#cjk-cell"})["nodeId"]
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        finally:
+            browser.close()
+    drawn = sum(f["glyphCount"] for f in fonts)
+    assert drawn >= 10 and any("WenQuanYi" in f["familyName"] or "CJK" in f["familyName"] for f in fonts), fonts
