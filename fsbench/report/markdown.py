@@ -226,7 +226,7 @@ def _table(t: dict, baseline: str) -> list[str]:
 
 def _value(c: dict) -> str:
     mark = {"better": " ✅", "worse": " ❌"}.get(c.get("cls", ""), "")
-    ratio = f" {c['ratio'][:-1]}{mark})" if c.get("ratio") else ""
+    ratio = f" {c['ratio'][:-1]}{' ' + c['interval'] if c.get('interval') else ''}{mark})" if c.get("ratio") else ""
     cv = f" {c['cv']}{' ⚠' if c.get('unstable') else ''}" if c.get("cv") else ""
     verdict = {"good": " 🟢", "fair": " 🟡", "poor": " 🔴"}.get(c.get("verdict", ""), "")
     flag = f" ⛔{c.get('mark') or ''}" if c.get("validity") == "flagged" else ""  # its words: under Validity

@@ -52,8 +52,9 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
     return {
         "text": percent(value) if whole_percent and str(r["unit"]) == "%"
         else format_value(value, str(r["unit"]), time_unit),
-        "ratio": f"({ratio_text(ratio)}{_interval(r) if not is_base else ''})"
-        if ratio is not None and _finite(ratio) else "",
+        "ratio": f"({ratio_text(ratio)})" if ratio is not None and _finite(ratio) else "",
+        # the ratio's 95 % interval on a line of its own under it: a cell no wider than its value
+        "interval": _interval(r).strip() if ratio is not None and _finite(ratio) and not is_base else "",
         "cls": cls,
         # the 95 % interval's half-width (t, over the repetitions), else the spread
         "cv": (f"±{ci * 100:.1f}%" if ci is not None else f"±{cv * 100:.0f}%") if n > 1 else "",

@@ -52,7 +52,8 @@ workloads:
 """, "k.yaml")
     t = sc.targets["t"]
     plan = KINDS.get("juicefs").plan(t, {"target.path": t.path}, str(tmp_path / "scratch"))
-    (fmt,) = plan.once
+    check, fmt = plan.once  # juicefs status first: format only a meta that holds no volume (docs/safety.md)
+    assert fmt[1] == "format" and not [w for w in check if AK in w or SK in w]
     assert not [w for w in fmt if AK in w or SK in w or "url%2Fsecret" in w]
     assert f"http://127.0.0.1:{server.server_port}/b" in fmt
     proc = subprocess.Popen(fmt, env={**os.environ, **plan.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
