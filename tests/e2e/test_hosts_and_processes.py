@@ -108,10 +108,15 @@ def wait_for_file(proc: subprocess.Popen, folder: Path, pattern: str, limit_s: f
 
 def freeze(lab) -> list[int]:
     """SIGSTOP the lab's sshd, its sessions and every process they started: the host stops answering."""
-    pids = sorted(set(lab.sshd_pids()) | set(lab.session_pids()))
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    return pids
+    stopped: set[int] = set()
+    for _ in range(3):  # a session may start a command while the others are being stopped: look again
+        for pid in sorted((set(lab.sshd_pids()) | set(lab.session_pids())) - stopped):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:  # it ended between the listing and the signal
+                continue
+            stopped.add(pid)
+    return sorted(stopped)
 
 
 def thaw(pids: list[int]) -> None:
