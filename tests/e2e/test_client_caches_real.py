@@ -65,7 +65,9 @@ def test_rclone_read_after_its_cache_is_emptied_measures_the_store_and_a_re_read
     assert folder["bytes_after"] < MIB, proof
     # so the read came from S3: the backend's bytes within MARGIN of fio's, and no flag
     assert fio.loc["read-store", "validity"] == "ok", fio.loc["read-store", "validity_detail"]
-    assert abs(backend.loc["read-store", "value"] - 8 * MIB) <= MARGIN * 8 * MIB
+    # (at least fio's bytes: on a loaded machine rclone's downloader may fetch a chunk twice, which is
+    # read amplification, not a cache)
+    assert (1 - MARGIN) * 8 * MIB <= backend.loc["read-store", "value"] <= 2.5 * 8 * MIB
     # the same file again, without the drop: rclone's full cache served it, and the row says so
     assert not (run / "raw" / "rclone__re-read__r1" / "local" / "drop_client_cache.json").exists()
     assert fio.loc["re-read", "validity"] == "flagged"
