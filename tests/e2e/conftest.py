@@ -25,3 +25,11 @@ def lab(tmp_path):
                 for pid in running.session_pids()}
         assert not left, f"processes started over ssh outlived the test: {left}"
     assert not running.running() and not running.sshd_pids(), "sshd still running"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/e2e is end-to-end: `pytest -m "not e2e"` (tox -e fast) leaves them all out."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
