@@ -119,7 +119,7 @@ def test_plan_show_prints_the_exact_job_files_and_commands(tmp_path):
     assert "== case 2: t__mixed__numjobs=2__r1" in out and "case 1:" not in out
     assert "-- prepare (laying out the files to read; not timed, not monitored)" in out
     assert "   | create_only=1" in out and "   | runtime=3600" in out
-    assert f"   | directory={tmp_path}/t/fsbench-<run-id>/data/mixed" in out
+    assert f"   | directory={tmp_path}/t/fsbench-<run-id>-<random>/data/mixed" in out
     assert "-- drop the page cache on every involved host" in out
     assert "   $ fio --output-format=json --output=fio.json job.fio" in out
     # the estimate read `runtime=3600  # one hour` as fio does: two hour-long groups, not 2 s
