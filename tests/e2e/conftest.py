@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -25,6 +26,16 @@ def lab(tmp_path):
                 for pid in running.session_pids()}
         assert not left, f"processes started over ssh outlived the test: {left}"
     assert not running.running() and not running.sshd_pids(), "sshd still running"
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 3 MiB tmpfs for the run directory."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "fsbench-small", str(mount)], check=True)
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def pytest_collection_modifyitems(config, items):

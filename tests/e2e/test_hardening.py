@@ -445,16 +445,6 @@ def test_many_run_directories_created_at_once_are_all_distinct(tmp_path):
 
 # -- a full disk ------------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 3 MiB tmpfs for the run directory."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "fsbench-small", str(mount)], check=True)
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
 def test_a_full_run_directory_stops_cleanly_and_resumes(tmp_path, fio, small_disk):
     scenario = write_scenario(tmp_path, f"""\
         name: full

@@ -130,16 +130,6 @@ def test_a_resume_after_a_job_file_or_an_include_changed_is_refused(tmp_path, fi
 # -- minor: a disk full before the reserve could be set aside --------------------------------------------
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 3 MiB tmpfs for the run directory."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "fsbench-small", str(mount)], check=True)
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
 def test_a_disk_too_full_for_the_reserve_still_records_how_the_run_ended(tmp_path, fio, small_disk):
     scenario = write_scenario(tmp_path, f"""\
         name: tight
