@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -15,7 +16,9 @@ import pytest
 from tests.paths import REPO
 
 # runs started by the tests index themselves (for recovery after a kill) apart from the machine's own
-os.environ.setdefault("FSBENCH_STATE_DIR", tempfile.mkdtemp(prefix="fsbench-test-state-"))
+if "FSBENCH_STATE_DIR" not in os.environ:
+    os.environ["FSBENCH_STATE_DIR"] = tempfile.mkdtemp(prefix="fsbench-test-state-")
+    atexit.register(shutil.rmtree, os.environ["FSBENCH_STATE_DIR"], ignore_errors=True)  # one per session, not kept
 
 
 def require(binary: str) -> str:
