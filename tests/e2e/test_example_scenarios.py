@@ -313,8 +313,8 @@ def test_metadata_report_has_the_seeds_views(tmp_path, monkeypatch):
 
     lines = []
     line_chart = figures.line_chart
-    monkeypatch.setattr(figures, "line_chart", lambda data, title, unit, x, series: lines.append((title, x))
-                        or line_chart(data, title, unit, x, series))
+    monkeypatch.setattr(figures, "line_chart", lambda data, title, unit, x, series, scale_from=None: lines.append((title, x))
+                        or line_chart(data, title, unit, x, series, scale_from))
     run = build_run(tmp_path, METADATA, ["scale=full"])
     html, md = render(run)
     # TPS against concurrency: per system (a line per operation, 3 systems) and per operation (a line
