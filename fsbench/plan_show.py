@@ -50,6 +50,9 @@ def describe_case(sc: Scenario, case: Case) -> str:
                                  "a later case that writes the same skips it)", prep)
     if case.drop_caches:
         lines.append("-- drop the page cache on every involved host (sync; echo 3 > /proc/sys/vm/drop_caches)")
+    if case.drop_client_cache and (kind.client_process or target.client_process):
+        lines.append(f"-- empty {target.name}'s client cache folders that lie in the run's scratch space, if its "
+                     "client keeps any (guarded unmount, empty, mount again; docs/safety.md)")
     lines += _invocation("run (timed and monitored)", tool.build(case, folder, ctx))
     # the scenario's secrets were remembered at load: a value given through a variable or --set, a
     # URL's password or a ?password= parameter shows as **** here as in everything a run writes

@@ -126,3 +126,19 @@ def test_plan_show_lists_the_rbd_image_fill_of_the_job_file_s_extent(tmp_path):
     fill = shown[shown.index("-- prepare"):shown.index("-- run")]
     assert "once per target: a later case that writes the same skips it" in fill
     assert "| size=64m" in fill and "| rw=write" in fill and "| rbdname=im" in fill
+
+
+def test_plan_show_names_the_client_cache_step_where_a_case_empties_it():
+    from fsbench.plan_show import describe_case
+
+    sc = load_scenario_text("""\
+name: c
+targets:
+  s3: {kind: fuse, path: /srv/bench/s3, client_process: goofys, fuse: {mount: "goofys b ${target.path}"}}
+  d: {path: /srv/bench/d}
+workloads:
+  r: {tool: fio, options: {rw: read, size: 1m}, drop_client_cache: true}
+""", "c.yaml")
+    shown = {c.target: describe_case(sc, c) for c in plan_cases(sc)}
+    assert "-- empty s3's client cache folders that lie in the run's scratch space" in shown["s3"]
+    assert "client cache" not in shown["d"]  # a plain folder has no client
