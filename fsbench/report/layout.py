@@ -8,13 +8,18 @@ MOST_TARGETS = 6
 MOST_VALUE_COLUMNS = 8
 
 
+def fits(targets: int, per_target: int) -> bool:
+    """Whether a table of this many targets, each with per_target value columns, fits the page whole."""
+    return targets <= (MOST_TARGETS if per_target <= 1 else max(2, MOST_VALUE_COLUMNS // per_target))
+
+
 def split_wide(table: dict, baseline: str = "") -> list[dict]:
     """A table as parts of at most MOST_TARGETS targets (fewer when each has several columns), each part
     with the baseline's column first (the first target's when the baseline is not in the table)."""
     targets = list(table.get("targets") or [])
     per = int(table.get("per_target") or 1)
     most = MOST_TARGETS if per == 1 else max(2, MOST_VALUE_COLUMNS // per)
-    if table.get("kind") not in ("compare", "pivot") or len(targets) <= most:
+    if table.get("kind") not in ("compare", "pivot") or fits(len(targets), per):
         return [table]
     anchor = baseline if baseline in targets else targets[0]
     rest = [t for t in targets if t != anchor]

@@ -2,7 +2,9 @@
 
 A view is a dict of the scenario's `report.views` (or a tool's default): `table` (operations x
 targets, each value with its ratio to the baseline: seed 000; or with `columns: metrics`, a column per
-metric of each target, as juicefs bench prints ITEM | VALUE | COST), `by_value` (per swept value,
+metric of each target, as juicefs bench prints ITEM | VALUE | COST; where that is wider than the page, the
+tool's main figure per row with every target side by side, then a table per other column, as seed 000's
+JuiceFS Bench table and never the targets split into parts), `by_value` (per swept value,
 targets x metrics with client CPU and peak memory: seeds 001 and 004), `chart` (a metric against a
 swept value, one chart per target or per operation: seed 002), `at` (the values at one swept value:
 seed 002's latency at 20 and throughput at 100); `stats`, `best` and `checks` are in tool_views.py.
@@ -19,6 +21,7 @@ import dataclasses
 import pandas as pd
 
 from fsbench.report import figures
+from fsbench.report.layout import fits
 from fsbench.report.rows import (
     EMPTY,
     RunView,
@@ -63,6 +66,7 @@ def table_view(rv: RunView, spec: dict) -> dict:
     for pkey, pdf in points(df):
         rows: list[dict] = []
         headers: list[str] = []
+        more: dict[str, list[dict]] = {}  # a column per table where all of them side by side would not fit
         for w in workloads:
             tool = rv.tool_of(w, spec)
             wdf = shown(pdf[pdf["workload"] == w], tool, spec)
@@ -71,22 +75,33 @@ def table_view(rv: RunView, spec: dict) -> dict:
             if len(workloads) > 1:
                 rows.append({"section": (rv.descriptions.get(w) or w), "labels": [], "cells": []})
             block = _Block(rv, spec, w, tool, targets, fixed + pkey)
-            if by_metric:
-                groups = column_groups(tool, list(spec.get("metrics") or []), set(wdf["metric"]))
+            groups = column_groups(tool, list(spec.get("metrics") or []), set(wdf["metric"])) if by_metric else []
+            apart = by_metric and not fits(len(targets), len(groups))
+            if by_metric and not apart:
                 headers = headers or [h for h, _ in groups]
                 rows += block.metric_columns(wdf, groups)
             else:
                 rows += block.metric_rows(wdf)
             measures += block.measures
             if spec.get("resources", True):
-                rows += _resource_rows(rv, w, pkey, targets, single, len(headers) if by_metric else 1)
+                rows += _resource_rows(rv, w, pkey, targets, single, len(headers) or 1)
+            if apart:  # the other columns as tables of their own below, every target still side by side
+                for header, ms in groups[1:]:
+                    aside = _Block(rv, spec, w, tool, targets, fixed + pkey)  # its measures are the first table's
+                    more.setdefault(header, []).extend(
+                        ([{"section": (rv.descriptions.get(w) or w), "labels": [], "cells": []}]
+                         if len(workloads) > 1 else []) + aside.metric_columns(wdf, [(header, ms)]))
         if rows:
             table = {"kind": "compare", "title": point_text(pkey), "targets": targets, "rows": rows,
                      "single": single, "head": ["", *targets]}
-            if by_metric:
+            if headers:
                 table.update(head=["", *(headers * len(targets))], per_target=max(1, len(headers)),
                              groups=targets if not single else [])
             tables.append(table)
+        for header, extra in more.items():
+            at = point_text(pkey)
+            tables.append({"kind": "compare", "title": header + (f" · {at}" if at else ""), "targets": targets,
+                           "rows": extra, "single": single, "head": ["", *targets]})
     charts = _bar_charts(rv, spec, df) if spec.get("chart") else []
     return view_dict("table", spec, rv, tables=tables, charts=charts, measures=measures)
 

@@ -95,6 +95,38 @@ def test_metrics_as_columns_follow_the_tools_own_columns():
     assert [c["cls"] for c in t2["rows"][0]["cells"]][2:] == ["better", "worse"]  # twice the time is worse
 
 
+def test_juicefs_bench_of_six_engines_is_the_seeds_table_then_a_cost_table():
+    """Seed 000's JuiceFS Bench: seven rows, one value per engine with its ratio to the baseline (the cost
+    of FUSE operation and Update meta, which have no rate), every engine in one table; the costs follow."""
+    engines = ["redis-always", "redis-everysec", "sqlite", "mariadb", "postgres", "etcd"]
+    items = [("write_big_file", "bandwidth", 300e6), ("read_big_file", "bandwidth", 350e6),
+             ("write_small_file", "rate", 26.0), ("read_small_file", "rate", 1400.0), ("stat_file", "rate", 6700.0)]
+    rows = []
+    for n, e in enumerate(engines, 1):
+        for i, (op, metric, v) in enumerate(items, 1):
+            rows += [row(e, "bench", "juicefs-bench", op, metric, v * n), row(e, "bench", "juicefs-bench", op,
+                                                                                 "latency_mean", 0.01 * n * i)]
+        rows += [row(e, "bench", "juicefs-bench", op, m, v) for op, m, v in (
+            ("fuse_operation", "ops", 1000.0), ("fuse_operation", "latency_mean", 4.5e-4 * n),
+            ("update_meta", "ops", 300.0), ("update_meta", "latency_mean", 1.04e-3 * n))]
+    view = build_view(run_view(rows, engines), {"view": "table", "workload": "bench", "columns": "metrics"})
+    main, cost = view["tables"]
+    natural = ["Write big file", "Read big file", "Write small file", "Read small file", "Stat file",
+               "Fuse operation", "Update meta"]
+    assert main["head"] == ["", *engines] and main["targets"] == engines and main["title"] == ""
+    assert [r["labels"][0] for r in main["rows"]] == natural
+    assert [r["metric"] for r in main["rows"]] == ["bandwidth"] * 2 + ["rate"] * 3 + ["latency_mean"] * 2
+    assert [c["ratio"] for c in main["rows"][2]["cells"]] == [f"({n:.2f})" for n in range(1, 7)]
+    assert [c["text"] for c in main["rows"][6]["cells"]][:2] == ["1.04 ms", "2.08 ms"]
+    assert cost["title"] == "Cost" and cost["head"] == ["", *engines]
+    assert [r["labels"][0] for r in cost["rows"]] == natural
+    assert [c["text"] for c in cost["rows"][0]["cells"]][:2] == ["10 ms", "20 ms"]
+    assert "per_target" not in main and "groups" not in main
+    parts = [p for t in view["tables"] for p in split_wide(t, "redis-always")]
+    assert len(parts) == 2 and not any("part" in p["title"].lower() for p in parts)  # never Part 1 of 2
+    assert sum(m is not None for m in view["measurements"]) == 7  # each item measured once, not per table
+
+
 def test_a_best_view_on_a_swept_workload_shows_every_value():
     rows = [row(t, "w", "fio", "read", "iops", v * n, numjobs=n) for t, v in (("a", 100.0), ("b", 50.0))
             for n in (1, 4, 16)]
