@@ -136,6 +136,9 @@ class Runner:
         missing = {(h["host"], tool) for h in hosts for tool in self._tools()
                    if h.get(f"{tool}_version") == "not found"}
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
+        rounds = self.sc.settings.order == "rounds"
+        if rounds:  # a service stops after the last case of its last target, wherever that falls
+            order.sort(key=lambda name: max(i for i, c in enumerate(todo) if c.target == name))
         scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
         cleanups = {name: self.leftovers.add(name, "scratch folders", self._scratch_cleanup(tr, scratch))
                     for name, tr in self.transports.items()}
@@ -143,7 +146,9 @@ class Runner:
                                   self.emit, order, self.leftovers, self.secrets)
         done = 0
         try:
-            for name in order:
+            if rounds:
+                self._run_rounds(todo, services, scratch, hosts, missing)
+            for name in order if not rounds else ():
                 if self.cancel.is_set() or self.full:
                     break
                 done = self._run_target(self.sc.targets[name], [c for c in todo if c.target == name], services,
@@ -195,8 +200,8 @@ class Runner:
             out.append(["rm", "-rf", "--", posixpath.join(base, self.rd.run_id)])
         return out
 
-    def _run_target(self, target: Target, tcases: list[Case], services: ServiceManager, scratch: str,
-                    hosts: list[dict], missing: set, done: int, total: int) -> int:
+    def _session(self, target: Target, services: ServiceManager, scratch: str) -> tuple[TargetSession, str | None]:
+        """The target's session with its services started, and why it cannot be set up (None: it can)."""
         try:
             values, reason = services.ensure(target.services, self.cancel)
         except Exception as exc:  # noqa: BLE001 - a service plug-in's bug fails this target's cases only
@@ -208,6 +213,11 @@ class Runner:
                                 scratch=scratch, service_values=values,
                                 log_dir=self.rd.path / "targets" / target.name, leftovers=self.leftovers,
                                 secrets=self.secrets)
+        return session, reason
+
+    def _run_target(self, target: Target, tcases: list[Case], services: ServiceManager, scratch: str,
+                    hosts: list[dict], missing: set, done: int, total: int) -> int:
+        session, reason = self._session(target, services, scratch)
         try:
             ready = reason or self._setup(target, session, hosts)
             last_user = {c.dataset: c.case_id for c in tcases if c.dataset}
@@ -215,27 +225,9 @@ class Runner:
                 if self.cancel.is_set() or self.full:
                     break
                 done += 1
-                decision = self._adaptive(case)
-                if decision is not None and not decision.more:  # the case's interval is narrow enough already
-                    self._finish_case(case, STATUS_SKIPPED, f"{reps.NOT_NEEDED}: {decision.detail}")
-                    self.emit(Event("case_end", case=case, index=done, total=total, status=STATUS_SKIPPED,
-                                    duration_s=0.0, message=self.records[case.case_id]["reason"]))
-                    continue
-                self.emit(Event("case_start", case=case, index=done, total=total))
-                try:
-                    self._one_case(case, session, ready, missing)
-                    if case.dataset and last_user.get(case.dataset) == case.case_id:
-                        session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
-                except OSError as exc:  # the run directory's disk is full: stop, record it, stay resumable
-                    if not out_of_space(exc):
-                        raise
-                    self._disk_full(exc)
+                if not self._step(case, session, ready, missing, last_user.get(case.dataset) == case.case_id,
+                                  done, total):
                     break
-                rec = self.records[case.case_id]
-                self.emit(Event("case_end", case=case, index=done, total=total, status=rec["status"],
-                                duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
-                if self.sc.settings.cooldown_s and not self.cancel.is_set():
-                    self.cancel.wait(self.sc.settings.cooldown_s)
         except OSError as exc:  # full while setting the target up: its teardown still gets the reserve
             if not out_of_space(exc):
                 raise
@@ -244,6 +236,74 @@ class Runner:
             session.teardown()
             services.release(target.name)
         return done
+
+    def _run_rounds(self, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
+                    missing: set) -> None:
+        """settings.order: rounds: the cases in plan order, each target set up before its first case and
+        torn down after its last, so every target of a round is up at once."""
+        last = {c.target: c.case_id for c in todo}
+        last_user = {(c.target, c.dataset): c.case_id for c in todo if c.dataset}
+        sessions: dict[str, tuple[TargetSession, str | None]] = {}
+        applied: dict[str, str] = {}  # service -> the target whose setup commands last ran against it
+        done = 0
+        try:
+            for case in todo:
+                if self.cancel.is_set() or self.full:
+                    break
+                target = self.sc.targets[case.target]
+                if case.target not in sessions:
+                    session, reason = self._session(target, services, scratch)
+                    sessions[case.target] = (session, reason)
+                    sessions[case.target] = (session, reason or self._setup(target, session, hosts))
+                    applied.update(dict.fromkeys(target.services, case.target))
+                session, ready = sessions[case.target]
+                if ready is None and any(applied.get(s, case.target) != case.target for s in target.services):
+                    # another target's setup commands ran against a service shared with this one since (e.g.
+                    # Redis' appendfsync set per target): run this target's again, so the case measures its own
+                    ready = session.reapply(self.cancel)
+                    applied.update(dict.fromkeys(target.services, case.target))
+                done += 1
+                if not self._step(case, session, ready, missing,
+                                  last_user.get((case.target, case.dataset)) == case.case_id, done, len(todo)):
+                    break
+                if last[case.target] == case.case_id:
+                    sessions.pop(case.target)
+                    session.teardown()
+                    services.release(case.target)
+        except OSError as exc:  # full while setting a target up: the teardowns still get the reserve
+            if not out_of_space(exc):
+                raise
+            self._disk_full(exc)
+        finally:
+            for name, (session, _) in sessions.items():
+                session.teardown()
+                services.release(name)
+
+    def _step(self, case: Case, session: TargetSession, ready: str | None, missing: set, frees: bool,
+              done: int, total: int) -> bool:
+        """One case (or its skip when an adaptive case needs no more repetitions); False: stop the run."""
+        decision = self._adaptive(case)
+        if decision is not None and not decision.more:  # the case's interval is narrow enough already
+            self._finish_case(case, STATUS_SKIPPED, f"{reps.NOT_NEEDED}: {decision.detail}")
+            self.emit(Event("case_end", case=case, index=done, total=total, status=STATUS_SKIPPED,
+                            duration_s=0.0, message=self.records[case.case_id]["reason"]))
+            return True
+        self.emit(Event("case_start", case=case, index=done, total=total))
+        try:
+            self._one_case(case, session, ready, missing)
+            if case.dataset and frees:
+                session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
+        except OSError as exc:  # the run directory's disk is full: stop, record it, stay resumable
+            if not out_of_space(exc):
+                raise
+            self._disk_full(exc)
+            return False
+        rec = self.records[case.case_id]
+        self.emit(Event("case_end", case=case, index=done, total=total, status=rec["status"],
+                        duration_s=float(rec["duration_s"] or 0), message=rec["reason"]))
+        if self.sc.settings.cooldown_s and not self.cancel.is_set():
+            self.cancel.wait(self.sc.settings.cooldown_s)
+        return True
 
     def _setup(self, target: Target, session: TargetSession, hosts: list[dict]) -> str | None:
         """Set the target up and note how each host reached it; None when ready, else why not."""

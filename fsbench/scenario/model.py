@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsbench.analysis.settings import SECTION as STATS
 from fsbench.config import schema as s
 from fsbench.config.schema import option
 from fsbench.scenario import repetitions as reps
@@ -251,6 +252,12 @@ class Settings:
                                            "target_ci: 5%, budget: 20m}: repeat a case while its interval is wider")
     exclude_warmup: bool = option(s.boolean, False, doc="leave out of the summaries a first repetition far off "
                                                         "the others (flagged as warm-up either way)")
+    order: str = option(s.one_of("targets", "rounds"), "targets",
+                        doc="targets: each target's cases back to back (set up once); rounds: repetition 1 of "
+                            "every target of a workload, then repetition 2..., every target set up at once, so "
+                            "drift over minutes hits all alike and comparisons pair by round")
+    stats: dict = option(STATS, factory=dict, convert=dict,
+                         doc="when a difference is stated: min_effect (10%), time_floor (20us)")
     case_timeout_s: float | None = option(s.duration, None, key="case_timeout")
     cooldown_s: float = option(s.duration, 0.0, key="cooldown")
     output_root: str = option(s.string, "reports")

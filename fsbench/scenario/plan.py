@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ class Case:
     fresh: bool = False
     #: the target client's own cache folders emptied (client unmounted) before the measured run
     drop_client_cache: bool = False
+    #: what the drop writes to /proc/sys/vm/drop_caches: 1 the page cache, 3 also dentries and inodes
+    drop_level: int = 3
 
     def label(self) -> str:
         """'tmpfs · seq-write numjobs=4 · rep 1' for progress lines."""
@@ -66,7 +69,8 @@ PREPARE_START_S = 0.2
 
 
 def plan_cases(sc: Scenario) -> list[Case]:
-    """Every case in run order: by target (so each is set up once), then workload, sweep, repetition.
+    """Every case in run order: by target (so each is set up once), then workload, sweep, repetition;
+    with `settings.order: rounds`, by workload, sweep and repetition, then target (see in_rounds).
 
     A case's estimate includes its prepare step only where that step writes: for the first case of
     each dataset on a target (later ones find the files laid out), and for every case that starts
@@ -111,8 +115,24 @@ def plan_cases(sc: Scenario) -> list[Case]:
                         case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,
                         w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts),
                         round(total, 1), timeout, w.job_file, dataset, reads, drop, fresh, drop_client,
+                        w.drop_caches_level,
                     ))
-    return cases
+    return in_rounds(cases, sc) if sc.settings.order == "rounds" else cases
+
+
+def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:
+    """The cases by workload, sweep point and repetition, then target: round r of every target of a workload
+    runs before round r+1, so drift between minutes (load, heat, a neighbour) falls on every target alike.
+    Each target's own cases keep their order (its datasets and prepare steps stay as planned)."""
+    workloads = list(sc.workloads)
+    targets = list(sc.targets)
+    points: dict[tuple[str, str], int] = {}
+    for c in cases:  # a sweep point's rank within its workload, in the order the sweep gives
+        points.setdefault((c.workload, repr(sorted(c.params.items()))), len(points))
+    ordered = sorted(cases, key=lambda c: (workloads.index(c.workload),
+                                           points[(c.workload, repr(sorted(c.params.items())))],
+                                           c.repetition, targets.index(c.target)))
+    return [dataclasses.replace(c, index=i) for i, c in enumerate(ordered, 1)]
 
 
 def _estimate(tool, options: dict, w) -> float:

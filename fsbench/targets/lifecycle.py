@@ -108,6 +108,16 @@ class TargetSession:
         except FsbenchError as exc:  # a host that cannot be reached is a target that is not ready
             return f"target {self.target.name} could not be set up: {exc}"
 
+    def reapply(self, cancel: threading.Event) -> str | None:
+        """Run the target's setup commands again (rounds order: another target's ran against a service
+        they share since); None when done, else why the target's case cannot run."""
+        for host, tr in self.transports.items():
+            for cmd in self.target.setup:
+                r = self._run(tr, sh(render(cmd, self.values(host))), f"{host}: {cmd}", cancel)
+                if not r.ok:
+                    return f"target setup failed again {r.describe()}"
+        return None
+
     def cleanup_commands(self, host: str) -> list[list[str]]:
         """What undoes this target's setup on host: unmount (only fsbench's own mount), teardown commands,
         its scratch folder; kept in leftovers.json for the run after a crash."""

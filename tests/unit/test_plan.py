@@ -142,3 +142,23 @@ workloads:
     shown = {c.target: describe_case(sc, c) for c in plan_cases(sc)}
     assert "-- empty s3's client cache folders that lie in the run's scratch space" in shown["s3"]
     assert "client cache" not in shown["d"]  # a plain folder has no client
+
+
+def test_rounds_order_runs_repetition_one_of_every_target_before_repetition_two(tmp_path):
+    """settings.order: rounds: workload, sweep point, repetition, then target; each target's own order kept."""
+    from fsbench.scenario import load_scenario, plan_cases
+
+    path = tmp_path / "s.yaml"
+    path.write_text(f"""\
+name: r
+settings: {{order: rounds, repetitions: 2, scratch: {tmp_path}/s}}
+targets:
+  a: {{path: {tmp_path}/a}}
+  b: {{path: {tmp_path}/b}}
+workloads:
+  w: {{tool: fio, options: {{rw: write, bs: 4k, size: 1m}}, sweep: {{product: {{numjobs: [1, 2]}}}}}}
+""")
+    cases = plan_cases(load_scenario(path, [], None))
+    assert [(c.params["numjobs"], c.repetition, c.target) for c in cases] == [
+        (1, 1, "a"), (1, 1, "b"), (1, 2, "a"), (1, 2, "b"), (2, 1, "a"), (2, 1, "b"), (2, 2, "a"), (2, 2, "b")]
+    assert [c.index for c in cases] == list(range(1, 9))
