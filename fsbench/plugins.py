@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from importlib.metadata import entry_points
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from typing import Generic, Protocol, TypeVar
 
 from fsbench.errors import FsbenchError
@@ -64,16 +65,36 @@ class Registry(Generic[T]):
         self._loaded = True
         for module in self.builtin:
             self.register(importlib.import_module(module).PLUGIN)
-        for ep in entry_points(group=self.group):
-            try:
-                obj = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
-                raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
-            self.register(getattr(obj, "PLUGIN", obj), f"entry point {ep.name} = {ep.value} in {self.group}")
+        for ep in _entry_points(self.group):
+            self._load_entry_point(ep)
+
+    def _load_entry_point(self, ep: EntryPoint) -> None:
+        try:
+            obj = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
+            raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
+        self.register(getattr(obj, "PLUGIN", obj), f"entry point {ep.name} = {ep.value} in {self.group}")
+
+    def _load_named(self, name: str) -> None:
+        """Import only what may provide name: the built-in module of that name and entry points called so.
+
+        Both are loaded so that a third-party plug-in claiming a built-in name still fails loudly; a name
+        no module spells (`juicefs-objbench`) falls back to loading everything.
+        """
+        module = name.replace("-", "_")
+        mine = [m for m in self.builtin if m.rsplit(".", 1)[-1] == module]
+        for m in mine:
+            self.register(importlib.import_module(m).PLUGIN)
+        for ep in _entry_points(self.group):
+            if ep.name == name:
+                self._load_entry_point(ep)
 
     def get(self, name: str) -> T:
-        """The plug-in called name; KeyError naming the known ones."""
-        self._load()
+        """The plug-in called name (importing only its module when it can); KeyError naming the known ones."""
+        if name not in self._items and not self._loaded:
+            self._load_named(name)
+        if name not in self._items:
+            self._load()
         try:
             return self._items[name]
         except KeyError:
@@ -89,8 +110,22 @@ class Registry(Generic[T]):
         return iter(list(self._items.values()))
 
     def __contains__(self, name: object) -> bool:
-        self._load()
+        if isinstance(name, str) and name not in self._items and not self._loaded:
+            self._load_named(name)
+        if name not in self._items:
+            self._load()
         return name in self._items
+
+
+@cache
+def _entry_points(group: str) -> tuple[EntryPoint, ...]:
+    """The entry points of one group; the installed packages are read once per process, not once per registry."""
+    return tuple(_all_entry_points().select(group=group))
+
+
+@cache
+def _all_entry_points():  # type: ignore[no-untyped-def]
+    return entry_points()
 
 
 def protocol_members(protocol: type | None) -> list[str]:

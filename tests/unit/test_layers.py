@@ -119,7 +119,7 @@ def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_poi
         def load(self):
             return Half()
 
-    monkeypatch.setattr(fsbench.plugins, "entry_points", lambda group: [EntryPoint()])
+    monkeypatch.setattr(fsbench.plugins, "_entry_points", lambda group: [EntryPoint()])
     registry: Registry = Registry("tool", "fsbench.tools", (), ToolAdapter)
     with pytest.raises(PluginError) as err:
         registry.names()
