@@ -337,7 +337,8 @@ class CaseRun:
         from fsbench.targets.cache import drop_caches
 
         for h in hosts:
-            out = drop_caches(self.transports[h], self.rd.raw_dir(self.case.case_id, h) / record)
+            out = drop_caches(self.transports[h], self.rd.raw_dir(self.case.case_id, h) / record,
+                              self.case.drop_level)
             if not out["ok"]:
                 return f"dropping the page cache on {h} failed {out['error']}"
         return None

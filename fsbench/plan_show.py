@@ -8,6 +8,7 @@ import shlex
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.secrets import redact
+from fsbench.targets.cache import drop_command
 from fsbench.targets.kinds import KINDS
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
@@ -49,7 +50,9 @@ def describe_case(sc: Scenario, case: Case) -> str:
             lines += _invocation("prepare (writing what the case reads; not timed, not monitored; once per target: "
                                  "a later case that writes the same skips it)", prep)
     if case.drop_caches:
-        lines.append("-- drop the page cache on every involved host (sync; echo 3 > /proc/sys/vm/drop_caches)")
+        also = ", dentries and inodes too" if case.drop_level == 3 else ""
+        lines.append(f"-- drop the page cache on every involved host{also} "
+                     f"({drop_command(case.drop_level).replace(' &&', ';')})")
     if case.drop_client_cache and (kind.client_process or target.client_process):
         lines.append(f"-- empty {target.name}'s client cache folders that lie in the run's scratch space, if its "
                      "client keeps any (guarded unmount, empty, mount again; docs/safety.md)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fsbench.analysis.settings import SECTION as STATS
 from fsbench.config import schema as s
@@ -182,6 +183,15 @@ class Sweep:
         return [{**p, **z} for p in prod for z in zipped]
 
 
+def _drop_level(value: object, path: tuple, lm: Any, issues: list) -> Any:
+    """1 or 3: a level that drops the page cache (2 drops only dentries and inodes: not a cache drop)."""
+    if isinstance(value, bool) or value not in (1, 3):
+        issues.append(lm.issue(path, f"expected 1 (the page cache, as `echo 1 > /proc/sys/vm/drop_caches`) or 3 "
+                                     f"(the page cache, dentries and inodes), got {value!r}"))
+        return None
+    return value
+
+
 @dataclass(frozen=True)
 class Workload:
     """A tool with its options, an optional job file, explicit sweeps and repetitions."""
@@ -203,6 +213,9 @@ class Workload:
     targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="default: every target")
     drop_caches: bool | None = option(s.boolean, None, doc="sync and drop the page cache on every involved host "
                                       "before each case (default: only after a prepare step laid out files)")
+    drop_caches_level: int = option(_drop_level, 3, doc="what drop_caches drops, the value written to "
+                                    "/proc/sys/vm/drop_caches: 1 the page cache only (seed 001's `echo 1`), "
+                                    "3 the page cache, dentries and inodes (the default)")
     drop_client_cache: bool | None = option(s.boolean, None, doc="empty the target client's own cache folders "
                                             "(s3fs use_cache, rclone's VFS cache, JuiceFS's cache-dir), "
                                             "unmounted, before each case (default: as drop_caches)")

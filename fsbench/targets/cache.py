@@ -15,8 +15,18 @@ from fsbench.transport.base import Transport
 if TYPE_CHECKING:
     from fsbench.targets.lifecycle import TargetSession
 
-#: the only shell text this needs; `echo 3 > file` is a redirect, so it cannot be a plain argv
-DROP = "sync && echo 3 > /proc/sys/vm/drop_caches"
+#: what each value written to /proc/sys/vm/drop_caches drops
+LEVELS = {1: "the page cache", 3: "the page cache, dentries and inodes"}
+
+
+def drop_command(level: int = 3) -> str:
+    """The only shell text this needs (`echo N > file` is a redirect, so it cannot be a plain argv)."""
+    if level not in LEVELS:
+        raise ValueError(f"drop_caches level {level!r}: expected one of {sorted(LEVELS)}")
+    return f"sync && echo {level} > /proc/sys/vm/drop_caches"
+
+
+DROP = drop_command(3)
 
 
 def cached_bytes(transport: Transport) -> int | None:
@@ -28,13 +38,24 @@ def cached_bytes(transport: Transport) -> int | None:
     return None
 
 
-def drop_caches(transport: Transport, record: Path | None = None) -> dict:
-    """sync; drop page cache, dentries and inodes; returns (and stores) before/after figures."""
-    before = cached_bytes(transport)
-    r = transport.run(sh(DROP), timeout=120)
-    after = cached_bytes(transport)
-    out = {"host": transport.host, "command": DROP, "ok": r.ok, "cached_before_bytes": before,
-           "cached_after_bytes": after, "error": "" if r.ok else r.describe()}
+def dentries(transport: Transport) -> int | None:
+    """The kernel's dentry count (the first figure of /proc/sys/fs/dentry-state), or None when unreadable."""
+    r = transport.run(["cat", "/proc/sys/fs/dentry-state"], timeout=15)
+    words = r.extra.get("stdout", "").split() if r.ok else []
+    return int(words[0]) if words and words[0].isdigit() else None
+
+
+def drop_caches(transport: Transport, record: Path | None = None, level: int = 3) -> dict:
+    """sync; drop what `level` names (3: page cache, dentries and inodes); returns (and stores) before/after
+    figures."""
+    command = drop_command(level)
+    before, names_before = cached_bytes(transport), dentries(transport)
+    r = transport.run(sh(command), timeout=120)
+    after, names_after = cached_bytes(transport), dentries(transport)
+    # the dentry counts show which level ran: 1 keeps them, 3 frees the unused ones
+    out = {"host": transport.host, "command": command, "level": level, "dropped": LEVELS[level], "ok": r.ok,
+           "cached_before_bytes": before, "cached_after_bytes": after,
+           "dentries_before": names_before, "dentries_after": names_after, "error": "" if r.ok else r.describe()}
     if record is not None:
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(json.dumps(out, indent=2) + "\n")
