@@ -363,9 +363,8 @@ class CaseRun:
         name = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
         if not name:
             return {}
-        # hosts of the target: the kind's words; a service's host has no mount of it (a name seen there is not it)
-        return {h: Client(name, session.plan(h).client_match(target.path) if h in session.transports
-                          else (target.path,)) for h in hosts}
+        # only the target's hosts run its client: a service's host has no mount of it, so none is looked for there
+        return {h: Client(name, session.plan(h).client_match(target.path)) for h in hosts if h in session.transports}
 
     def _monitors(self, hosts: list[str]) -> list:
         """One sampler per host the case involves."""
@@ -375,10 +374,11 @@ class CaseRun:
         from fsbench.monitor import MonitorSession
         from fsbench.monitor.expect import expected_processes
 
-        expected = expected_processes(self.sc, self.case.target, KINDS)  # never warn about another target's
+        # never warn about another target's processes, nor about a process on a host where it does not live
         return [MonitorSession(self.transports[h], h, mon.interval_s, list(mon.processes),
                                self.rd.raw_dir(self.case.case_id, h) / "monitor.txt", max_s=self.case.timeout_s + 120,
-                               client=self.clients.get(h), expected=expected)
+                               client=self.clients.get(h), expected=expected_processes(self.sc, self.case.target,
+                                                                                      KINDS, h))
                 for h in hosts]
 
     def _collectors(self, session: TargetSession, test_dir: str) -> list:
