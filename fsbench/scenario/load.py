@@ -27,6 +27,7 @@ from fsbench.scenario.model import (
     Target,
     Workload,
 )
+from fsbench.scenario.one_host import narrow_one_host_targets
 from fsbench.scenario.report_checks import check_views
 from fsbench.scenario.variables import parse_set, resolve_variables, scale_of_run, substitute
 from fsbench.secrets import SecretRef
@@ -184,7 +185,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     if scale is not None:
         resolved["scale_run"] = scale
     scenario.resolved = resolved
-    scenario.warnings = warnings
+    scenario.warnings = warnings + narrow_one_host_targets(scenario, KINDS)  # e.g. JuiceFS on SQLite: one client
     return scenario
 
 

@@ -58,6 +58,8 @@ SECTION = s.Struct({
 
 #: what `juicefs status` says on a metadata engine that holds no volume (1.0 to 1.4)
 NOT_FORMATTED = "database is not formatted"
+#: metadata engines that are a file on the client's host (a second host's client would get its own, empty)
+EMBEDDED = ("sqlite3", "badger")
 #: settings of a new volume, meaningless for one used as it is
 FORMAT_KEYS = ("bucket", "format_options")
 
@@ -116,6 +118,15 @@ class JuiceFSKind:
                                        "as it is and never formats it", f"remove `{key}`, or remove `existing`")
                     for key in FORMAT_KEYS if getattr(spec, key)]
         return []
+
+    def one_host(self, target: object) -> str:
+        """Why the target can live on one host only ('' when it can be mounted by several)."""
+        spec: JuiceFS | None = getattr(target, "settings", None)
+        engine = spec.meta.split("://", 1)[0].lower() if spec else ""
+        if engine not in EMBEDDED:
+            return ""
+        return (f"its metadata engine ({engine}://) is embedded: one file on one host, which the other hosts' "
+                "clients cannot open")
 
     def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
         """The client's object requests, from the mount's `.stats` file on each host (a read, nothing more)."""

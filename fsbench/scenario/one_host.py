@@ -1,0 +1,27 @@
+"""Targets that can live on one host only (JuiceFS on an embedded engine): narrowed to their first host."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fsbench.scenario.model import Scenario
+
+
+def narrow_one_host_targets(sc: Scenario, kinds: object) -> list[str]:
+    """Give each one-host target (its kind's `one_host(target)` says why) its first host only; a warning each.
+
+    An embedded metadata engine (sqlite3://) is a file on the host that formatted it: a second host's
+    client finds no volume there ("database is not formatted"), or, where hosts share the folder, several
+    clients write one SQLite file. The target then runs on the first of its hosts, and its cases too.
+    """
+    warnings = []
+    for name, target in list(sc.targets.items()):
+        kind = kinds.get(target.kind) if hasattr(kinds, "get") else None
+        why = kind.one_host(target) if kind is not None and hasattr(kind, "one_host") else ""
+        hosts = sc.resolve_hosts(target.hosts) if sc.hosts else []
+        if not why or len(hosts) < 2:
+            continue
+        sc.targets[name] = dataclasses.replace(target, hosts=(hosts[0],))
+        warnings.append(f"targets.{name}: runs on {hosts[0]} only, not on {', '.join(hosts[1:])}: {why}; "
+                        f"its cases measure one client (hosts: [{hosts[0]}] says so in the scenario)")
+    return warnings
