@@ -12,6 +12,7 @@ from fsbench.targets.cache import drop_command
 from fsbench.targets.kinds import KINDS
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
+from fsbench.tools.placement import placement
 
 #: what the run id and the port look like in a plan (both are chosen when the run starts)
 RUN_ID = "<run-id>"
@@ -56,7 +57,13 @@ def describe_case(sc: Scenario, case: Case) -> str:
     if case.drop_client_cache and (kind.client_process or target.client_process):
         lines.append(f"-- empty {target.name}'s client cache folders that lie in the run's scratch space, if its "
                      "client keeps any (guarded unmount, empty, mount again; docs/safety.md)")
-    lines += _invocation("run (timed and monitored)", tool.build(case, folder, ctx))
+    inv = tool.build(case, folder, ctx)
+    lines += _invocation("run (timed and monitored)", inv)
+    where, warnings = placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv)
+    if len(where) > 1:
+        lines.append("-- placement (which host runs what):")
+        lines += [f"   {host}: {what}" for host, what in where.items()]
+    lines += [f"   warning: {w}" for w in warnings]
     # the scenario's secrets were remembered at load: a value given through a variable or --set, a
     # URL's password or a ?password= parameter shows as **** here as in everything a run writes
     return redact("\n".join(lines) + "\n")

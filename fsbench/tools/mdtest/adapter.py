@@ -20,10 +20,14 @@ from fsbench.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options
+from fsbench.tools.mdtest import placement as mdtest_placement
 from fsbench.tools.mdtest.parse import TOOL, parse_path
 
 OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest command",
        "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)",
+       "map_by": "across hosts: node (default; ranks dealt round-robin over the hosts, mpirun --map-by node) "
+                 "or slot (each host's slots filled first)",
+       "ppn": "across hosts: ranks per host (mpirun --map-by ppr:N:node), instead of map_by",
        "separate_phases": "run create, stat, read and remove as separate mdtest runs (-C, -T, -E, -r), so that "
                           "`drop_caches: true` empties the cache between them"}
 PHASES = (("-C", "create"), ("-T", "stat"), ("-E", "read"), ("-r", "remove"))
@@ -80,6 +84,12 @@ class MdtestAdapter:
         tasks = options.get("tasks", 1)
         if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
             out.append(OptionIssue("tasks", f"tasks must be a whole number >= 1, got {tasks!r}"))
+        if options.get("map_by", "node") not in mdtest_placement.MAP_BY:
+            out.append(OptionIssue("map_by", f"map_by is node or slot, got {options.get('map_by')!r}",
+                                   "node deals the ranks over the hosts; slot fills each host's slots first"))
+        ppn = options.get("ppn")
+        if ppn is not None and (isinstance(ppn, bool) or not isinstance(ppn, int) or ppn < 1):
+            out.append(OptionIssue("ppn", f"ppn (ranks per host) must be a whole number >= 1, got {ppn!r}"))
         if jobs or job_file_text:
             out.append(OptionIssue("", "mdtest takes options only (no jobs or job_file)"))
         return out
@@ -145,7 +155,9 @@ class MdtestAdapter:
         if multi:
             inv.controller = True
             inv.files["hostfile"] = "".join(f"{h.address} slots={h.slots}\n" for h in ctx.hosts.values())
-            mpirun += ["--hostfile", "hostfile", "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args",
+            mpirun += ["--hostfile", "hostfile", *mdtest_placement.mpirun_flags(str(o.get("map_by", "node")),
+                                                                           _int(o.get("ppn"), 0) or None),
+                       "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args",
                        ssh_agent_args(next(iter(ctx.hosts.values())).spec)]
         inv.argv = mpirun + [str(a) for a in o.get("mpirun_args", [])] + cmd
         if o.get("separate_phases"):

@@ -1,0 +1,36 @@
+"""Which host runs which part of a case (ranks, jobs, processes), for `plan --show` and the report."""
+
+from __future__ import annotations
+
+from fsbench.tools.base import Invocation
+from fsbench.tools.mdtest import placement as mdtest_placement
+
+
+def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invocation | None = None,
+              ) -> tuple[dict[str, str], list[str]]:
+    """({host: what runs there}, warnings) for a case of tool on hosts [(name, MPI slots)].
+
+    A warning says when a workload whose target names several hosts runs on fewer of them.
+    """
+    names = [h for h, _ in hosts]
+    if len(names) < 2:
+        return {h: f"all of {tool}" for h in names}, []
+    if tool == "mdtest":
+        tasks = int(options.get("tasks", 1))
+        placed = mdtest_placement.ranks(tasks, hosts, str(options.get("map_by", "node")),
+                                        int(options["ppn"]) if options.get("ppn") else None)
+        where = {h: mdtest_placement.describe({h: rs}).split(": ", 1)[1] for h, rs in placed.items()}
+        idle = [h for h, rs in placed.items() if not rs]
+        warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(h for h in names if placed[h])} "
+                f"only, not on {', '.join(idle)}: give tasks >= {len(names)}"
+                + (" or map_by: node" if options.get("map_by") == "slot" else "")] if idle else []
+        return where, warn
+    if inv is not None and inv.per_host:
+        return {h: f"its own {tool} process" if h in inv.per_host else "nothing" for h in names}, []
+    if inv is not None and inv.servers:
+        jobs = options.get("numjobs", 1)
+        return {h: f"a fio server running the job file ({jobs} job{'s' if str(jobs) != '1' else ''})"
+                if h in inv.servers else "nothing" for h in names}, []
+    where = {h: f"all of {tool}" if h == names[0] else "nothing" for h in names}
+    return where, [f"{tool} runs on {names[0]} only, not on {', '.join(names[1:])}: it is a one-host tool "
+                   f"(its results are {names[0]}'s alone)"]

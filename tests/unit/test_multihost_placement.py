@@ -1,0 +1,74 @@
+"""Placement across hosts: mdtest's ranks, one-host tools, processes expected where they live, one-host targets."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fsbench.monitor.expect import expected_processes
+from fsbench.scenario.load import load_scenario_text
+from fsbench.targets.kinds import KINDS
+from fsbench.tools.base import Invocation
+from fsbench.tools.mdtest.placement import describe, ranks
+from fsbench.tools.placement import placement
+
+THREE = [("client1", 2), ("client2", 2), ("client3", 2)]
+
+
+def test_mdtest_ranks_spread_by_node_by_default_and_fill_slots_on_request():
+    assert ranks(2, THREE) == {"client1": [0], "client2": [1], "client3": []}
+    assert ranks(2, THREE, "slot") == {"client1": [0, 1], "client2": [], "client3": []}
+    assert ranks(4, THREE, ppn=2) == {"client1": [0, 1], "client2": [2, 3], "client3": []}
+    assert ranks(8, THREE, "slot")["client1"] == [0, 1, 6]  # oversubscribed: round-robin again
+    assert describe(ranks(4, THREE)) == "client1: ranks 0, 3 · client2: rank 1 · client3: rank 2"
+
+
+def test_placement_warns_when_a_workload_of_several_hosts_runs_on_fewer():
+    where, warn = placement("mdtest", {"tasks": 2, "map_by": "slot"}, THREE)
+    assert where == {"client1": "ranks 0, 1", "client2": "none", "client3": "none"}
+    assert warn == ["mdtest's 2 ranks run on client1 only, not on client2, client3: give tasks >= 3 or map_by: node"]
+    where, warn = placement("juicefs-bench", {}, THREE, Invocation(argv=["juicefs", "bench"]))
+    assert where["client1"] == "all of juicefs-bench" and where["client3"] == "nothing"
+    assert warn and "runs on client1 only, not on client2, client3" in warn[0]
+    where, warn = placement("metabench", {}, THREE, Invocation(argv=[], per_host={h: ["m"] for h, _ in THREE}))
+    assert set(where.values()) == {"its own metabench process"} and warn == []
+    assert placement("fio", {}, [("solo", 1)]) == ({"solo": "all of fio"}, [])
+
+
+SCENARIO = """\
+name: layout
+hosts:
+  meta1: {transport: local, groups: [meta]}
+  client1: {transport: local, groups: [clients]}
+  client2: {transport: local, groups: [clients]}
+monitor: {processes: [juicefs, mariadbd]}
+services:
+  db: {hosts: [meta], port: auto, start: ["(mariadbd --port ${service.port} &)"], ready: "true"}
+targets:
+  shared:
+    kind: juicefs
+    path: /mnt/fsbench-layout-shared
+    hosts: [clients]
+    services: [db]
+    juicefs: {meta: "mysql://u:p@(${services.db.host}:${services.db.port})/j"}
+  embedded:
+    kind: juicefs
+    path: /mnt/fsbench-layout-embedded
+    hosts: [clients]
+    juicefs: {meta: "sqlite3:///var/tmp/fsbench-layout.db"}
+workloads:
+  w: {tool: fio, options: {rw: write, size: 1m}}
+"""
+
+
+def test_processes_are_expected_only_where_they_live():
+    sc = load_scenario_text(textwrap.dedent(SCENARIO), "layout.yaml")
+    assert expected_processes(sc, "shared", KINDS, host="meta1") == {"mariadbd"}
+    assert expected_processes(sc, "shared", KINDS, host="client1") == {"juicefs"}
+    assert expected_processes(sc, "shared", KINDS) == {"juicefs", "mariadbd"}  # without a host: as before
+
+
+def test_an_embedded_engine_target_is_narrowed_to_its_first_host_with_a_warning():
+    sc = load_scenario_text(textwrap.dedent(SCENARIO), "layout.yaml")
+    assert sc.targets["embedded"].hosts == ("client1",) and sc.targets["shared"].hosts == ("clients",)
+    assert any(w.startswith("targets.embedded: runs on client1 only, not on client2: its metadata engine (sqlite3://) "
+                            "is embedded") for w in sc.warnings)
