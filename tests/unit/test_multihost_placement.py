@@ -72,3 +72,17 @@ def test_an_embedded_engine_target_is_narrowed_to_its_first_host_with_a_warning(
     assert sc.targets["embedded"].hosts == ("client1",) and sc.targets["shared"].hosts == ("clients",)
     assert any(w.startswith("targets.embedded: runs on client1 only, not on client2: its metadata engine (sqlite3://) "
                             "is embedded") for w in sc.warnings)
+
+
+def test_per_host_tables_break_each_aggregate_down_by_host():
+    import pandas as pd
+
+    from fsbench.report.per_host import per_host_tables
+
+    rows = [{"workload": "w", "target": "t", "operation": "write", "metric": "bandwidth", "unit": "B/s",
+             "host": h, "value": v} for h, v in (("client1", 1.0), ("client2", 3.0), ("all", 4.0))]
+    one_host = [{**r, "workload": "solo", "host": "client1"} for r in rows[:1]]
+    tables = per_host_tables(pd.DataFrame(rows + one_host))
+    assert tables == [{"workload": "w", "metric": "bandwidth", "unit": "B/s", "hosts": ["client1", "client2"],
+                       "rows": [{"target": "t", "operation": "write", "values": {"client1": 1.0, "client2": 3.0},
+                                 "all": 4.0}]}]
