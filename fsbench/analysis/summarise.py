@@ -69,29 +69,32 @@ def summarise(results: pd.DataFrame, exclude_warmup: bool = False) -> pd.DataFra
     if per_case.empty:
         return pd.DataFrame(columns=[*group, "mean", "std", "cv", "n", *SPREAD_COLUMNS])
     ordered = per_case.sort_values("repetition", kind="stable")
-    lists = ordered.groupby(group, sort=False, dropna=False)["value"].agg(list).reset_index()
-    figures = pd.DataFrame([_figures(v, exclude_warmup) for v in lists["value"]], index=lists.index)
-    out = pd.concat([lists.drop(columns="value"), figures], axis=1)
+    ordered = ordered.assign(_rep=list(zip(ordered["repetition"].astype(int), ordered["value"].astype(float))))
+    lists = ordered.groupby(group, sort=False, dropna=False)["_rep"].agg(list).reset_index()
+    figures = pd.DataFrame([_figures(v, exclude_warmup) for v in lists["_rep"]], index=lists.index)
+    out = pd.concat([lists.drop(columns="_rep"), figures], axis=1)
     out = out[[*group, "mean", "std", "n", *SPREAD_COLUMNS]]
     out.insert(len(group) + 2, "cv", (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0))
     return _with_results(_with_tool_verdicts(out, results, group), results, group)
 
 
-SPREAD_COLUMNS = ["ci", "warmup", "warmup_excluded", "log_mean", "log_var"]
+#: `reps`: ((repetition, value), ...) of the values summarised, for comparisons paired by round
+SPREAD_COLUMNS = ["ci", "warmup", "warmup_excluded", "log_mean", "log_var", "reps"]
 
 
-def _figures(values: list, exclude_warmup: bool) -> dict:
-    """The summary figures of one measurement's values in repetition order."""
-    vals = [float(v) for v in values if v == v]
+def _figures(pairs: list, exclude_warmup: bool) -> dict:
+    """The summary figures of one measurement's (repetition, value) pairs in repetition order."""
+    pairs = [(r, float(v)) for r, v in pairs if v == v]
+    vals = [v for _, v in pairs]
     warm = stats.is_warmup(vals)
     if warm and exclude_warmup:
-        vals = vals[1:]
+        vals, pairs = vals[1:], pairs[1:]
     m, sd = stats.mean_std(vals)
     ci = stats.mean_ci(vals).relative if len(vals) >= 2 else math.nan
     logs = stats.LogSummary.of(vals)
     return {"mean": m, "std": sd if sd == sd else 0.0, "n": len(vals), "ci": ci, "warmup": warm,
             "warmup_excluded": warm and exclude_warmup, "log_mean": logs.mean if logs else math.nan,
-            "log_var": logs.var if logs else math.nan}
+            "log_var": logs.var if logs else math.nan, "reps": tuple(pairs)}
 
 
 def _worst(verdicts: pd.Series) -> str:

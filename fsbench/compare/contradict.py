@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench.report import conclusions as concl
+from fsbench.report import voice
 
 BEST, LAST, RATIO = "best", "last", "ratio"
 
@@ -33,6 +34,7 @@ def statements(run: Path, baseline: str | None = None) -> Statements:
 
     ctx = build_context(Path(run), baseline)
     out = Statements(str(ctx["baseline"]))
+    floors = ctx["floors"]
     measured: dict[tuple, dict] = {}
     for v in ctx["views"]:
         for m in v.get("measurements") or []:
@@ -43,7 +45,7 @@ def statements(run: Path, baseline: str | None = None) -> Statements:
             continue
         m = kept[0]
         text = concl.label(m, True, bool(m["job"]))
-        j = concl.judge(m)
+        j = concl.judge(m, floors)
         if j["best_sure"]:
             out.claims[(BEST, key, "")] = j["best"]
             out.labels[(BEST, key, "")] = f"{m['tool']} {text}: best is {j['best']}"
@@ -54,7 +56,7 @@ def statements(run: Path, baseline: str | None = None) -> Statements:
         for t, val in m["values"].items():
             if base is None or t == out.baseline or val.get("ratio") is None:
                 continue
-            if concl.ratio_significant(val, base):
+            if concl.ratio_significant(val, base, floors, voice.is_time(m)):
                 side = "above 1" if val["ratio"] > 1 else "below 1"
                 out.claims[(RATIO, key, t)] = side
                 out.labels[(RATIO, key, t)] = f"{m['tool']} {text}: {t} at {val['ratio']:.2f}× {out.baseline}"

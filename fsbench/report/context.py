@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from fsbench.analysis.settings import Floors
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
@@ -58,6 +59,17 @@ def _with_params(results: pd.DataFrame, cases: list[dict]) -> pd.DataFrame:
                                                                                           how="left")
 
 
+def _settings(data: dict) -> dict:
+    settings = data.get("settings") if isinstance(data, dict) else None
+    return settings if isinstance(settings, dict) else {}
+
+
+def floors_of(data: dict) -> Floors:
+    """settings.stats of the run's scenario: how big a significant difference must be to be stated."""
+    stats = _settings(data).get("stats")
+    return Floors.of(stats if isinstance(stats, dict) else None)
+
+
 def _exclude_warmup(data: dict) -> bool:
     """settings.exclude_warmup of the run's scenario (first repetitions flagged as warm-up left out)."""
     settings = data.get("settings") if isinstance(data, dict) else None
@@ -80,6 +92,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     summary = validity_mod.with_validity(
         with_baseline(summarise(measured, _exclude_warmup(data)), baseline), measured) \
         if not results.empty else pd.DataFrame()
+    if "reps" in summary and _settings(data).get("order") != "rounds":  # rounds that did not run together
+        summary = summary.drop(columns="reps")  # pair nothing: Welch on the repetitions instead
     counts: dict[str, int] = {}
     for c in cases:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
@@ -90,7 +104,9 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
                  clients=sc.client_processes(), side_tools={k.tool: k for k in COLLECTORS if k.tool})
     specs = [dict(v) for v in rspec.views] or default_views(rv, list(sc.workloads))
     views = _views(rv, specs, cases, tools)
-    generated = tool_sentences(views, baseline) + [(v["title"], view_sentences(v)) for v in views]
+    floors = floors_of(data)
+    generated = (tool_sentences(views, baseline, floors, str(sc.use_case.get("application") or ""))
+                 + [(v["title"], view_sentences(v)) for v in views])
     note = single_run_note(views)
     if note:
         generated.append(("", [note]))
@@ -120,6 +136,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "targets": [{"name": n, "path": t.path, "description": t.description, "baseline": n == baseline}
                     for n, t in sc.targets.items()],
         "baseline": baseline,
+        "floors": floors,
         "failed": [c for c in cases if c["status"] != "ok" and not not_needed(c["status"], c.get("reason") or "")],
         "problems": summary_mod.problems(cases),
         "warnings": summary_mod.warnings(cases, results),

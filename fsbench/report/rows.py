@@ -242,13 +242,17 @@ def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metri
         if t not in spreads:  # what the significance tests need (fsbench.analysis.stats), where there is one
             values[t].update({k: float(r[k]) for k in ("log_mean", "log_var", "ratio_p", "ratio_low", "ratio_high")
                               if r.get(k) is not None and r.get(k) == r.get(k)})
+            if isinstance(r.get("reps"), tuple):  # per round, for comparisons paired by round
+                values[t]["reps"] = r["reps"]
         if r.get("validity") == "flagged":  # fsbench.validity: the conclusions leave it out and say so
             values[t]["flagged"] = str(r.get("validity_detail") or "flagged")
     if len(values) < 2:
         return None
     tool = rv.tool_of(workload, spec)
+    units = list(rows.loc[rows["metric"] == metric, "unit"]) if "unit" in rows else []
     return {"tool": rv.tool_name(workload, spec), "workload": workload, "job": job, "operation": op,
-            "metric": metric, "point": point_text(pkey), "up": up(metric, tool), "values": values,
+            "metric": metric, "unit": str(units[0]) if units else "", "point": point_text(pkey),
+            "up": up(metric, tool), "values": values,
             "key": (rv.tool_name(workload, spec), workload, job, op, point_text(pkey))}
 
 
