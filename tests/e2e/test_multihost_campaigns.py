@@ -1,0 +1,195 @@
+"""Seed campaigns across hosts on a simulated cluster (tests/mhlab.py): one sshd per host, each in its own
+mount namespace with its own /tmp, /var/tmp and /mnt, started once for the session.
+
+The meta-engines campaign runs once (module fixture) with configs/inventory-meta-engines.example.yaml,
+its addresses and keys replaced by the lab's; the tests then check what each host did."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from tests.conftest import require, run_cli
+from tests.mhlab import MultiHostLab, start_multihost
+from tests.paths import REPO
+
+LAYOUT = [("meta1", "meta"), ("client1", "clients"), ("client2", "clients"), ("client3", "clients")]
+CLIENTS = ("client1", "client2", "client3")
+EXAMPLE = REPO / "configs" / "inventory-meta-engines.example.yaml"
+#: process names whose presence on each host is recorded while the campaign runs (/proc/PID/comm)
+WATCHED = {"juicefs", "fio", "metabench", "mdtest", "orted", "redis-server", "mariadbd", "postgres", "etcd"}
+
+
+@pytest.fixture(scope="session")
+def mhlab(tmp_path_factory) -> Iterator[MultiHostLab]:
+    """meta1 and client1-3, started once; at the end every namespace is emptied and every sshd stopped."""
+    for tool in ("/usr/sbin/sshd", "unshare", "nsenter", "ssh"):
+        require(tool)
+    lab = start_multihost(tmp_path_factory.mktemp("mhlab"), LAYOUT)
+    try:
+        yield lab
+    finally:
+        lab.stop()
+        assert not any(h.proc.poll() is None for h in lab.hosts), "a lab sshd outlived the session"
+
+
+def lab_inventory(lab: MultiHostLab, path: Path, example: Path = EXAMPLE) -> Path:
+    """The example inventory with the lab's addresses, port, key and known_hosts: names, groups, slots kept."""
+    inv = yaml.safe_load(example.read_text())
+    inv["defaults"].update(user=lab.user, port=lab.port, key_file=str(lab.client_key),
+                           known_hosts=str(lab.known_hosts))
+    for name, address in lab.inventory_hosts().items():
+        inv["hosts"][name]["address"] = address
+    path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    return path
+
+
+def ssh(lab: MultiHostLab, host: str, script: str) -> subprocess.CompletedProcess:
+    """Run script on a lab host with the system's ssh client."""
+    return subprocess.run(["ssh", "-F", "none", "-p", str(lab.port), "-i", str(lab.client_key),
+                           "-o", f"UserKnownHostsFile={lab.known_hosts}", "-o", "BatchMode=yes",
+                           f"{lab.user}@{lab.host(host).address}", script],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+class Watcher:
+    """Samples, every 0.3 s, the mounts and the watched processes of each host's namespace."""
+
+    def __init__(self, lab: MultiHostLab):
+        self.lab = lab
+        self.mounts: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
+        self.procs: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Watcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.3):
+            for h in self.lab.hosts:
+                self.mounts[h.name].update(h.new_mounts())
+                for pid in h.pids():
+                    try:
+                        name = Path(f"/proc/{pid}/comm").read_text().strip()
+                    except OSError:  # ended between the listing and the read
+                        continue
+                    if name in WATCHED:
+                        self.procs[h.name].add(name)
+
+
+def test_lab_hosts_have_their_own_name_tmp_and_mounts(mhlab):
+    """The lab itself: a file or a mount one host makes is not seen by another host nor by the machine."""
+    made = ssh(mhlab, "client1", "hostname; mkdir -p /mnt/fsbench-mhlab-iso && "
+                                  "mount -t tmpfs fsbench-mhlab-iso /mnt/fsbench-mhlab-iso && "
+                                  "echo x > /tmp/fsbench-mhlab-iso")
+    assert made.returncode == 0 and made.stdout.split() == ["client1"], made.stderr
+    c1, c2 = mhlab.host("client1"), mhlab.host("client2")
+    assert c1.new_mounts() == ["/mnt/fsbench-mhlab-iso"] and c2.new_mounts() == []
+    assert c1.path("/tmp/fsbench-mhlab-iso").exists() and not c2.path("/tmp/fsbench-mhlab-iso").exists()
+    assert not Path("/tmp/fsbench-mhlab-iso").exists() and not Path("/mnt/fsbench-mhlab-iso").exists()
+    assert ssh(mhlab, "client2", "hostname").stdout.strip() == "client2"
+    gone = ssh(mhlab, "client1", "umount /mnt/fsbench-mhlab-iso && rmdir /mnt/fsbench-mhlab-iso && "
+                                  "rm /tmp/fsbench-mhlab-iso")
+    assert gone.returncode == 0, gone.stderr
+    assert mhlab.wait_clean() == {}
+
+
+@pytest.fixture(scope="module")
+def meta_run(mhlab, tmp_path_factory):
+    """meta-engines at smoke scale on meta1 + client1-3: (process, run dir, watcher)."""
+    for tool in ("juicefs", "redis-server", "mariadbd", "etcd", "fio", "mdtest", "mpirun", "metabench"):
+        require(tool)
+    folder = tmp_path_factory.mktemp("meta-engines")
+    inventory = lab_inventory(mhlab, folder / "inventory.yaml")
+    with Watcher(mhlab) as watched:
+        proc = run_cli("run", str(REPO / "scenarios" / "meta-engines.yaml"), "--set", "scale=smoke",
+                       "--inventory", str(inventory), "-o", str(folder / "out"), "--progress", "plain",
+                       timeout=1200)
+    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
+    return proc, run, watched
+
+
+def test_meta_engines_runs_every_case_across_the_hosts(meta_run):
+    proc, run, _ = meta_run
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert (cases.status == "ok").all(), cases[cases.status != "ok"][["case_id", "reason"]].to_string()
+    # the embedded engine runs on one client, and says so; every other target on all three
+    assert set(cases[cases.target == "sqlite"].hosts) == {"client1"}
+    assert set(cases[cases.target != "sqlite"].hosts) == {"client1 client2 client3"}
+    assert "targets.sqlite: runs on client1 only, not on client2, client3" in proc.stderr
+    # no warning about a process on a host where it does not live
+    assert not cases.warnings.str.contains("never seen|no juicefs process on meta1").any(), \
+        cases.warnings.to_string()
+
+
+def test_meta_engines_each_host_did_its_part(meta_run, mhlab):
+    _, run, watched = meta_run
+    assert {"redis-server", "mariadbd", "postgres", "etcd"} <= watched.procs["meta1"]
+    assert not watched.procs["meta1"] & {"fio", "metabench", "mdtest"}
+    for client in CLIENTS:
+        assert {"juicefs", "fio", "metabench", "mdtest"} <= watched.procs[client], (client, watched.procs)
+        assert not watched.procs[client] & {"redis-server", "mariadbd", "etcd"}
+    # mounts made in each client's own namespace, none on the meta host; SQLite's on client1 only
+    for client in CLIENTS:
+        engines = {"redis-always", "redis-everysec", "mariadb", "postgres", "etcd"}
+        assert {f"/mnt/fsbench-{e}" for e in engines} <= watched.mounts[client], (client, watched.mounts)
+    assert "/mnt/fsbench-sqlite" in watched.mounts["client1"]
+    assert "/mnt/fsbench-sqlite" not in watched.mounts["client2"] | watched.mounts["client3"]
+    assert not {m for m in watched.mounts["meta1"] if m.startswith("/mnt/")}
+    # per-host rows: fio's per client and metabench's per host beside their aggregates
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    fio = rows[(rows.tool == "fio") & (rows.metric == "bandwidth") & (rows.target == "redis-always")]
+    assert set(fio.host) == {*CLIENTS, "all"}
+    meta = rows[(rows.tool == "metabench") & (rows.target == "mariadb")]
+    assert set(CLIENTS) <= set(meta.host)
+    hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
+    assert set(CLIENTS) <= set(hosts.host)
+
+
+def test_meta_engines_leaves_nothing_on_any_host(meta_run, mhlab):
+    _, run, _ = meta_run
+    assert mhlab.wait_clean() == {}
+    for h in mhlab.hosts:
+        left = [p.name for p in h.path("/mnt").iterdir()]
+        assert left == [], (h.name, left)
+
+
+def test_lab_leaves_nothing_after_a_stop(tmp_path):
+    """A lab of its own, stopped with a mount and a background process on a host: both are gone after."""
+    require("/usr/sbin/sshd")
+    lab = start_multihost(tmp_path / "lab", [("solo1", "clients")], first=100)
+    try:
+        made = ssh(lab, "solo1", "mkdir -p /mnt/x && mount -t tmpfs fsbench-mhlab-solo /mnt/x && "
+                                 "(sleep 300 >/dev/null 2>&1 &)")
+        assert made.returncode == 0, made.stderr
+        assert set(lab.leftovers()["solo1"][0:1]) == {"mount /mnt/x"}
+        ns = lab.hosts[0].ns
+    finally:
+        lab.stop()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(
+            _ns_of(p) == ns for p in Path("/proc").iterdir() if p.name.isdigit()):
+        time.sleep(0.1)
+    assert not any(_ns_of(p) == ns for p in Path("/proc").iterdir() if p.name.isdigit())
+    assert "fsbench-mhlab-solo" not in Path("/proc/self/mounts").read_text()
+
+
+def _ns_of(proc: Path) -> str:
+    try:
+        return str((proc / "ns" / "mnt").readlink())
+    except OSError:
+        return ""
