@@ -104,20 +104,19 @@ LEVEL = 0.95
 def t_quantile(p: float, df: float) -> float:
     """The p-quantile (p > 0.5) of Student's t with df degrees of freedom, by safeguarded Newton on the tail.
 
-    A report asks for thousands (a Welch df per ratio): Newton takes about 5 tail evaluations where
-    bisection took 40, and repeated (p, df) pairs are remembered.
+    A report asks for thousands (a Welch df per ratio): starting from the Cornish-Fisher expansion,
+    Newton takes 2 to 4 tail evaluations where bisection took 40; repeated (p, df) pairs are remembered.
     """
     if not 0.5 < p < 1:
         raise ValueError(f"t_quantile needs 0.5 < p < 1, got {p}")
+    z = _normal_quantile(p)
     if math.isinf(df):
-        return _normal_quantile(p)
+        return z
     tail = 2 * (1 - p)  # two-sided tail probability at the quantile
-    lo, hi = 0.0, 1.0
-    while t_two_sided_p(hi, df) > tail:
-        lo, hi = hi, hi * 2
     log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    x = (lo + hi) / 2
-    for _ in range(200):
+    x = max(z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2), 1e-3)
+    lo, hi = 0.0, math.inf
+    for _ in range(400):
         f = t_two_sided_p(x, df) - tail  # decreasing in x
         if f > 0:
             lo = x
@@ -127,12 +126,14 @@ def t_quantile(p: float, df: float) -> float:
         step = x - f / slope if slope else math.nan
         if f == 0 or abs(step - x) <= 1e-13 * x:
             return step if step == step else x
-        x = step if lo < step < hi else (lo + hi) / 2  # bisect where Newton would leave the bracket
+        # where Newton would leave the bracket: bisect it, or double while it has no upper end
+        x = step if lo < step < hi else (lo + hi) / 2 if hi < math.inf else 2 * x
         if hi - lo < 1e-12 * max(1.0, hi):
             break
     return x
 
 
+@lru_cache(maxsize=64)
 def _normal_quantile(p: float) -> float:
     lo, hi = 0.0, 40.0
     for _ in range(200):
@@ -203,7 +204,7 @@ class LogSummary:
         if not values or min(values) <= 0:
             return None
         logs = [math.log(x) for x in values]
-        return cls(len(logs), statistics.fmean(logs), statistics.variance(logs) if len(logs) > 1 else 0.0)
+        return cls(len(logs), statistics.fmean(logs), _variance(logs) if len(logs) > 1 else 0.0)
 
 
 @dataclass(frozen=True)

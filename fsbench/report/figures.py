@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import io
+from functools import cache
+from typing import Any
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from fsbench.units import format_value
 
-from fsbench.units import format_value  # noqa: E402
 
-# text stays text (no font is embedded or fetched: the browser draws it with a local sans-serif font);
-# drawing glyphs as paths made charts three times larger and slower
-plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "font.family": "sans-serif",
-                     "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "fsbench",
-                     "figure.constrained_layout.use": True})
+@cache
+def _plt() -> Any:
+    """matplotlib's pyplot, imported and set up on the first chart (half a second a report without charts saves)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    # text stays text (no font is embedded or fetched: the browser draws it with a local sans-serif font);
+    # drawing glyphs as paths made charts three times larger and slower
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "font.family": "sans-serif",
+                         "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "fsbench",
+                         "figure.constrained_layout.use": True})
+    return plt
+
 #: colour-blind-safe palette (Okabe-Ito), then matplotlib's tab20 for many series
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
@@ -58,6 +67,7 @@ def bar_figure(data: pd.DataFrame, title: str, unit: str, x: str, series: str, s
     err = data.pivot_table(index=x, columns=series, values="std", aggfunc="first", sort=False)
     div, label = _scale(unit, data["mean"] if scale_from is None else scale_from)
     n = max(1, len(pivot.columns))
+    plt = _plt()
     colors = PALETTE if n <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(n)]
     labels = [str(v) for v in pivot.index]
     width_in = min(10, 2.2 + 0.5 * n * max(1, len(pivot)))
@@ -123,6 +133,7 @@ def line_figure(data: pd.DataFrame, title: str, unit: str, x: str, series: str, 
     size picks the axis unit (the view's, so charts side by side read in one unit)."""
     div, label = _scale(unit, data["mean"] if scale_from is None else scale_from)
     floor = 0.0 if _non_negative(data) else None
+    plt = _plt()
     fig, ax = plt.subplots(figsize=LINE_SIZE)
     groups = list(data.groupby(series, sort=False))
     colors = PALETTE if len(groups) <= len(PALETTE) else [plt.cm.tab20(i % 20) for i in range(len(groups))]
@@ -156,6 +167,6 @@ def _non_negative(data: pd.DataFrame) -> bool:
 def _svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    plt.close(fig)
+    _plt().close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]

@@ -60,3 +60,21 @@ def test_a_name_no_module_spells_falls_back_to_every_plug_in():
     assert registry.get("juicefs-objbench").name == "juicefs-objbench"
     with pytest.raises(KeyError, match="known: fio, juicefs-objbench"):
         registry.get("nosuch")
+
+
+def test_the_report_imports_matplotlib_only_to_draw_a_chart():
+    before = _modules_after("import fsbench.report, fsbench.report.views, fsbench.report.figures")
+    assert "fsbench.report.figures" in before and "matplotlib" not in before
+    after = _modules_after("import pandas as pd\nfrom fsbench.report.figures import line_chart\n"
+                           "svg = line_chart(pd.DataFrame({'t': ['a', 'a'], 'x': [1, 2], 'mean': [1.0, 2.0], "
+                           "'std': [0.0, 0.0]}), 'title', 'B/s', 'x', 't')\nassert svg.startswith('<svg')")
+    assert "matplotlib" in after
+
+
+def test_the_t_quantile_agrees_with_bisection_on_the_tail_at_fractional_degrees_of_freedom():
+    from fsbench.analysis.stats import t_quantile, t_two_sided_p
+
+    for df in (0.5, 1.0, 1.7, 2.0, 3.3, 7.9, 40.0, 1e5):
+        for p in (0.6, 0.9, 0.975, 0.9995):
+            q = t_quantile(p, df)
+            assert t_two_sided_p(q, df) == pytest.approx(2 * (1 - p), rel=1e-9)
