@@ -7,6 +7,7 @@ import csv
 import json
 from pathlib import Path
 
+from fsbench.report.context import build_context
 from tests.conftest import require, run_cli, write_scenario
 
 
@@ -46,6 +47,10 @@ def test_rounds_interleave_targets_and_each_case_runs_under_its_own_setup(tmp_pa
     plan = run_cli("plan", str(scenario), check=True).stdout
     order = ["a__w1__r1", "b__w1__r1", "a__w1__r2", "b__w1__r2", "a__w2__r1", "b__w2__r1", "a__w2__r2", "b__w2__r2"]
     assert [plan.index(cid) for cid in order] == sorted(plan.index(cid) for cid in order), plan
+    assert "in rounds: repetition 1 of every target of a workload, then 2" in plan
+    shown = run_cli("plan", "--show", str(scenario), check=True).stdout
+    assert [shown.index(f"case {i}: {cid}") for i, cid in enumerate(order, 1)] == sorted(
+        shown.index(f"case {i}: {cid}") for i, cid in enumerate(order, 1))
     out = tmp_path / "out"
     run_cli("run", str(scenario), "--output", str(out), check=True)
     run = next(out.iterdir())
@@ -53,6 +58,14 @@ def test_rounds_interleave_targets_and_each_case_runs_under_its_own_setup(tmp_pa
     for cid in order:  # the shared service was set the case's own target's way when it ran
         seen = (run / "raw" / cid / "local" / "collector-state.txt").read_text().split()
         assert seen[:1] == [cid[0]], (cid, seen)
+
+    # the report compares the targets round by round (both ran rounds 1 and 2 together)
+    ctx = build_context(run)
+    measured = [m for v in ctx["views"] for m in v["measurements"]]
+    assert measured and all(dict(val["reps"]).keys() == {1, 2} for m in measured for val in m["values"].values())
+    assert ctx["generated"] and all(line.split(":")[0] in {v["title"] for v in ctx["views"]} | {"What it means"}
+                                    or line.startswith(("Each value", "For the use case"))
+                                    for _, lines in ctx["generated"] for line in lines)
 
     # resume: a case undone is run again, alone, still under its own target's setup
     manifest = json.loads((run / "manifest.json").read_text())
