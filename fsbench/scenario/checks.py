@@ -67,7 +67,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
                 issues.append(lm.issue(path + ("hosts",), f"unknown host or group {h!r}",
                                        f"hosts: {', '.join(sc.hosts)}"))
         splan = SERVICE_KINDS.get(svc.kind).plan(svc)
-        if svc.managed and not splan.start:
+        if svc.managed and splan.managed and not splan.start:
             issues.append(lm.issue(path, "a managed service needs `start` commands",
                                    "or set `managed: false` if it already runs"))
         if not splan.ready:

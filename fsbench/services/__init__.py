@@ -5,6 +5,7 @@ from fsbench.services.base import ServiceKind, ServicePlan
 
 SERVICE_KINDS: Registry[ServiceKind] = Registry("service kind", "fsbench.service_kinds", (
     "fsbench.services.command", "fsbench.services.s3_server", "fsbench.services.ceph_lab",
-    "fsbench.services.hdfs"), ServiceKind)
+    "fsbench.services.hdfs", "fsbench.services.redis", "fsbench.services.mysql", "fsbench.services.postgres",
+    "fsbench.services.etcd"), ServiceKind)
 
 __all__ = ["SERVICE_KINDS", "ServiceKind", "ServicePlan"]

@@ -29,6 +29,9 @@ class ServicePlan:
     #: files or folders on the host (text with placeholders) -> name under services/<name>/<host>/,
     #: fetched after the stop commands (a server's logs, kept when its data is deleted)
     logs: dict[str, str] = field(default_factory=dict)
+    #: False: the kind's settings name a server that runs already (`existing:`), so fsbench treats the
+    #: service as `managed: false`: only its ready probe runs, nothing is started, stopped or signalled
+    managed: bool = True
 
 
 @runtime_checkable

@@ -74,6 +74,8 @@ class ServiceSession:
         self.foreign = ""
         self.identity = Identity(run_id, svc.name, self.dir)
         self.plan = SERVICE_KINDS.get(svc.kind).plan(svc)
+        #: an `existing:` server of a kind is never started, stopped or signalled, like `managed: false`
+        self.managed = svc.managed and self.plan.managed
         #: per-run values of the kind (an S3 server's keys): secrets are masked from now on
         self.generated = {k: made_up(n) for k, n in self.plan.generated.items()}
         for k, v in self.generated.items():
@@ -105,7 +107,7 @@ class ServiceSession:
         """Start (when managed) and wait until ready; None when ready, else why not."""
         svc = self.svc
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        if svc.managed:
+        if self.managed:
             reason = self._claim_ports()
             if reason:
                 return reason
@@ -137,7 +139,7 @@ class ServiceSession:
         if not r.ok:
             return (f"service {svc.name} on {self.host} never became ready within {svc.ready_timeout_s:.0f}s: "
                     f"the probe `{self.plan.ready}` {r.describe()}")
-        if svc.managed:
+        if self.managed:
             reason = self._prove_ours()
             if reason:
                 return reason
