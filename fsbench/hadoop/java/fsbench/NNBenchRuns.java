@@ -2,9 +2,13 @@ package fsbench;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,9 +51,17 @@ import org.apache.log4j.spi.LoggingEvent;
  * delete after a create_write (role setup) that gives them their files back. After three tries the
  * late maps are reported (the barrier doubles each time).
  *
+ * <p>Across hosts ({@code -barrier HOST:PORT}, a {@code metabench barrier} server that every host's
+ * runner joins), each run waits there after its control files exist and before its start time is set,
+ * so that every host starts each operation together and none renames while another still reads. The
+ * start time is then the same on every host: now + -firstBarrierMs for the first run, -barrierMs (plus
+ * 20 ms per map) after it, without the adaptive part (it is each host's own) and without doing a late
+ * run again (another host would not know): late maps are reported instead. Every run, a failed one too,
+ * waits there exactly once, so the hosts stay in step.
+ *
  * <pre>
  * NNBenchRuns [-D key=value ...] -runs create_write,open_read,rename,create_write:setup,delete
- *             [-barrierMs 1500] [-firstBarrierMs 6000] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
+ *             [-barrierMs 1500] [-firstBarrierMs 6000] [-barrier HOST:PORT] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
  * </pre>
  *
  * For every run one line goes to standard output:
@@ -68,6 +80,81 @@ public final class NNBenchRuns {
   private static final List<String> NEEDS_FILES_AGAIN = Arrays.asList("rename", "delete");
 
   private NNBenchRuns() {
+  }
+
+  /** A party of metabench's barrier server: one byte each way per round over TCP ('h' joins, 'r' waits, 'g' goes). */
+  static final class HostBarrier implements AutoCloseable {
+    private static final int JOIN_TRIES = 300;
+    private final Socket socket;
+    private final String where;
+
+    /** Joins the barrier at HOST:PORT ([IPv6]:PORT), retrying for 30 s while its server starts. */
+    HostBarrier(String where) throws IOException, InterruptedException {
+      this.where = where;
+      this.socket = join(where);
+    }
+
+    private static Socket join(String where) throws IOException, InterruptedException {
+      int colon = where.lastIndexOf(':');
+      if (colon <= 0) {
+        throw new IOException("-barrier " + where + " is not HOST:PORT");
+      }
+      String host = where.substring(0, colon).replaceAll("^\\[|\\]$", "");
+      int port;
+      try {
+        port = Integer.parseInt(where.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IOException("-barrier " + where + " is not HOST:PORT");
+      }
+      IOException last = null;
+      for (int attempt = 0; attempt < JOIN_TRIES; attempt++) {
+        Socket s = new Socket();
+        try {
+          s.connect(new InetSocketAddress(host, port), 2000);
+          s.setTcpNoDelay(true);
+          // a party says hello: the server takes a connection without it for a probe of its port
+          s.getOutputStream().write('h');
+          s.getOutputStream().flush();
+          return s;
+        } catch (IOException e) {
+          last = e;
+          s.close();
+          Thread.sleep(100);
+        }
+      }
+      throw new IOException("cannot reach the barrier across hosts at " + where + " for 30 s: " + last);
+    }
+
+    /** Waits until every host has reached this point; Broken when another host or the server is gone. */
+    void await(String what) {
+      try {
+        OutputStream out = socket.getOutputStream();
+        InputStream in = socket.getInputStream();
+        out.write('r');
+        out.flush();
+        if (in.read() == 'g') {
+          return;
+        }
+      } catch (IOException e) {
+        // as a missing answer: the hosts are out of step either way
+      }
+      throw new Broken("the barrier across hosts at " + where + " broke before " + what
+          + ": another host stopped early (see its stderr and the barrier's server.out)");
+    }
+
+    /** The hosts can no longer run in step: the runner stops. */
+    static final class Broken extends RuntimeException {
+      private static final long serialVersionUID = 1L;
+
+      Broken(String message) {
+        super(message);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
   }
 
   /** Counts NNBench's "Waiting in barrier for" lines: one per map that reached the barrier in time. */
@@ -107,6 +194,7 @@ public final class NNBenchRuns {
     String[] runs = null;
     long barrierMs = 1500;
     long firstBarrierMs = 6000;
+    String across = null;
     boolean cleanup = false;
     String baseDir = null;
     long maps = 1;
@@ -118,6 +206,8 @@ public final class NNBenchRuns {
         barrierMs = Long.parseLong(rest[++i]);
       } else if (a.equals("-firstBarrierMs") && i + 1 < rest.length) {
         firstBarrierMs = Long.parseLong(rest[++i]);
+      } else if (a.equals("-barrier") && i + 1 < rest.length) {
+        across = rest[++i];
       } else if (a.equals("-cleanup")) {
         cleanup = true;
       } else if (a.equals("-operation") || a.equals("-startTime")) {
@@ -133,8 +223,8 @@ public final class NNBenchRuns {
       }
     }
     if (runs == null || baseDir == null) {
-      System.err.println("usage: NNBenchRuns [-D k=v ...] -runs OP[:setup],... [-barrierMs MS] [-cleanup] "
-          + "-baseDir URL NNBENCH_OPTIONS");
+      System.err.println("usage: NNBenchRuns [-D k=v ...] -runs OP[:setup],... [-barrierMs MS] [-barrier HOST:PORT] "
+          + "[-cleanup] -baseDir URL NNBENCH_OPTIONS");
       System.exit(2);
     }
     long localMax = conf.getLong("mapreduce.local.map.tasks.maximum", 1);
@@ -158,21 +248,28 @@ public final class NNBenchRuns {
     int failed = 0;
     long arrivalMs = 0;  // how long the maps of the previous run took to reach the barrier
     int number = 0;
+    HostBarrier hosts = null;
     try {
+      if (across != null) {
+        hosts = new HostBarrier(across);
+      }
       for (int n = 0; n < runs.length; n++) {
         String[] spec = runs[n].split(":", 2);
         String role = spec.length > 1 && spec[1].equals("setup") ? "setup" : "measured";
         // more maps take longer to start: each opens its control file on the file system under test
-        long least = Math.max(n == 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps, 3 * arrivalMs / 2);
+        long fixed = n == 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps;
+        // across hosts every host must set the same start time: the adaptive part is this host's own
+        long least = hosts != null ? fixed : Math.max(fixed, 3 * arrivalMs / 2);
         long[] took;
         int redone = 0;
         while (true) {
           counter.reset();
-          took = runOne(conf, spec[0], common, least, counter, ++number, role, maps, baseDir);
+          took = runOne(conf, spec[0], common, least, counter, ++number, role, maps, baseDir, hosts);
           // a measured run whose maps did not all wait at the barrier is done again with twice the
           // barrier (at most twice) and marked `late`; setup runs measure nothing and are not redone
           boolean late = took[0] == 0 && counter.waits.get() < maps;
-          if (!late || role.equals("setup") || redone++ == MAX_REDOS) {
+          // across hosts a run is not done again: the other hosts would not know to do it too
+          if (!late || role.equals("setup") || hosts != null || redone++ == MAX_REDOS) {
             break;
           }
           System.out.println("fsbench-nnbench run=" + number + " role=late: done again with a longer barrier");
@@ -182,7 +279,8 @@ public final class NNBenchRuns {
             // rename moved the files away and delete removed them: create_write (which starts from
             // scratch) makes them again, as before the late run
             counter.reset();
-            long[] setup = runOne(conf, "create_write", common, least, counter, ++number, "setup", maps, baseDir);
+            long[] setup = runOne(conf, "create_write", common, least, counter, ++number, "setup", maps, baseDir,
+                null);
             if (setup[0] != 0) {
               took = setup;
               break;
@@ -194,7 +292,14 @@ public final class NNBenchRuns {
         }
         arrivalMs = took[1];
       }
+    } catch (HostBarrier.Broken | IOException e) {
+      // the hosts can no longer run in step (or never could): the runs stop here
+      System.err.println("NNBenchRuns: " + e.getMessage());
+      failed++;
     } finally {
+      if (hosts != null) {
+        hosts.close();
+      }
       if (cleanup) {
         org.apache.hadoop.fs.Path base = new org.apache.hadoop.fs.Path(baseDir);
         try {
@@ -211,7 +316,8 @@ public final class NNBenchRuns {
 
   /** One NNBench run; {exit status, ms from the job's submission to the last map at the barrier}. */
   private static long[] runOne(Configuration base, String operation, List<String> common, long leastBarrierMs,
-                               BarrierCounter counter, int number, String role, long maps, String baseDir) {
+                               BarrierCounter counter, int number, String role, long maps, String baseDir,
+                               HostBarrier hosts) {
     NNBench bench = new NNBench();
     bench.setConf(new Configuration(base));
     List<String> args = new ArrayList<>(common);
@@ -221,18 +327,32 @@ public final class NNBenchRuns {
     long submitted = 0;
     int exit;
     try {
-      call(bench, "parseInputs", new Class<?>[] {String[].class}, (Object) args.toArray(new String[0]));
-      call(bench, "validateInputs", new Class<?>[0]);
-      call(bench, "cleanupBeforeTestrun", new Class<?>[0]);
-      long t0 = System.currentTimeMillis();
-      createControlFiles(bench.getConf(), baseDir, maps);
+      Exception early = null;
+      try {
+        call(bench, "parseInputs", new Class<?>[] {String[].class}, (Object) args.toArray(new String[0]));
+        call(bench, "validateInputs", new Class<?>[0]);
+        call(bench, "cleanupBeforeTestrun", new Class<?>[0]);
+        long t0 = System.currentTimeMillis();
+        createControlFiles(bench.getConf(), baseDir, maps);
+        controlMs = System.currentTimeMillis() - t0;
+      } catch (Exception e) {
+        early = e;
+      }
+      if (hosts != null) {
+        // every run waits here once, a failed one too, so that the hosts stay in step
+        hosts.await(operation + " (run " + number + ")");
+      }
+      if (early != null) {
+        throw early;
+      }
       long now = System.currentTimeMillis();
-      controlMs = now - t0;
       barrier = leastBarrierMs;
       setStartTime(bench, now + barrier);
       submitted = System.currentTimeMillis();
       call(bench, "runTests", new Class<?>[0]);
       exit = (Integer) call(bench, "analyzeResults", new Class<?>[0]);
+    } catch (HostBarrier.Broken e) {
+      throw e;
     } catch (Exception e) {
       Throwable cause = e instanceof InvocationTargetException && e.getCause() != null ? e.getCause() : e;
       System.err.println("NNBenchRuns: run " + number + " (" + operation + ") failed: " + cause);
