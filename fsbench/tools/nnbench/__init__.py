@@ -9,6 +9,12 @@ barrier is set after the control files exist, so that every map starts together;
 wait at it are counted (late_maps). The order is fsbench's, whatever the workload lists: NNBench's
 delete removes the files create_write made, but rename has moved them, so after a rename a
 create_write runs again (not measured) before delete.
+
+Across client hosts (a target with several hosts, e.g. the inventory's `clients` group) the runner runs on
+every host at once, each with its own base folder `<case>/<host>` (Hadoop 3.3.6's NNBench names files
+file_<map number>_<i> under the base folder, so hosts sharing one would collide), and each waits at one
+`metabench barrier` on the first host (the case's background server) before every run's start time: each
+operation starts together on every host. Rows are per host plus their sum (host `all`, fsbench.tools.nnbench.hosts).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import unknown_options
+from fsbench.tools.metabench import deploy as metabench_deploy
+from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path
 
 OPTIONS = {
@@ -35,6 +43,9 @@ OPTIONS = {
     "barrier_ms": "the least time between the control files' creation and the maps' start (default 1500)",
     "heap": "the JVM's heap, e.g. 1g (default: 1g, 2g above 50 maps)",
 }
+#: the barrier server across hosts (metabench's: one byte each way per round), on the case's first host
+BARRIER_BINARY = "metabench"
+
 HEAP_RULE = re.compile(r"^[1-9][0-9]*[kmgKMG]$")
 BYTES_PER_CHECKSUM = 512
 #: rough figures for plans: a JVM's start, one NNBench run's overhead, file operations per second
@@ -116,43 +127,70 @@ class NNBenchAdapter:
 
     def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
         """fsbench.NNBenchRuns: the target's client configuration in core-site.xml, local MapReduce in
-        mapred-site.xml (both in the case's folder, first on the classpath), secrets in the environment."""
+        mapred-site.xml (both in the case's folder, first on the classpath), secrets in the environment.
+        Across hosts: the same on every host at once, each in its own base folder, every run started
+        together at `metabench barrier` on the first host."""
         fs = getattr(ctx, "target_settings", None)
         if not isinstance(fs, hadoop.HadoopFileSystem):
             raise FsbenchError(f"nnbench needs a Hadoop file system target (kind hdfs, s3a or jfs), "
                                f"not a {getattr(ctx, 'target_kind', 'directory')} target")
         o = case.options
-        maps, files = int(o.get("maps", 1)), int(o.get("files_per_map", 10))
-        ops = o.get("operations", list(OPERATIONS))
+        maps = int(o.get("maps", 1))
         base = f"{fs.url(test_dir).rstrip('/')}/fsbench-{getattr(ctx, 'run_id', '') or 'run'}/{case.case_id}"
         # MapReduce's own settings in mapred-site.xml: mapred-default.xml is read after core-site.xml
         mapred = {"mapreduce.framework.name": "local", "mapreduce.local.map.tasks.maximum": str(maps),
                   "mapreduce.task.io.sort.mb": "1"}
+        files_in = {"core-site.xml": hadoop.site_xml(fs.client_conf(maps), f"written by fsbench for {case.case_id}"),
+                    "mapred-site.xml": hadoop.site_xml(mapred, f"written by fsbench for {case.case_id}"),
+                    "log4j.properties": hadoop.log4j_properties("WARN", ("org.apache.hadoop.hdfs.NNBench",))}
+        if ctx is None or not ctx.multi():
+            return Invocation(argv=self.argv(o, base, fs.jars), files=files_in, outputs=[RESULTS],
+                              env=fs.client_env())
+        inv = Invocation(argv=[], files=files_in, outputs=[RESULTS], env=fs.client_env())
+        first, info = next(iter(ctx.hosts.items()))
+        where = f"[{info.address}]:{ctx.port}" if ":" in info.address else f"{info.address}:{ctx.port}"
+        inv.servers[first] = [BARRIER_BINARY, "barrier", "--listen", where, "--parties", str(len(ctx.hosts))]
+        inv.wait_ports.append((info.address, ctx.port))
+        for name in ctx.hosts:
+            inv.per_host[name] = self.argv(o, f"{base}/{name}", fs.jars, barrier=where)
+        return inv
+
+    def argv(self, options: dict, base: str, jars: str = "", barrier: str = "") -> list[str]:
+        """The runner's command line for one host: its NNBench runs on the base folder `base`."""
+        o = options
+        maps, files = int(o.get("maps", 1)), int(o.get("files_per_map", 10))
+        ops = o.get("operations", list(OPERATIONS))
         args = ["-runs", ",".join(sequence(ops if isinstance(ops, list) else [ops])),
-                "-barrierMs", str(int(o.get("barrier_ms", 1500))), "-cleanup",
-                "-baseDir", base, "-maps", str(maps), "-reduces", "1", "-numberOfFiles", str(files),
+                "-barrierMs", str(int(o.get("barrier_ms", 1500))), *(["-barrier", barrier] if barrier else []),
+                "-cleanup", "-baseDir", base, "-maps", str(maps), "-reduces", "1", "-numberOfFiles", str(files),
                 "-bytesToWrite", str(int(o.get("bytes_to_write", 0))),
                 "-blockSize", str(int(o.get("block_size", 1048576))), "-bytesPerChecksum", str(BYTES_PER_CHECKSUM),
                 "-replicationFactorPerFile", str(int(o.get("replication", 1))),
                 "-readFileAfterOpen", "true" if o.get("read_after_open") else "false"]
         heap = str(o.get("heap", "2g" if maps > 50 else "1g"))
-        argv = hadoop.java(hadoop.NNBENCH_RUNS, args, jars=hadoop.home(fs.jars), heap=heap, conf_dirs=(".",))
-        files_in = {"core-site.xml": hadoop.site_xml(fs.client_conf(maps), f"written by fsbench for {case.case_id}"),
-                    "mapred-site.xml": hadoop.site_xml(mapred, f"written by fsbench for {case.case_id}"),
-                    "log4j.properties": hadoop.log4j_properties("WARN", ("org.apache.hadoop.hdfs.NNBench",))}
-        return Invocation(argv=argv, files=files_in, outputs=[RESULTS], env=fs.client_env())
+        return hadoop.java(hadoop.NNBENCH_RUNS, args, jars=hadoop.home(jars), heap=heap, conf_dirs=(".",))
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """NNBench_results.log, the runs told apart by the runner's lines on stdout."""
         return parse_dir(raw_dir)
+
+    def combine_hosts(self, parts: dict[str, ParseResult]) -> ParseResult:
+        """Rows of every host, and their sum across hosts as host `all` (rates added, latencies weighted)."""
+        return combine_hosts(parts)
 
     def parse_file(self, path: Path) -> ParseResult:
         """An existing NNBench_results.log (every block a measurement), or a case's folder."""
         return parse_path(path)
 
     def provide(self, t, controller, binary: str, settings) -> str:
-        """Put NNBench on a host (fsbench deploy): Java from its packages, this machine's jar cache uploaded."""
-        return provide(t, settings)
+        """Put NNBench on a host (fsbench deploy): Java from its packages, this machine's jar cache uploaded,
+        and metabench (the barrier server across hosts) where it is missing."""
+        done = provide(t, settings)
+        if hostpkg.succeeds(t, f"command -v {BARRIER_BINARY} >/dev/null 2>&1").ok:
+            return done
+        barrier = metabench_deploy.provide(t, controller, BARRIER_BINARY, install=bool(getattr(settings, "install",
+                                                                                             False)))
+        return "; ".join(w for w in (done if done != "present" else "", f"barrier across hosts: {barrier}") if w)
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """Hadoop's version from the jar cache (`Hadoop 3.3.6`); fails where Java or the jars are missing."""
