@@ -10,7 +10,7 @@ from fsbench import hadoop
 from fsbench.plan_show import _invocation
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, HostInfo
-from fsbench.tools.nnbench import PLUGIN
+from fsbench.tools.nnbench import PLUGIN, share
 from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import parse_path
 from tests.paths import GOLDEN
@@ -49,20 +49,22 @@ def _value(argv: list[str], flag: str) -> str:
 
 
 def test_each_host_has_its_own_base_folder_and_waits_at_one_barrier() -> None:
-    case = _Case("hdfs__nn__maps=2__r1", {"maps": 2, "files_per_map": 3})
+    case = _Case("hdfs__nn__maps=7__r1", {"maps": 7, "files_per_map": 3})
     inv = PLUGIN.build(case, "/bench", _ctx("10.0.0.11", "10.0.0.12", "10.0.0.13"))
     assert inv.argv == [] and inv.outputs == ["NNBench_results.log"]
     assert inv.servers == {"c1": ["metabench", "barrier", "--listen", "10.0.0.11:4242", "--parties", "3"]}
     assert inv.wait_ports == [("10.0.0.11", 4242)]
     assert set(inv.per_host) == {"c1", "c2", "c3"}
-    base = "hdfs://127.0.0.1:8020/bench/fsbench-r1/hdfs__nn__maps=2__r1"
+    base = "hdfs://127.0.0.1:8020/bench/fsbench-r1/hdfs__nn__maps=7__r1"
     for host, argv in inv.per_host.items():
         assert argv[0] == "java" and hadoop.NNBENCH_RUNS in argv
         # NNBench names its files file_<map>_<i> under the base folder: one per host, or they collide
         assert _value(argv, "-baseDir") == f"{base}/{host}"
-        assert _value(argv, "-barrier") == "10.0.0.11:4242" and _value(argv, "-maps") == "2"
-    # every host's runner reads the same configuration, staged into its own work folder
-    assert "<name>mapreduce.local.map.tasks.maximum</name><value>2</value>" in inv.files["mapred-site.xml"]
+        assert _value(argv, "-barrier") == "10.0.0.11:4242"
+    # `maps` is the whole load's concurrency, spread over the hosts
+    assert {h: int(_value(a, "-maps")) for h, a in inv.per_host.items()} == {"c1": 3, "c2": 2, "c3": 2}
+    # every host's runner reads the same configuration (enough parallel maps for the largest share)
+    assert "<name>mapreduce.local.map.tasks.maximum</name><value>3</value>" in inv.files["mapred-site.xml"]
     shown = "\n".join(_invocation("run", inv))
     assert "on every host at once" in shown and "[c1, in the background] metabench barrier" in shown
 
@@ -75,6 +77,16 @@ def test_one_host_runs_as_before_without_a_barrier() -> None:
         assert _value(inv.argv, "-baseDir") == "hdfs://127.0.0.1:8020/bench/fsbench-r1/hdfs__nn__maps=2__r1"
     ipv6 = PLUGIN.build(case, "/bench", _ctx("fd00::1", "fd00::2"))
     assert ipv6.servers["c1"][3] == "[fd00::1]:4242" and _value(ipv6.per_host["c2"], "-barrier") == "[fd00::1]:4242"
+
+
+def test_maps_spread_over_the_hosts_and_a_host_without_one_does_not_run() -> None:
+    assert share(100, ["a", "b", "c"]) == {"a": 34, "b": 33, "c": 33}
+    assert share(2, ["a", "b", "c"]) == {"a": 1, "b": 1}
+    inv = PLUGIN.build(_Case("c", {"maps": 1}), "/bench", _ctx("10.0.0.11", "10.0.0.12"))
+    # one host alone waits for nobody: no barrier server, no -barrier
+    assert list(inv.per_host) == ["c1"] and not inv.servers and "-barrier" not in inv.per_host["c1"]
+    two = PLUGIN.build(_Case("c", {"maps": 2}), "/bench", _ctx("10.0.0.11", "10.0.0.12", "10.0.0.13"))
+    assert list(two.per_host) == ["c1", "c2"] and two.servers["c1"][-1] == "2"
 
 
 def _by(result: ParseResult, host: str) -> dict[tuple[str, str, str], dict]:

@@ -10,11 +10,13 @@ wait at it are counted (late_maps). The order is fsbench's, whatever the workloa
 delete removes the files create_write made, but rename has moved them, so after a rename a
 create_write runs again (not measured) before delete.
 
-Across client hosts (a target with several hosts, e.g. the inventory's `clients` group) the runner runs on
-every host at once, each with its own base folder `<case>/<host>` (Hadoop 3.3.6's NNBench names files
-file_<map number>_<i> under the base folder, so hosts sharing one would collide), and each waits at one
-`metabench barrier` on the first host (the case's background server) before every run's start time: each
-operation starts together on every host. Rows are per host plus their sum (host `all`, fsbench.tools.nnbench.hosts).
+Across client hosts (a target with several hosts, e.g. the inventory's `clients` group) `maps` is the
+concurrency of the whole load, spread over the hosts (100 maps on 3 hosts: 34, 33, 33; a host left
+without a map does not run). The runner runs on those hosts at once, each with its own base folder
+`<case>/<host>` (Hadoop 3.3.6's NNBench names its files file_<map number>_<i> under the base folder, so
+hosts sharing one would collide), and each waits at one `metabench barrier` on the first host (the
+case's background server) before every run's start time: each operation starts together on every host.
+Rows are per host plus their sum (host `all`, fsbench.tools.nnbench.hosts).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path
 
 OPTIONS = {
-    "maps": "concurrent clients: NNBench maps, each a thread of one JVM (sweep it)",
+    "maps": "concurrent clients: NNBench maps, each a thread of one JVM (sweep it); across hosts the total, "
+            "spread over them",
     "files_per_map": "files each map creates, opens, renames and deletes (NNBench -numberOfFiles)",
     "operations": f"which of {', '.join(OPERATIONS)} are measured (default: all, always in that order)",
     "bytes_to_write": "bytes written into each file (default 0: metadata only)",
@@ -69,6 +72,13 @@ def sequence(measured: list[str]) -> list[str]:
             runs.append("create_write:setup")
         runs.append("delete")
     return runs
+
+
+def share(maps: int, hosts: list[str]) -> dict[str, int]:
+    """The maps of each host that gets any: `maps` spread as evenly as it goes, the first hosts one more."""
+    each, extra = divmod(maps, len(hosts))
+    spread = {h: each + (i < extra) for i, h in enumerate(hosts)}
+    return {h: n for h, n in spread.items() if n > 0}
 
 
 def _whole(value: object, least: int) -> bool:
@@ -135,7 +145,8 @@ class NNBenchAdapter:
             raise FsbenchError(f"nnbench needs a Hadoop file system target (kind hdfs, s3a or jfs), "
                                f"not a {getattr(ctx, 'target_kind', 'directory')} target")
         o = case.options
-        maps = int(o.get("maps", 1))
+        spread = share(int(o.get("maps", 1)), list(ctx.hosts) if ctx is not None and ctx.multi() else [""])
+        maps = max(spread.values())
         base = f"{fs.url(test_dir).rstrip('/')}/fsbench-{getattr(ctx, 'run_id', '') or 'run'}/{case.case_id}"
         # MapReduce's own settings in mapred-site.xml: mapred-default.xml is read after core-site.xml
         mapred = {"mapreduce.framework.name": "local", "mapreduce.local.map.tasks.maximum": str(maps),
@@ -147,12 +158,15 @@ class NNBenchAdapter:
             return Invocation(argv=self.argv(o, base, fs.jars), files=files_in, outputs=[RESULTS],
                               env=fs.client_env())
         inv = Invocation(argv=[], files=files_in, outputs=[RESULTS], env=fs.client_env())
-        first, info = next(iter(ctx.hosts.items()))
+        first = next(iter(spread))
+        info = ctx.hosts[first]
         where = f"[{info.address}]:{ctx.port}" if ":" in info.address else f"{info.address}:{ctx.port}"
-        inv.servers[first] = [BARRIER_BINARY, "barrier", "--listen", where, "--parties", str(len(ctx.hosts))]
-        inv.wait_ports.append((info.address, ctx.port))
-        for name in ctx.hosts:
-            inv.per_host[name] = self.argv(o, f"{base}/{name}", fs.jars, barrier=where)
+        if len(spread) > 1:  # one host alone has nobody to wait for
+            inv.servers[first] = [BARRIER_BINARY, "barrier", "--listen", where, "--parties", str(len(spread))]
+            inv.wait_ports.append((info.address, ctx.port))
+        for name, own in spread.items():
+            inv.per_host[name] = self.argv({**o, "maps": own}, f"{base}/{name}", fs.jars,
+                                           barrier=where if len(spread) > 1 else "")
         return inv
 
     def argv(self, options: dict, base: str, jars: str = "", barrier: str = "") -> list[str]:
