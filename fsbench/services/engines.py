@@ -57,14 +57,14 @@ def _url_rule(scheme: str):
         text = s.line_text(value, path, lm, issues)
         if text is None:
             return None
+        if re.search(r"://[^/@()]*:[^/@]*@", str(text)):
+            issues.append(lm.issue(path, "the URL holds a password: it would be written into the run directory",
+                                   "put the password in the scenario's `secrets:` and name it in `secret:`"))
+            return None
         m = _URL.match(str(text))
         if m is None or m.group("scheme") != scheme:
             issues.append(lm.issue(path, f"{text!r} is not a {scheme}:// URL with a host and a port",
                                    f"e.g. {scheme}://HOST:PORT (the password goes in `secret:`)"))
-            return None
-        if ":" in (m.group("user") or "") or str(text).count("@") > 1:
-            issues.append(lm.issue(path, "the URL holds a password: it would be written into the run directory",
-                                   "put the password in the scenario's `secrets:` and name it in `secret:`"))
             return None
         return text
 
