@@ -5,11 +5,17 @@ operation started together at metabench's barrier on the first host, each host i
 from __future__ import annotations
 
 import datetime as dt
+import socket
+import subprocess
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from fsbench import hadoop
+from fsbench.targets.services import free_port
+from fsbench.tools.base import BuildContext, HostInfo
+from fsbench.tools.nnbench import PLUGIN
 from fsbench.tools.nnbench.parse import OPERATIONS, blocks, runner_lines
 from tests.conftest import require, run_cli, write_scenario
 from tests.e2e.test_multihost import inventory
@@ -87,3 +93,67 @@ def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, tmp_path):
     assert (nn[nn.metric == "exceptions"].value == 0).all()
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
     assert list(cases.status) == ["ok"], cases[["case_id", "status", "reason"]].to_string()
+
+
+@dataclass
+class _Case:
+    case_id: str
+    options: dict = field(default_factory=dict)
+
+
+class _LocalFs:
+    """A Hadoop file system on this machine's disk (file://), for the runner without a cluster."""
+
+    jars = ""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def url(self, path: str) -> str:
+        return f"file://{self.root}{path}"
+
+    def client_conf(self, threads: int = 1) -> dict[str, str]:
+        return {}
+
+    def client_env(self) -> dict[str, str]:
+        return {}
+
+
+def test_a_host_that_leaves_the_barrier_ends_the_others_runs_instead_of_hanging(tmp_path):
+    """The real runner and metabench's real barrier server; the second host is a party that waits for the
+    first run with it and then goes away: the runner ends with the reason, its base folder removed."""
+    for tool in ("java", "metabench"):
+        require(tool)
+    assert Path(hadoop.home(), "fsbench-hadoop.jar").is_file(), hadoop.MISSING.format(home=hadoop.home())
+    port = free_port()
+    ctx = BuildContext({"c1": HostInfo("c1", "127.0.0.1"), "c2": HostInfo("c2", "127.0.0.1")}, port=port,
+                       address="url", target_kind="hdfs", target_settings=_LocalFs(tmp_path / "fs"), run_id="r1")
+    inv = PLUGIN.build(_Case("local__nn__r1", {"maps": 2, "files_per_map": 2, "operations": ["create_write",
+                                                                                           "open_read"]}), "/b", ctx)
+    work = tmp_path / "c1"
+    work.mkdir()
+    for name, text in inv.files.items():
+        (work / name).write_text(text)
+    server = subprocess.Popen(inv.servers["c1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    runner = None
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as gone:
+            gone.sendall(b"h")
+            runner = subprocess.Popen(inv.per_host["c1"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True)
+            gone.settimeout(120)
+            gone.sendall(b"r")
+            assert gone.recv(1) == b"g"  # the first run's barrier: both parties were there
+        out, err = runner.communicate(timeout=180)
+        said, _ = server.communicate(timeout=30)
+    finally:
+        for proc in (runner, server):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert runner.returncode == 1, err[-2000:]
+    assert "the barrier across hosts at 127.0.0.1:" in err and "broke before open_read (run 2)" in err, err[-2000:]
+    lines = runner_lines(out)
+    assert [(r["operation"], r["exit"]) for r in lines] == [("create_write", "0")]  # run 2 never started
+    assert server.returncode == 1 and "1 of 2 parties left early" in said, said
+    assert not (tmp_path / "fs" / "b" / "fsbench-r1" / "local__nn__r1" / "c1").exists()  # -cleanup still ran
