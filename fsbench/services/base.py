@@ -32,6 +32,9 @@ class ServicePlan:
     #: False: the kind's settings name a server that runs already (`existing:`), so fsbench treats the
     #: service as `managed: false`: only its ready probe runs, nothing is started, stopped or signalled
     managed: bool = True
+    #: names (/proc/PID/comm) of the processes the service runs on its hosts: a monitor expects them there
+    #: and nowhere else (the generic kind's are the command words of its start lines)
+    processes: tuple[str, ...] = ()
 
 
 @runtime_checkable

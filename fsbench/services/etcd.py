@@ -95,7 +95,7 @@ class EtcdKind:
             exports={"url": "etcd://${service.host}:${service.port}", "tls": QUERY, "password": "",
                      "meta": "etcd://${service.host}:${service.port}/jfs" + QUERY},
             default_port="auto", ports=("peer",),
-            logs={"${service.dir}/etcd.log": "etcd.log"})
+            logs={"${service.dir}/etcd.log": "etcd.log"}, processes=("etcd",))
 
 
 PLUGIN = EtcdKind()

@@ -76,6 +76,9 @@ done
 }} | "$client" --no-defaults -uroot --socket="${{service.dir}}/sock"
 """
 
+#: the daemon's process name per `server:` (auto: whichever is installed, so either)
+SERVERS = {"auto": ("mariadbd", "mysqld"), "mariadb": ("mariadbd",), "mysql": ("mysqld",)}
+
 #: the user logs in over TCP, its password in MYSQL_PWD (the clients read it there), never in argv
 PING = ("{auth}\"$(command -v mariadb || command -v mysql)\" --no-defaults --protocol=tcp -h {host} -P {port} "
         "-u {user} -e 'select 1' > /dev/null")
@@ -114,7 +117,8 @@ class MysqlKind:
             stop=[stop_own("pid", wait_s=60)],
             exports={"url": url, "meta": f"{url}/{spec.databases[0]}" if spec.databases else url,
                      "user": spec.user, "password": "${service.password}"},
-            generated={"password": PASSWORD_LENGTH}, default_port="auto", logs={"${service.dir}/err.log": "err.log"})
+            generated={"password": PASSWORD_LENGTH}, default_port="auto", logs={"${service.dir}/err.log": "err.log"},
+            processes=SERVERS[spec.server])
 
 
 PLUGIN = MysqlKind()

@@ -104,7 +104,8 @@ class PostgresKind:
             stop=[STOP.format(bin=BIN, os_user=spec.os_user)],
             exports={"url": url, "meta": f"{url}/{spec.databases[0] if spec.databases else 'postgres'}?sslmode=disable",
                      "user": spec.user, "password": "${service.password}"},
-            generated={"password": PASSWORD_LENGTH}, default_port="auto", logs={"${service.dir}/pg.log": "pg.log"})
+            generated={"password": PASSWORD_LENGTH}, default_port="auto", logs={"${service.dir}/pg.log": "pg.log"},
+            processes=("postgres",))
 
 
 PLUGIN = PostgresKind()

@@ -100,7 +100,7 @@ class RedisKind:
                      "meta": "redis://:${service.password}@${service.host}:${service.port}/1",
                      "password": "${service.password}"},
             generated={"password": PASSWORD_LENGTH}, default_port="auto",
-            logs={"${service.dir}/redis.log": "redis.log"})
+            logs={"${service.dir}/redis.log": "redis.log"}, processes=("redis-server",))
 
 
 PLUGIN = RedisKind()

@@ -69,6 +69,9 @@ else
 fi
 """
 
+#: the server's process name per `server:` (auto: whichever is installed, so either)
+SERVERS = {"auto": ("fsbench-s3", "moto_server"), "fsbench-s3": ("fsbench-s3",), "moto": ("moto_server",)}
+
 
 class S3ServerKind:
     """An S3 endpoint with the scenario's buckets, for FUSE clients, S3A and JuiceFS on S3."""
@@ -98,7 +101,8 @@ class S3ServerKind:
             stop=["kill $(cat ${service.dir}/s3.pid) 2>/dev/null || true"],
             exports={"endpoint": url, "bucket": spec.buckets[0], "region": spec.region,
                      "access_key": "${service.access_key}", "secret_key": "${service.secret_key}"},
-            generated={"access_key": 20, "secret_key": 40}, default_port="auto")
+            generated={"access_key": 20, "secret_key": 40}, default_port="auto",
+            processes=SERVERS[spec.server])
 
 
 PLUGIN = S3ServerKind()
