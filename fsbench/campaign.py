@@ -55,6 +55,10 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
         for w in pf.warnings:
             listener(Event("warning", message=w))
         rd = _run_dir(sc, cases, path, output_root, resume)
+        from fsbench.run_notes import write_run_notes
+
+        for w in write_run_notes(sc, cases, rd.path):  # which host runs what: a workload on fewer hosts than named
+            listener(Event("warning", message=w))
         for tr in transports.values():
             setattr(tr, "marker", {MARKER: rd.run_id})  # noqa: B010 - not every transport plug-in has one
         try:

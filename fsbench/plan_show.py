@@ -27,16 +27,23 @@ def case_dir(sc: Scenario, case: Case) -> str:
     return posixpath.join(scratch, "data", case.dataset) if case.dataset else posixpath.join(scratch, case.case_id)
 
 
-def describe_case(sc: Scenario, case: Case) -> str:
-    """The case's commands and files as the runner will write them into raw/<case>/<host>/."""
-    tool = get_tool(case.tool)
+def plan_context(sc: Scenario, case: Case) -> tuple[BuildContext, str]:
+    """The build context and data folder of a case as a plan sees them (run-time values as placeholders)."""
     target = sc.targets[case.target]
     kind = KINDS.get(target.kind)
     ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
                        port=PORT, controller=HostInfo("controller", "127.0.0.1"), address=kind.address,
                        target_kind=kind.name, target_settings=target.settings, store=_store(kind, target),
                        run_id=RUN_ID, secrets=_AsWritten())  # secrets are not resolved for a plan
-    folder = case_dir(sc, case) if kind.address == "directory" else target.path
+    return ctx, case_dir(sc, case) if kind.address == "directory" else target.path
+
+
+def describe_case(sc: Scenario, case: Case) -> str:
+    """The case's commands and files as the runner will write them into raw/<case>/<host>/."""
+    tool = get_tool(case.tool)
+    target = sc.targets[case.target]
+    kind = KINDS.get(target.kind)
+    ctx, folder = plan_context(sc, case)
     lines = [f"== case {case.index}: {case.case_id}",
              f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
              f"timeout {case.timeout_s:.0f}s · data in {folder}"

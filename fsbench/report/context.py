@@ -15,6 +15,7 @@ from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
 from fsbench.csv_cells import unguard_frame, unguard_row
+from fsbench.report import per_host
 from fsbench.report import summary as summary_mod
 from fsbench.report import validity as validity_mod
 from fsbench.report.absent import why_empty
@@ -24,6 +25,7 @@ from fsbench.report.rows import RESOURCE_METRICS, RunView
 from fsbench.report.spec import default_views, read_scenario
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.report.views import build_view
+from fsbench.run_notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv
 from fsbench.scenario.model import Workload
 from fsbench.scenario.repetitions import not_needed
 from fsbench.thresholds import thresholds_from
@@ -104,6 +106,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
                  clients=sc.client_processes(), side_tools={k.tool: k for k in COLLECTORS if k.tool})
     specs = [dict(v) for v in rspec.views] or default_views(rv, list(sc.workloads))
     views = _views(rv, specs, cases, tools)
+    per_host.attach_per_host(views, specs, results)  # across hosts: which client gave what, under each view
     floors = floors_of(data)
     generated = (tool_sentences(views, baseline, floors, str(sc.use_case.get("application") or ""))
                  + [(v["title"], view_sentences(v)) for v in views])
@@ -139,7 +142,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "floors": floors,
         "failed": [c for c in cases if c["status"] != "ok" and not not_needed(c["status"], c.get("reason") or "")],
         "problems": summary_mod.problems(cases),
-        "warnings": summary_mod.warnings(cases, results),
+        "warnings": per_host.run_warning_groups(read_csv(run / WARNINGS_CSV)) + summary_mod.warnings(cases, results),
+        "placement": per_host.placement_groups(read_csv(run / PLACEMENT_CSV)),
         "validity": validity_mod.overview(results),
         "warned_ok": sum(1 for c in cases if c.get("status") == "ok" and summary_mod.split_warnings(
             str(c.get("warnings") or ""))),

@@ -67,6 +67,37 @@ def test_processes_are_expected_only_where_they_live():
     assert expected_processes(sc, "shared", KINDS) == {"juicefs", "mariadbd"}  # without a host: as before
 
 
+KINDS_SCENARIO = """\
+name: kinds
+hosts:
+  meta1: {transport: local, groups: [meta]}
+  client1: {transport: local, groups: [clients]}
+monitor: {processes: [juicefs, redis-server, mariadbd, postgres, etcd, fsbench-s3]}
+services:
+  s3: {kind: s3, hosts: [meta]}
+  redis: {kind: redis, hosts: [meta]}
+  db: {kind: mysql, hosts: [meta], mysql: {server: mariadb}}
+  pg: {kind: postgres, hosts: [meta]}
+  etcd: {kind: etcd, hosts: [meta]}
+targets:
+%s
+workloads:
+  w: {tool: fio, options: {rw: write, size: 1m}}
+"""
+
+
+def test_service_kinds_declare_their_processes_which_are_expected_on_their_hosts_only():
+    engines = {"redis": "redis", "db": "mysql", "pg": "postgres", "etcd": "etcd"}
+    targets = "".join(f"  {n}: {{kind: juicefs, path: /mnt/fsbench-kinds-{n}, hosts: [clients], services: [{n}, s3],"
+                      f" juicefs: {{meta: 'redis://h/1'}}}}\n" for n in engines)
+    sc = load_scenario_text(KINDS_SCENARIO % targets, "kinds.yaml")
+    seen = {"redis": "redis-server", "db": "mariadbd", "pg": "postgres", "etcd": "etcd"}
+    for target, proc in seen.items():
+        # the engine and the shared S3 server on the meta host, the client on the clients, nothing else anywhere
+        assert expected_processes(sc, target, KINDS, host="meta1") == {proc, "fsbench-s3"}, target
+        assert expected_processes(sc, target, KINDS, host="client1") == {"juicefs"}, target
+
+
 def test_an_embedded_engine_target_is_narrowed_to_its_first_host_with_a_warning():
     sc = load_scenario_text(textwrap.dedent(SCENARIO), "layout.yaml")
     assert sc.targets["embedded"].hosts == ("client1",) and sc.targets["shared"].hosts == ("clients",)
@@ -86,3 +117,40 @@ def test_per_host_tables_break_each_aggregate_down_by_host():
     assert tables == [{"workload": "w", "metric": "bandwidth", "unit": "B/s", "hosts": ["client1", "client2"],
                        "rows": [{"target": "t", "operation": "write", "values": {"client1": 1.0, "client2": 3.0},
                                  "all": 4.0}]}]
+
+
+def test_run_notes_record_placement_and_the_run_warnings_for_the_report(tmp_path):
+    from fsbench.report.per_host import placement_groups, run_warning_groups
+    from fsbench.run_notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv, write_run_notes
+    from fsbench.scenario.plan import plan_cases
+
+    text = textwrap.dedent(SCENARIO).replace(
+        "  w: {tool: fio, options: {rw: write, size: 1m}}",
+        "  w: {tool: fio, options: {rw: write, size: 1m}}\n  md: {tool: mdtest, options: {n: 2, tasks: 1}}")
+    sc = load_scenario_text(text, "layout.yaml")
+    cases = plan_cases(sc)
+    said = write_run_notes(sc, cases, tmp_path)
+    # mdtest's one rank on two hosts: said on the terminal once, and kept with its cases for the report
+    assert said == ["workloads.md: mdtest's 1 rank run on client1 only, not on client2: give tasks >= 2"]
+    groups = run_warning_groups(read_csv(tmp_path / WARNINGS_CSV))
+    by_text = {g["warning"].split(":")[0]: g["cases"] for g in groups}
+    assert by_text["targets.embedded"] == [c.case_id for c in cases if c.target == "embedded"]
+    assert by_text["workloads.md"] == ["shared__md__r1"]
+    placed = placement_groups(read_csv(tmp_path / PLACEMENT_CSV))
+    assert placed["hosts"] == ["client1", "client2"]
+    assert {"workload": "md", "targets": "shared", "runs": ["rank 0", "none"]} in placed["rows"]
+    assert any(r["workload"] == "w" and r["runs"][0].startswith("a fio server") for r in placed["rows"])
+
+
+def test_views_get_the_per_host_tables_of_their_workloads_and_metrics():
+    import pandas as pd
+
+    from fsbench.report.per_host import attach_per_host
+
+    rows = [{"workload": "w", "target": "t", "operation": "write", "metric": m, "unit": "B/s", "stat": "value",
+             "host": h, "value": v} for m in ("bandwidth", "iops") for h, v in (("client1", 1e6), ("client2", 3e6),
+                                                                               ("all", 4e6))]
+    views = [{"title": "fio"}, {"title": "other"}]
+    attach_per_host(views, [{"workload": "w", "metrics": ["bandwidth"]}, {"workload": "x"}], pd.DataFrame(rows))
+    assert [t["head"] for t in views[0]["per_host"]] == [["target", "operation", "client1", "client2", "all"]]
+    assert views[0]["per_host"][0]["rows"][0][:2] == ["t", "write"] and views[1]["per_host"] == []
