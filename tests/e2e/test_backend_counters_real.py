@@ -34,26 +34,13 @@ def _jfs_scenario(tmp_path: Path) -> Path:
         name: jfs-backend
         monitor: {{enabled: false}}
         services:
-          redis:
-            port: auto
-            files:
-              redis.conf: |
-                bind ${{service.host}}
-                port ${{service.port}}
-                daemonize yes
-                pidfile ${{service.dir}}/redis.pid
-                dir ${{service.dir}}
-                save ""
-                appendonly no
-            start: ["redis-server ${{service.dir}}/redis.conf"]
-            ready: redis-cli -h ${{service.host}} -p ${{service.port}} ping | grep -q PONG
-            stop: ["redis-cli -h ${{service.host}} -p ${{service.port}} shutdown nosave"]
+          redis: {{kind: redis, redis: {{appendonly: false}}}}
         targets:
           jfs:
             kind: juicefs
             path: {tmp_path / "jfs"}
             services: [redis]
-            juicefs: {{meta: "redis://${{services.redis.host}}:${{services.redis.port}}/1", storage: file}}
+            juicefs: {{meta: "${{services.redis.url}}/1", storage: file}}
         collectors:
           stats: {{kind: juicefs-stats, targets: [jfs], workloads: [big-write], interval: 1s}}
         workloads:

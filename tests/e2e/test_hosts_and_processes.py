@@ -30,23 +30,7 @@ def inventory(lab, path: Path) -> Path:
 
 def redis(host: str) -> str:
     """A managed Redis service on host, as scenario lines indented for write_scenario's dedent."""
-    text = f"""\
-redis:
-  hosts: [{host}]
-  port: auto
-  files:
-    redis.conf: |
-      bind ${{service.host}}
-      port ${{service.port}}
-      daemonize yes
-      pidfile ${{service.dir}}/redis.pid
-      dir ${{service.dir}}
-      save ""
-      appendonly no
-  start: ["redis-server ${{service.dir}}/redis.conf"]
-  ready: redis-cli -h ${{service.host}} -p ${{service.port}} ping | grep -q PONG
-  stop: ["redis-cli -h ${{service.host}} -p ${{service.port}} shutdown nosave"]
-"""
+    text = f"redis: {{kind: redis, hosts: [{host}], redis: {{appendonly: false}}}}\n"
     return textwrap.indent(text, " " * 10)
 
 
@@ -69,7 +53,7 @@ def test_juicefs_bench_with_verdicts_on_an_ssh_host_ends_in_seconds(lab, tmp_pat
             path: {tmp_path}/jfs
             hosts: [h2]
             services: [redis]
-            juicefs: {{meta: "redis://${{services.redis.host}}:${{services.redis.port}}/1", storage: file}}
+            juicefs: {{meta: "${{services.redis.url}}/1", storage: file}}
         workloads:
           bench:
             tool: juicefs-bench

@@ -190,26 +190,13 @@ def test_juicefs_client_figures_leave_out_juicefs_bench_and_stats(tmp_path):
         name: jfs-client
         monitor: {{interval: 0.5s, processes: [juicefs]}}
         services:
-          redis:
-            port: auto
-            files:
-              redis.conf: |
-                bind ${{service.host}}
-                port ${{service.port}}
-                daemonize yes
-                pidfile ${{service.dir}}/redis.pid
-                dir ${{service.dir}}
-                save ""
-                appendonly no
-            start: ["redis-server ${{service.dir}}/redis.conf"]
-            ready: redis-cli -h ${{service.host}} -p ${{service.port}} ping | grep -q PONG
-            stop: ["redis-cli -h ${{service.host}} -p ${{service.port}} shutdown nosave"]
+          redis: {{kind: redis, redis: {{appendonly: false}}}}
         targets:
           jfs:
             kind: juicefs
             path: {mount}
             services: [redis]
-            juicefs: {{meta: "redis://${{services.redis.host}}:${{services.redis.port}}/1", storage: file}}
+            juicefs: {{meta: "${{services.redis.url}}/1", storage: file}}
         collectors:
           stats: {{kind: juicefs-stats, targets: [jfs], interval: 1s}}
         workloads:
