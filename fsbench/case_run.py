@@ -31,6 +31,10 @@ from fsbench.transport.local import LocalTransport
 from fsbench.validity import CaseValidity
 
 PREPARE = "prepare"
+#: in raw/<case>/<host>/prepare/: the dataset's files after the prepare step, or as a case found them
+LAYOUT = "layout.txt"
+#: in raw/<case>/<host>/prepare/: why no prepare step ran (the files an earlier case laid out, unchanged)
+REUSED = "reused"
 #: how long collectors get to open their sources (the access log, a stats file) before the tool starts
 COLLECTOR_START_S = 1.0
 
@@ -123,6 +127,9 @@ class CaseRun:
             shared = "" if prep is None or folder else repr((sorted(prep.files.items()), prep.env))
             if shared in session.prepared:
                 prep = None
+            layout = self._layout_key(prep) if dataset and not case.fresh and len(hosts) == 1 else ""
+            if layout and self._laid_out(session, layout, hosts[case.hosts[0]], test_dir):
+                prep = None  # the files an earlier case of this run laid out, proven unchanged
             for h, tr in hosts.items():
                 if dataset and case.fresh:  # untimed: a write measures new files, not the ones a case left
                     tr.remove_tree(test_dir)
@@ -138,6 +145,8 @@ class CaseRun:
                     return self._failed(failed, start, prep_result)
                 if shared:
                     session.prepared.add(shared)
+                if layout:
+                    self._remember_layout(session, layout, hosts[case.hosts[0]], test_dir)
             work = self._stage(inv, transport, raw) if not inv.per_host else ""
             works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h],
                                     self.rd.raw_dir(case.case_id, h)) for h, argv in inv.per_host.items()}
@@ -187,6 +196,46 @@ class CaseRun:
             transport.put_text(f"{work}/{name}", text)
         (raw / "command").write_text(redact("".join(shlex.join(a) + "\n" for a in (inv.steps or [inv.argv]))))
         return work
+
+    def _layout_key(self, prep: Invocation | None) -> str:
+        """What decides the files prep lays out ("" : the tool cannot tell, so its prepare step always runs)."""
+        key = getattr(self.tool, "layout_key", None)
+        return key(prep) if prep is not None and key is not None and not prep.controller else ""
+
+    def _listing(self, transport: Transport, test_dir: str, out: Path) -> str | None:
+        """Every file under test_dir with its size, modification and change times and inode, sorted (None: unreadable).
+
+        The change time moves with any write or metadata change, and no one can set it back."""
+        out.parent.mkdir(parents=True, exist_ok=True)
+        r = transport.run(["find", test_dir, "-type", "f", "-printf", "%P\t%s\t%T@\t%C@\t%i\n"], timeout=60,
+                          stdout_path=out, cancel=self.cancel)
+        if not r.ok or not out.exists():
+            return None
+        text = "".join(sorted(out.read_text().splitlines(keepends=True)))
+        out.write_text(text)
+        return text
+
+    def _remember_layout(self, session: TargetSession, layout: str, transport: Transport, test_dir: str) -> None:
+        """What this case's prepare step left in the dataset folder, for the next case that lays out the same."""
+        raw = self.rd.raw_dir(self.case.case_id, where_of(transport)) / PREPARE
+        listing = self._listing(transport, test_dir, raw / LAYOUT)
+        if listing:
+            session.layouts[(self.case.dataset, layout)] = (listing, self.case.case_id)
+
+    def _laid_out(self, session: TargetSession, layout: str, transport: Transport, test_dir: str) -> bool:
+        """Whether an earlier prepare step of this run laid out these very files and they are unchanged since
+        (names, sizes, modification and change times and inodes as that step left them): then this case reads them
+        without starting the tool to check them again. The listing it was proven by is kept in raw/."""
+        known = session.layouts.get((self.case.dataset, layout))
+        if known is None:
+            return False
+        raw = self.rd.raw_dir(self.case.case_id, where_of(transport)) / PREPARE
+        if self._listing(transport, test_dir, raw / LAYOUT) != known[0]:
+            session.layouts.pop((self.case.dataset, layout), None)
+            return False
+        (raw / REUSED).write_text(f"the files laid out by {known[1]} in this run, unchanged since "
+                                  f"({len(known[0].splitlines())} file(s): {LAYOUT} lists them): not laid out again\n")
+        return True
 
     def _prepare(self, prep: Invocation, transport: Transport, raw: Path) -> tuple[str | None, CommandResult | None]:
         """The untimed, unmonitored layout pass, its output kept apart in raw/<case>/<host>/prepare/."""

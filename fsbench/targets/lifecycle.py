@@ -55,6 +55,8 @@ class TargetSession:
         self._made_scratch: set[str] = set()  # hosts where the scratch folder is fsbench's (made, or shared)
         #: prepare steps already run on this target where they leave no folder (an RBD image's written extent)
         self.prepared: set[str] = set()
+        #: (dataset, layout key) -> (listing of the files a prepare step laid out, its case): reused while unchanged
+        self.layouts: dict[tuple[str, str], tuple[str, str]] = {}
 
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""

@@ -15,7 +15,7 @@ from fsbench.shell import PLACEHOLDER
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import path_lines
-from fsbench.tools.fio import parse_json
+from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
 from fsbench.tools.fio.jobfile import COMMENT_CHARS, JobFile, Origin, canonical, parse_jobfile, value_change
@@ -212,6 +212,10 @@ class FioAdapter:
         per host (`--client=A --client=B job` would run on B only).
         """
         return self._invocation(case, test_dir, ctx, prepare=False)
+
+    def layout_key(self, prep: Invocation) -> str:
+        """What decides the files a prepare step lays out (fsbench.tools.fio.layout)."""
+        return layout.layout_key(prep)
 
     def prepare(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation | None:
         """The untimed layout pass before a case that reads: same jobs, `create_only`; on an RBD image, the
