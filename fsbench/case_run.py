@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsbench import warmup
 from fsbench.background import Background
 from fsbench.errors import CommandResult, FsbenchError
 from fsbench.events import Event, Listener
@@ -150,6 +151,7 @@ class CaseRun:
             work = self._stage(inv, transport, raw) if not inv.per_host else ""
             works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h],
                                     self.rd.raw_dir(case.case_id, h)) for h, argv in inv.per_host.items()}
+            warmup.settle()  # fsbench's background imports end before the cache drop and the measurement
             dropped = self._drop_client_caches(session) if case.drop_client_cache else None
             dropped = dropped or (self._drop_caches(involved) if case.drop_caches else None)
             if dropped:

@@ -159,8 +159,11 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
 def run(scenario: str, output: str | None, resume: str | None, progress: str, no_report: bool,
         sets: tuple[str, ...], inventory: str | None) -> None:
     """Run a scenario; prints the run directory (exit 1 if a case failed, 130 if interrupted)."""
+    from fsbench import warmup
     from fsbench.campaign import run_scenario
     from fsbench.progress import Progress
+
+    warmup.start()  # the results' and the report's libraries, while the run waits on its first commands
 
     cancel = threading.Event()
 

@@ -92,3 +92,10 @@ def test_a_layout_key_ignores_how_files_are_read_but_not_which_files_there_are()
     assert layout_key(prep("numjobs=1")) != layout_key(prep("numjobs=2"))
     assert layout_key(prep("nrfiles=1")) != layout_key(prep("nrfiles=2"))
     assert layout_key(prep("buffer_compress_percentage=50")) != layout_key(prep())
+
+
+def test_the_warm_up_imports_the_run_end_libraries_in_the_background_and_settles():
+    loaded = _modules_after("import sys, threading\nfrom fsbench import warmup\nwarmup.start()\n"
+                            "assert any(t.name == 'fsbench-warmup' for t in threading.enumerate())\n"
+                            "warmup.settle()\nassert not any(t.name == 'fsbench-warmup' for t in threading.enumerate())")
+    assert {"pandas", "matplotlib.pyplot", "jinja2", "pyarrow.parquet"} <= loaded
