@@ -38,9 +38,18 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+#: modules that must not run at the same time as each other under pytest-xdist (tox runs the suite on
+#: several workers): none today; a module is otherwise one group, so its module-scoped servers start once
+SHARED_GROUPS: dict[str, str] = {}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every test under tests/e2e is end-to-end: `pytest -m "not e2e"` (tox -e fast) leaves them all out."""
+    """Every test under tests/e2e is end-to-end: `pytest -m "not e2e"` (tox -e fast) leaves them all out.
+    Each module is one xdist group (`--dist loadgroup`): its tests run on one worker, in order, sharing the
+    servers its module fixtures start; modules run beside each other on the other workers."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        path = Path(str(item.fspath))
+        if here in path.parents:
             item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(path.stem, path.stem)))
