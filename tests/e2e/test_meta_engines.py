@@ -17,8 +17,14 @@ SERVERS = ("redis-server", "mariadbd", "postgres", "etcd")
 
 def _juicefs_mounts() -> str:
     """JuiceFS mounts at this scenario's mount points (others on a shared machine are not this run's)."""
-    found = subprocess.run(["findmnt", "-n", "-t", "fuse.juicefs"], capture_output=True, text=True).stdout
-    return "".join(line + "\n" for line in found.splitlines() if line.startswith("/mnt/fsbench-"))
+    found = subprocess.run(["findmnt", "-rn", "-t", "fuse.juicefs", "-o", "TARGET"], capture_output=True,
+                           text=True).stdout
+    return "".join(line + "\n" for line in found.splitlines() if line in MOUNT_POINTS)
+
+
+#: the scenario's mount points (tests of other modules may mount JuiceFS elsewhere under /mnt at the same time)
+MOUNT_POINTS = {f"/mnt/fsbench-{t}" for t in ("redis-always", "redis-everysec", "sqlite", "mariadb", "postgres",
+                                               "etcd")}
 
 
 def test_meta_engines_end_to_end(tmp_path):
