@@ -7,7 +7,9 @@ registries this machine reaches: etcd stands in for it.)
 Why certificates and not a password: JuiceFS (1.4) does not read META_PASSWORD for etcd, so a password
 would have to stand in the meta URL, in the argv of every juicefs command. Targets use
 `meta: ${services.etcd.url}/PREFIX${services.etcd.tls}` (the certificates as URL parameters, JuiceFS's
-form) or `${services.etcd.meta}` (prefix jfs). The peer port is ${service.port_peer}.
+form) or `${services.etcd.meta}` (prefix jfs). The peer port is ${service.port_peer}. The certificates
+are files on the service's host: JuiceFS clients on other hosts need `etcd: {auth: none}` (no
+authentication; the server listens on the service's address only).
 """
 
 from __future__ import annotations
@@ -23,10 +25,16 @@ from fsbench.services.engines import Existing, existing_key, existing_of, stop_o
 class Etcd:
     """What the scenario says of its etcd."""
 
+    auth: str = "tls"
     existing: Existing | None = None
 
 
-SECTION = s.Struct({"existing": existing_key("etcd", "etcd://root@10.0.0.5:2379")}, what="etcd settings")
+SECTION = s.Struct({
+    "auth": s.Key(s.one_of("tls", "none"), default="tls",
+                  doc="tls: clients need the run's client certificate, which lives on the service's host only; "
+                      "none: no authentication (for JuiceFS clients on other hosts, which cannot read it)"),
+    "existing": existing_key("etcd", "etcd://10.0.0.5:2379"),
+}, what="etcd settings")
 
 START = """#!/bin/sh
 # written by fsbench: a certificate authority, server and client certificates for this run, then one etcd
@@ -35,6 +43,16 @@ set -e
 cd "${service.dir}"
 command -v etcd >/dev/null 2>&1 || {
   echo "etcd is not on $(hostname) (install.sh installs etcd-server)" >&2; exit 127; }
+if [ "$FSBENCH_AUTH" = none ]; then
+  nohup etcd --name fsbench --data-dir "${service.dir}/data" \\
+    --listen-client-urls http://${service.host}:${service.port} \\
+    --advertise-client-urls http://${service.host}:${service.port} \\
+    --listen-peer-urls http://${service.host}:${service.port_peer} \\
+    --initial-advertise-peer-urls http://${service.host}:${service.port_peer} \\
+    --initial-cluster fsbench=http://${service.host}:${service.port_peer} > etcd.log 2>&1 &
+  echo $! > etcd.pid
+  exit 0
+fi
 umask 077
 mkdir -p tls
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout tls/ca.key -out tls/ca.crt \\
@@ -75,7 +93,7 @@ class EtcdKind:
     exports: tuple[str, ...] = ("url", "tls", "meta", "password")
 
     def settings(self, checked: dict | None) -> object:
-        return Etcd(existing=existing_of(checked))
+        return Etcd(auth=(checked or {}).get("auth") or "tls", existing=existing_of(checked))
 
     def plan(self, service: object) -> ServicePlan:
         spec: Etcd = getattr(service, "settings", None) or Etcd()  # type: ignore[assignment]
@@ -87,13 +105,15 @@ class EtcdKind:
                                                                 port=e["port"], tls=""),
                                exports={"url": url, "tls": "", "password": password,
                                         "meta": url + "/jfs"})
+        tls = spec.auth == "tls"
         return ServicePlan(
             files={"start-etcd.sh": START},
-            start=["sh ${service.dir}/start-etcd.sh"],
-            ready=PING.format(auth="", scheme="https", host="${service.host}", port="${service.port}", tls=TLS),
+            start=[f"FSBENCH_AUTH={spec.auth} sh ${{service.dir}}/start-etcd.sh"],
+            ready=PING.format(auth="", scheme="https" if tls else "http", host="${service.host}",
+                              port="${service.port}", tls=TLS if tls else ""),
             stop=[stop_own("etcd.pid")],
-            exports={"url": "etcd://${service.host}:${service.port}", "tls": QUERY, "password": "",
-                     "meta": "etcd://${service.host}:${service.port}/jfs" + QUERY},
+            exports={"url": "etcd://${service.host}:${service.port}", "tls": QUERY if tls else "", "password": "",
+                     "meta": "etcd://${service.host}:${service.port}/jfs" + (QUERY if tls else "")},
             default_port="auto", ports=("peer",),
             logs={"${service.dir}/etcd.log": "etcd.log"}, processes=("etcd",))
 

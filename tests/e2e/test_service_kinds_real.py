@@ -20,10 +20,13 @@ import pytest
 from tests.conftest import require, run_cli, write_scenario
 from tests.paths import REPO
 
-KINDS = {"redis": "redis", "maria": "mysql", "pg": "postgres", "etcd": "etcd"}
+KINDS = {"redis": "redis", "maria": "mysql", "pg": "postgres", "etcd": "etcd", "etcd_open": "etcd"}
 #: JuiceFS's meta URL on each: a database number, a database, a database without TLS, a key prefix with certificates
 METAS = {"redis": "${services.redis.url}/1", "maria": "${services.maria.url}/juicefs",
-         "pg": "${services.pg.url}/juicefs?sslmode=disable", "etcd": "${services.etcd.url}/jfs${services.etcd.tls}"}
+         "pg": "${services.pg.url}/juicefs?sslmode=disable", "etcd": "${services.etcd.url}/jfs${services.etcd.tls}",
+         "etcd_open": "${services.etcd_open.meta}"}
+#: more settings of a service: an etcd without authentication (clients on other hosts)
+OPTIONS = {"etcd_open": ", etcd: {auth: none}"}
 SCRATCH = Path("/var/tmp/fsbench")  # the default: PostgreSQL's own user must reach its folder (not under /tmp/pytest-of-root)
 
 
@@ -34,7 +37,7 @@ def _tools() -> None:
 
 
 def _services(names=KINDS) -> str:
-    return "".join(f"  {n}: {{kind: {KINDS[n]}}}\n" for n in names)
+    return "".join(f"  {n}: {{kind: {KINDS[n]}{OPTIONS.get(n, '')}}}\n" for n in names)
 
 
 def _targets(root: Path, names=KINDS) -> str:
@@ -119,7 +122,7 @@ def test_each_kind_starts_its_server_juicefs_formats_and_mounts_on_it_and_it_sto
     proc, run, _ = kinds_run
     assert proc.returncode == 0, proc.stderr[-3000:]
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
-    assert list(cases.status) == ["ok"] * 4, cases[["case_id", "reason"]].to_string()
+    assert list(cases.status) == ["ok"] * len(KINDS), cases[["case_id", "reason"]].to_string()
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
     assert set(results[results.metric == "bandwidth"].target) == set(KINDS)
     for name in KINDS:
@@ -202,7 +205,7 @@ def test_after_a_killed_run_the_next_run_stops_every_engine_it_started(tmp_path)
                              "--no-report"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     out = tmp_path / "out"
     try:
-        _wait(lambda: len(list(out.glob("*/services/*/local/processes.txt"))) == 4 or proc.poll() is not None, 180)
+        _wait(lambda: len(list(out.glob("*/services/*/local/processes.txt"))) == len(KINDS) or proc.poll() is not None, 180)
         assert proc.poll() is None, "the run ended before its services were ready"
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)

@@ -90,3 +90,10 @@ def test_an_existing_url_of_another_engine_is_refused():
     with pytest.raises(ScenarioError) as err:
         load_scenario_text(_scenario('{kind: redis, redis: {existing: {url: "mysql://jfs@(db:3306)"}}}'), "s.yaml")
     assert "is not a redis:// URL" in str(err.value)
+
+
+def test_etcd_without_authentication_for_clients_on_other_hosts_has_no_certificates_in_its_urls():
+    tls, none = _plan("etcd"), _plan("etcd", {"auth": "none"})
+    assert "cacert=" in tls.exports["meta"] and "https://" in tls.ready and "FSBENCH_AUTH=tls" in tls.start[0]
+    assert none.exports["tls"] == "" and "cacert" not in none.exports["meta"] and "http://" in none.ready
+    assert "FSBENCH_AUTH=none" in none.start[0]
