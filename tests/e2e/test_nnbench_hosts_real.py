@@ -54,8 +54,7 @@ def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, tmp_path):
             tool: nnbench
             options: {maps: 4, files_per_map: 3, barrier_ms: 1000}
         """)
-    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--progress", "plain", "--no-report",
-                   timeout=900)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--progress", "plain", timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     run = Path(proc.stdout.splitlines()[0])
     case = run / "raw" / "hdfs__nn__r1"
@@ -93,6 +92,9 @@ def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, tmp_path):
     assert (nn[nn.metric == "exceptions"].value == 0).all()
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
     assert list(cases.status) == ["ok"], cases[["case_id", "status", "reason"]].to_string()
+    # the report breaks the sum down by host under it
+    html = (run / "report.html").read_text()
+    assert "nn · rate per host" in html and "nn · latency_mean per host" in html
 
 
 @dataclass
