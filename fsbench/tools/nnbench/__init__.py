@@ -30,7 +30,6 @@ from fsbench.errors import FsbenchError
 from fsbench.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import unknown_options
-from fsbench.tools.metabench import deploy as metabench_deploy
 from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path
 
@@ -46,7 +45,8 @@ OPTIONS = {
     "barrier_ms": "the least time between the control files' creation and the maps' start (default 1500)",
     "heap": "the JVM's heap, e.g. 1g (default: 1g, 2g above 50 maps)",
 }
-#: the barrier server across hosts (metabench's: one byte each way per round), on the case's first host
+#: the barrier server across hosts (metabench's: one byte each way per round), on the case's first host; a
+#: metabench workload's `fsbench deploy` (or install.sh) puts it there, as seed 002's scenario does on client1
 BARRIER_BINARY = "metabench"
 
 HEAP_RULE = re.compile(r"^[1-9][0-9]*[kmgKMG]$")
@@ -197,14 +197,8 @@ class NNBenchAdapter:
         return parse_path(path)
 
     def provide(self, t, controller, binary: str, settings) -> str:
-        """Put NNBench on a host (fsbench deploy): Java from its packages, this machine's jar cache uploaded,
-        and metabench (the barrier server across hosts) where it is missing."""
-        done = provide(t, settings)
-        if hostpkg.succeeds(t, f"command -v {BARRIER_BINARY} >/dev/null 2>&1").ok:
-            return done
-        barrier = metabench_deploy.provide(t, controller, BARRIER_BINARY, install=bool(getattr(settings, "install",
-                                                                                             False)))
-        return "; ".join(w for w in (done if done != "present" else "", f"barrier across hosts: {barrier}") if w)
+        """Put NNBench on a host (fsbench deploy): Java from its packages, this machine's jar cache uploaded."""
+        return provide(t, settings)
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """Hadoop's version from the jar cache (`Hadoop 3.3.6`); fails where Java or the jars are missing."""
