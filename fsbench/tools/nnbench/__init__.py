@@ -16,7 +16,9 @@ without a map does not run). The runner runs on those hosts at once, each with i
 `<case>/<host>` (Hadoop 3.3.6's NNBench names its files file_<map number>_<i> under the base folder, so
 hosts sharing one would collide), and each waits at one `metabench barrier` on the first host (the
 case's background server) before every run's start time: each operation starts together on every host.
-Rows are per host plus their sum (host `all`, fsbench.tools.nnbench.hosts).
+Each host starts its maps the same fixed delay after the barrier lets it go, by its own clock, so clocks
+that disagree shift only the printed start times, not the start. Rows are per host plus their sum (host
+`all`, fsbench.tools.nnbench.hosts).
 """
 
 from __future__ import annotations
