@@ -76,11 +76,9 @@ def write_rows(rows: list[dict], output: str | None, stdout: TextIO) -> None:
     first = ["source"] + MEASUREMENT_COLUMNS
     columns = first + sorted(set().union(*rows) - set(first)) if rows else first
     if output is not None and output.endswith(".parquet"):
-        # pyarrow alone: the table pandas would build first costs its import, a second or more of a short ingest
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pandas as pd
 
-        pq.write_table(pa.table({c: [r.get(c) for r in rows] for c in columns}), output)
+        pd.DataFrame(rows, columns=columns).to_parquet(output, index=False)
         return
     # CSV row by row: a DataFrame of millions of rows would cost several times their memory
     with (open(output, "w", newline="") if output else nullcontext(stdout)) as fh:
