@@ -100,17 +100,3 @@ def test_the_warm_up_imports_the_run_end_libraries_in_the_background_and_settles
                             "warmup.settle()\nassert not any(t.name == 'fsbench-warmup' for t in threading.enumerate())")
     assert {"pandas", "matplotlib.pyplot", "jinja2", "pyarrow.parquet"} <= loaded
 
-
-def test_ingest_to_parquet_needs_no_pandas(tmp_path):
-    from tests.paths import FIXTURES
-
-    source = sorted((FIXTURES / "fio").glob("json_*.json"))[0]
-    out = tmp_path / "rows.parquet"
-    loaded = _modules_after("from click.testing import CliRunner\nfrom fsbench.cli import main\n"
-                            f"r = CliRunner().invoke(main, ['ingest', 'fio', {str(source)!r}, '-o', {str(out)!r}])\n"
-                            "assert r.exit_code == 0, r.output")
-    assert "pyarrow.parquet" in loaded and "pandas" not in loaded
-    import pandas as pd
-
-    rows = pd.read_parquet(out)
-    assert len(rows) > 0 and list(rows.columns[:3]) == ["source", "tool", "host"] and set(rows.tool) == {"fio"}
