@@ -17,8 +17,9 @@ cd "$(dirname "$0")"
 # python3-rados), the CephFS and RBD clients (ceph-fuse, rbd-fuse, rbd from ceph-common), mkfs.ext4;
 # no service of the packages is started or enabled by fsbench
 # fonts-wqy-microhei: a CJK font, so reports of the Chinese seeds render their text (report CSS names it)
+# poppler-utils: pdftotext and pdfinfo, with which the tests read the report.pdf `fsbench report --pdf` prints
 packages=(fio fuse3 redis-server mariadb-server postgresql etcd-server etcd-client openmpi-bin openssh-server
-          pdsh sudo chromium fonts-wqy-microhei python3-venv python3-pip ca-certificates util-linux procps curl
+          pdsh sudo chromium poppler-utils fonts-wqy-microhei python3-venv python3-pip ca-certificates util-linux procps curl
           gcc libc6-dev make libopenmpi-dev s3fs rclone openjdk-17-jdk-headless maven
           ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse rbd-fuse ceph-common python3-rados python3-rbd e2fsprogs)
 if command -v apt-get >/dev/null; then

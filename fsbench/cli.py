@@ -226,14 +226,22 @@ def deploy(ctx: click.Context, scenario: str, sets: tuple[str, ...], inventory: 
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Where to write the HTML.")
 @click.option("--baseline", help="Target to compare against (default: the scenario's baseline).")
 @click.option("--markdown", is_flag=True, help="Also write report.md next to the HTML (for wikis and pull requests).")
-def report(run_dir: str, output: str | None, baseline: str | None, markdown: bool) -> None:
-    """(Re)build report.html (and with --markdown report.md) from a run directory."""
+@click.option("--templates", type=click.Path(), help="A folder of your own report templates (blocks of "
+              "report.html.j2: docs/report.md, Templates); default: the scenario's report.templates, else fsbench's.")
+@click.option("--pdf", is_flag=True, help="Also write report.pdf next to the HTML (printed by the local Chromium).")
+def report(run_dir: str, output: str | None, baseline: str | None, markdown: bool, templates: str | None,
+           pdf: bool) -> None:
+    """(Re)build report.html and summary.md (with --markdown report.md, with --pdf report.pdf) from a run directory."""
     from fsbench.campaign import open_run
     from fsbench.report import write_report
 
     try:
         open_run(run_dir)
-        path = write_report(run_dir, output=output, baseline=baseline)
+        path = write_report(run_dir, output=output, baseline=baseline, templates=templates)
+        if pdf:
+            from fsbench.report.pdf import write_pdf
+
+            printed = write_pdf(path)
         if markdown:
             from fsbench.report.markdown import write_markdown_report
 
@@ -246,6 +254,8 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
     click.echo(str(path))
     if markdown:
         click.echo(str(md))
+    if pdf:
+        click.echo(str(printed))
 
 
 @main.command()

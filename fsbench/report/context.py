@@ -20,9 +20,11 @@ from fsbench.report import summary as summary_mod
 from fsbench.report import validity as validity_mod
 from fsbench.report.absent import why_empty
 from fsbench.report.conclusions import single_run_note, tool_sentences, view_sentences
+from fsbench.report.figures import ratio_chart
 from fsbench.report.layout import split_wide
 from fsbench.report.rows import RESOURCE_METRICS, RunView
 from fsbench.report.spec import default_views, read_scenario
+from fsbench.report.summary_page import one_page
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.report.views import build_view
 from fsbench.run_notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv
@@ -124,7 +126,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     for v in views:  # after the counting and the sentences: a split repeats the baseline's cells
         v["tables"] = [part for t in v["tables"] for part in split_wide(t, baseline)]
     unstable, more_unstable = summary_mod.unstable(summary, style.cv_threshold)
-    return {
+    ctx = {
         "title": sc.name or manifest.get("scenario", "fsbench run"),
         "description": sc.description,
         "use_case": [(k.replace("_", " ").capitalize(), v) for k, v in sc.use_case.items()],
@@ -160,7 +162,12 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
                                            else summary, targets, baseline, style, rspec.metrics), baseline)
                       for name, w in sc.workloads.items()],
         "variables": {str(k): yaml_text(v) for k, v in sc.variables.items()},
+        "templates_folder": rspec.templates,
     }
+    ctx["summary"] = one_page(ctx)  # the one-page summary and the answer chart: from what is above, no more
+    ctx["answer_chart"] = ratio_chart(ctx["summary"]["answers"], baseline, ctx["summary"]["log"]) \
+        if ctx["summary"]["answers"] else ""
+    return ctx
 
 
 def _scale(run: object) -> dict | None:

@@ -170,3 +170,39 @@ def _svg(fig) -> str:
     _plt().close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]
+
+
+def ratio_chart(items: list[dict], baseline: str, log: bool) -> str:
+    """The answer at a glance: per measurement (a row), each target's ratio to the baseline as a dot with its
+    95 % interval, the baseline a line at 1 (the ratios as the tables show them: a time's row says lower is
+    better). Log axis where ratios span decades."""
+    plt = _plt()
+    targets = list(dict.fromkeys(r["target"] for a in items for r in a["ratios"]))
+    n = max(1, len(targets))
+    labels = [f"{a['view']}: {a['what']}" + ("" if a["up"] else " (lower is better)") for a in items]
+    longest = max((len(t) for t in labels), default=10)
+    fig, ax = plt.subplots(figsize=(min(11.5, 5.0 + longest * 0.055), 0.9 + len(items) * (0.16 * n + 0.14)))
+    thick = 0.7 / n
+    for i, t in enumerate(targets):
+        ys, xs, lo, hi = [], [], [], []
+        for j, a in enumerate(items):
+            r = next((r for r in a["ratios"] if r["target"] == t), None)
+            if r is None:
+                continue
+            x = r["ratio"]
+            low, high = r.get("low"), r.get("high")
+            a_, b_ = (low, high) if low and high else (x, x)
+            ys.append(j + (i - (n - 1) / 2) * thick)
+            xs.append(x)
+            lo.append(max(0.0, x - min(a_, b_)))
+            hi.append(max(0.0, max(a_, b_) - x))
+        ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", markersize=4, capsize=2, label=t,
+                    color=PALETTE[i % len(PALETTE)])
+    ax.axvline(1.0, color="#5b6472", linewidth=1, linestyle="--")
+    if log:
+        ax.set_xscale("log")
+    ax.set_yticks(range(len(items)), labels)
+    ax.invert_yaxis()  # the first measurement on top, as the table beside it
+    ax.set_xlabel(f"ratio to {baseline} (dashed: {baseline} itself)")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _svg(fig)

@@ -84,7 +84,7 @@ def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
         if len(swept) == 1:
             out.append({"view": "by_value", "workload": w, "param": swept[0], "resources": True})
             values = pd.to_numeric(df[f"param_{swept[0]}"], errors="coerce")
-            if values.notna().all() and values.nunique() >= 3:
+            if values.notna().all() and values.nunique() >= 2:
                 # a chart per target only when it has several lines (operations, jobs) to hold: with one,
                 # a chart per target is one line each, and one chart with a line per target compares them
                 one = len(row_keys(shown(main_stat(df), tool, {}), tool, {})) <= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -184,6 +185,9 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
     scale = scale_of_run(raw, lm, values)  # the report says which scale ran and how it differs from full
     if scale is not None:
         resolved["scale_run"] = scale
+    report = resolved.get("report")
+    if isinstance(report, dict) and report.get("templates"):  # the run's copy must find them from anywhere
+        report["templates"] = os.path.abspath(_relative(base_dir, str(report["templates"])))
     scenario.resolved = resolved
     scenario.warnings = warnings + narrow_one_host_targets(scenario, KINDS)  # e.g. JuiceFS on SQLite: one client
     return scenario

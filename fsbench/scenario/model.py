@@ -356,6 +356,8 @@ class Report:
     views: tuple = option(s.list_of(VIEW), (), convert=tuple,
                           doc="the report's tables and charts in order; default: each tool's own views")
     conclusions: str = option(s.string, "", doc="your own conclusions, shown first, before the generated ones")
+    templates: str = option(s.string, "", doc="a folder of report templates (relative to the scenario file) "
+                                              "whose blocks extend or replace fsbench's own")
 
 
 UPLOAD = s.Struct({
