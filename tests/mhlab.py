@@ -95,9 +95,17 @@ class LabHost:
         """Whether this host's sshd (and so its namespace) still runs as started."""
         return self.proc.poll() is None and _ns(self.pid) == self.ns
 
+    def anchor(self) -> int | None:
+        """A process of the host's namespace to read it through: its sshd, or after a crash any that is left."""
+        if self.alive():
+            return self.pid
+        return next(iter(self.pids()), None) if self.ns else None
+
     def mounts(self) -> Counter[tuple[str, str, str]]:
         """(mount point, type, source) of every mount of the host's namespace (what `findmnt` shows there)."""
-        rows = [line.split()[:3] for line in _read(f"/proc/{self.pid}/mounts").splitlines() if line.strip()]
+        anchor = self.anchor()
+        text = _read(f"/proc/{anchor}/mounts") if anchor is not None else ""
+        rows = [line.split()[:3] for line in text.splitlines() if line.strip()]
         return Counter((_unescape(point), kind, source) for source, point, kind in rows)
 
     def new_mounts(self) -> list[str]:
@@ -174,9 +182,12 @@ class MultiHostLab:
             self._clear(h)
 
     def _clear(self, h: LabHost) -> None:
-        if h.proc.poll() is None and _ns(h.pid) == h.ns:
+        # a crashed host's sshd is gone but what it started (a fio server, a FUSE daemon) may still run in
+        # its namespace: found by the namespace, unmounted through any of them, then stopped
+        anchor = h.anchor()
+        if anchor is not None:
             for m in sorted(h.new_mounts(), key=len, reverse=True):  # deepest first
-                subprocess.run(["nsenter", "-t", str(h.pid), "-m", "umount", "-l", m], capture_output=True,
+                subprocess.run(["nsenter", "-t", str(anchor), "-m", "umount", "-l", m], capture_output=True,
                                timeout=30, check=False)
             for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
                 for p in h.pids():

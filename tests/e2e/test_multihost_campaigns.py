@@ -23,8 +23,11 @@ from tests.paths import REPO
 LAYOUT = [("meta1", "meta"), ("client1", "clients"), ("client2", "clients"), ("client3", "clients")]
 CLIENTS = ("client1", "client2", "client3")
 EXAMPLE = REPO / "configs" / "inventory-meta-engines.example.yaml"
+#: smoke scale made smaller still: every case keeps its shape (tools, hosts, placement), with less data
+SMALLER = [f"--set={k}={v}" for k, v in {"fio_size": "4m", "big_file": "4m", "small_files": 5, "meta_iterations": 3,
+                                        "mdtest_items": 2, "mdtest_files": 3}.items()]
 #: process names whose presence on each host is recorded while the campaign runs (/proc/PID/comm)
-WATCHED = {"juicefs", "fio", "metabench", "mdtest", "orted", "redis-server", "mariadbd", "postgres", "etcd"}
+WATCHED = {"juicefs", "fio", "metabench", "mdtest", "orted", "redis-server", "mariadbd", "postgres", "fsbench-s3"}
 
 
 @pytest.fixture(scope="session")
@@ -107,15 +110,37 @@ def test_lab_hosts_have_their_own_name_tmp_and_mounts(mhlab):
     assert mhlab.wait_clean() == {}
 
 
+def trimmed_meta_engines(path: Path) -> Path:
+    """scenarios/meta-engines.yaml with its layout (services on meta, the targets on the clients) and less
+    work: one mdtest workload of the two, six of metabench's 23 calls. Each tool, placement and host's part
+    is still there; the seed's full list of calls measures nothing more about who runs where.
+
+    Without etcd: its TLS client certificates are made in the service's folder on the meta host, and the
+    clients' JuiceFS is given their paths there, which no client has ("holds no JuiceFS volume yet" on
+    client1). Until the etcd kind ships its client files to the targets' hosts, etcd runs on one host only."""
+    sc = yaml.safe_load((REPO / "scenarios" / "meta-engines.yaml").read_text())
+    del sc["workloads"]["mdtest-small-files"]
+    del sc["targets"]["etcd"], sc["services"]["etcd"]
+    sc["monitor"]["processes"].remove("etcd")
+    sc["workloads"]["meta-calls"]["options"].update(
+        operations=["mkdir", "readdir_10", "create", "lookup", "getattr", "unlink"], warmup=1)
+    for view in sc["report"]["views"]:
+        if "workloads" in view:
+            view["workloads"] = [w for w in view["workloads"] if w in sc["workloads"]]
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
 @pytest.fixture(scope="module")
 def meta_run(mhlab, tmp_path_factory):
     """meta-engines at smoke scale on meta1 + client1-3: (process, run dir, watcher)."""
-    for tool in ("juicefs", "redis-server", "mariadbd", "etcd", "fio", "mdtest", "mpirun", "metabench"):
+    for tool in ("juicefs", "redis-server", "mariadbd", "fio", "mdtest", "mpirun", "metabench"):
         require(tool)
     folder = tmp_path_factory.mktemp("meta-engines")
     inventory = lab_inventory(mhlab, folder / "inventory.yaml")
+    scenario = trimmed_meta_engines(folder / "meta-engines.yaml")
     with Watcher(mhlab) as watched:
-        proc = run_cli("run", str(REPO / "scenarios" / "meta-engines.yaml"), "--set", "scale=smoke",
+        proc = run_cli("run", str(scenario), "--set", "scale=smoke", *SMALLER,
                        "--inventory", str(inventory), "-o", str(folder / "out"), "--progress", "plain",
                        timeout=1200)
     run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
@@ -138,15 +163,15 @@ def test_meta_engines_runs_every_case_across_the_hosts(meta_run):
 
 def test_meta_engines_each_host_did_its_part(meta_run, mhlab):
     _, run, watched = meta_run
-    assert {"redis-server", "mariadbd", "postgres", "etcd"} <= watched.procs["meta1"]
+    assert {"redis-server", "mariadbd", "postgres", "fsbench-s3"} <= watched.procs["meta1"]
     # (preflight's version probes run fio, mdtest and juicefs once on every host, meta1 included: the host
     # facts table's versions; the workloads' rows and mdtest's hostfile name the clients only)
     for client in CLIENTS:
         assert {"juicefs", "fio", "metabench", "mdtest"} <= watched.procs[client], (client, watched.procs)
-        assert not watched.procs[client] & {"redis-server", "mariadbd", "etcd"}
+        assert not watched.procs[client] & {"redis-server", "mariadbd", "postgres", "fsbench-s3"}
     # mounts made in each client's own namespace, none on the meta host; SQLite's on client1 only
     for client in CLIENTS:
-        engines = {"redis-always", "redis-everysec", "mariadb", "postgres", "etcd"}
+        engines = {"redis-always", "redis-everysec", "mariadb", "postgres"}
         assert {f"/mnt/fsbench-{e}" for e in engines} <= watched.mounts[client], (client, watched.mounts)
     assert "/mnt/fsbench-sqlite" in watched.mounts["client1"]
     assert "/mnt/fsbench-sqlite" not in watched.mounts["client2"] | watched.mounts["client3"]
@@ -164,6 +189,30 @@ def test_meta_engines_each_host_did_its_part(meta_run, mhlab):
         [mhlab.host(c).address for c in CLIENTS]
     hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
     assert set(CLIENTS) <= set(hosts.host)
+
+
+def test_meta_engines_report_says_per_host_what_each_client_did_and_gave(meta_run):
+    proc, run, _ = meta_run
+    # said by fsbench run (not only plan --show), and kept for the report with the cases they concern
+    assert "workloads.juicefs-bench: juicefs-bench runs on client1 only, not on client2, client3" in proc.stderr
+    notes = pd.read_csv(run / "run-warnings.csv", keep_default_na=False)
+    sqlite = notes[notes.warning.str.startswith("targets.sqlite: runs on client1 only")]
+    assert len(sqlite) == 1 and set(sqlite.cases.iloc[0].split()) == set(
+        pd.read_csv(run / "cases.csv").query("target == 'sqlite'").case_id)
+    placed = pd.read_csv(run / "placement.csv", keep_default_na=False)
+    mdtest = placed[placed.case_id == "redis-always__mdtest-meta__r1"].set_index("host").runs
+    assert mdtest.to_dict() == {"client1": "rank 0", "client2": "rank 1", "client3": "none"}
+    page = (run / "report.html").read_text()
+    # under the fio and metabench views, a table per host: one column per client beside `all`
+    per_host = page.split('class="results per-host"')[1:]
+    assert per_host and all("<th>client1</th><th>client2</th><th>client3</th><th>all</th>" in t for t in per_host)
+    assert any("fio-big-write · bandwidth per host" in part for part in page.split("<details class=\"per-host\">"))
+    assert "meta-calls · latency_mean per host" in page
+    # which host ran what, and the run's own warnings in the Warnings table
+    table = page.split('id="placement"')[1].split("</table>")[0]
+    assert "<td>mdtest-meta</td>" in table and "rank 0" in table and "its own metabench process" in table
+    warnings = page.split('id="warnings"')[1].split("</table>")[0]
+    assert "targets.sqlite: runs on client1 only" in warnings and "juicefs-bench runs on client1 only" in warnings
 
 
 def test_meta_engines_leaves_nothing_on_any_host(meta_run, mhlab):
@@ -199,3 +248,65 @@ def _ns_of(proc: Path) -> str:
         return str((proc / "ns" / "mnt").readlink())
     except OSError:
         return ""
+
+
+CRASH_SCENARIO = """\
+name: mhlab-crash
+monitor: {enabled: false}
+targets:
+  local:
+    description: each client's own folder (its own /var/tmp)
+    path: /var/tmp/fsbench-mhlab-crash
+    hosts: [clients]
+    setup: ["mkdir -p ${target.path}"]
+    teardown: ["rm -rf ${target.path}"]
+workloads:
+  long: {tool: fio, options: {rw: write, bs: 64k, size: 4m, time_based: true, runtime: 6}}
+  short: {tool: fio, options: {rw: write, bs: 64k, size: 1m}}
+"""
+
+
+def test_a_client_that_dies_mid_case_fails_that_case_naming_it_and_resume_completes(mhlab, tmp_path):
+    """client2's sshd killed while the 3-client fio case runs (and back a moment later, as a host that
+    reboots): that case fails naming client2, the next case runs on all three, `--resume` redoes the first."""
+    require("fio")
+    scenario = tmp_path / "crash.yaml"
+    scenario.write_text(CRASH_SCENARIO)
+    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml")
+    out = tmp_path / "out"
+    crashed = threading.Event()
+
+    def crash_client2_mid_case() -> None:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if list(out.glob("*/raw/local__long__r1/client2/server-command")):
+                time.sleep(2.0)  # the fio jobs are running on every client
+                mhlab.host("client2").crash()
+                crashed.set()
+                time.sleep(1.0)
+                mhlab.restart("client2")
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=crash_client2_mid_case, daemon=True)
+    killer.start()
+    proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(out), "--no-report",
+                   "--progress", "plain", timeout=300)
+    killer.join(timeout=60)
+    assert crashed.is_set(), proc.stderr[-3000:]
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    run = Path(proc.stdout.splitlines()[0])
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("workload")
+    assert cases.loc["long", "status"] == "failed" and "client2" in cases.loc["long", "reason"], cases.to_string()
+    assert cases.loc["short", "status"] == "ok", cases.loc["short", "reason"]
+    assert cases.loc["short", "hosts"] == "client1 client2 client3"
+    resumed = run_cli("run", str(scenario), "--inventory", str(inventory), "--resume", str(run), "--no-report",
+                      "--progress", "plain", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert (cases.status == "ok").all(), cases[["case_id", "status", "reason"]].to_string()
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    assert set(rows[(rows.workload == "long") & (rows.metric == "bandwidth")].host) == {*CLIENTS, "all"}
+    assert mhlab.wait_clean() == {}
+    for client in CLIENTS:
+        assert not mhlab.host(client).path("/var/tmp/fsbench-mhlab-crash").exists(), client
