@@ -94,8 +94,9 @@ def _legible(page) -> None:
 
 def _first_order(page) -> None:
     ids = page.evaluate("""() => [...document.querySelectorAll('main > section')].map(s => s.id || s.className)""")
-    first = [i for i in ids if i in ("use-case", "conclusions")]
-    assert ids[:len(first)] == first and "conclusions" in ids  # the use case (when given), then conclusions
+    first = [i for i in ids if i in ("summary", "use-case", "conclusions")]
+    # the one-page summary, the use case (when given), then conclusions
+    assert ids[:len(first)] == first and first[0] == "summary" and "conclusions" in ids
     assert page.locator("#conclusions li").count() >= 1  # sentences drawn from the numbers
 
 
