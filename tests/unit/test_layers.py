@@ -18,13 +18,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
               "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
               "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor",
               "fsbench.hadoop", "fsbench.validity", "fsbench.csv_cells", "fsbench.analysis.stats",
-              "fsbench.warmup")),
+              "fsbench.analysis.settings", "fsbench.warmup")),
     ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry",
                   "fsbench.collectors")),
     ("scenario", ("fsbench.scenario",)),
     ("runtime", ("fsbench.targets", "fsbench.background", "fsbench.case_run", "fsbench.runner", "fsbench.preflight",
                  "fsbench.deploy", "fsbench.leftovers", "fsbench.store", "fsbench.plan_show", "fsbench.plan_targets",
-                 "fsbench.transport.factory")),
+                 "fsbench.transport.factory", "fsbench.monitor.expect", "fsbench.run_notes")),
     ("presentation", ("fsbench.analysis", "fsbench.report", "fsbench.compare", "fsbench.ingest", "fsbench.progress")),
     ("entry points", ("fsbench.campaign", "fsbench.cli", "fsbench.__main__", "fsbench")),
 ]
@@ -94,7 +94,7 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "metabench", "nnbench", "vdbench"]
     assert KINDS.names() == ["cephfs", "device", "directory", "fuse", "hdfs", "jfs", "juicefs", "rbd", "rbd-image",
                              "rclone", "s3a", "s3fs"]
-    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "hdfs", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
+    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "etcd", "hdfs", "mysql", "postgres", "redis", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"
