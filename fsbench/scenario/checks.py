@@ -80,6 +80,7 @@ def check_scenario(sc: Scenario, lm: LineMap) -> list[Issue]:
         texts += [("ready", svc.ready)] if svc.ready else []
         texts += [(f"files.{n}", body) for n, body in svc.files.items()]
         issues.extend(_placeholder_issues(lm, path, texts, allowed))
+    issues.extend(_local_client_issues(sc, lm))
     issues.extend(_collector_issues(sc, lm))
     for i, view in enumerate(sc.report.views):
         for name in view.get("workloads") or [view.get("workload")]:
@@ -273,3 +274,22 @@ def _locate(w, oi, point: dict, lm: LineMap) -> Issue:
     where = ("jobs",) if key in w.jobs else ("options",)
     full = ("workloads", w.name) + where + ((oi.path,) if whole else tuple(p for p in oi.path.split(".") if p))
     return lm.issue(full, oi.message, oi.hint)
+
+
+def _local_client_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
+    """A target on hosts where a service's clients cannot work (the kind says why), refused before any run:
+    across hosts every case of it would fail at mount time."""
+    out = []
+    for t in sc.targets.values():
+        for name in t.services:
+            svc = sc.services.get(name)
+            if svc is None or not all(h in _host_names(sc) for h in (*t.hosts, *svc.hosts)):
+                continue
+            why = SERVICE_KINDS.get(svc.kind).plan(svc).clients_local_only
+            outside = [h for h in sc.resolve_hosts(t.hosts) if h not in sc.resolve_hosts(svc.hosts)]
+            if why and outside:
+                out.append(lm.issue(("services", name), f"target {t.name!r} runs on {', '.join(outside)}, but "
+                                    f"service {name!r} serves clients on its own hosts only: {why}",
+                                    f"run the target on {', '.join(sc.resolve_hosts(svc.hosts))}, or change the "
+                                    "service's settings as said"))
+    return out

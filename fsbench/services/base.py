@@ -35,6 +35,9 @@ class ServicePlan:
     #: names (/proc/PID/comm) of the processes the service runs on its hosts: a monitor expects them there
     #: and nowhere else (the generic kind's are the command words of its start lines)
     processes: tuple[str, ...] = ()
+    #: why a target using the service must run on the service's own hosts ("" when it may run anywhere):
+    #: e.g. client files the kind makes on its host only; the scenario check refuses other client hosts
+    clients_local_only: str = ""
 
 
 @runtime_checkable

@@ -115,7 +115,10 @@ class EtcdKind:
             exports={"url": "etcd://${service.host}:${service.port}", "tls": QUERY if tls else "", "password": "",
                      "meta": "etcd://${service.host}:${service.port}/jfs" + (QUERY if tls else "")},
             default_port="auto", ports=("peer",),
-            logs={"${service.dir}/etcd.log": "etcd.log"}, processes=("etcd",))
+            logs={"${service.dir}/etcd.log": "etcd.log"}, processes=("etcd",),
+            clients_local_only=("its TLS client certificates are made per run as files on the etcd host, which "
+                                "JuiceFS clients on other hosts cannot read; `etcd: {auth: none}` serves them "
+                                "without authentication (meta-engines.yaml: --set etcd_auth=none)") if tls else "")
 
 
 PLUGIN = EtcdKind()

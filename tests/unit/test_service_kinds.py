@@ -97,3 +97,28 @@ def test_etcd_without_authentication_for_clients_on_other_hosts_has_no_certifica
     assert "cacert=" in tls.exports["meta"] and "https://" in tls.ready and "FSBENCH_AUTH=tls" in tls.start[0]
     assert none.exports["tls"] == "" and "cacert" not in none.exports["meta"] and "http://" in none.ready
     assert "FSBENCH_AUTH=none" in none.start[0]
+
+
+def _two_hosts(auth: str) -> str:
+    return textwrap.dedent(f"""\
+        name: etcd-hosts
+        hosts:
+          meta: {{transport: local}}
+          client: {{transport: local}}
+        services:
+          etcd: {{kind: etcd, hosts: [meta], etcd: {{auth: {auth}}}}}
+        targets:
+          t: {{path: /tmp/fsbench-kinds-unit, hosts: [client], services: [etcd]}}
+        workloads:
+          w: {{tool: fio, options: {{rw: write, size: 1m}}}}
+        """)
+
+
+def test_etcd_with_client_certificates_is_refused_for_a_target_on_another_host():
+    """Its certificates are files on the etcd host: every case on another host would fail at mount time."""
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text(_two_hosts("tls"), "s.yaml")
+    text = str(err.value)
+    assert "s.yaml:6" in text and "target 't' runs on client" in text and "auth: none" in text, text
+    sc = load_scenario_text(_two_hosts("none"), "s.yaml")  # without authentication, any host may be a client
+    assert sc.targets["t"].services == ("etcd",)
