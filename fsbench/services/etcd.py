@@ -118,7 +118,7 @@ class EtcdKind:
             logs={"${service.dir}/etcd.log": "etcd.log"}, processes=("etcd",),
             clients_local_only=("its TLS client certificates are made per run as files on the etcd host, which "
                                 "JuiceFS clients on other hosts cannot read; `etcd: {auth: none}` serves them "
-                                "without authentication (meta-engines.yaml: --set etcd_auth=none)") if tls else "")
+                                "without authentication") if tls else "")
 
 
 PLUGIN = EtcdKind()

@@ -78,7 +78,7 @@ services:
   redis: {kind: redis, hosts: [meta]}
   db: {kind: mysql, hosts: [meta], mysql: {server: mariadb}}
   pg: {kind: postgres, hosts: [meta]}
-  etcd: {kind: etcd, hosts: [meta]}
+  etcd: {kind: etcd, hosts: [meta], etcd: {auth: none}}   # its certificates would stay on meta
 targets:
 %s
 workloads:

@@ -166,7 +166,8 @@ def test_default_views_follow_the_tools_and_the_sweep():
     got = [(v["view"], v["workload"], v.get("param"), v.get("tool")) for v in default_views(rv, ["swept", "two",
                                                                                                   "meta", "none"])]
     assert got == [("by_value", "swept", "numjobs", None), ("chart", "swept", "numjobs", None),
-                   ("by_value", "two", "numjobs", None),  # two values: no curve to draw
+                   ("by_value", "two", "numjobs", None),
+                   ("chart", "two", "numjobs", None),  # two values are a line too (issue 27: a picture by default)
                    ("table", "meta", None, None), ("stats", "meta", None, None), ("best", "meta", None, None),
                    ("table", "meta", None, "juicefs-stats")]
     assert default_views(rv, ["meta"])[-1]["columns"] == "metrics"
