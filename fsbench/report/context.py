@@ -125,7 +125,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     validity_mod.mark_tables(views)
     for v in views:  # after the counting and the sentences: a split repeats the baseline's cells
         v["tables"] = [part for t in v["tables"] for part in split_wide(t, baseline)]
-    unstable, more_unstable = summary_mod.unstable(summary, style.cv_threshold)
+    unstable, more_unstable = summary_mod.unstable(summary, style.cv_threshold,
+                                                   summary_mod.shown_metrics(specs, tools))
     ctx = {
         "title": sc.name or manifest.get("scenario", "fsbench run"),
         "description": sc.description,

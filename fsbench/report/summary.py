@@ -13,14 +13,20 @@ PRIMARY = ("bandwidth", "rate", "iops")  # the figure a reader compares first, p
 MAX_LISTED = 40
 
 
-def unstable(summary: pd.DataFrame, threshold: float) -> tuple[list[dict], int]:
+def unstable(summary: pd.DataFrame, threshold: float,
+             shown: dict[str, set[str] | None] | None = None) -> tuple[list[dict], int]:
     """Per workload (a table), the measurements whose 95 % interval is wider than ±threshold of the mean:
-    too wide for any conclusion; with what would fix them (more repetitions, or a longer runtime)."""
+    too wide for any conclusion; with what would fix them (more repetitions, or a longer runtime).
+    `shown` (workload -> the metrics its tables show, None for all) keeps the list to what a reader
+    compares: a p99.9 or a standard deviation that no table shows is not a conclusion anyone could draw."""
     if summary.empty:
         return [], 0
     width = summary["ci"] if "ci" in summary else summary["cv"]
     df = summary[(summary["n"] > 1) & (width.fillna(float("inf")) > threshold)
                  & summary["stat"].isin(["value", "mean"])]
+    if shown is not None and not df.empty:
+        keep = [w in shown and (shown[w] is None or m in shown[w]) for w, m in zip(df["workload"], df["metric"])]
+        df = df[keep]
     df = df[df["tool"] != "monitor"] if "tool" in df else df  # resources vary by nature; results should not
     pcols = [c for c in df.columns if c.startswith("param_")]
     out = []
@@ -97,3 +103,21 @@ def split_warnings(text: str) -> list[str]:
     """cases.csv's warnings column as the texts to show: whole, since a warning's own words hold the
     '; ' its warnings are joined with ("...not a finite number; left out")."""
     return [text.strip()] if text.strip() else []
+
+
+def shown_metrics(specs: list[dict], tools: dict[str, object]) -> dict[str, set[str] | None]:
+    """workload -> the metrics the report's views show of it (their `metrics`, else the tool's primary
+    metrics); None where a view shows every metric (`columns: metrics`, a tool's own table)."""
+    out: dict[str, set[str] | None] = {}
+    for spec in specs:
+        for w in spec.get("workloads") or [spec.get("workload")]:
+            if not w:
+                continue
+            if spec.get("columns") == "metrics" or spec.get("tool"):
+                out[w] = None
+                continue
+            metrics = set(spec.get("metrics") or getattr(tools.get(w), "primary_metrics", ()) or ())
+            if w in out and out[w] is None:
+                continue
+            out[w] = (out.get(w) or set()) | metrics if metrics else None
+    return out
