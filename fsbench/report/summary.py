@@ -25,7 +25,8 @@ def unstable(summary: pd.DataFrame, threshold: float,
     df = summary[(summary["n"] > 1) & (width.fillna(float("inf")) > threshold)
                  & summary["stat"].isin(["value", "mean"])]
     if shown is not None and not df.empty:
-        keep = [w in shown and (shown[w] is None or m in shown[w]) for w, m in zip(df["workload"], df["metric"])]
+        keep = [w in shown and (metrics is None or m in metrics)
+                for w, m in zip(df["workload"], df["metric"]) for metrics in [shown.get(w)]]
         df = df[keep]
     df = df[df["tool"] != "monitor"] if "tool" in df else df  # resources vary by nature; results should not
     pcols = [c for c in df.columns if c.startswith("param_")]
