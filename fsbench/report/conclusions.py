@@ -40,9 +40,10 @@ def tool_sentences(views: list[dict], baseline: str, floors: Floors | None = Non
         lines = voice.against_baseline(measured, baseline, floors)
         judged = [judge(m, floors) for m in measured]
         said = any(not line.startswith("No clear difference") for line in lines)
-        short = voice.standout(measured, judged, said)
+        front, back = voice.groups(measured, baseline, floors)
+        short = voice.standout(measured, judged, said, front, back)
         if short:
-            findings.append((v["title"], *voice.leaders(measured, judged)))
+            findings.append((v["title"], *voice.leaders(measured, judged), front, back))
         lines = ([short] if short else []) + lines + ([_left_out_sentence(left_out)] if left_out else [])
         if lines:
             out.append((v["title"], [f"{v['title']}: " + " ".join(lines)]))

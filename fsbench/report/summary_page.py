@@ -53,7 +53,7 @@ def answers(views: list[dict], baseline: str, floors: Floors) -> tuple[list[dict
     return out[:MOST_ANSWERS], max(0, len(out) - MOST_ANSWERS)
 
 
-def winners(views: list[dict], floors: Floors) -> list[dict]:
+def winners(views: list[dict], floors: Floors, baseline: str = "") -> list[dict]:
     """Per view that compares targets (a use-case item): the target clearly first on most of its
     measurements (voice.leaders), by how much over the next one (its range of ratios) and how sure."""
     seen: set[tuple] = set()
@@ -68,11 +68,19 @@ def winners(views: list[dict], floors: Floors) -> list[dict]:
         lead, _ = voice.leaders(mine, judged)
         first = [(m, j) for m, j in zip(mine, judged) if j["best_sure"] and j["best"] == lead] if lead else []
         margins = [_margin(m, lead) for m, _ in first]
+        front, back = voice.groups(mine, baseline, floors) if baseline and not lead else ([], [])
+        count = f"{len(mine)} measurement{'s' if len(mine) != 1 else ''}"
+        if lead:
+            confidence = (f"clearly first on {len(first)} of {len(mine)} (95 %, beyond the "
+                          f"{floors.min_effect:.0%} floor)")
+        elif front and back:
+            confidence = (f"no single target first; front group {', '.join(front)}; clearly behind {front[0]} on "
+                          f"most of its {count}: {', '.join(back)}")
+        else:
+            confidence = f"no target clearly first on most of its {count}"
         out.append({"view": v["title"], "anchor": v.get("anchor", ""), "winner": lead,
                     "margin": voice.amount([r for r in margins if r]) if any(margins) else "",
-                    "confidence": (f"clearly first on {len(first)} of {len(mine)} (95 %, beyond the "
-                                   f"{floors.min_effect:.0%} floor)") if lead else
-                    f"no target clearly first on most of its {len(mine)} measurement{'s' if len(mine) != 1 else ''}"})
+                    "confidence": confidence})
     return out
 
 
@@ -106,7 +114,7 @@ def one_page(ctx: dict) -> dict:
     if failed:
         flagged.append(f"{len(failed)} case{'s' if len(failed) != 1 else ''} did not succeed")
     return {"question": question, "required": use.get("Required performance", ""), "baseline": ctx["baseline"],
-            "winners": winners(ctx["views"], floors) if len(ctx["targets"]) > 1 else [],
+            "winners": winners(ctx["views"], floors, ctx["baseline"]) if len(ctx["targets"]) > 1 else [],
             "answers": items, "more_answers": more, "log": _log_scale(items),
             "flagged": flagged, "not_run": not_run(ctx)}
 

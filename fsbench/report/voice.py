@@ -104,6 +104,33 @@ def against_baseline(measured: list[dict], baseline: str, floors: Floors) -> lis
     return out
 
 
+def groups(measured: list[dict], baseline: str, floors: Floors) -> tuple[list[str], list[str]]:
+    """(ahead, behind): where no single target leads, the targets clearly worse than the baseline on most of
+    the measurements (behind), and the baseline with the others, none of them worse on most (ahead); both
+    empty unless each side has a member. Judged against the baseline only, by the stated-difference rule."""
+    n = len(measured)
+    targets = list(dict.fromkeys(t for m in measured for t in m["values"]))
+    if baseline not in targets or n == 0:
+        return [], []
+    behind: list[str] = []
+    ahead = [baseline]
+    for t in targets:
+        if t == baseline:
+            continue
+        worse = better = 0
+        for m in measured:
+            a, b = m["values"].get(baseline), m["values"].get(t)
+            if a is None or b is None or not stated(a, b, floors, is_time(m)):
+                continue
+            r = b["mean"] / a["mean"]
+            if (r > 1) == bool(m["up"]):
+                better += 1
+            else:
+                worse += 1
+        (behind if worse * 2 > n else ahead).append(t)
+    return (ahead, behind) if behind else ([], [])
+
+
 def leaders(measured: list[dict], judged: list[dict]) -> tuple[str, str]:
     """The target clearly first on most of the measurements, and the one clearly last ('' where none)."""
     n = len(measured)
@@ -116,9 +143,12 @@ def leaders(measured: list[dict], judged: list[dict]) -> tuple[str, str]:
     return lead, trail
 
 
-def standout(measured: list[dict], judged: list[dict], said: bool) -> str:
-    """'redis-everysec leads (clearly first on 12 of 23); etcd trails (...).', or that none does
-    (said: some target was found to differ from the baseline)."""
+def standout(measured: list[dict], judged: list[dict], said: bool,
+             front: Sequence[str] = (), back: Sequence[str] = ()) -> str:
+    """'redis-everysec leads (clearly first on 12 of 23); etcd trails (...).', or, where none does, the front
+    group and the targets behind it (`groups`), or that none stands out (said: some target was found to
+    differ from the baseline)."""
+    front, back = list(front), list(back)
     n = len(measured)
     if not n:
         return ""
@@ -127,6 +157,10 @@ def standout(measured: list[dict], judged: list[dict], said: bool) -> str:
     lasts = Counter(j["last"] for j in judged if j["last_sure"])
     words = ([f"{lead} leads (clearly first on {firsts[lead]} of {n})"] if lead else []) + \
             ([f"{trail} trails (clearly last on {lasts[trail]} of {n})"] if trail else [])
+    if not lead and front and back:  # no single winner, but a clear split: who is in front, who is behind
+        words += [f"{'n' if words else 'N'}o single target leads: {_join(back)} {'is' if len(back) == 1 else 'are'} "
+                  f"clearly behind {front[0]} on most of these, {_join(front)} "
+                  f"{'is' if len(front) == 1 else 'are'} the front group"]
     if words:
         return "; ".join(words) + "."
     if not said and not firsts and not lasts:  # against_baseline said there is no clear difference
@@ -134,14 +168,17 @@ def standout(measured: list[dict], judged: list[dict], said: bool) -> str:
     return "No target is clearly first or last on most of these."
 
 
-def use_case_sentence(application: str, findings: list[tuple[str, str, str]]) -> str:
+def use_case_sentence(application: str, findings: Sequence[tuple]) -> str:
     """What the tables mean for the scenario's use case: per table (title, leader, trailer) who to pick or
     avoid; the tables that do not decide between the targets named once."""
     if not application or not findings:
         return ""
     parts, undecided = [], []
-    for title, lead, trail in findings:
+    for title, lead, trail, *grouped in findings:
+        front, back = (grouped + [[], []])[:2] if grouped else ([], [])
         words = ([f"{lead} is the pick"] if lead else []) + ([f"avoid {trail}"] if trail else [])
+        if not lead and front and back:  # the front group to choose from, all behind it to avoid
+            words = [f"pick among {_join(list(front))}", f"avoid {_join(list(back))}"]
         if words:
             parts.append(f"on {title}, {' and '.join(words)}")
         else:

@@ -131,3 +131,15 @@ def test_one_target_has_nothing_to_compare():
     view = build_view(run_view([row("a", "w", "fio", "write", "bandwidth", 1.0)], ["a"]),
                       {"view": "table", "workload": "w"})
     assert view["measurements"] == [] and tool_sentences([view], "a") == [] and single_run_note([view]) == ""
+
+
+def test_without_a_single_leader_the_front_group_and_those_behind_it_are_named():
+    """Seed 000's shape: two engines about as fast as the baseline, two clearly slower on most items."""
+    rows = []
+    for op in ("mkdir", "rename", "unlink"):
+        rows += _rows({"a": [100, 101, 99], "b": [99, 100, 101], "c": [100, 100, 100], "d": [40, 41, 39],
+                       "e": [30, 31, 29]}, op=op)
+    said = _said(rows, ["a", "b", "c", "d", "e"], application="builds")
+    assert said[0].startswith("T: e trails (clearly last on 3 of 3); no single target leads: d and e are clearly "
+                              "behind a on most of these, a, b and c are the front group."), said[0]
+    assert said[-1] == "For the use case (builds): on T, pick among a, b and c and avoid d and e.", said[-1]
