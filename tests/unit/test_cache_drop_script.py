@@ -10,7 +10,7 @@ from fsbench.targets.cache import drop_script, figures
 def test_one_shell_reads_the_figures_around_the_drop_and_exits_with_the_drops_status():
     script = drop_script(1)
     before, drop, after = script.split("; echo @@; ")
-    assert "sync && echo 1 > /proc/sys/vm/drop_caches; rc=$?" == drop
+    assert drop == "sync && echo 1 > /proc/sys/vm/drop_caches; rc=$?"
     assert before == after.removesuffix("; exit $rc") and "/proc/meminfo" in before and "dentry-state" in before
     # the figures as the kernel prints them, read by the same parser the drop uses
     out = subprocess.run(["sh", "-c", before], capture_output=True, text=True, check=True).stdout
