@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import socket
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def test_a_host_that_leaves_the_barrier_ends_the_others_runs_instead_of_hanging(
     server = subprocess.Popen(inv.servers["c1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     runner = None
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=30) as gone:
+        with _connect(port) as gone:
             gone.sendall(b"h")
             runner = subprocess.Popen(inv.per_host["c1"], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       text=True)
@@ -159,3 +160,15 @@ def test_a_host_that_leaves_the_barrier_ends_the_others_runs_instead_of_hanging(
     assert [(r["operation"], r["exit"]) for r in lines] == [("create_write", "0")]  # run 2 never started
     assert server.returncode == 1 and "1 of 2 parties left early" in said, said
     assert not (tmp_path / "fs" / "b" / "fsbench-r1" / "local__nn__r1" / "c1").exists()  # -cleanup still ran
+
+
+def _connect(port: int, seconds: float = 30) -> socket.socket:
+    """A connection to the barrier server once it listens (it was just started: not yet, on a busy machine)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=30)
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
