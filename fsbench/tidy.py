@@ -96,6 +96,16 @@ class ParseResult:
     meta: dict = field(default_factory=dict)
 
 
+def per_host(parts: dict[str, ParseResult]) -> ParseResult:
+    """The hosts' results of one case as one: each row with its host, warnings prefixed by it, meta by host."""
+    out = ParseResult()
+    for host, part in parts.items():
+        out.rows += [{**r, "host": host} for r in part.rows]
+        out.warnings += [f"{host}: {w}" for w in part.warnings]
+        out.meta[host] = part.meta
+    return out
+
+
 #: the largest value of each canonical unit that can still be a measurement: 1 PB/s, ten billion
 #: op/s, 1 EB, 1e15 operations, 116 days, 1,000 busy cores. Above it a parser misread something
 #: (a unit, a corrupt number); the row is kept but flagged, so nobody averages it unknowingly.

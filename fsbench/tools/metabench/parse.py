@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement, vet
+from fsbench.tidy import ParseResult, measurement, per_host, vet
 
 TOOL = "metabench"
 OUTPUT = "metabench.json"
@@ -97,11 +97,7 @@ def combine_hosts(parts: dict[str, ParseResult]) -> ParseResult:
     smallest minimum and the largest maximum, and averages the other latency figures (percentiles of
     the union cannot be had from the hosts' percentiles: the mean of them is what is shown).
     """
-    out = ParseResult()
-    for host, part in parts.items():
-        out.rows += [{**r, "host": host} for r in part.rows]
-        out.warnings += [f"{host}: {w}" for w in part.warnings]
-        out.meta[host] = part.meta
+    out = per_host(parts)
     if len(parts) < 2:
         return out
     groups: dict[tuple[str, str], list[dict]] = {}

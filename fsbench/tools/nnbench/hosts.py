@@ -8,7 +8,7 @@ operations, so that they are the mean over every file operation of every host.
 
 from __future__ import annotations
 
-from fsbench.tidy import ParseResult
+from fsbench.tidy import ParseResult, per_host
 
 #: metrics added across hosts; the others are means weighted by each host's successful operations
 SUMMED = ("rate", "ops", "exceptions", "late_maps")
@@ -17,11 +17,7 @@ AGGREGATE = "all"
 
 def combine_hosts(parts: dict[str, ParseResult]) -> ParseResult:
     """Per-host rows (host = the scenario's host name) plus the aggregate (host `all`, `maps` the total)."""
-    out = ParseResult()
-    for host, part in parts.items():
-        out.rows += [{**r, "host": host} for r in part.rows]
-        out.warnings += [f"{host}: {w}" for w in part.warnings]
-        out.meta[host] = part.meta
+    out = per_host(parts)
     if len(parts) < 2:
         return out
     # the parts of an operation (create, close) carry it as their job: (job, operation) names a row's figure
