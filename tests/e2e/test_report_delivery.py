@@ -12,26 +12,18 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import require, run_cli
+from tests.e2e import test_seed_reports
 from tests.e2e.test_example_scenarios import build_run
-from tests.e2e.test_seed_reports import ARGS, META_ENGINES
+from tests.e2e.test_seed_reports import META_ENGINES
 from tests.paths import REPO
 
 QUICKSTART = REPO / "scenarios" / "quickstart.yaml"
 EXAMPLE = REPO / "templates"
 
+browser = test_seed_reports.browser  # the seed reports' Chromium fixture, one per module
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
 
-    chromium = require("chromium")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, args=ARGS)
-        yield b
-        b.close()
 
 
 def _page(browser, report: Path):
