@@ -267,6 +267,8 @@ def _wait_listening(h: LabHost) -> None:
     while time.monotonic() < deadline:
         if "Server listening on" in _read(str(h.root / "sshd.log")):
             h.ns = _ns(h.pid)
+            if not h.ns or h.ns == _ns(os.getpid()):  # its pids() would be the machine's: stop() would kill them
+                raise RuntimeError(f"{h.name}: sshd {h.pid} is not in a mount namespace of its own ({h.ns!r})")
             h.start_mounts = h.mounts()
             return
         if h.proc.poll() is not None:
