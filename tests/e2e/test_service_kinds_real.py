@@ -95,9 +95,16 @@ class Watcher:
                 for item in env:
                     if item.startswith(b"FSBENCH_SECRET_SERVICE_PASSWORD="):
                         self.secrets.add(item.split(b"=", 1)[1].decode())
+            # redis-server rewrites its environment (its process title), so its password is read from the
+            # 0600 file its start script writes; etcd's secret is the body of the client's private key
+            for conf in SCRATCH.glob(f"{self.name}-*/services/*/auth.conf"):
+                try:
+                    self.secrets.add(conf.read_text().split()[1])
+                except (OSError, IndexError):
+                    pass
             for key in SCRATCH.glob(f"{self.name}-*/services/etcd/tls/client.key"):
                 try:
-                    self.secrets.add(key.read_text().split("-----")[4].strip().splitlines()[0])
+                    self.secrets.add(key.read_text().split("-----")[2].split()[0])
                 except (OSError, IndexError):
                     pass
             time.sleep(0.05)
