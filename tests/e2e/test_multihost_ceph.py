@@ -1,0 +1,165 @@
+"""Seed 004 across hosts: the ceph-lab service on ceph1, CephFS and RBD mounted by client1 and client2, each in
+its own mount namespace (tests/mhlab.py on 127.0.29.N: a lab of this module's own).
+
+The scenario runs once (module fixture) with configs/inventory-cephfs-vs-rbd.example.yaml, its addresses and
+keys replaced by the lab's; the tests then check what each host did and that nothing of it is left."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from tests.conftest import require, run_cli
+from tests.mhlab import MultiHostLab, start_multihost
+from tests.paths import REPO
+
+NET = "127.0.29"  # this module's lab; test_multihost_campaigns.py's is on 127.0.28
+LAYOUT = [("ceph1", "ceph"), ("client1", "ceph-clients"), ("client2", "ceph-clients")]
+CLIENTS = ("client1", "client2")
+EXAMPLE = REPO / "configs" / "inventory-cephfs-vs-rbd.example.yaml"
+SCENARIO = REPO / "scenarios" / "cephfs-vs-rbd.yaml"
+DAEMONS = {"ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds"}
+CLIENT_PROCS = {"ceph-fuse", "rbd-fuse", "fio", "mdtest", "orted"}
+TARGETS = ("rbd-ssd", "cephfs-ssd")
+
+
+@pytest.fixture(scope="module")
+def cephlab(tmp_path_factory) -> Iterator[MultiHostLab]:
+    """ceph1 and client1-2 for this module; at the end every namespace is emptied and every sshd stopped."""
+    for tool in ("/usr/sbin/sshd", "unshare", "nsenter", "ssh", "ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds",
+                 "ceph-fuse", "rbd-fuse", "rbd", "losetup", "fio", "mdtest", "mpirun"):
+        require(tool)
+    assert Path("/dev/fuse").exists() and os.geteuid() == 0, "FUSE mounts and loop devices need root"
+    lab = start_multihost(tmp_path_factory.mktemp("cephlab"), LAYOUT, net=NET)
+    try:
+        yield lab
+    finally:
+        lab.stop()
+        assert not any(h.proc.poll() is None for h in lab.hosts), "a lab sshd outlived the module"
+
+
+def lab_inventory(lab: MultiHostLab, path: Path) -> Path:
+    """The example inventory with the lab's addresses, port, key and known_hosts: names, groups, slots kept."""
+    inv = yaml.safe_load(EXAMPLE.read_text())
+    inv["defaults"].update(user=lab.user, port=lab.port, key_file=str(lab.client_key),
+                           known_hosts=str(lab.known_hosts))
+    for name, address in lab.inventory_hosts().items():
+        inv["hosts"][name]["address"] = address
+    path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    return path
+
+
+def trimmed(path: Path) -> Path:
+    """cephfs-vs-rbd with its layout (the lab on `ceph`, every target on `ceph-clients`) and less work: the SSD
+    pair of its four variants (one memstore OSD), mdtest with a rank per client and one fio workload at one
+    thread count. Each client path (ceph-fuse, rbd-fuse + loop + ext4) and each tool still runs on both clients."""
+    sc = yaml.safe_load(SCENARIO.read_text())
+    for name in ("rbd-hdd", "cephfs-hdd"):
+        del sc["targets"][name]
+    sc["services"]["ceph"]["ceph-lab"] = {"osds": [{"store": "memstore", "size": "1g", "class": "ssd"}],
+                                          "subnet": "127.0.129"}  # not the machine's labs' 127.0.10
+    sc["variables"]["rbd_image_size"] = "256m"
+    for name in ("seq-read-128k", "rand-write-4k", "rand-read-4k"):
+        del sc["workloads"][name]
+    sc["workloads"]["mdtest"]["options"].update(n=5, i=1, tasks=2)
+    sc["workloads"]["seq-write-128k"]["sweep"]["product"]["numjobs"] = [2]
+    sc["report"]["views"] = [v for v in sc["report"]["views"] if v["workload"] in sc["workloads"]]
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
+class Watcher:
+    """Samples, every 0.3 s, the mounts and the Ceph and tool processes of each host's namespace."""
+
+    def __init__(self, lab: MultiHostLab):
+        self.lab = lab
+        self.mounts: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
+        self.procs: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Watcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.3):
+            for h in self.lab.hosts:
+                self.mounts[h.name].update(h.new_mounts())
+                for pid in h.pids():
+                    try:
+                        name = Path(f"/proc/{pid}/comm").read_text().strip()
+                    except OSError:  # ended between the listing and the read
+                        continue
+                    if name in DAEMONS | CLIENT_PROCS:
+                        self.procs[h.name].add(name)
+
+
+@pytest.fixture(scope="module")
+def ceph_run(cephlab, tmp_path_factory):
+    """cephfs-vs-rbd at smoke scale, trimmed, on ceph1 + client1-2: (process, run dir, watcher)."""
+    folder = tmp_path_factory.mktemp("cephfs-vs-rbd")
+    inventory = lab_inventory(cephlab, folder / "inventory.yaml")
+    scenario = trimmed(folder / "cephfs-vs-rbd.yaml")
+    with Watcher(cephlab) as watched:
+        proc = run_cli("run", str(scenario), "--set", "scale=smoke", "--inventory", str(inventory),
+                       "-o", str(folder / "out"), "--progress", "plain", timeout=900)
+    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
+    return proc, run, watched
+
+
+def test_cephfs_and_rbd_run_on_both_clients_of_the_lab_on_ceph1(ceph_run):
+    proc, run, _ = ceph_run
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert (cases.status == "ok").all(), cases[cases.status != "ok"][["case_id", "reason"]].to_string()
+    assert set(cases.target) == set(TARGETS)
+    assert set(cases.hosts) == {"client1 client2"}
+    # fio per client beside `all`, on both kinds
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    for target in TARGETS:
+        fio = rows[(rows.tool == "fio") & (rows.metric == "bandwidth") & (rows.target == target)]
+        assert set(fio.host) == {*CLIENTS, "all"}, (target, set(fio.host))
+        assert (fio.value.astype(float) > 0).all(), fio.to_string()
+    assert "ceph1" not in set(rows.host)
+    # mdtest's two ranks, one per client
+    placed = pd.read_csv(run / "placement.csv", keep_default_na=False)
+    md = placed[placed.case_id == "cephfs-ssd__mdtest__r1"].set_index("host").runs
+    assert md.to_dict() == {"client1": "rank 0", "client2": "rank 1"}, placed.to_string()
+    # each client says how it reached each target: its own ceph-fuse, its own rbd-fuse + loop device
+    hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False).set_index("host")
+    for client in CLIENTS:
+        assert "via ceph-fuse" in hosts.loc[client, "mount_cephfs-ssd"], hosts.loc[client].to_dict()
+        assert "via rbd-fuse+loop /dev/loop" in hosts.loc[client, "mount_rbd-ssd"], hosts.loc[client].to_dict()
+
+
+def test_each_host_did_its_part_in_its_own_namespace(ceph_run):
+    _, _, watched = ceph_run
+    assert DAEMONS <= watched.procs["ceph1"], watched.procs
+    assert not watched.procs["ceph1"] & {"ceph-fuse", "rbd-fuse"}
+    for client in CLIENTS:
+        assert {"ceph-fuse", "rbd-fuse", "fio", "mdtest"} <= watched.procs[client], (client, watched.procs)
+        assert not watched.procs[client] & DAEMONS, (client, watched.procs)
+        assert {"/mnt/fsbench-rbd-ssd", "/mnt/fsbench-cephfs-ssd"} <= watched.mounts[client], watched.mounts
+    assert not {m for m in watched.mounts["ceph1"] if m.startswith("/mnt/")}, watched.mounts
+
+
+def test_nothing_is_left_on_any_host_nor_in_the_cluster(ceph_run, cephlab):
+    _, run, _ = ceph_run
+    assert cephlab.wait_clean(30) == {}  # no mount, FUSE client, fio server or Ceph daemon in any namespace
+    for h in cephlab.hosts:
+        assert [p.name for p in h.path("/mnt").iterdir()] == [], h.name
+        assert not h.path(f"/var/tmp/fsbench/{run.name}").exists(), h.name
+    loops = subprocess.run(["losetup", "-l", "-n", "-O", "NAME,BACK-FILE"], capture_output=True, text=True)
+    assert run.name not in loops.stdout, loops.stdout
