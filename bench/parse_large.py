@@ -271,7 +271,7 @@ CHILD = textwrap.dedent("""
     import json, re, sys, tempfile, time
     from pathlib import Path
     from types import SimpleNamespace
-    from fsbench.errors import FsbenchError, ParseError
+    from fsbench.core.errors import FsbenchError, ParseError
     from fsbench.ingest import parser_for
     from fsbench.tools import TOOLS
     from fsbench.collectors import COLLECTORS

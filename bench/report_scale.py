@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from fsbench.core.tidy import measurement
 from fsbench.report import write_report
-from fsbench.store import RunDir
-from fsbench.tidy import measurement
+from fsbench.run.store import RunDir
 
 METRICS = [("bandwidth", 5e8), ("iops", 1e5), ("io_bytes", 1e9), ("ops", 1e5), ("runtime", 10.0),
            ("clat_mean", 1e-4), ("clat_min", 1e-6), ("clat_max", 1e-2), ("clat_stddev", 1e-4), ("clat_p50", 1e-4),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from fsbench.version import SCHEMA_VERSION, __version__
+from fsbench.core.version import SCHEMA_VERSION, __version__
 
 __all__ = ["SCHEMA_VERSION", "__version__", "load_results"]
 
 
-def load_results(path):  # noqa: ANN001, ANN201 - signature documented in fsbench.store
+def load_results(path):  # noqa: ANN001, ANN201 - signature documented in fsbench.run.store
     """Load a run directory's results merged with its cases as a pandas DataFrame."""
-    from fsbench.store import load_results as _load
+    from fsbench.run.store import load_results as _load
 
     return _load(path)

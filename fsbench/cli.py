@@ -9,8 +9,8 @@ import threading
 
 import click
 
-from fsbench.errors import FsbenchError, ScenarioError
-from fsbench.version import __version__
+from fsbench.core.errors import FsbenchError, ScenarioError
+from fsbench.core.version import __version__
 
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                            help="Override a scenario variable (repeatable), e.g. --set scale=full.")
@@ -19,7 +19,7 @@ _inventory_option = click.option("--inventory", type=click.Path(dir_okay=False),
 
 
 def _fail(exc: FsbenchError) -> None:
-    from fsbench.secrets import redact
+    from fsbench.core.secrets import redact
 
     click.echo(redact(f"error: {exc}" if not isinstance(exc, ScenarioError) else
                       f"invalid scenario ({len(exc.issues)} problem{'s' if len(exc.issues) != 1 else ''}):\n{exc}"),
@@ -45,7 +45,7 @@ def _os_error(exc: OSError, output: str | None) -> None:
 
 
 def _warn(warnings: list[str]) -> None:
-    from fsbench.secrets import redact
+    from fsbench.core.secrets import redact
 
     for w in warnings:
         click.echo(redact(f"warning: {w}"), err=True)
@@ -112,7 +112,7 @@ def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> Non
 def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool, only: tuple[str, ...]) -> None:
     """Print every case, the hosts it runs on and an estimated duration (secrets masked)."""
     from fsbench.campaign import describe_plan
-    from fsbench.secrets import redact
+    from fsbench.core.secrets import redact
 
     try:
         sc, cases = describe_plan(scenario, list(sets), inventory)
@@ -120,8 +120,8 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
         _fail(exc)
     _warn(sc.warnings)
     if show:
-        from fsbench.plan_show import describe_case
-        from fsbench.plan_targets import describe_target
+        from fsbench.run.plan_show import describe_case
+        from fsbench.run.plan_targets import describe_target
         from fsbench.scenario.select import CaseNotFound, select_cases
 
         try:
@@ -142,7 +142,7 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
               if sc.settings.order == "rounds" else "")
     click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
                f"(baseline: {sc.baseline}){rounds}")
-    from fsbench.plan_show import adaptive_range
+    from fsbench.run.plan_show import adaptive_range
 
     if adaptive_range(sc, cases):
         click.echo(adaptive_range(sc, cases))
@@ -159,9 +159,9 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
 def run(scenario: str, output: str | None, resume: str | None, progress: str, no_report: bool,
         sets: tuple[str, ...], inventory: str | None) -> None:
     """Run a scenario; prints the run directory (exit 1 if a case failed, 130 if interrupted)."""
-    from fsbench import warmup
     from fsbench.campaign import run_scenario
-    from fsbench.progress import Progress
+    from fsbench.campaign.progress import Progress
+    from fsbench.core import warmup
 
     warmup.start()  # the results' and the report's libraries, while the run waits on its first commands
 
@@ -330,7 +330,7 @@ def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str |
 
     try:
         if run_dir:
-            from fsbench.ingest_run import ingest_run_dir
+            from fsbench.ingest.run import ingest_run_dir
 
             out, errors = ingest_run_dir(tool, list(files), Path(run_dir), target, warn=warn)
             if with_report:

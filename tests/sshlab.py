@@ -109,7 +109,7 @@ class SSHLab:
 
     def spec(self, address: str | None = None, name: str | None = None, **settings):
         """A HostSpec for one lab address (the first by default), with the lab's key and known_hosts."""
-        from fsbench.inventory import HostSpec
+        from fsbench.core.inventory import HostSpec
 
         address = address or self.addresses[0]
         values = {"port": self.port, "user": self.user, "key_file": str(self.client_key),

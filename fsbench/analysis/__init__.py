@@ -11,7 +11,7 @@ __all__ = ["case_values", "summarise"]
 
 
 def __getattr__(name: str) -> object:
-    """summarise and case_values on first use: the scenario loader imports fsbench.analysis.stats, not pandas."""
+    """summarise and case_values on first use: the scenario loader imports fsbench.core.stats, not pandas."""
     if name in __all__:
         from fsbench.analysis import summarise as module
 

@@ -5,7 +5,7 @@ not cover drift between runs (two runs of meta-engines put one engine at 0.22x a
 "significant" by the spread of its 30 calls).
 
 A difference is *stated* only when it is significant at 95 % AND larger than the practical floors
-(fsbench.analysis.settings: min_effect of the larger value, and time_floor for latencies), so a
+(fsbench.core.stats_settings: min_effect of the larger value, and time_floor for latencies), so a
 conclusion says what would hold on a rerun, not what the noise of one run happened to show.
 """
 
@@ -16,8 +16,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fsbench.analysis.settings import Floors
-from fsbench.analysis.stats import LEVEL, LogSummary, log_ratio, t_quantile, t_two_sided_p
+from fsbench.core.stats import LEVEL, LogSummary, log_ratio, t_quantile, t_two_sided_p
+from fsbench.core.stats_settings import Floors
 
 ALPHA = 1 - LEVEL
 #: how a difference was judged (said beside it where it matters)

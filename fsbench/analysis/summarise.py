@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from fsbench.analysis import stats
+from fsbench.core import stats
 
 #: how rows of one case combine when a tool reports several jobs or hosts
 ADDITIVE = {"bandwidth", "iops", "rate", "io_bytes", "ops"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fsbench.collectors.base import Collected
-from fsbench.shell import render, sh
+from fsbench.core.shell import render, sh
 
 
 class CommandCollector:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from fsbench.collectors.base import Collected
-from fsbench.tidy import measurement
+from fsbench.core.tidy import measurement
 from fsbench.tools.common import split_lines
 
 TOOL = "juicefs-profile"

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 
 from fsbench.collectors.base import Collected, ToolWindow
-from fsbench.tidy import WARNINGS, measurement
+from fsbench.core.tidy import WARNINGS, measurement
 from fsbench.tools.common import ANSI, split_lines
 
 TOOL = "juicefs-stats"

@@ -7,10 +7,10 @@ import threading
 import time
 from pathlib import Path
 
+from fsbench.api.transport import Transport
 from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind, ToolWindow
-from fsbench.errors import CommandResult, FsbenchError, ParseError
+from fsbench.core.errors import CommandResult, FsbenchError, ParseError
 from fsbench.tools.common import open_text, path_lines
-from fsbench.transport.base import Transport
 
 STOP_S = 20.0
 AFTER_TIMEOUT_S = 600.0

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from fsbench.analysis.stats import mean_std, welch
 from fsbench.compare.model import BETTER, MIN_REPETITIONS, NOT_SIGNIFICANT, SAME, SIGNIFICANT, UNTESTED, WORSE
 from fsbench.compare.tolerance import format_tolerance
-from fsbench.tidy import higher_is_better
+from fsbench.core.stats import mean_std, welch
+from fsbench.core.tidy import higher_is_better
 from fsbench.tools import TOOLS
 
 

@@ -14,8 +14,8 @@ from fsbench.compare.judge import describe, direction, judge
 from fsbench.compare.model import COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE, Comparison, RunInfo
 from fsbench.compare.runs import Point, RunData, load_run
 from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
+from fsbench.core.tidy import METRIC_UNITS
 from fsbench.scenario.repetitions import not_needed
-from fsbench.tidy import METRIC_UNITS
 
 Measure = tuple[str, str, str, str, str]  # (job, operation, metric, stat, unit)
 _METRIC_ORDER = {m: i for i, m in enumerate(METRIC_UNITS)}

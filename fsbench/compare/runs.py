@@ -9,8 +9,8 @@ import pandas as pd
 
 from fsbench.analysis.summarise import case_values
 from fsbench.config.yamllines import load_data
-from fsbench.csv_cells import unguard_frame
-from fsbench.store import RunDir
+from fsbench.core.csv_cells import unguard_frame
+from fsbench.run.store import RunDir
 
 #: workload keys that do not change what one case ran (sweeps show up as the cases' parameters)
 NOT_WHAT_RAN = {"description", "repetitions", "timeout", "targets", "sweep"}

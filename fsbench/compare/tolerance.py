@@ -7,8 +7,8 @@ import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 
-from fsbench.errors import FsbenchError
-from fsbench.tidy import METRIC_UNITS
+from fsbench.core.errors import FsbenchError
+from fsbench.core.tidy import METRIC_UNITS
 
 #: the band used for a metric no tolerance names (the report's "not coloured" band is also 5 %)
 DEFAULT_TOLERANCE = 0.05

@@ -22,7 +22,7 @@ from fsbench.compare.model import (
     Comparison,
 )
 from fsbench.compare.tolerance import DEFAULT_TOLERANCE, format_tolerance
-from fsbench.units import format_value
+from fsbench.core.units import format_value
 
 #: verdicts that concern a whole case rather than one number; listed once per case and reason
 CASE_LEVEL = (FAILED, NOT_COMPARABLE, MISSING, NEW)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from fsbench.config.yamllines import LineMap
-from fsbench.errors import Issue
-from fsbench.units import parse_duration, parse_size
+from fsbench.core.errors import Issue
+from fsbench.core.units import parse_duration, parse_size
 
 Check = Callable[[object, tuple, LineMap, list], Any]
 

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from fsbench.config.files import read_text_bounded
-from fsbench.errors import Issue, ScenarioError
+from fsbench.core.errors import Issue, ScenarioError
 
 # the C loader is several times faster when libyaml is present
 _Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import WARNINGS, ParseResult, measurement
 from fsbench.monitor.samples import Proc, Raw, Sample, read_raw
-from fsbench.tidy import WARNINGS, ParseResult, measurement
 
 TOOL = "monitor"
 CLK_TCK = 100  # USER_HZ: the unit of /proc/PID/stat times on every mainstream Linux build

@@ -23,7 +23,7 @@ bytes: a longer watched name matches a 15-byte comm that starts it. A name alone
 `juicefs bench` and `juicefs stats` are `juicefs` too, so the parser keeps, of the client's name, the
 pids whose command line holds the kind's words (the mount point; `mount` for JuiceFS). JuiceFS rewrites
 its command line into one title, cut at 255 bytes (often before the mount point): for such a title the
-sampler also says whether the process carries the run's marker (fsbench.leftovers.MARKER, which every
+sampler also says whether the process carries the run's marker (fsbench.run.leftovers.MARKER, which every
 command of a run, the sampler included, has in its environment). The loop ends when killed (the
 runner cancels it and the transport kills its process group), when its stdout goes away (SIGPIPE),
 or after `max_s` seconds, so an abandoned sampler never runs for ever.

@@ -7,11 +7,11 @@ import threading
 import time
 from pathlib import Path
 
-from fsbench.errors import CommandResult, FsbenchError
+from fsbench.api.transport import Transport
+from fsbench.core.errors import CommandResult, FsbenchError
+from fsbench.core.tidy import ParseResult
 from fsbench.monitor.parse import SERIES_COLUMNS, analyse
 from fsbench.monitor.script import Client, sampler_argv
-from fsbench.tidy import ParseResult
-from fsbench.transport.base import Transport
 
 #: how long start() waits for the baseline sample, and stop() for the transport to end the sampler
 FIRST_SAMPLE_S = 10.0
@@ -31,7 +31,7 @@ class MonitorSession:
         self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
         self.argv = sampler_argv(interval_s, self.processes, max_s, client=client)
         self.max_s, self.clk_tck = max_s, clk_tck
-        #: watched names whose absence is warned about (None: all; see fsbench.monitor.expect)
+        #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())
         self.result: CommandResult | None = None
         self._cancel = threading.Event()

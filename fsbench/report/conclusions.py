@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fsbench.analysis.difference import stated
-from fsbench.analysis.settings import Floors
+from fsbench.core.stats_settings import Floors
 from fsbench.report import voice
 from fsbench.report.rows import job_text, metric_text, op_label
 

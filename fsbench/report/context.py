@@ -10,11 +10,13 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from fsbench.analysis.settings import Floors
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
-from fsbench.csv_cells import unguard_frame, unguard_row
+from fsbench.core.csv_cells import unguard_frame, unguard_row
+from fsbench.core.stats_settings import Floors
+from fsbench.core.thresholds import thresholds_from
+from fsbench.core.units import format_value
 from fsbench.report import per_host
 from fsbench.report import summary as summary_mod
 from fsbench.report import validity as validity_mod
@@ -27,12 +29,10 @@ from fsbench.report.spec import default_views, read_scenario
 from fsbench.report.summary_page import one_page
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.report.views import build_view
-from fsbench.run_notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv
+from fsbench.run.notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv
 from fsbench.scenario.model import Workload
 from fsbench.scenario.repetitions import not_needed
-from fsbench.thresholds import thresholds_from
 from fsbench.tools import TOOLS
-from fsbench.units import format_value
 
 #: the monitor's figures in "All measurements" (it is not a tool plug-in: its metrics are the report's own)
 MONITOR_METRICS = list(RESOURCE_METRICS)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from fsbench.units import format_value
+from fsbench.core.units import format_value
 
 
 @cache

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 
-from fsbench.errors import FsbenchError
+from fsbench.core.errors import FsbenchError
 from fsbench.report.context import build_context
 from fsbench.report.summary_page import ratio_text, summary_markdown
 from fsbench.report.tables import command_line

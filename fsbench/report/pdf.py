@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from fsbench.errors import FsbenchError
+from fsbench.core.errors import FsbenchError
 
 #: Chromium without the parts a local file needs none of (no sandbox: CI containers run as root)
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

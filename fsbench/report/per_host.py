@@ -38,7 +38,7 @@ def per_host_tables(results: pd.DataFrame, metrics: tuple[str, ...] = ("bandwidt
 
 def attach_per_host(views: list[dict], specs: list[dict], results: pd.DataFrame) -> None:
     """Give each view the per-host tables of its workloads and metrics (`per_host`: head and text rows)."""
-    from fsbench.units import format_value
+    from fsbench.core.units import format_value
 
     tables = per_host_tables(results)
     for view, spec in zip(views, specs, strict=False):

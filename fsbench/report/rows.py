@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from fsbench.core.tidy import higher_is_better
 from fsbench.report.tables import Style
-from fsbench.tidy import higher_is_better
 from fsbench.validity.watch import TOOL as BACKEND
 
 RESOURCE_METRICS = ("cpu_usage", "memory_peak")
@@ -239,7 +239,7 @@ def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metri
         ratio = r.get("ratio", float("nan"))
         values[t] = {"mean": mean, "std": std, "n": n,
                      "ratio": float(ratio) if ratio == ratio and ratio is not None else None}
-        if t not in spreads:  # what the significance tests need (fsbench.analysis.stats), where there is one
+        if t not in spreads:  # what the significance tests need (fsbench.core.stats), where there is one
             values[t].update({k: float(r[k]) for k in ("log_mean", "log_var", "ratio_p", "ratio_low", "ratio_high")
                               if r.get(k) is not None and r.get(k) == r.get(k)})
             if isinstance(r.get("reps"), tuple):  # per round, for comparisons paired by round

@@ -9,11 +9,11 @@ import pandas as pd
 
 from fsbench.config import schema as s
 from fsbench.config.yamllines import LineMap
-from fsbench.errors import Issue
+from fsbench.core.errors import Issue
+from fsbench.kinds import KINDS
 from fsbench.report.rows import RunView, main_stat, params_of, row_keys, shown
 from fsbench.scenario.load import report_settings, sections
 from fsbench.scenario.model import USE_CASE_KEYS, Report, Sweep, Target, Workload
-from fsbench.targets.kinds import KINDS
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import pandas as pd
 
-from fsbench.analysis import stats
+from fsbench.core import stats
 from fsbench.scenario.repetitions import not_needed
 
 PRIMARY = ("bandwidth", "rate", "iops")  # the figure a reader compares first, per operation

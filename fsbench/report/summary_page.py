@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from fsbench.analysis.difference import stated
-from fsbench.analysis.settings import Floors
+from fsbench.core.stats_settings import Floors
 from fsbench.report import voice
 from fsbench.report.conclusions import judge, label
 from fsbench.report.rows import metric_text

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from fsbench.thresholds import Threshold, verdict_for
-from fsbench.tidy import METRIC_UNITS, higher_is_better
-from fsbench.units import format_value
+from fsbench.core.thresholds import Threshold, verdict_for
+from fsbench.core.tidy import METRIC_UNITS, higher_is_better
+from fsbench.core.units import format_value
 
 METRIC_ORDER = list(METRIC_UNITS)
 

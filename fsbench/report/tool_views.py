@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from fsbench.core.units import format_value
 from fsbench.report.rows import (
     EMPTY,
     RunView,
@@ -26,7 +27,6 @@ from fsbench.report.rows import (
     view_dict,
     workloads_of,
 )
-from fsbench.units import format_value
 
 STATS = ("max", "min", "mean", "stddev")
 #: a metric's name in a tool's own header (mdtest says IOPS for its rates)

@@ -20,6 +20,7 @@ import dataclasses
 
 import pandas as pd
 
+from fsbench.core.tidy import OUTCOME_UNIT
 from fsbench.report import figures
 from fsbench.report.layout import fits
 from fsbench.report.rows import (
@@ -47,7 +48,6 @@ from fsbench.report.rows import (
 )
 from fsbench.report.tables import cell
 from fsbench.report.tool_views import best_view, checks_view, stats_view
-from fsbench.tidy import OUTCOME_UNIT
 
 RESOURCES = (("cpu_usage", "mean", "client CPU"), ("memory_peak", "max", "client peak memory"))
 

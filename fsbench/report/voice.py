@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from fsbench.analysis.difference import stated
-from fsbench.analysis.settings import Floors
+from fsbench.core.stats_settings import Floors
 from fsbench.report.rows import job_text, op_label
 
 #: at most this many names after "on" or "except"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import LineMap
-from fsbench.errors import Issue
+from fsbench.core.errors import Issue
+from fsbench.core.path_safety import unsafe_path_reason
+from fsbench.core.shell import PLACEHOLDER as RUNTIME
+from fsbench.core.shell import placeholders
+from fsbench.kinds import KINDS
 from fsbench.scenario.model import MAX_CASES, MAX_SWEEP_POINTS, Scenario
 from fsbench.services import SERVICE_KINDS
 from fsbench.services.base import BASE_EXPORTS
-from fsbench.shell import PLACEHOLDER as RUNTIME
-from fsbench.shell import placeholders
-from fsbench.targets.kinds import KINDS
-from fsbench.targets.safety import unsafe_path_reason
 from fsbench.tools import TOOLS
 
 

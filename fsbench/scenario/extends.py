@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from fsbench.config.yamllines import LineMap
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 
 NOT_INHERITED = ("baseline", "extends", "description")
 

@@ -1,6 +1,6 @@
 """The files a run depends on besides the scenario text, by content hash, so a resume can refuse edits.
 
-The scenario hash (fsbench.store.scenario_hash) covers what the scenario says, not what the files
+The scenario hash (fsbench.run.store.scenario_hash) covers what the scenario says, not what the files
 it names hold: a job file edited between a run and its --resume would make one workload mix two
 different jobs. These digests cover the rest: job files, the files they include, the inventory.
 Secret files are left out on purpose: a secret may change (rotated) without changing what is

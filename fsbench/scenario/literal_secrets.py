@@ -11,7 +11,7 @@ message then show `****` in their place.
 from __future__ import annotations
 
 from fsbench.config.yamllines import LineMap
-from fsbench.secrets import is_secret_key, remember_written, secret_param_spans, url_password_spans
+from fsbench.core.secrets import is_secret_key, remember_written, secret_param_spans, url_password_spans
 
 
 def remember_literal_secrets(data: dict, lm: LineMap) -> list[str]:

@@ -12,7 +12,9 @@ from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
 from fsbench.config.files import MAX_INPUT_BYTES, read_bytes_bounded, read_text_bounded
 from fsbench.config.yamllines import MAX_BYTES, LineMap, load_yaml
-from fsbench.errors import Issue, ScenarioError
+from fsbench.core.errors import Issue, ScenarioError
+from fsbench.core.secrets import SecretRef
+from fsbench.kinds import KINDS
 from fsbench.scenario.extends import apply_extends
 from fsbench.scenario.literal_secrets import remember_literal_secrets
 from fsbench.scenario.model import (
@@ -31,9 +33,7 @@ from fsbench.scenario.model import (
 from fsbench.scenario.one_host import narrow_one_host_targets
 from fsbench.scenario.report_checks import check_views
 from fsbench.scenario.variables import parse_set, resolve_variables, scale_of_run, substitute
-from fsbench.secrets import SecretRef
 from fsbench.services import SERVICE_KINDS
-from fsbench.targets.kinds import KINDS
 from fsbench.tools import TOOLS
 from fsbench.transport.registry import TRANSPORTS
 
@@ -194,7 +194,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
 
 
 def _inventory(path: Path, lm: LineMap, issues: list[Issue], from_flag: bool) -> dict:
-    from fsbench.inventory import load_inventory
+    from fsbench.core.inventory import load_inventory
 
     try:
         return load_inventory(path)

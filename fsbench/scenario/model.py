@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fsbench.analysis.settings import SECTION as STATS
 from fsbench.config import schema as s
 from fsbench.config.schema import option
+from fsbench.core.stats_settings import SECTION as STATS
+from fsbench.core.thresholds import parse_threshold
+from fsbench.core.tidy import METRIC_UNITS
 from fsbench.scenario import repetitions as reps
-from fsbench.thresholds import parse_threshold
-from fsbench.tidy import METRIC_UNITS
 from fsbench.validity.settings import SECTION as VALIDITY
 
 USE_CASE_KEYS = (
@@ -96,7 +96,7 @@ class Host:
     address: str = option(s.address, "")
     groups: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
     slots: int = option(s.integer(1), 1)
-    spec: object = None  # fsbench.inventory.HostSpec for ssh hosts
+    spec: object = None  # fsbench.core.inventory.HostSpec for ssh hosts
 
     @property
     def reach(self) -> str:
@@ -421,7 +421,7 @@ class Scenario:
                                               doc="commands beside each case: juicefs stats, juicefs profile's "
                                                   "access log, iostat...")
     deploy: Deploy = option(s.part("deploy"), factory=Deploy)
-    #: name -> fsbench.secrets.SecretRef (never a value)
+    #: name -> fsbench.core.secrets.SecretRef (never a value)
     secrets: dict = option(s.part("secret", many=True), factory=dict, blank=dict,
                            doc="NAME: {env: VARIABLE} or {file: PATH}; used as ${secrets.NAME}, never written anywhere")
     targets: dict[str, Target] = option(s.part("target", many=True), factory=dict, required=True)

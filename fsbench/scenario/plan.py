@@ -7,8 +7,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from fsbench.kinds import KINDS
 from fsbench.scenario.model import Scenario
-from fsbench.targets.kinds import KINDS
 from fsbench.tools import TOOLS
 
 

@@ -12,8 +12,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fsbench.analysis.stats import LEVEL, is_warmup, mean_ci
 from fsbench.config import schema as s
+from fsbench.core.stats import LEVEL, is_warmup, mean_ci
 
 MAX_REPETITIONS = 1_000
 DEFAULT_TARGET_CI = 0.05

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import LineMap
-from fsbench.errors import Issue
-from fsbench.tidy import METRIC_UNITS
+from fsbench.core.errors import Issue
+from fsbench.core.tidy import METRIC_UNITS
 from fsbench.tools import TOOLS
 
 if TYPE_CHECKING:

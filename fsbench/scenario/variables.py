@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from fsbench import shellquote
 from fsbench.config.yamllines import MAX_CHARS, LineMap, YamlSyntaxError, load_yaml
-from fsbench.errors import Issue, ScenarioError
-from fsbench.shell import PLACEHOLDER
+from fsbench.core import shellquote
+from fsbench.core.errors import Issue, ScenarioError
+from fsbench.core.shell import PLACEHOLDER
 
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -1,6 +1,6 @@
 """Service kinds: servers a scenario starts and stops around its targets (metadata engines, S3, Ceph...)."""
 
-from fsbench.plugins import Registry
+from fsbench.api.registry import Registry
 from fsbench.services.base import ServiceKind, ServicePlan
 
 SERVICE_KINDS: Registry[ServiceKind] = Registry("service kind", "fsbench.service_kinds", (

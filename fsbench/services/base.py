@@ -20,7 +20,7 @@ class ServicePlan:
     #: more values for targets, ${services.NAME.KEY}: KEY -> text with the service's placeholders
     exports: dict[str, str] = field(default_factory=dict)
     #: values made up per run (keys): NAME -> length, as ${service.NAME} and ${services.S.NAME}; names in
-    #: fsbench.secrets.SECRET_WORDS are secrets (masked, passed in the environment)
+    #: fsbench.core.secrets.SECRET_WORDS are secrets (masked, passed in the environment)
     generated: dict[str, int] = field(default_factory=dict)
     #: the port when the scenario gives none ("auto": a free one at run time)
     default_port: str | None = None
@@ -38,6 +38,12 @@ class ServicePlan:
     #: why a target using the service must run on the service's own hosts ("" when it may run anywhere):
     #: e.g. client files the kind makes on its host only; the scenario check refuses other client hosts
     clients_local_only: str = ""
+    #: files in the service's folder (text with placeholders) its clients read (a lab's client conf): copied,
+    #: at the same path, to every other host of the targets that use the service, before their setup; gone
+    #: with the run's scratch space there
+    client_files: tuple[str, ...] = ()
+    #: folders beside them the clients write into (where that conf puts their logs and sockets), made there
+    client_folders: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -282,8 +282,12 @@ class CephLabService:
         for cls in CLASSES:
             exports[f"fs_{cls}"] = f"cephfs-{cls}"
             exports[f"rbd_pool_{cls}"] = f"rbd-{cls}"
+        # clients on other hosts read the same conf (mon address; no cephx) at the same path, and write their
+        # logs and admin sockets where its [client] section says
         return ServicePlan(files=files, start=start, ready=ready, stop=[stop_script()], exports=exports,
-                           logs={"${service.dir}/log": "log", "${service.dir}/ceph.conf": "ceph.conf"})
+                           logs={"${service.dir}/log": "log", "${service.dir}/ceph.conf": "ceph.conf"},
+                           client_files=("${service.dir}/ceph.conf",),
+                           client_folders=("${service.dir}/run", "${service.dir}/log"))
 
 
 PLUGIN = CephLabService()

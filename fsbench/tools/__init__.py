@@ -1,7 +1,7 @@
 """Tools (fio, mdtest, vdbench, juicefs bench, metabench...): one package each, exposing PLUGIN, in one registry."""
 
-from fsbench.plugins import Registry
-from fsbench.tidy import METRIC_UNITS
+from fsbench.api.registry import Registry
+from fsbench.core.tidy import METRIC_UNITS
 from fsbench.tools.base import ToolAdapter
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from fsbench.tidy import ParseResult
+from fsbench.core.tidy import ParseResult
 
 if TYPE_CHECKING:
     from fsbench.scenario.plan import Case
@@ -49,7 +49,7 @@ class HostInfo:
     name: str
     address: str
     slots: int = 1
-    spec: object = None  # fsbench.inventory.HostSpec, for MPI's ssh launch agent
+    spec: object = None  # fsbench.core.inventory.HostSpec, for MPI's ssh launch agent
     facts: dict = field(default_factory=dict)  # what preflight gathered there (hosts.csv's columns)
 
     @property
@@ -72,12 +72,12 @@ class BuildContext:
     #: the target's kind and settings, for tools that need more than a path (an rbd pool, an S3 bucket)
     target_kind: str = "directory"
     target_settings: object = None
-    #: the object store behind the target (fsbench.targets.kinds.StoreAccess: storage, bucket, env), for
+    #: the object store behind the target (fsbench.kinds.StoreAccess: storage, bucket, env), for
     #: tools that test the store itself (juicefs objbench); None when the target has none
     store: object = None
     #: the run's id: tools on a URL target put their files under <url>/fsbench-<run id>/<case id>
     run_id: str = ""
-    #: the scenario's `secrets:` by name, resolved and already masked (fsbench.secrets), for tools whose
+    #: the scenario's `secrets:` by name, resolved and already masked (fsbench.core.secrets), for tools whose
     #: options refer to one as ${secrets.NAME} (objbench's keys of another store); values go only into env
     secrets: dict[str, str] = field(default_factory=dict)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from pathlib import Path
 
-from fsbench.transport.base import TAIL_BYTES
+from fsbench.api.transport import TAIL_BYTES
 
 #: per stream (stdout, stderr) of one command; the scenario's settings.output_cap changes it
 DEFAULT_CAP = 64 * 2**20

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.errors import FsbenchError
+from fsbench.core.errors import FsbenchError
 
 
 class TransportError(FsbenchError):

@@ -7,8 +7,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from fsbench.errors import CommandResult, FsbenchError
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
+from fsbench.core.errors import CommandResult, FsbenchError
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.inventory import HostSpec
+from fsbench.core.inventory import HostSpec
 from fsbench.transport.ssh import SSHTransport
 
 

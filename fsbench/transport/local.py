@@ -11,8 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from fsbench.errors import CommandResult
-from fsbench.transport.base import tail
+from fsbench.api.transport import tail
+from fsbench.core.errors import CommandResult
 from fsbench.transport.capture import DEFAULT_CAP, CappedOutput
 
 GRACE_S = 5.0

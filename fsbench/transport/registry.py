@@ -6,7 +6,7 @@ that transport at once, so that e.g. SSH jump hosts share one connection).
 
 from __future__ import annotations
 
-from fsbench.plugins import Registry
+from fsbench.api.registry import Registry
 
 TRANSPORTS: Registry = Registry("transport", "fsbench.transports", ("fsbench.transport.local",
                                                                     "fsbench.transport.hosts"))

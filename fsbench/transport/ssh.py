@@ -14,7 +14,7 @@ import socket
 import threading
 from pathlib import Path
 
-from fsbench.inventory import HostSpec
+from fsbench.core.inventory import HostSpec
 from fsbench.transport import heartbeat, hostkeys
 from fsbench.transport.capture import DEFAULT_CAP
 from fsbench.transport.errors import AuthError, ConnectError, HostKeyError

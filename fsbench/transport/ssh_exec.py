@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fsbench.errors import CommandResult
+from fsbench.api.transport import tail
+from fsbench.core.errors import CommandResult
 from fsbench.transport import remote
-from fsbench.transport.base import tail
 from fsbench.transport.capture import DEFAULT_CAP
 from fsbench.transport.errors import ConnectError, TransportError
 
 if TYPE_CHECKING:
-    from fsbench.inventory import HostSpec
+    from fsbench.core.inventory import HostSpec
     from fsbench.transport.ssh_settings import Resolved
 
 log = logging.getLogger("fsbench.transport.ssh")
@@ -57,7 +57,7 @@ class SSHCommands:
         base = self.remote_base  # type: ignore[attr-defined]
         mkdir = self.execute(["mkdir", "-p", "-m", "700", "--", base], timeout=self.op_timeout, sudo=False)
         if not mkdir.ok:
-            from fsbench.errors import CommandFailed
+            from fsbench.core.errors import CommandFailed
 
             raise CommandFailed(mkdir, f"making {base}")
         path = f"{base}/env-{uuid.uuid4().hex}"

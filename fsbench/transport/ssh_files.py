@@ -10,11 +10,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fsbench.errors import CommandFailed
+from fsbench.core.errors import CommandFailed
 from fsbench.transport.errors import TransferError
 
 if TYPE_CHECKING:
-    from fsbench.errors import CommandResult
+    from fsbench.core.errors import CommandResult
     from fsbench.transport.ssh_settings import Resolved
 
 log = logging.getLogger("fsbench.transport.ssh")

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fsbench.inventory import HostSpec
+from fsbench.core.inventory import HostSpec
 
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")

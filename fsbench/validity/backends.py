@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from fsbench.errors import FsbenchError
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
+from fsbench.core.errors import FsbenchError
 from fsbench.validity.counters import Snapshot
 from fsbench.validity.watch import Source
 

@@ -1,4 +1,4 @@
-"""The validity hook of one case: backend counters around its tool, verdicts on its rows (fsbench.case_run)."""
+"""The validity hook of one case: backend counters around its tool, verdicts on its rows (fsbench.run.case_run)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
 from fsbench.validity.judge import checks_of, judge
 from fsbench.validity.pagecache import DeclaresWorkingSet, HostCache, host_cache

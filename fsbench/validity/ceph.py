@@ -18,8 +18,8 @@ import shlex
 import time
 from collections.abc import Callable
 
-from fsbench.shell import sh
-from fsbench.units import format_value
+from fsbench.core.shell import sh
+from fsbench.core.units import format_value
 from fsbench.validity.checks import Verdict
 from fsbench.validity.counters import OpCount, Snapshot
 from fsbench.validity.settings import Thresholds

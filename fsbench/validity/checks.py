@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from fsbench.units import format_value
+from fsbench.core.units import format_value
 from fsbench.validity.pagecache import PAGE_CACHE
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence

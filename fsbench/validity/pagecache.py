@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from fsbench.transport.base import Transport
-from fsbench.units import format_value
+from fsbench.api.transport import Transport
+from fsbench.core.units import format_value
 from fsbench.validity.settings import Thresholds
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsbench.errors import FsbenchError
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
+from fsbench.core.errors import FsbenchError
 from fsbench.validity.counters import (
     DURABLE_OPS,
     READ_OPS,

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.run.targets.services import ServiceSession
 from fsbench.scenario.load import load_scenario
-from fsbench.targets.services import ServiceSession
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
 from tests.paths import REPO

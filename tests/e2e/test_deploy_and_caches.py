@@ -8,9 +8,9 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from fsbench.hostpkg import DETECT, install_argv, parse_platform
-from fsbench.shell import sh
-from fsbench.targets.cache import drop_caches
+from fsbench.core.shell import sh
+from fsbench.host.packages import DETECT, install_argv, parse_platform
+from fsbench.run.targets.cache import drop_caches
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
 from tests.e2e.test_multihost import inventory

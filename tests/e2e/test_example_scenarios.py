@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.core.tidy import ParseResult, measurement
 from fsbench.ingest import parser_for
 from fsbench.report import write_report
 from fsbench.report.markdown import write_markdown_report
+from fsbench.run.store import RunDir, utc_now
 from fsbench.scenario.load import load_scenario
 from fsbench.scenario.plan import Case, plan_cases
-from fsbench.store import RunDir, utc_now
-from fsbench.tidy import ParseResult, measurement
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo
 from tests.conftest import run_cli

@@ -151,7 +151,7 @@ def _many_repetitions(tmp_path: Path) -> Path:
     (_many_repetitions, ["--set", "x=" + "[" * 60_000 + "]" * 60_000], "nested more than 64 levels"),
 ], ids=["big-value-aliases", "sweep", "repetitions", "deep-set-value"])
 def test_oversized_plans_are_refused_in_under_a_second(tmp_path, make, sets, message):
-    from fsbench.errors import ScenarioError
+    from fsbench.core.errors import ScenarioError
     from fsbench.scenario.load import load_scenario
 
     path = make(tmp_path)
@@ -423,7 +423,7 @@ def test_two_resumes_of_one_run_directory_do_not_both_run(tmp_path, fio):
 
 
 def test_many_run_directories_created_at_once_are_all_distinct(tmp_path):
-    from fsbench.store import RunDir
+    from fsbench.run.store import RunDir
 
     made: list[Path] = []
     errors: list[BaseException] = []

@@ -24,9 +24,9 @@ import pandas as pd
 import pytest
 
 from fsbench import hadoop
+from fsbench.run.targets.services import ServiceSession
 from fsbench.scenario.model import Service
 from fsbench.services import SERVICE_KINDS
-from fsbench.targets.services import ServiceSession
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
 from tests.paths import REPO
@@ -231,7 +231,7 @@ def test_an_existing_hdfs_behind_an_ha_nameservice_and_an_existing_s3_are_joined
     """managed: false for real: the hdfs service's probe (dfsadmin -safemode get on hdfs://NAMESERVICE) needs
     the nameservice's client settings, which it gets from the service's properties; without them the
     same cluster never becomes ready. The s3 service joins the session's server by its port."""
-    from fsbench.targets.services import free_port
+    from fsbench.run.targets.services import free_port
 
     client = _ha_client(hadoop_lab.hdfs_url, free_port())
     props = json.dumps(client)

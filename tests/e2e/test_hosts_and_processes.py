@@ -221,7 +221,7 @@ def test_a_tools_background_child_ends_with_its_case_but_the_runs_service_lives_
 CHATTY = '''\
 from pathlib import Path
 
-from fsbench.tidy import ParseResult, measurement
+from fsbench.core.tidy import ParseResult, measurement
 from fsbench.tools.base import Invocation
 
 

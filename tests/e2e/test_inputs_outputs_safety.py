@@ -157,7 +157,7 @@ def test_a_disk_too_full_for_the_reserve_still_records_how_the_run_ended(tmp_pat
 
 def test_formula_like_names_are_guarded_in_the_csv_files_and_read_back_as_they_are(tmp_path, fio):
     from fsbench.compare.runs import load_run
-    from fsbench.store import load_results
+    from fsbench.run.store import load_results
 
     (tmp_path / "job.fio").write_text("[global]\nrw=write\nsize=256k\nbs=64k\n[=2+5]\n")
     scenario = write_scenario(tmp_path, f"""\

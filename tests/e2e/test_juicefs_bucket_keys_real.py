@@ -11,8 +11,8 @@ import time
 
 import pytest
 
+from fsbench.kinds import KINDS
 from fsbench.scenario.load import load_scenario_text
-from fsbench.targets.kinds import KINDS
 from tests.conftest import require
 
 pytestmark = pytest.mark.e2e

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from fsbench.inventory import load_inventory
+from fsbench.core.inventory import load_inventory
 from fsbench.tools.mdtest.adapter import ssh_agent_args
 from tests.conftest import require
 

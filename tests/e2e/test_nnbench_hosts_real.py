@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from fsbench import hadoop
-from fsbench.targets.services import free_port
+from fsbench.run.targets.services import free_port
 from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.tools.nnbench import PLUGIN
 from fsbench.tools.nnbench.parse import OPERATIONS, blocks, runner_lines

@@ -100,7 +100,7 @@ CRASHY = '''\
 import re
 from pathlib import Path
 
-from fsbench.tidy import ParseResult, measurement
+from fsbench.core.tidy import ParseResult, measurement
 from fsbench.tools.base import Invocation
 
 
@@ -212,7 +212,7 @@ ENOSPC_WHEN = {
     # a case whose target could not be set up is recorded outside the case body
     "failed setup": """\
         import errno
-        from fsbench.store import RunDir
+        from fsbench.run.store import RunDir
 
         real = RunDir.write_cases
 
@@ -225,7 +225,7 @@ ENOSPC_WHEN = {
         """,
     "hosts.csv": """\
         import errno
-        from fsbench.store import RunDir
+        from fsbench.run.store import RunDir
 
         def write_hosts(self, hosts):
             raise OSError(errno.ENOSPC, "No space left on device", str(self.path / "hosts.csv"))
@@ -234,7 +234,7 @@ ENOSPC_WHEN = {
         """,
     "service log": """\
         import errno
-        from fsbench.targets.services import ServiceSession
+        from fsbench.run.targets.services import ServiceSession
 
         def start(self, cancel=None):
             raise OSError(errno.ENOSPC, "No space left on device", str(self.log_dir / "start-0.out"))
@@ -244,7 +244,7 @@ ENOSPC_WHEN = {
     # the target's teardown cannot write its logs: the unmount is left to the next run's recovery
     "target log": """\
         import errno
-        from fsbench.targets.lifecycle import TargetSession
+        from fsbench.run.targets.lifecycle import TargetSession
 
         def teardown(self):
             raise OSError(errno.ENOSPC, "No space left on device", str(self.log_dir / "client.log"))
@@ -299,7 +299,7 @@ def test_a_full_disk_outside_a_case_stops_the_run_resumably(tmp_path, fio, where
 def test_a_run_directory_that_breaks_outside_a_case_is_said_and_resumable(tmp_path, fio):
     patch = """\
         import errno
-        from fsbench.store import RunDir
+        from fsbench.run.store import RunDir
 
         def write_hosts(self, hosts):
             raise OSError(errno.EIO, "Input/output error", str(self.path / "hosts.csv"))
@@ -344,7 +344,7 @@ def test_a_second_ctrl_c_while_writing_the_tables_leaves_the_run_interrupted(tmp
     patch = f"""\
         import pathlib
         import time
-        from fsbench.store import RunDir
+        from fsbench.run.store import RunDir
 
         real = RunDir.write_results
 

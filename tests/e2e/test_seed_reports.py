@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from fsbench.collectors import COLLECTORS
+from fsbench.core.tidy import measurement
+from fsbench.kinds import KINDS
 from fsbench.report import write_report
 from fsbench.scenario.load import load_scenario
-from fsbench.targets.kinds import KINDS
-from fsbench.tidy import measurement
 from tests.conftest import require
 from tests.e2e.test_example_scenarios import CEPH, JUICEFS, METABENCH_CALLS, METADATA, OSSFS, build_run
 from tests.paths import GOLDEN, REPO

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fsbench.targets.services import free_port
+from fsbench.run.targets.services import free_port
 from tests.conftest import require, run_cli, write_scenario
 from tests.paths import REPO
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import CommandResult, ScenarioError
-from fsbench.inventory import HostSpec, load_inventory
-from fsbench.transport.base import TAIL_BYTES, Transport
+from fsbench.api.transport import TAIL_BYTES, Transport
+from fsbench.core.errors import CommandResult, ScenarioError
+from fsbench.core.inventory import HostSpec, load_inventory
 from fsbench.transport.errors import AuthError, HostKeyError, TransferError
 from fsbench.transport.group import GroupFailed, run_on_group
 from fsbench.transport.hosts import transports_for

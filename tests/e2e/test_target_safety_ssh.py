@@ -3,7 +3,7 @@ of the user fsbench logs in as there, and a host without a usable `realpath -m` 
 
 from __future__ import annotations
 
-from fsbench.targets.safety import RESOLVE_SCRIPT, resolved_unsafe_reason
+from fsbench.core.path_safety import RESOLVE_SCRIPT, resolved_unsafe_reason
 
 
 def test_paths_are_resolved_on_the_host_against_its_own_home(lab, tmp_path):

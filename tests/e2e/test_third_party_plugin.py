@@ -23,8 +23,8 @@ PLUGIN = '''\
 import re
 from pathlib import Path
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, measurement
 from fsbench.tools.base import Invocation, OptionIssue
 
 _SUMMARY = re.compile(r"^(\\d+) bytes .* copied, ([\\d.]+) s, ")

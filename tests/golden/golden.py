@@ -13,7 +13,7 @@ import math
 import os
 from pathlib import Path
 
-from fsbench.tidy import MEASUREMENT_COLUMNS
+from fsbench.core.tidy import MEASUREMENT_COLUMNS
 
 REGEN = os.environ.get("FSBENCH_REGEN_GOLDEN") == "1"
 

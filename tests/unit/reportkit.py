@@ -6,9 +6,9 @@ import pandas as pd
 
 from fsbench.analysis.summarise import summarise, with_baseline
 from fsbench.collectors import COLLECTORS
+from fsbench.core.tidy import measurement
 from fsbench.report.rows import RunView
 from fsbench.report.tables import Style
-from fsbench.tidy import measurement
 from fsbench.tools import TOOLS
 
 

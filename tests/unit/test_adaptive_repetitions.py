@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from fsbench.plan_show import adaptive_range
+from fsbench.run.plan_show import adaptive_range
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
 from fsbench.scenario.repetitions import Repetitions, decide, not_needed, primary_values
@@ -42,7 +42,7 @@ def test_a_mapping_plans_up_to_max_and_the_plan_shows_the_range():
 
 
 def test_wrong_mappings_are_refused_with_their_key():
-    from fsbench.errors import ScenarioError
+    from fsbench.core.errors import ScenarioError
 
     for bad, words in (("{min: 5, max: 3}", "max (3) is less than min (5)"),
                        ("{min: 3, max: 5, target_ci: 150%}", "between 0 and 100%"),

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from fsbench.targets.kinds.cephfs import PLUGIN as CEPHFS
-from fsbench.targets.kinds.cephfs import CephFS
-from fsbench.targets.kinds.juicefs import PLUGIN as JUICEFS
-from fsbench.targets.kinds.rbd import PLUGIN as RBD
-from fsbench.targets.kinds.rbd import Rbd
+from fsbench.kinds.cephfs import PLUGIN as CEPHFS
+from fsbench.kinds.cephfs import CephFS
+from fsbench.kinds.juicefs import PLUGIN as JUICEFS
+from fsbench.kinds.rbd import PLUGIN as RBD
+from fsbench.kinds.rbd import Rbd
 from fsbench.validity import ceph, juicefs
 from fsbench.validity.counters import READ_OPS, WRITE_OPS, data_bytes
 from tests.paths import REPO

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 from fsbench.report.tool_views import percent_text
 from fsbench.report.views import build_view
 from fsbench.scenario.load import load_scenario_text

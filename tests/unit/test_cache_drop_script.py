@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from fsbench.targets.cache import drop_script, figures
+from fsbench.run.targets.cache import drop_script, figures
 
 
 def test_one_shell_reads_the_figures_around_the_drop_and_exits_with_the_drops_status():

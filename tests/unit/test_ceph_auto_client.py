@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.kinds import KINDS
+from fsbench.kinds.cephfs import CephFS
+from fsbench.kinds.rbd import Rbd
 from fsbench.scenario.model import Target
-from fsbench.targets.kinds import KINDS
-from fsbench.targets.kinds.cephfs import CephFS
-from fsbench.targets.kinds.rbd import Rbd
 
 VALUES = {"run.id": "r1", "target.name": "t", "host.name": "local"}
 #: what each stand-in does, set per test through the environment: FAKE_<NAME>=ok|fail

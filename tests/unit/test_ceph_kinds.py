@@ -10,17 +10,17 @@ from dataclasses import replace
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
+from fsbench.kinds import KINDS
+from fsbench.kinds.cephfs import CephFS
+from fsbench.kinds.rbd import Rbd
+from fsbench.kinds.rbd_image import RbdImage
 from fsbench.scenario.load import load_scenario, load_scenario_text
 from fsbench.scenario.model import Service, Target
 from fsbench.scenario.plan import plan_cases
 from fsbench.services import SERVICE_KINDS
 from fsbench.services import ceph_lab_helper as helper
 from fsbench.services.ceph_lab import CephLab, Osd, conf_template, pool_commands
-from fsbench.targets.kinds import KINDS
-from fsbench.targets.kinds.cephfs import CephFS
-from fsbench.targets.kinds.rbd import Rbd
-from fsbench.targets.kinds.rbd_image import RbdImage
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.tools.fio.containment import TargetPlace, find_escapes

@@ -11,10 +11,10 @@ import pytest
 from fsbench.collectors import COLLECTORS
 from fsbench.collectors.juicefs_profile import count_log, parse_profile
 from fsbench.collectors.juicefs_stats import parse_stats
-from fsbench.errors import ParseError, ScenarioError
+from fsbench.core.errors import ParseError, ScenarioError
+from fsbench.kinds import StoreAccess
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import Case
-from fsbench.targets.kinds import StoreAccess
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext
 from fsbench.tools.objbench.parse import parse_path, parse_text
@@ -83,7 +83,7 @@ def test_objbench_tests_the_targets_store_with_keys_in_its_environment() -> None
     assert inv.argv == ["juicefs", "objbench", "--storage", "s3", "--threads", "2", "--big-object-size", "64",
                         "--small-object-size", "128", "http://127.0.0.1:9000/b"]
     assert inv.env == {"ACCESS_KEY": "AK", "SECRET_KEY": "SK"} and "SK" not in inv.argv
-    from fsbench.errors import FsbenchError
+    from fsbench.core.errors import FsbenchError
 
     with pytest.raises(FsbenchError, match="has no object store behind it"):
         tool.build(_case({}), "/mnt/x", BuildContext())

@@ -25,8 +25,8 @@ from fsbench.compare import (
 )
 from fsbench.compare.judge import judge
 from fsbench.compare.stats import t_two_sided_p, welch
-from fsbench.tidy import measurement
-from fsbench.units import format_value
+from fsbench.core.tidy import measurement
+from fsbench.core.units import format_value
 
 FAIL = None  # a repetition that failed
 FIO = {"tool": "fio", "options": {"rw": "write", "bs": "64k", "size": "4m"}}

@@ -4,7 +4,7 @@ the floors, one measurement per run, one note about single runs, the use case, a
 
 from __future__ import annotations
 
-from fsbench.analysis.settings import Floors
+from fsbench.core.stats_settings import Floors
 from fsbench.report import voice
 from fsbench.report.conclusions import judge, single_run_note, tool_sentences
 from fsbench.report.views import build_view

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 from fsbench.scenario.load import load_scenario_text
 
 HEAD = "name: s\ntargets:\n  t: {path: /srv/bench/t}\n  dev: {path: /dev/loop7, destructive: true}\nworkloads:\n"

@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import pytest
 
-from fsbench.csv_cells import guard, guard_frame, unguard, unguard_frame
+from fsbench.core.csv_cells import guard, guard_frame, unguard, unguard_frame
 
 
 @pytest.mark.parametrize("text", ["=2+5", "+A1", "-2+3", "@SUM(1)", "=HYPERLINK(\"http://x\")", "\tx", "\rx",

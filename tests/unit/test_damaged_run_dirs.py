@@ -10,9 +10,9 @@ import pytest
 
 from fsbench.campaign import open_run
 from fsbench.compare.runs import load_run
-from fsbench.errors import RunDirError
-from fsbench.ingest_run import ingest_run_dir
-from fsbench.store import load_results
+from fsbench.core.errors import RunDirError
+from fsbench.ingest.run import ingest_run_dir
+from fsbench.run.store import load_results
 from tests.conftest import run_cli, write_scenario
 from tests.paths import FIXTURES
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.plan_show import describe_case
+from fsbench.run.plan_show import describe_case
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import LAYOUT_BW, PREPARE_START_S, plan_cases

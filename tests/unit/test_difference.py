@@ -8,8 +8,8 @@ import math
 import pytest
 
 from fsbench.analysis.difference import NONE, PAIRED, WELCH, beyond_floors, compare, paired_t, stated
-from fsbench.analysis.settings import Floors
-from fsbench.analysis.stats import LogSummary
+from fsbench.core.stats import LogSummary
+from fsbench.core.stats_settings import Floors
 
 # Student's sleep data (Cushny and Peebles, 1905): extra sleep of 10 patients with two drugs; R's
 # t.test(group2, group1, paired = TRUE) gives t = 4.0621, df = 9, p = 0.002833, 95 % CI 0.7001142 to 2.4598858

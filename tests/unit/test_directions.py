@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fsbench.compare.judge import direction, judge
-from fsbench.thresholds import Threshold
+from fsbench.core.thresholds import Threshold
 
 
 def test_compare_follows_the_tools_declaration():

@@ -125,7 +125,7 @@ def test_repeated_globals_and_job_names_are_rendered_as_fio_reads_them():
 
 
 def _rbd_ctx(hosts=("local",)):
-    from fsbench.targets.kinds.rbd_image import RbdImage
+    from fsbench.kinds.rbd_image import RbdImage
     from fsbench.tools.base import BuildContext, HostInfo
 
     return BuildContext({h: HostInfo(h, f"10.0.0.{i + 1}") for i, h in enumerate(hosts)}, port=8765,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 from fsbench.scenario.load import load_scenario, load_scenario_text
 from fsbench.tools.fio.containment import TargetPlace, find_escapes, split_paths
 from fsbench.tools.fio.jobfile import parse_jobfile, strip_comment

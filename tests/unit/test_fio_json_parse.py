@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.tools.fio import parse_any
 from fsbench.tools.fio.parse_json import parse_text
 from tests.golden.golden import check_golden

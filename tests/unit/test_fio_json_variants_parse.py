@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.tools.fio import parse_any, parse_json
 from tests.golden.golden import check_golden
 from tests.paths import FIXTURES, GOLDEN

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.tools.fio import parse_any, parse_json, parse_normal, parse_terse
 from tests.golden.golden import check_golden
 from tests.paths import FIXTURES, GOLDEN

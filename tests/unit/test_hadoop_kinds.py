@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 import pytest
 
 from fsbench import hadoop
-from fsbench.errors import FsbenchError, ScenarioError
+from fsbench.core.errors import FsbenchError, ScenarioError
+from fsbench.core.shell import render
+from fsbench.kinds import KINDS
+from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.load import load_scenario_text
 from fsbench.services import SERVICE_KINDS
-from fsbench.shell import render
-from fsbench.targets.kinds import KINDS
-from fsbench.targets.lifecycle import TargetSession
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext
 from fsbench.tools.nnbench import sequence

@@ -4,8 +4,8 @@ scenario's `properties` names goes to the client and shows in hosts.csv's client
 
 from __future__ import annotations
 
+from fsbench.kinds import KINDS
 from fsbench.scenario.load import load_scenario_text
-from fsbench.targets.kinds import KINDS
 
 SCENARIO = """
 name: stock

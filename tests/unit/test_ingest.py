@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.ingest import ingest_files, parser_for
 from fsbench.tools import tool_names
 from tests.conftest import run_cli

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ScenarioError
-from fsbench.inventory import HostSpec, load_inventory
+from fsbench.core.errors import ScenarioError
+from fsbench.core.inventory import HostSpec, load_inventory
 from fsbench.tools.mdtest.adapter import ssh_agent_args
 
 

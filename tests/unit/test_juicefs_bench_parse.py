@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.tools.juicefs_bench import TOOL, parse_path, parse_text
 from tests.golden.golden import check_golden
 from tests.paths import FIXTURES, GOLDEN

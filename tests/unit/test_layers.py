@@ -14,18 +14,13 @@ from tests.paths import REPO
 PACKAGE = REPO / "fsbench"
 #: lowest first; a module belongs to the first layer with a matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("fsbench.errors", "fsbench.units", "fsbench.tidy", "fsbench.events", "fsbench.shell", "fsbench.shellquote", "fsbench.secrets",
-              "fsbench.plugins", "fsbench.config", "fsbench.thresholds", "fsbench.version", "fsbench.facts", "fsbench.hostpkg",
-              "fsbench.transport", "fsbench.targets.safety", "fsbench.inventory", "fsbench.monitor",
-              "fsbench.hadoop", "fsbench.validity", "fsbench.csv_cells", "fsbench.analysis.stats",
-              "fsbench.analysis.settings", "fsbench.warmup")),
-    ("plug-ins", ("fsbench.tools", "fsbench.targets.kinds", "fsbench.services", "fsbench.transport.registry",
-                  "fsbench.collectors")),
+    ("base", ("fsbench.core", "fsbench.config")),
+    ("contracts", ("fsbench.api",)),
+    ("host", ("fsbench.host", "fsbench.monitor", "fsbench.validity", "fsbench.hadoop")),
+    ("plug-ins", ("fsbench.tools", "fsbench.kinds", "fsbench.services", "fsbench.transport", "fsbench.collectors")),
     ("scenario", ("fsbench.scenario",)),
-    ("runtime", ("fsbench.targets", "fsbench.background", "fsbench.case_run", "fsbench.runner", "fsbench.preflight",
-                 "fsbench.deploy", "fsbench.leftovers", "fsbench.store", "fsbench.plan_show", "fsbench.plan_targets",
-                 "fsbench.transport.factory", "fsbench.monitor.expect", "fsbench.run_notes")),
-    ("presentation", ("fsbench.analysis", "fsbench.report", "fsbench.compare", "fsbench.ingest", "fsbench.progress")),
+    ("runtime", ("fsbench.run",)),
+    ("presentation", ("fsbench.analysis", "fsbench.report", "fsbench.compare", "fsbench.ingest")),
     ("entry points", ("fsbench.campaign", "fsbench.cli", "fsbench.__main__", "fsbench")),
 ]
 
@@ -86,8 +81,8 @@ def test_no_module_imports_from_a_higher_layer():
 
 
 def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
+    from fsbench.kinds import KINDS
     from fsbench.services import SERVICE_KINDS
-    from fsbench.targets.kinds import KINDS
     from fsbench.tools import TOOLS
     from fsbench.transport.registry import TRANSPORTS
 
@@ -103,8 +98,8 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
 def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_point(monkeypatch):
     import pytest
 
-    import fsbench.plugins
-    from fsbench.plugins import PluginError, Registry
+    import fsbench.api.registry
+    from fsbench.api.registry import PluginError, Registry
     from fsbench.tools.base import ToolAdapter
 
     class Half:
@@ -120,7 +115,7 @@ def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_poi
         def load(self):
             return Half()
 
-    monkeypatch.setattr(fsbench.plugins, "_entry_points", lambda group: [EntryPoint()])
+    monkeypatch.setattr(fsbench.api.registry, "_entry_points", lambda group: [EntryPoint()])
     registry: Registry = Registry("tool", "fsbench.tools", (), ToolAdapter)
     with pytest.raises(PluginError) as err:
         registry.names()

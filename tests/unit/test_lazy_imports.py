@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from fsbench.plugins import PluginError, Registry
+from fsbench.api.registry import PluginError, Registry
 from tests.paths import REPO
 
 HEAVY = ("pandas", "matplotlib", "numpy", "pyarrow", "paramiko", "jinja2")
@@ -34,14 +34,14 @@ def test_validate_and_plan_import_no_heavy_library(command):
 
 
 def test_a_registry_imports_only_the_plug_in_asked_for_by_name():
-    loaded = _modules_after("from fsbench.plugins import Registry\n"
+    loaded = _modules_after("from fsbench.api.registry import Registry\n"
                             "r = Registry('tool', 'fsbench.tools', ('fsbench.tools.fio', 'fsbench.tools.mdtest'))\n"
                             "assert r.get('fio').name == 'fio' and 'fio' in r")
     assert "fsbench.tools.fio" in loaded and "fsbench.tools.mdtest" not in loaded
 
 
 def test_a_third_party_plug_in_claiming_a_built_in_name_still_fails_when_that_name_is_asked_for(monkeypatch):
-    import fsbench.plugins
+    import fsbench.api.registry
 
     class Impostor:
         name, value = "fio", "fsbench_fake:PLUGIN"
@@ -49,7 +49,7 @@ def test_a_third_party_plug_in_claiming_a_built_in_name_still_fails_when_that_na
         def load(self):
             return type("Fake", (), {"name": "fio"})()
 
-    monkeypatch.setattr(fsbench.plugins, "_entry_points", lambda group: [Impostor()])
+    monkeypatch.setattr(fsbench.api.registry, "_entry_points", lambda group: [Impostor()])
     registry: Registry = Registry("tool", "fsbench.tools", ("fsbench.tools.fio",))
     with pytest.raises(PluginError, match="two tool plug-ins are called 'fio'"):
         registry.get("fio")
@@ -72,7 +72,7 @@ def test_the_report_imports_matplotlib_only_to_draw_a_chart():
 
 
 def test_the_t_quantile_agrees_with_bisection_on_the_tail_at_fractional_degrees_of_freedom():
-    from fsbench.analysis.stats import t_quantile, t_two_sided_p
+    from fsbench.core.stats import t_quantile, t_two_sided_p
 
     for df in (0.5, 1.0, 1.7, 2.0, 3.3, 7.9, 40.0, 1e5):
         for p in (0.6, 0.9, 0.975, 0.9995):
@@ -95,7 +95,7 @@ def test_a_layout_key_ignores_how_files_are_read_but_not_which_files_there_are()
 
 
 def test_the_warm_up_imports_the_run_end_libraries_in_the_background_and_settles():
-    loaded = _modules_after("import sys, threading\nfrom fsbench import warmup\nwarmup.start()\n"
+    loaded = _modules_after("import sys, threading\nfrom fsbench.core import warmup\nwarmup.start()\n"
                             "assert any(t.name == 'fsbench-warmup' for t in threading.enumerate())\n"
                             "warmup.settle()\nassert not any(t.name == 'fsbench-warmup' for t in threading.enumerate())")
     assert {"pandas", "matplotlib.pyplot", "jinja2", "pyarrow.parquet"} <= loaded

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import PreflightError
-from fsbench.events import Event
-from fsbench.leftovers import Leftovers, dead_runs, recover, register_run, state_dir, state_path
-from fsbench.store import RunDir
+from fsbench.core.errors import PreflightError
+from fsbench.core.events import Event
+from fsbench.run.leftovers import Leftovers, dead_runs, recover, register_run, state_dir, state_path
+from fsbench.run.store import RunDir
 from fsbench.transport.local import LocalTransport
 
 STRANGER = 65534  # nobody

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.core.tidy import measurement
 from fsbench.report.context import build_context
 from fsbench.report.markdown import code, escape, table, write_markdown_report
-from fsbench.store import RunDir
-from fsbench.tidy import measurement
+from fsbench.run.store import RunDir
 
 SCENARIO = {
     "name": "md-check",

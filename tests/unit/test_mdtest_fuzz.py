@@ -7,8 +7,8 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
-from fsbench.tidy import METRIC_UNITS, STATS
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import METRIC_UNITS, STATS
 from fsbench.tools.mdtest import parse_text
 from tests.paths import FIXTURES
 

@@ -8,8 +8,8 @@ import shlex
 import pytest
 import yaml
 
-from fsbench.errors import ScenarioError
-from fsbench.plan_show import describe_case
+from fsbench.core.errors import ScenarioError
+from fsbench.run.plan_show import describe_case
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
 from fsbench.tools.base import BuildContext, HostInfo

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ParseError
-from fsbench.tidy import snake
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import snake
 from fsbench.tools.mdtest import parse_path, parse_text
 from tests.golden.golden import check_golden
 from tests.paths import FIXTURES, GOLDEN

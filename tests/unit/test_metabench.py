@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ParseError, ScenarioError
+from fsbench.core.errors import ParseError, ScenarioError
+from fsbench.core.tidy import METRIC_UNITS
 from fsbench.scenario.load import load_scenario_text
-from fsbench.tidy import METRIC_UNITS
 from fsbench.tools import get_tool
 from fsbench.tools.metabench import combine_hosts, parse_path, parse_text
 from fsbench.tools.metabench.parse import CALLS, CONCURRENCY, LATENCIES
@@ -277,7 +277,7 @@ def test_fsbench_ingest_reads_existing_outputs(tmp_path: Path) -> None:
 def test_across_hosts_every_host_gets_its_folder_and_the_barrier() -> None:
     from types import SimpleNamespace
 
-    from fsbench.plan_show import _invocation
+    from fsbench.run.plan_show import _invocation
     from fsbench.tools.base import BuildContext, HostInfo
 
     case = SimpleNamespace(options={"mode": "concurrency", "threads": 10, "files": 100})

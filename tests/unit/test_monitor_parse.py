@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.monitor.parse import analyse, delta, parse_result
 from fsbench.monitor.samples import read_raw
 from fsbench.monitor.script import US, Client, sampler_argv
@@ -185,8 +185,8 @@ def test_a_client_title_is_read_as_its_words(cmdline, marked, client):
 
 
 def test_the_sampler_checks_the_marker_every_command_of_a_run_has():
-    from fsbench.leftovers import MARKER
     from fsbench.monitor.script import SCRIPT
+    from fsbench.run.leftovers import MARKER
 
     assert f"{MARKER}=${MARKER}" in SCRIPT
 

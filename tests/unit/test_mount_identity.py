@@ -6,12 +6,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from fsbench.kinds.fuse import Fuse
+from fsbench.kinds.juicefs import PLUGIN as JUICEFS
+from fsbench.kinds.juicefs import JuiceFS, empty_meta_check
+from fsbench.run.targets.lifecycle import TargetSession
+from fsbench.run.targets.ownership import NOT_OURS, guarded, read_identity
 from fsbench.scenario.model import Target
-from fsbench.targets.kinds.fuse import Fuse
-from fsbench.targets.kinds.juicefs import PLUGIN as JUICEFS
-from fsbench.targets.kinds.juicefs import JuiceFS, empty_meta_check
-from fsbench.targets.lifecycle import TargetSession
-from fsbench.targets.ownership import NOT_OURS, guarded, read_identity
 from fsbench.transport.local import LocalTransport
 from tests.conftest import require
 

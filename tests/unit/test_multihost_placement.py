@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from fsbench.monitor.expect import expected_processes
+from fsbench.kinds import KINDS
+from fsbench.run.monitor_expect import expected_processes
 from fsbench.scenario.load import load_scenario_text
-from fsbench.targets.kinds import KINDS
 from fsbench.tools.base import Invocation
 from fsbench.tools.mdtest.placement import describe, ranks
 from fsbench.tools.placement import placement
@@ -121,7 +121,7 @@ def test_per_host_tables_break_each_aggregate_down_by_host():
 
 def test_run_notes_record_placement_and_the_run_warnings_for_the_report(tmp_path):
     from fsbench.report.per_host import placement_groups, run_warning_groups
-    from fsbench.run_notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv, write_run_notes
+    from fsbench.run.notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv, write_run_notes
     from fsbench.scenario.plan import plan_cases
 
     text = textwrap.dedent(SCENARIO).replace(

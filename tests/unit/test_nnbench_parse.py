@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
-from fsbench.tidy import METRIC_UNITS, PLAUSIBLE_MAX
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import METRIC_UNITS, PLAUSIBLE_MAX
 from fsbench.tools.nnbench.parse import TOOL, blocks, parse_path, parse_text, runner_lines
 from tests.golden.golden import check_golden
 from tests.paths import GOLDEN

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fsbench.errors import FsbenchError, ScenarioError
+from fsbench.core.errors import FsbenchError, ScenarioError
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool

@@ -6,13 +6,13 @@ import textwrap
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
+from fsbench.core.secrets import is_secret_placeholder, placeholder_env, redact, secret_env
+from fsbench.core.shell import render
+from fsbench.kinds import KINDS
+from fsbench.run.targets.services import ServiceSession, made_up
 from fsbench.scenario.load import load_scenario_text
-from fsbench.secrets import is_secret_placeholder, placeholder_env, redact, secret_env
 from fsbench.services import SERVICE_KINDS
-from fsbench.shell import render
-from fsbench.targets.kinds import KINDS
-from fsbench.targets.services import ServiceSession, made_up
 
 SCENARIO = """\
 name: clients
@@ -161,8 +161,8 @@ def test_the_s3_service_has_a_readiness_probe_and_needs_no_start_commands():
 def test_seed_001_scenario_uses_its_own_server_below_full_scale_and_an_existing_store_at_full():
     """s3-fuse-clients: smoke and quick start fsbench-s3; full (100 GiB files: beyond fsbench-s3 and moto,
     which hold multipart uploads in RAM) starts nothing and reads the store's keys from the environment."""
+    from fsbench.core.units import parse_size
     from fsbench.scenario.load import load_scenario
-    from fsbench.units import parse_size
     from tests.paths import REPO
 
     path = REPO / "scenarios" / "s3-fuse-clients.yaml"

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import METRIC_UNITS, PLAUSIBLE_MAX, STATS, ParseResult, check_row
 from fsbench.ingest import ingest_files
-from fsbench.tidy import METRIC_UNITS, PLAUSIBLE_MAX, STATS, ParseResult, check_row
 from fsbench.tools import juicefs_bench, mdtest, metabench
 from fsbench.tools.fio import parse_any, parse_json, parse_normal, parse_terse
 from fsbench.tools.nnbench import parse as nnbench_parse

@@ -39,7 +39,7 @@ def test_product_times_zip():
 def test_a_list_in_fio_options_is_an_error_pointing_at_sweep():
     import pytest
 
-    from fsbench.errors import ScenarioError
+    from fsbench.core.errors import ScenarioError
 
     with pytest.raises(ScenarioError, match="a list in options is not a sweep") as err:
         load_scenario_text(BASE.replace("size: 8m,", "size: 8m, bs: [4k, 8k],"), "s.yaml")
@@ -113,7 +113,7 @@ def test_case_timeouts_leave_room_for_what_fio_is_told_to_run(tmp_path):
 
 
 def test_plan_show_lists_the_rbd_image_fill_of_the_job_file_s_extent(tmp_path):
-    from fsbench.plan_show import describe_case
+    from fsbench.run.plan_show import describe_case
     from fsbench.scenario.load import load_scenario
 
     (tmp_path / "r.fio").write_text("[global]\nrw=randread\nbs=4k\nsize=64m\n[j]\n")
@@ -129,7 +129,7 @@ def test_plan_show_lists_the_rbd_image_fill_of_the_job_file_s_extent(tmp_path):
 
 
 def test_plan_show_names_the_client_cache_step_where_a_case_empties_it():
-    from fsbench.plan_show import describe_case
+    from fsbench.run.plan_show import describe_case
 
     sc = load_scenario_text("""\
 name: c

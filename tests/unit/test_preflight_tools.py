@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.preflight import Preflight, _tool_checks
+from fsbench.run.preflight import Preflight, _tool_checks
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 from fsbench.scenario.load import load_scenario_text
 
 BASE = """\

@@ -7,7 +7,7 @@ import csv
 import html
 import re
 
-from fsbench.ingest_run import ingest_run_dir
+from fsbench.ingest.run import ingest_run_dir
 from fsbench.report import write_report
 from fsbench.report.tables import command_line
 from tests.paths import FIXTURES

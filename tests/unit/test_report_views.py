@@ -246,7 +246,7 @@ def test_stats_and_profile_views_in_their_columns():
 
 
 def test_a_tool_declares_which_of_its_metrics_are_better_big():
-    from fsbench.tidy import higher_is_better
+    from fsbench.core.tidy import higher_is_better
     from fsbench.tools import TOOLS
 
     assert higher_is_better("functional", TOOLS.get("juicefs-objbench"))  # objbench: 1 pass beats -1 failed

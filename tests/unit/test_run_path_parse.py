@@ -22,8 +22,8 @@ from fsbench.collectors import juicefs_stats as stats_module
 from fsbench.collectors import session as session_module
 from fsbench.collectors.juicefs_stats import MAX_SAMPLES, parse_stats
 from fsbench.collectors.session import CollectorSession
-from fsbench.errors import FsbenchError, ParseError
-from fsbench.tidy import ParseResult
+from fsbench.core.errors import FsbenchError, ParseError
+from fsbench.core.tidy import ParseResult
 from fsbench.tools import get_tool
 from tests.paths import FIXTURES, GOLDEN
 
@@ -263,7 +263,7 @@ LIMIT_MIB = 40
 CHILD = textwrap.dedent("""
     import json, re, sys
     from pathlib import Path
-    from fsbench.errors import ParseError
+    from fsbench.core.errors import ParseError
     from fsbench.tools import get_tool
 
     def hwm():

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 from fsbench.scenario.load import load_scenario, load_scenario_text
 
 GOOD = """\

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from fsbench import secrets
-from fsbench.errors import ScenarioError
-from fsbench.inventory import load_inventory
+from fsbench.core import secrets
+from fsbench.core.errors import ScenarioError
+from fsbench.core.inventory import load_inventory
+from fsbench.core.secrets import SecretRef, redact, secret_param_spans
+from fsbench.kinds import KINDS
 from fsbench.scenario.load import load_scenario_text
-from fsbench.secrets import SecretRef, redact, secret_param_spans
-from fsbench.targets.kinds import KINDS
 from tests.conftest import run_cli, write_scenario
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fsbench import secrets
-from fsbench.secrets import (
+from fsbench.core import secrets
+from fsbench.core.secrets import (
     redact,
     redact_data,
     redact_file,
@@ -120,8 +120,8 @@ def test_literal_secrets_and_url_passwords_are_remembered_when_the_scenario_load
 
     import yaml
 
+    from fsbench.core.secrets import is_secret_key
     from fsbench.scenario.load import load_scenario_text
-    from fsbench.secrets import is_secret_key
 
     text = textwrap.dedent("""\
         name: sec

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
+from fsbench.core.shell import render, sh
 from fsbench.scenario.load import load_scenario_text
 from fsbench.services import SERVICE_KINDS
-from fsbench.shell import render, sh
 
 KINDS = ("redis", "mysql", "postgres", "etcd")
 

@@ -8,11 +8,11 @@ import textwrap
 
 import pytest
 
-from fsbench import shellquote
-from fsbench.errors import ScenarioError
+from fsbench.core import shellquote
+from fsbench.core.errors import ScenarioError
+from fsbench.core.secrets import placeholder_env
+from fsbench.core.shell import render
 from fsbench.scenario.load import load_scenario_text
-from fsbench.secrets import placeholder_env
-from fsbench.shell import render
 
 NASTY = ["plain", "a b", "$(touch {m})", "`touch {m}`", "it's", 'say "hi"', "back\\slash", "$HOME",
          "line\nbreak", "' ; touch {m} ; '", '" ; touch {m} ; "', "", "*"]

@@ -1,4 +1,4 @@
-"""fsbench.analysis.stats against values computed once with scipy 1.17.1 (kept here as fixtures)."""
+"""fsbench.core.stats against values computed once with scipy 1.17.1 (kept here as fixtures)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from fsbench.analysis.stats import (
+from fsbench.core.stats import (
     LogSummary,
     is_warmup,
     log_ratio,

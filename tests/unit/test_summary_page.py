@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from fsbench.errors import FsbenchError
+from fsbench.core.errors import FsbenchError
 from fsbench.report.html import environment, templates_dir
 from fsbench.report.summary_page import _log_scale, not_run, ratio_text
 

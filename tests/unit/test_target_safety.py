@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import CommandResult
-from fsbench.targets.safety import RESOLVE_SCRIPT, resolved_unsafe_reason
+from fsbench.core.errors import CommandResult
+from fsbench.core.path_safety import RESOLVE_SCRIPT, resolved_unsafe_reason
 from fsbench.transport.local import LocalTransport
 
 

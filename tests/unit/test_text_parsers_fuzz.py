@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
-from fsbench.tidy import METRIC_UNITS, ParseResult
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import METRIC_UNITS, ParseResult
 from fsbench.tools import juicefs_bench
 from fsbench.tools.fio import parse_normal, parse_terse
 from tests.paths import FIXTURES

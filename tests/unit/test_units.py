@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from fsbench.units import format_value, parse_count, parse_duration, parse_size
+from fsbench.core.units import format_value, parse_count, parse_duration, parse_size
 
 
 @pytest.mark.parametrize("text, expected", [

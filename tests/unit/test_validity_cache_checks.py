@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from fsbench.targets.cache import _inside
-from fsbench.targets.kinds import KINDS
+from fsbench.kinds import KINDS
+from fsbench.run.targets.cache import _inside
 from fsbench.tools import get_tool
 from fsbench.validity import Thresholds, checks_of, judge
 from fsbench.validity.checks import PAGE_CACHE_FIT
@@ -92,7 +92,7 @@ def test_only_folders_inside_the_runs_scratch_are_ever_emptied():
 def test_a_cache_folder_is_emptied_unless_it_holds_writes_not_yet_uploaded(tmp_path):
     import subprocess
 
-    from fsbench.targets.cache import empty_script
+    from fsbench.run.targets.cache import empty_script
 
     clean, dirty = tmp_path / "clean", tmp_path / "dirty"
     for folder, flag in ((clean, "false"), (dirty, "true")):

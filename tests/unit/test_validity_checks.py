@@ -107,7 +107,7 @@ def test_thresholds_from_the_scenario(tmp_path):
 
 
 def test_a_bad_threshold_is_refused_where_it_is(tmp_path):
-    from fsbench.errors import ScenarioError
+    from fsbench.core.errors import ScenarioError
     from fsbench.scenario.load import load_scenario
 
     path = tmp_path / "s.yaml"

@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
+from fsbench.core.path_safety import unsafe_path_reason
 from fsbench.scenario.load import load_scenario_text
-from fsbench.targets.safety import unsafe_path_reason
 from fsbench.tools.fio.jobfile import value_change
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from fsbench.config.yamllines import load_yaml
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
+from fsbench.core.shell import render
 from fsbench.scenario.load import load_scenario, load_scenario_text
 from fsbench.scenario.variables import parse_set, shell_words
-from fsbench.shell import render
 from tests.paths import REPO
 
 BASE = """\

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.tools.vdbench import parse_path
 from tests.golden.golden import check_golden
 from tests.paths import FIXTURES, GOLDEN

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsbench.errors import ParseError
-from fsbench.tidy import METRIC_UNITS
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import METRIC_UNITS
 from fsbench.tools.vdbench import parse_path
 from tests.paths import FIXTURES
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from fsbench.errors import ScenarioError
-from fsbench.plan_show import describe_case
+from fsbench.core.errors import ScenarioError
+from fsbench.run.plan_show import describe_case
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
 from fsbench.tools.base import BuildContext, HostInfo

@@ -8,7 +8,7 @@ import pytest
 
 from fsbench.config.files import read_text_bounded
 from fsbench.config.yamllines import load_data, load_yaml
-from fsbench.errors import ScenarioError
+from fsbench.core.errors import ScenarioError
 
 
 def test_a_big_value_repeated_by_aliases_is_refused_in_under_a_second():

@@ -10,9 +10,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from fsbench.errors import ParseError
-from fsbench.shell import PLACEHOLDER
-from fsbench.tidy import ParseResult
+from fsbench.core.errors import ParseError
+from fsbench.core.shell import PLACEHOLDER
+from fsbench.core.tidy import ParseResult
+from fsbench.core.units import parse_duration, parse_size
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import path_lines
 from fsbench.tools.fio import layout, parse_json
@@ -20,7 +21,6 @@ from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
 from fsbench.tools.fio.jobfile import COMMENT_CHARS, JobFile, Origin, canonical, parse_jobfile, value_change
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
-from fsbench.units import parse_duration, parse_size
 from fsbench.validity.checks import PAGE_CACHE_FIT, READ_FROM_CACHE, WRITE_NOT_DURABLE
 
 OUTPUT = "fio.json"

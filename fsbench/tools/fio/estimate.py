@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from fsbench.core.units import parse_duration, parse_size
 from fsbench.tools.fio.jobfile import JobFile
-from fsbench.units import parse_duration, parse_size
 
 #: rough throughput used to estimate runs that have no runtime (a plan needs a number, not a promise)
 ASSUMED_BW = 400 * 2**20

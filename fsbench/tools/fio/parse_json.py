@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from fsbench.errors import ParseError
-from fsbench.tidy import METRIC_UNITS, ParseResult, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import METRIC_UNITS, ParseResult, vet
+from fsbench.core.units import parse_size
 from fsbench.tools.common import open_text
-from fsbench.units import parse_size
 
 TOOL = "fio"
 DIRECTIONS = ("read", "write", "trim")

@@ -18,8 +18,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, vet
+from fsbench.core.units import parse_count, parse_size
 from fsbench.tools.fio.parse_json import (  # one job model and row builder for every fio parser
     METRIC_ORDER,
     PERCENTILES,
@@ -27,7 +28,6 @@ from fsbench.tools.fio.parse_json import (  # one job model and row builder for 
     ParsedJob,
     rows_from_jobs,
 )
-from fsbench.units import parse_count, parse_size
 
 __all__ = ["METRIC_ORDER", "PERCENTILES", "ParsedDirection", "ParsedJob", "parse_lines",
            "parse_text", "rows_from_jobs", "scaled", "text_lines"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, vet
 from fsbench.tools.fio.parse_normal import (
     MAX_LINE_WARNINGS,
     PERCENTILES,

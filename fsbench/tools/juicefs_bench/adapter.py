@@ -5,11 +5,11 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from fsbench.tidy import ParseResult
+from fsbench.core.tidy import ParseResult
+from fsbench.core.units import parse_size
 from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_lines, parse_path
-from fsbench.units import parse_size
 
 OPTIONS = {
     "threads": "concurrent threads, -p",

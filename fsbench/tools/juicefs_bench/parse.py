@@ -30,10 +30,10 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from fsbench.errors import ParseError
-from fsbench.tidy import WARNINGS, ParseResult, measurement, snake, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import WARNINGS, ParseResult, measurement, snake, vet
+from fsbench.core.units import parse_size
 from fsbench.tools.common import FirstText, parse_file_with, text_lines
-from fsbench.units import parse_size
 
 TOOL = "juicefs-bench"
 _N = r"-?\d+(?:\.\d+)?"

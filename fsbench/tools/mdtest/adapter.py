@@ -15,8 +15,8 @@ import shlex
 from pathlib import Path
 
 from fsbench.config import schema as s
-from fsbench.shell import sh
-from fsbench.tidy import ParseResult
+from fsbench.core.shell import sh
+from fsbench.core.tidy import ParseResult
 from fsbench.tools.base import Invocation, OptionIssue
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options

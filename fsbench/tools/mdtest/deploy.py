@@ -14,8 +14,8 @@ import shlex
 import urllib.request
 from pathlib import Path
 
-from fsbench import hostpkg
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
+from fsbench.host import packages as hostpkg
 
 BUILD_SCRIPT = Path(__file__).with_name("build-ior.sh")
 #: where install.sh keeps the tarball it built from

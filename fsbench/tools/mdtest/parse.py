@@ -46,8 +46,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement, snake, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, measurement, snake, vet
 from fsbench.tools.common import path_lines
 
 TOOL = "mdtest"

@@ -12,13 +12,13 @@ import difflib
 from pathlib import Path
 
 from fsbench.config import schema as s
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult
+from fsbench.core.units import parse_duration, parse_size
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import last_lines
 from fsbench.tools.metabench import deploy as metabench_deploy
 from fsbench.tools.metabench.parse import CALLS, CONCURRENCY, MODES, OUTPUT, TOOL, combine_hosts, parse_path
-from fsbench.units import parse_duration, parse_size
 
 OPTIONS = {
     "mode": "calls (per-call latency, seed 000) or concurrency (create_write, open_read, rename, delete on "

@@ -14,8 +14,8 @@ import re
 import shlex
 from pathlib import Path
 
-from fsbench import hostpkg
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
+from fsbench.host import packages as hostpkg
 
 HERE = Path(__file__).parent
 SOURCE = HERE / "metabench.c"

@@ -11,8 +11,8 @@ import json
 import math
 from pathlib import Path
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement, per_host, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, measurement, per_host, vet
 
 TOOL = "metabench"
 OUTPUT = "metabench.json"

@@ -27,9 +27,10 @@ import re
 import shlex
 from pathlib import Path
 
-from fsbench import hadoop, hostpkg
-from fsbench.errors import FsbenchError
-from fsbench.tidy import ParseResult
+from fsbench import hadoop
+from fsbench.core.errors import FsbenchError
+from fsbench.core.tidy import ParseResult
+from fsbench.host import packages as hostpkg
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import unknown_options
 from fsbench.tools.nnbench.hosts import combine_hosts

@@ -8,7 +8,7 @@ operations, so that they are the mean over every file operation of every host.
 
 from __future__ import annotations
 
-from fsbench.tidy import ParseResult, per_host
+from fsbench.core.tidy import ParseResult, per_host
 
 #: metrics added across hosts; the others are means weighted by each host's successful operations
 SUMMED = ("rate", "ops", "exceptions", "late_maps")

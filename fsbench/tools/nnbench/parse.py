@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, measurement, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, measurement, vet
 from fsbench.tools.common import path_lines
 
 TOOL = "nnbench"
@@ -38,7 +38,7 @@ OPERATIONS = ("create_write", "open_read", "rename", "delete")
 #: the parts NNBench times separately (AL #1, AL #2) of each operation, as rows of their own
 #: (rename and delete are one call each: their one part is the operation itself)
 PARTS = {"create_write": ("create", "close"), "open_read": ("open", "read")}
-#: NNBench's own metrics (in the tidy table's vocabulary, fsbench/tidy.py)
+#: NNBench's own metrics (in the tidy table's vocabulary, fsbench/core/tidy.py)
 METRICS = {"exceptions": "count", "late_maps": "count", "exec_time_mean": "s"}
 COARSE = "under NNBench's 1 ms clock: each operation took less than 1 ms"
 _BLOCK_START = "-------------- NNBench -------------- :"

@@ -7,12 +7,12 @@ import posixpath
 import re
 from pathlib import Path
 
-from fsbench.errors import FsbenchError
-from fsbench.tidy import ParseResult
+from fsbench.core.errors import FsbenchError
+from fsbench.core.tidy import ParseResult
+from fsbench.core.units import parse_size
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.common import leaves_folder, parse_stdout_then_both, unknown_options
 from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_lines, parse_path
-from fsbench.units import parse_size
 
 OPTIONS = {
     "threads": "concurrent threads, -p (default 4)",

@@ -19,10 +19,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from fsbench.errors import ParseError
-from fsbench.tidy import OUTCOME_UNIT, ParseResult, measurement, snake, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import OUTCOME_UNIT, ParseResult, measurement, snake, vet
+from fsbench.core.units import parse_size
 from fsbench.tools.common import FirstText, parse_file_with, text_lines
-from fsbench.units import parse_size
 
 TOOL = "juicefs-objbench"
 FUNCTIONAL = "functional"

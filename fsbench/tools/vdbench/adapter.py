@@ -20,8 +20,8 @@ import shlex
 from pathlib import Path
 
 from fsbench.config import schema as s
-from fsbench.shell import sh
-from fsbench.tidy import ParseResult
+from fsbench.core.shell import sh
+from fsbench.core.tidy import ParseResult
 from fsbench.tools.base import BuildContext, Invocation, OptionIssue
 from fsbench.tools.vdbench import deploy as vdbench_deploy
 from fsbench.tools.vdbench import formatpass, parmcheck, parmfile

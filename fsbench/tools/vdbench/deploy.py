@@ -14,8 +14,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from fsbench import hostpkg
-from fsbench.transport.base import Transport
+from fsbench.api.transport import Transport
+from fsbench.host import packages as hostpkg
 
 DEFAULT_HOME = "/opt/vdbench"
 NOT_GIVEN = ("vdbench is bring-your-own (Oracle's licence forbids passing it on): download it from Oracle, "

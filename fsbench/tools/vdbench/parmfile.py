@@ -15,8 +15,8 @@ import posixpath
 import re
 from functools import lru_cache
 
+from fsbench.core.units import parse_duration
 from fsbench.tools.vdbench.keywords import Keyword, resolve
-from fsbench.units import parse_duration
 
 KINDS = ("hd", "sd", "wd", "fsd", "fwd", "rd")
 #: what vdbench makes of '[' '^' '{' '}' anywhere in a value

@@ -48,8 +48,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from fsbench.errors import ParseError
-from fsbench.tidy import ParseResult, vet
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult, vet
 from fsbench.tools.vdbench.flatfile import parse_flatfile
 from fsbench.tools.vdbench.model import RdBlock
 from fsbench.tools.vdbench.rows import block_rows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from fsbench.tidy import measurement, snake
+from fsbench.core.tidy import measurement, snake
 from fsbench.tools.vdbench.model import META_OPS, RdBlock, Record
 from fsbench.tools.vdbench.text import TOOL
 

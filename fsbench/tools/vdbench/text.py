@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from fsbench.errors import ParseError
+from fsbench.core.errors import ParseError
 from fsbench.tools.common import file_lines, open_text
 from fsbench.tools.vdbench.model import Record
 

@@ -1,0 +1,139 @@
+"""Registries of plug-ins: tools, target kinds, service kinds, transports; built in or from entry points.
+
+Each registry knows the modules of fsbench's own plug-ins (each exposes `PLUGIN`) and an entry-point
+group through which other packages add theirs:
+
+    [project.entry-points."fsbench.tools"]
+    elbencho = "fsbench_elbencho:PLUGIN"
+
+A plug-in is an object with a `name` and every attribute and method of its registry's protocol
+(fsbench.tools.base.ToolAdapter for tools...): one that lacks some is refused when it registers, with
+its name, where it came from and what it lacks; a second one with the same name fails loudly too.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Generic, Protocol, TypeVar
+
+from fsbench.core.errors import FsbenchError
+
+T = TypeVar("T")
+
+
+class PluginError(FsbenchError):
+    """A plug-in could not be loaded, or two claim one name (exit 2, named, no traceback)."""
+
+
+class Registry(Generic[T]):
+    """Plug-ins of one kind by name, loaded on first use."""
+
+    def __init__(self, what: str, group: str, builtin: tuple[str, ...], protocol: type | None = None):
+        self.what, self.group, self.builtin, self.protocol = what, group, builtin, protocol
+        self._items: dict[str, T] = {}
+        self._loaded = False
+
+    def register(self, plugin: T, origin: str = "") -> T:
+        """Add a plug-in (fsbench's own modules do this through PLUGIN; tests may call it).
+
+        origin says where it came from (an entry point) in the error when it is refused.
+        """
+        where = f" ({origin})" if origin else ""
+        name = getattr(plugin, "name", None)
+        if not isinstance(name, str) or not name:
+            raise PluginError(f"a {self.what} plug-in{where} needs a name: {plugin!r}")
+        missing = [m for m in protocol_members(self.protocol) if not hasattr(plugin, m)] if self.protocol else []
+        if missing:
+            raise PluginError(f"the {self.what} plug-in {name!r}{where} lacks {', '.join(missing)}: a "
+                              f"{self.what} declares {', '.join(protocol_members(self.protocol))} "
+                              f"({self.protocol.__module__}.{self.protocol.__name__})")  # type: ignore[union-attr]
+        if name in self._items and self._items[name] is not plugin:
+            raise PluginError(f"two {self.what} plug-ins are called {name!r}{where}")
+        self._items[name] = plugin
+        return plugin
+
+    def unregister(self, name: str) -> None:
+        """Remove a plug-in (for tests that add one of their own)."""
+        self._items.pop(name, None)
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in self.builtin:
+            self.register(importlib.import_module(module).PLUGIN)
+        for ep in _entry_points(self.group):
+            self._load_entry_point(ep)
+
+    def _load_entry_point(self, ep: EntryPoint) -> None:
+        try:
+            obj = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
+            raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
+        self.register(getattr(obj, "PLUGIN", obj), f"entry point {ep.name} = {ep.value} in {self.group}")
+
+    def _load_named(self, name: str) -> None:
+        """Import only what may provide name: the built-in module of that name and entry points called so.
+
+        Both are loaded so that a third-party plug-in claiming a built-in name still fails loudly; a name
+        no module spells (`juicefs-objbench`) falls back to loading everything.
+        """
+        module = name.replace("-", "_")
+        mine = [m for m in self.builtin if m.rsplit(".", 1)[-1] == module]
+        for m in mine:
+            self.register(importlib.import_module(m).PLUGIN)
+        for ep in _entry_points(self.group):
+            if ep.name == name:
+                self._load_entry_point(ep)
+
+    def get(self, name: str) -> T:
+        """The plug-in called name (importing only its module when it can); KeyError naming the known ones."""
+        if name not in self._items and not self._loaded:
+            self._load_named(name)
+        if name not in self._items:
+            self._load()
+        try:
+            return self._items[name]
+        except KeyError:
+            raise KeyError(f"unknown {self.what} {name!r}; known: {', '.join(sorted(self._items))}") from None
+
+    def names(self) -> list[str]:
+        """Names of every plug-in, sorted."""
+        self._load()
+        return sorted(self._items)
+
+    def __iter__(self) -> Iterator[T]:
+        self._load()
+        return iter(list(self._items.values()))
+
+    def __contains__(self, name: object) -> bool:
+        if isinstance(name, str) and name not in self._items and not self._loaded:
+            self._load_named(name)
+        if name not in self._items:
+            self._load()
+        return name in self._items
+
+
+@cache
+def _entry_points(group: str) -> tuple[EntryPoint, ...]:
+    """The entry points of one group; the installed packages are read once per process, not once per registry."""
+    return tuple(_all_entry_points().select(group=group))
+
+
+@cache
+def _all_entry_points():  # type: ignore[no-untyped-def]
+    return entry_points()
+
+
+def protocol_members(protocol: type | None) -> list[str]:
+    """The attributes and methods a protocol declares (its bases' too), in declaration order."""
+    out: list[str] = []
+    for base in reversed((protocol or object).__mro__):
+        if base in (object, Protocol, Generic) or not getattr(base, "_is_protocol", False):
+            continue
+        names = list(getattr(base, "__annotations__", {})) + [k for k, v in vars(base).items() if callable(v)]
+        out += [n for n in names if not n.startswith("_") and n not in out]
+    return out

@@ -1,0 +1,1 @@
+"""What fsbench reads and installs on a host through a transport: facts, packages."""

@@ -1,0 +1,12 @@
+"""Target kinds: what a system under test is and how fsbench sets it up, checks it and takes it down."""
+
+from fsbench.api.registry import Registry
+from fsbench.kinds.base import ADDRESSES, KindPlan, StoreAccess, TargetKind
+
+KINDS: Registry[TargetKind] = Registry("target kind", "fsbench.target_kinds", (
+    "fsbench.kinds.directory", "fsbench.kinds.device", "fsbench.kinds.juicefs",
+    "fsbench.kinds.s3fs", "fsbench.kinds.rclone", "fsbench.kinds.fuse",
+    "fsbench.kinds.cephfs", "fsbench.kinds.rbd", "fsbench.kinds.rbd_image",
+    "fsbench.kinds.hdfs", "fsbench.kinds.s3a", "fsbench.kinds.jfs"), TargetKind)
+
+__all__ = ["ADDRESSES", "KINDS", "KindPlan", "StoreAccess", "TargetKind"]

@@ -1,0 +1,62 @@
+"""Commands that run in the background on hosts during a case (fio --server), stopped afterwards."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from fsbench.api.transport import Transport
+from fsbench.core.errors import CommandResult
+
+PORT_WAIT_S = 20.0
+
+
+class Background:
+    """Start a command per host, wait for ports, stop them all (cancel -> the transport kills the group)."""
+
+    def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
+                 raw_dir: Callable[[str], Path], timeout_s: float, env: dict[str, str] | None = None):
+        self.commands, self.transports, self.raw_dir, self.timeout_s = commands, transports, raw_dir, timeout_s
+        self.env = env  # the case's marker: a server's own children are stopped with the case
+        self.cancel = threading.Event()
+        self.threads: dict[str, threading.Thread] = {}
+        self.results: dict[str, CommandResult] = {}
+
+    def start(self) -> None:
+        for host, argv in self.commands.items():
+            raw = self.raw_dir(host)
+            (raw / "server-command").write_text(" ".join(argv) + "\n")
+
+            def run(h: str = host, a: list[str] = argv, d: Path = raw) -> None:
+                self.results[h] = self.transports[h].run(a, timeout=self.timeout_s, stdout_path=d / "server.out",
+                                                          stderr_path=d / "server.err", cancel=self.cancel,
+                                                          env=self.env)
+
+            t = threading.Thread(target=run, name=f"fsbench-bg-{host}", daemon=True)
+            t.start()
+            self.threads[host] = t
+
+    def wait_ports(self, ports: list[tuple[str, int]]) -> str | None:
+        """None when every (address, port) accepts a connection, else why not."""
+        deadline = time.monotonic() + PORT_WAIT_S
+        for address, port in ports:
+            while True:
+                try:
+                    with socket.create_connection((address, port), timeout=2):
+                        break
+                except OSError as exc:
+                    dead = [h for h, t in self.threads.items() if not t.is_alive()]
+                    if dead or time.monotonic() > deadline:
+                        why = "; ".join(self.results[h].describe() for h in dead if h in self.results)
+                        said = f": {why}" if why else ""
+                        return f"no server listening on {address}:{port} ({exc.strerror or exc}){said}"
+                    time.sleep(0.1)
+        return None
+
+    def stop(self) -> None:
+        self.cancel.set()
+        for t in self.threads.values():
+            t.join(timeout=30)

@@ -1,0 +1,135 @@
+"""`fsbench plan --show`: each case's exact command lines and the job or parameter files it will run."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+
+from fsbench.core.secrets import redact
+from fsbench.kinds import KINDS
+from fsbench.run.targets.cache import drop_command
+from fsbench.scenario.model import Scenario
+from fsbench.scenario.plan import Case
+from fsbench.tools import get_tool
+from fsbench.tools.base import BuildContext, HostInfo, Invocation
+from fsbench.tools.placement import placement
+
+#: what the run id and the port look like in a plan (both are chosen when the run starts)
+RUN_ID = "<run-id>"
+#: the scratch folder's random part (docs/safety.md: a name nobody can plant beforehand)
+RANDOM = "<random>"
+PORT = 8765
+
+
+def case_dir(sc: Scenario, case: Case) -> str:
+    """Where the case's files will be on the target (the run id is not known yet)."""
+    scratch = posixpath.join(sc.targets[case.target].path, f"fsbench-{RUN_ID}-{RANDOM}")
+    return posixpath.join(scratch, "data", case.dataset) if case.dataset else posixpath.join(scratch, case.case_id)
+
+
+def plan_context(sc: Scenario, case: Case) -> tuple[BuildContext, str]:
+    """The build context and data folder of a case as a plan sees them (run-time values as placeholders)."""
+    target = sc.targets[case.target]
+    kind = KINDS.get(target.kind)
+    ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
+                       port=PORT, controller=HostInfo("controller", "127.0.0.1"), address=kind.address,
+                       target_kind=kind.name, target_settings=target.settings, store=_store(kind, target),
+                       run_id=RUN_ID, secrets=_AsWritten())  # secrets are not resolved for a plan
+    return ctx, case_dir(sc, case) if kind.address == "directory" else target.path
+
+
+def describe_case(sc: Scenario, case: Case) -> str:
+    """The case's commands and files as the runner will write them into raw/<case>/<host>/."""
+    tool = get_tool(case.tool)
+    target = sc.targets[case.target]
+    kind = KINDS.get(target.kind)
+    ctx, folder = plan_context(sc, case)
+    lines = [f"== case {case.index}: {case.case_id}",
+             f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
+             f"timeout {case.timeout_s:.0f}s · data in {folder}"
+             + (" (shared dataset)" if case.dataset and kind.address == "directory" else "")]
+    if case.fresh and case.dataset and kind.address == "directory":
+        lines.append(f"-- remove the dataset's files ({folder}): this case writes them anew (not timed)")
+    if case.prepare and hasattr(tool, "prepare"):
+        prep = tool.prepare(case, folder, ctx)
+        if prep is not None and kind.address == "directory":
+            lines += _invocation("prepare (laying out the files to read; not timed, not monitored)", prep)
+        elif prep is not None:
+            lines += _invocation("prepare (writing what the case reads; not timed, not monitored; once per target: "
+                                 "a later case that writes the same skips it)", prep)
+    if case.drop_caches:
+        also = ", dentries and inodes too" if case.drop_level == 3 else ""
+        lines.append(f"-- drop the page cache on every involved host{also} "
+                     f"({drop_command(case.drop_level).replace(' &&', ';')})")
+    if case.drop_client_cache and (kind.client_process or target.client_process):
+        lines.append(f"-- empty {target.name}'s client cache folders that lie in the run's scratch space, if its "
+                     "client keeps any (guarded unmount, empty, mount again; docs/safety.md)")
+    inv = tool.build(case, folder, ctx)
+    lines += _invocation("run (timed and monitored)", inv)
+    where, warnings = placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv)
+    if len(where) > 1:
+        lines.append("-- placement (which host runs what):")
+        lines += [f"   {host}: {what}" for host, what in where.items()]
+    lines += [f"   warning: {w}" for w in warnings]
+    # the scenario's secrets were remembered at load: a value given through a variable or --set, a
+    # URL's password or a ?password= parameter shows as **** here as in everything a run writes
+    return redact("\n".join(lines) + "\n")
+
+
+class _AsWritten(dict):
+    """Run-time values not known yet: every placeholder stands for itself (`${services.s3.endpoint}`)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> str:
+        return "${" + key + "}"
+
+
+def _store(kind, target) -> object:
+    """The object store behind the target, with its run-time values as placeholders (None when it has none)."""
+    try:
+        return kind.plan(target, _AsWritten(), posixpath.join("/var/tmp/fsbench", RUN_ID)).store
+    except Exception:  # noqa: BLE001 - only a plan display: a kind that needs real values shows no store
+        return None
+
+
+def _invocation(title: str, inv: Invocation) -> list[str]:
+    where = "this machine (the controller)" if inv.controller else \
+        "every host at once" if inv.per_host else "the case's host"
+    out = [f"-- {title}, on {where}:"]
+    for host, argv in inv.servers.items():
+        out.append(f"   [{host}, in the background] {shlex.join(argv)}")
+    if inv.per_host:
+        out += [f"   [{host}] $ {shlex.join(argv)}" for host, argv in inv.per_host.items()]
+    else:
+        out += [f"   $ {shlex.join(argv)}" for argv in (inv.steps or [inv.argv])]
+    if inv.env:
+        out.append(f"   environment: {', '.join(sorted(inv.env))} (values not shown)")
+    for name, text in inv.files.items():
+        out.append(f"   --- {name}")
+        out += [f"   | {line}" for line in text.rstrip("\n").splitlines()]
+    return out
+
+
+def adaptive_range(sc: Scenario, cases: list[Case]) -> str:
+    """'adaptive repetitions: 12 to 40 cases, 1.2 to 4.0 min ...' for a plan; '' when every count is fixed."""
+    def spec(c: Case):
+        return sc.workloads[c.workload].repetitions or sc.settings.repetitions
+
+    if not any(spec(c).adaptive for c in cases):
+        return ""
+    least = [c for c in cases if c.repetition <= spec(c).min]
+    groups: dict[tuple, list[Case]] = {}
+    for c in cases:
+        groups.setdefault((c.target, c.workload, tuple(c.params.items())), []).append(c)
+    most = 0.0
+    for group in groups.values():
+        s = spec(group[0])
+        whole = sum(c.estimate_s for c in group)
+        # a budget stops the repetitions before one would overrun it, never below the minimum
+        floor = sum(c.estimate_s for c in group if c.repetition <= s.min)
+        most += max(floor, min(whole, s.budget_s)) if s.budget_s else whole
+    kinds = sorted({spec(c).describe() for c in cases if spec(c).adaptive})
+    return (f"adaptive repetitions ({'; '.join(kinds)}): {len(least)} to {len(cases)} cases, "
+            f"{sum(c.estimate_s for c in least) / 60:.1f} to {most / 60:.1f} min estimated")

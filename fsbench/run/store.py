@@ -1,0 +1,459 @@
+"""The run directory (design.md section 3): manifest, scenario, cases, hosts, raw outputs, results."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+
+from fsbench.config.files import read_text_bounded
+from fsbench.core.csv_cells import guard_frame, guard_row, unguard_frame
+from fsbench.core.errors import RunDirError
+from fsbench.core.secrets import redact, redact_data, redact_frame, redact_rows
+from fsbench.core.tidy import COLUMNS
+from fsbench.core.version import SCHEMA_VERSION, __version__
+
+if TYPE_CHECKING:
+    import pandas
+
+CASE_COLUMNS = ["case_id", "index", "target", "workload", "tool", "repetition", "status", "reason",
+                "exit_status", "started", "ended", "duration_s", "tool_wall_s", "estimate_s", "hosts", "warnings"]
+STATUS_OK, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_PENDING = "ok", "failed", "interrupted", "pending"
+STATUS_SKIPPED = "skipped"  # the tool is not installed where the case would run: said plainly, not failed
+
+
+def utc_now() -> str:
+    """ISO time in UTC, seconds precision."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def scenario_hash(resolved: dict) -> str:
+    """A hash of what ran: the resolved scenario, keys sorted."""
+    blob = json.dumps(resolved, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+#: kept free in every run directory so that a full disk can still record how the run ended
+RESERVE_BYTES = 256 * 1024
+OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """Whether an error means the run directory's file system is full (or over quota)."""
+    return isinstance(exc, OSError) and exc.errno in OUT_OF_SPACE
+
+
+class RunDirLocked(RunDirError):
+    """Another fsbench process works in this run directory."""
+
+
+@dataclass
+class RunDir:
+    """A run directory on disk, written incrementally so an interrupted run can be resumed."""
+
+    path: Path
+    manifest: dict = field(default_factory=dict)
+    _lock: object = field(default=None, repr=False)
+
+    @classmethod
+    def create(cls, root: Path, scenario_name: str, resolved: dict, inputs: dict[str, str] | None = None) -> "RunDir":
+        """A new, unique run directory under root; inputs: the digests of the files the run reads (a resume
+        compares them, fsbench.scenario.inputs)."""
+        if not scenario_name or "/" in scenario_name or scenario_name.startswith(".") or "\0" in scenario_name:
+            raise RunDirError(f"{scenario_name!r} cannot name a folder under {root}")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+        base = root / f"{scenario_name}-{stamp}"
+        path, n = base, 1
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            while True:  # mkdir is the atomic claim: two runs started in the same second get -2, -3...
+                try:
+                    path.mkdir()
+                    break
+                except FileExistsError:
+                    n += 1
+                    path = base.with_name(f"{base.name}-{n}")
+        except OSError as exc:  # a bad -o: a file on the way, a read-only or full file system, no permission
+            if out_of_space(exc):
+                raise RunDirError(f"{root}: no space left to create a run directory: free some space or give "
+                                  "another folder with -o") from None
+            where = exc.filename or root
+            raise RunDirError(f"{root}: cannot create a run directory there ({where}: {exc.strerror or exc}): "
+                              "give a folder you can write to with -o") from None
+        try:
+            (path / "raw").mkdir()
+            rd = cls._initialise(path, scenario_name, resolved, inputs or {})
+        except OSError as exc:  # never leave a run directory without a manifest behind
+            shutil.rmtree(path, ignore_errors=True)
+            if out_of_space(exc):
+                raise RunDirError(f"{root}: no space left to create a run directory: free some space or give "
+                                  "another folder with -o") from None
+            raise RunDirError(f"{path}: cannot create the run directory: {exc.strerror or exc}") from None
+        return rd
+
+    @classmethod
+    def _initialise(cls, path: Path, scenario_name: str, resolved: dict, inputs: dict[str, str]) -> "RunDir":
+        rd = cls(path, {
+            "schema_version": SCHEMA_VERSION,
+            "fsbench_version": __version__,
+            "run_id": path.name,
+            "scenario": scenario_name,
+            "scenario_hash": scenario_hash(resolved),
+            "inputs": inputs,
+            "started": utc_now(),
+            "ended": None,
+            "status": "running",
+            "cases": {},
+            "attempts": 1,
+        })
+        rd.save_manifest()
+        (path / "scenario.yaml").write_text(redact(yaml.safe_dump(redact_data(resolved), sort_keys=False,
+                                                                   allow_unicode=True)))
+        rd.keep_reserve()
+        return rd
+
+    # -- one process per run directory ----------------------------------------------------------
+    def lock(self) -> None:
+        """Hold the run directory for this process (released at exit, also by SIGKILL: it is a flock)."""
+        fh = open(self.path / "lock", "a+")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "{}"
+            fh.close()
+            try:
+                info = json.loads(holder)
+            except json.JSONDecodeError:
+                info = {}
+            raise RunDirLocked(f"{self.path} is in use by fsbench (pid {info.get('pid', '?')} on "
+                               f"{info.get('host', '?')}, since {info.get('since', '?')}): wait for it to end, "
+                               "or stop that process first") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now()}) + "\n")
+        fh.flush()
+        self._lock = fh
+
+    def unlock(self) -> None:
+        """Let the run directory go (the lock file stays, empty of meaning)."""
+        fh = getattr(self, "_lock", None)
+        if fh is not None:
+            fh.close()
+            self._lock = None
+
+    # -- a full disk ----------------------------------------------------------------------------
+    def keep_reserve(self) -> None:
+        """Set aside a little space, given back when the disk fills so the end can still be recorded."""
+        reserve = self.path / ".reserve"
+        if not reserve.exists():
+            try:
+                with reserve.open("wb") as fh:
+                    fh.write(b"\0" * RESERVE_BYTES)
+            except OSError:
+                reserve.unlink(missing_ok=True)
+
+    def release_reserve(self) -> None:
+        """Give the reserve back to the file system (the disk is full: clean-up needs a little room)."""
+        (self.path / ".reserve").unlink(missing_ok=True)
+
+    def mark_out_of_space(self) -> None:
+        """Record that the run stopped on a full disk (using the reserve); resumable."""
+        self.release_reserve()
+        self.settle("out-of-space")
+
+    def settle(self, status: str, **extra: object) -> bool:
+        """Record how the run ended, whatever happens meanwhile; whether the manifest could be written.
+
+        A full disk gets the reserve back and one more try; a Ctrl-C that arrives while writing does
+        not stop the write: it is raised again once the manifest is on disk.
+        """
+        self.manifest.update(status=status, ended=utc_now(), **extra)
+        stopped, written = False, False
+        for _ in range(20):  # each round ends in a write, a give-up, or one more Ctrl-C
+            try:
+                try:
+                    self.save_manifest()
+                    written = True
+                    break
+                except OSError as exc:
+                    if not out_of_space(exc) or not (self.path / ".reserve").exists():
+                        (self.path / "manifest.json.tmp").unlink(missing_ok=True)
+                        written = out_of_space(exc) and self._overwrite_manifest()
+                        break
+                    self.release_reserve()
+            except KeyboardInterrupt:
+                stopped = True
+        if stopped:
+            raise KeyboardInterrupt
+        return written
+
+    def _overwrite_manifest(self) -> bool:
+        """The last resort on a disk too full for a reserve: the manifest rewritten in its own blocks.
+
+        A run that started with less free space than the reserve has none to give back, and the atomic
+        write needs a new file. Written compact (no indent), the manifest is shorter than the indented one
+        on disk, so it fits in the space that file already holds; if not, nothing is written.
+        """
+        text = (json.dumps(self.manifest, separators=(",", ":")) + "\n").encode()
+        try:
+            fd = os.open(self.path / "manifest.json", os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            if len(text) > os.fstat(fd).st_size:
+                return False
+            if os.write(fd, text) != len(text):
+                return False
+            os.ftruncate(fd, len(text))
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+
+    def is_about(self, exc: OSError) -> bool:
+        """Whether an OSError is this run directory's (stop the run) rather than a target's (fail a case).
+
+        A full disk without a file name is a write to an open file: ours (tools' own writes fail the tool).
+        """
+        if exc.filename is None:
+            return out_of_space(exc)
+        return os.path.abspath(str(exc.filename)).startswith(os.path.abspath(self.path) + os.sep)
+
+    def record_error(self, folder: Path, exc: BaseException) -> str:
+        """An unexpected error's traceback in folder/fsbench-error.txt (masked); its path in the run, or ""."""
+        import traceback
+
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "fsbench-error.txt").write_text(redact(text))
+        except OSError:
+            return ""
+        return str((folder / "fsbench-error.txt").relative_to(self.path))
+
+    @classmethod
+    def open(cls, path: Path) -> "RunDir":
+        """An existing run directory; checks its schema version."""
+        mf = path / "manifest.json"
+        if not mf.exists():
+            raise RunDirError(f"{path}: not a run directory (no manifest.json); "
+                              "give the folder `fsbench run` printed")
+        try:
+            manifest = json.loads(read_text_bounded(mf, MAX_TABLE_BYTES))
+        except OSError as exc:
+            raise RunDirError(f"{mf}: cannot read the manifest: {exc.strerror or exc}") from None
+        except ValueError as exc:  # not JSON, or not UTF-8
+            raise RunDirError(f"{mf}: damaged manifest, not JSON ({exc}); {_RESTORE}") from None
+        if not isinstance(manifest, dict):
+            raise RunDirError(f"{mf}: damaged manifest: a JSON {type(manifest).__name__}, where fsbench writes an "
+                              f"object; {_RESTORE}")
+        version = manifest.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise RunDirError(f"{mf}: schema_version {version!r}; this fsbench reads {SCHEMA_VERSION}")
+        for key, kind in (("run_id", str), ("cases", dict)):
+            if not isinstance(manifest.get(key, {} if key == "cases" else None), kind):
+                raise RunDirError(f"{mf}: damaged manifest: {key!r} is {type(manifest.get(key)).__name__}, not "
+                                  f"{'text' if kind is str else 'an object'}; {_RESTORE}")
+        return cls(path, manifest)
+
+    def check_cases(self) -> None:
+        """Refuse a cases.csv that is not what fsbench wrote (--resume reads it; the rest it writes anew)."""
+        _check_csv(self.path / "cases.csv", ("case_id", "target", "workload", "status"))
+
+    def check_files(self) -> None:
+        """Refuse a run directory whose tables are not what fsbench wrote, naming the file and what is wrong.
+
+        scenario.yaml must be a mapping, cases.csv and hosts.csv CSV in UTF-8 (cases.csv with its key
+        columns), results.parquet a Parquet file and results.csv CSV, both with the columns every reader needs. The
+        report, compare and --resume read them whole later; this keeps their errors plain.
+        """
+        scenario = self.path / "scenario.yaml"
+        if scenario.exists():
+            from fsbench.config.yamllines import load_data
+            from fsbench.core.errors import ScenarioError
+
+            try:
+                data = load_data(scenario)
+            except ScenarioError as exc:
+                raise RunDirError(f"{scenario}: damaged: {exc}; {_RESTORE}") from None
+            if not isinstance(data, dict):
+                raise RunDirError(f"{scenario}: damaged: a YAML {type(data).__name__}, where fsbench writes the "
+                                  f"resolved scenario (a mapping); {_RESTORE}")
+            for key in ("targets", "workloads"):
+                if not isinstance(data.get(key, {}), dict):
+                    raise RunDirError(f"{scenario}: damaged: {key} is a {type(data[key]).__name__}, not a mapping; "
+                                      f"{_RESTORE}")
+        self.check_cases()
+        _check_csv(self.path / "hosts.csv", ())
+        pq, csvf = self.path / "results.parquet", self.path / "results.csv"
+        if pq.exists():
+            _check_parquet(pq)
+        elif csvf.exists():
+            _check_csv(csvf, RESULT_KEYS, numeric=("value",))
+
+    @property
+    def run_id(self) -> str:
+        return self.manifest["run_id"]
+
+    def save_manifest(self) -> None:
+        """Write manifest.json atomically."""
+        _atomic_write(self.path / "manifest.json", json.dumps(self.manifest, indent=2) + "\n")
+
+    def raw_dir(self, case_id: str, host: str) -> Path:
+        """raw/<case_id>/<host>/, created."""
+        d = self.path / "raw" / case_id / host
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def set_case_rows(self, case_id: str, rows: list[dict]) -> None:
+        """The parsed rows of one case (rebuilt into results.csv at the end)."""
+        d = self.path / "raw" / case_id
+        d.mkdir(parents=True, exist_ok=True)
+        _atomic_write(d / "rows.json", json.dumps(rows))
+
+    def case_rows(self, case_id: str) -> list[dict]:
+        """The parsed rows of one case, or [] when it has none."""
+        f = self.path / "raw" / case_id / "rows.json"
+        return json.loads(f.read_text()) if f.exists() else []
+
+    def write_cases(self, records: list[dict]) -> None:
+        """cases.csv: one row per case with its status and parameters (param_<name>)."""
+        params = []
+        for r in records:
+            for k in r.get("params", {}):
+                if k not in params:
+                    params.append(k)
+        cols = CASE_COLUMNS + [f"param_{p}" for p in params]
+        tmp = self.path / "cases.csv.tmp"
+        with tmp.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, cols, extrasaction="ignore")
+            w.writeheader()
+            for r in records:
+                row = {**r, **{f"param_{k}": v for k, v in r.get("params", {}).items()}}
+                w.writerow(guard_row({k: redact(v) if isinstance(v, str) else v for k, v in row.items()}))
+        os.replace(tmp, self.path / "cases.csv")
+
+    def write_hosts(self, hosts: list[dict]) -> None:
+        """hosts.csv: one row per host with its facts."""
+        cols: list[str] = []
+        for h in hosts:
+            cols += [k for k in h if k not in cols]
+        with (self.path / "hosts.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, cols)
+            w.writeheader()
+            w.writerows(guard_row(r) for r in redact_rows(hosts))
+
+    def write_results(self, rows: list[dict]) -> None:
+        """results.csv and results.parquet from all rows."""
+        import pandas as pd
+
+        df = pd.DataFrame(rows)
+        extra = [c for c in df.columns if c not in COLUMNS]
+        df = redact_frame(df.reindex(columns=COLUMNS + extra))  # parquet is binary: masked before it is written
+        guard_frame(df).to_csv(self.path / "results.csv", index=False)  # a spreadsheet runs no name as a formula
+        try:  # parquet keeps the names as they are: typed, for pandas, never evaluated
+            df.to_parquet(self.path / "results.parquet", index=False)
+        except ImportError:  # pyarrow is a dependency; a broken install must not lose results.csv
+            pass
+
+
+#: what to do about a run directory file that is not what fsbench wrote
+_RESTORE = ("restore the run directory from a copy, or rebuild its tables from the tools' outputs kept in "
+            "raw/ (fsbench ingest TOOL FILES --run-dir NEW)")
+#: the results columns every reader needs (a table from an older fsbench may lack the others)
+RESULT_KEYS = ("case_id", "target", "workload", "operation", "metric", "unit", "value")
+#: a number as pandas reads it from a CSV cell (fsbench writes no other; NaN and infinities are left out)
+_NUMBER_CELL = re.compile(r"\s*[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?)\s*\Z", re.IGNORECASE)
+#: manifest.json is a page; a bigger one was not written by fsbench
+MAX_TABLE_BYTES = 64 * 2**20
+
+
+def _check_csv(path: Path, required: tuple[str, ...], numeric: tuple[str, ...] = ()) -> None:
+    """A CSV file fsbench wrote: UTF-8, well quoted, with the required columns (absent is fine), and a
+    number (or nothing) in every cell of the numeric columns."""
+    if not path.exists():
+        return
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.reader(fh, strict=True)
+            header = next(reader, [])
+            numbers = [(i, name) for i, name in enumerate(header) if name in numeric]
+            for row in reader:  # read through: a broken quote or a bad byte further down counts too
+                for i, name in numbers:
+                    cell = row[i] if i < len(row) else ""
+                    if cell and not _NUMBER_CELL.match(cell):
+                        raise RunDirError(f"{path}: damaged: line {reader.line_num}: {name} {cell[:40]!r} is not a "
+                                          f"number; {_RESTORE}")
+    except UnicodeDecodeError as exc:
+        raise RunDirError(f"{path}: damaged: not UTF-8 text ({exc.reason}); {_RESTORE}") from None
+    except csv.Error as exc:
+        raise RunDirError(f"{path}: damaged: not CSV as fsbench writes it (line {reader.line_num}: {exc}); "
+                          f"{_RESTORE}") from None
+    except OSError as exc:
+        raise RunDirError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    missing = [c for c in required if c not in header] if header else []
+    if missing:
+        raise RunDirError(f"{path}: damaged: no column {', '.join(missing)} (it has {', '.join(header[:8])}"
+                          f"{'...' if len(header) > 8 else ''}); {_RESTORE}")
+
+
+def _check_parquet(path: Path) -> None:
+    """results.parquet: a Parquet file with the columns every reader needs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.ParquetFile(path).schema_arrow.names
+    except OSError as exc:
+        raise RunDirError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    except Exception as exc:  # noqa: BLE001 - pyarrow's own errors (ArrowInvalid...) for a file that is no Parquet
+        raise RunDirError(f"{path}: damaged: not a Parquet file ({exc}); delete it to use results.csv, or "
+                          f"{_RESTORE}") from None
+    missing = [c for c in RESULT_KEYS if c not in names]
+    if missing:
+        raise RunDirError(f"{path}: damaged: no column {', '.join(missing)}; {_RESTORE}")
+    kind = pq.ParquetFile(path).schema_arrow.field("value").type
+    if not (pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_null(kind)):
+        raise RunDirError(f"{path}: damaged: its value column holds {kind}, not numbers; delete it to use "
+                          f"results.csv, or {_RESTORE}")
+
+
+def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
+    """Results of a run directory merged with its cases (status and param_* columns)."""
+    import pandas as pd
+
+    p = Path(path)
+    rd = RunDir.open(p)
+    rd.check_files()
+    pq, csvf = rd.path / "results.parquet", rd.path / "results.csv"
+    if pq.exists():
+        results = pd.read_parquet(pq)
+    elif csvf.exists():
+        results = unguard_frame(pd.read_csv(csvf, keep_default_na=False, na_values=[""]))
+    else:
+        raise RunDirError(f"{p}: no results.csv yet (the run may still be going or was interrupted early)")
+    if not (rd.path / "cases.csv").exists():
+        raise RunDirError(f"{p}: no cases.csv yet (the run may still be going or was interrupted early)")
+    cases = unguard_frame(pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""]))
+    keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
+    return results.merge(cases[keep], on="case_id", how="left")
