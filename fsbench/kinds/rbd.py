@@ -69,7 +69,7 @@ class Rbd:
 SECTION = s.Struct({
     **IMAGE_KEYS,
     "image": s.Key(s.line_text, default=PER_HOST_IMAGE,
-                   doc="the image; the default one (one per host) is made and removed; one name for all: first host only"),
+                   doc="the image; the default (one per host) is made and removed; one name for all: first host only"),
     "map": s.Key(s.one_of(*MAPS), default="auto",
                  doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device (the first that maps)"),
     "fstype": s.Key(s.one_of("ext4", "xfs"), default="ext4"),

@@ -93,6 +93,9 @@ def test_lab_plan_steps_exports_and_stop():
     assert '"$d"/run/*.pid' in stop and "kill -KILL" in stop and 'grep -qxF "$conf"' in stop
     assert 'rm -rf "$d"/mon.* "$d"/mgr.* "$d"/osd.*' in stop
     assert plan.logs == {"${service.dir}/log": "log", "${service.dir}/ceph.conf": "ceph.conf"}
+    # clients on other hosts get the conf at the same path, and the folders its [client] section writes into
+    assert plan.client_files == ("${service.dir}/ceph.conf",)
+    assert plan.client_folders == ("${service.dir}/run", "${service.dir}/log")
     for script in [*plan.start, plan.ready, stop]:
         _syntax_ok(["/bin/sh", "-e", "-c", script])
     fixed = kind.plan(Service(name="ceph", kind="ceph-lab", settings=replace(LAB, address="127.0.10.9")))
@@ -171,16 +174,17 @@ def test_rbd_plan_creates_maps_formats_mounts_and_undoes_it():
     plan = kind.plan(_target("rbd", spec), VALUES, SCRATCH)
     conf, state = VALUES["services.ceph.conf"], f"{SCRATCH}/ceph/t"
     rbd = f"rbd -c {conf} --id admin --keyring /etc/ceph/k"
-    image = "rbd-ssd/fsbench-r1-t"  # one per run and target
-    create = plan.once[0][3]
+    image = "rbd-ssd/fsbench-r1-t-local"  # one per run, target and host
+    assert plan.once == [] and plan.prepare[0] == ["mkdir", "-p", "/mnt/t", state]
+    create = plan.prepare[1][3]  # on every host: each maps an image of its own
     assert f"if {rbd} info {image} > /dev/null 2>&1; then" in create
     assert f"{rbd} create --size 1024M --image-feature layering {image}" in create
     assert "exists already" in create and "destructive: true" in create and f"touch {state}/created" in create
     mount = plan.mount[0][3]
     assert f"{rbd} status --format json {image} | grep -Eq" in mount  # nobody else has it open
-    assert f"setsid rbd-fuse -c {conf} --id admin --keyring /etc/ceph/k -p rbd-ssd -r fsbench-r1-t -f " \
+    assert f"setsid rbd-fuse -c {conf} --id admin --keyring /etc/ceph/k -p rbd-ssd -r fsbench-r1-t-local -f " \
            f"{state}/rbd-fuse" in mount
-    assert f"losetup --find --show --direct-io=on {state}/rbd-fuse/fsbench-r1-t" in mount
+    assert f"losetup --find --show --direct-io=on {state}/rbd-fuse/fsbench-r1-t-local" in mount
     assert f"map_krbd() {{ dev=$({rbd} map {image} 2> {state}/map.err); }}" in mount
     assert "map_nbd() { dev=$(rbd-nbd -c" in mount and "modinfo" not in mount
     assert 'mkfs -t ext4 -q -F -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$dev"' in mount
@@ -193,9 +197,9 @@ def test_rbd_plan_creates_maps_formats_mounts_and_undoes_it():
     assert f"if [ -e {state}/created ]; then" in remove
     assert f"timeout 60 {rbd} --client_mount_timeout 10 rm --no-progress {image}" in remove
     assert plan.after[1] == ["rmdir", "/mnt/t"] and plan.via == ["cat", f"{state}/via"]
-    for argv in plan.once + plan.mount + plan.unmount + plan.force_unmount + plan.after[:1]:
+    for argv in plan.prepare[1:] + plan.mount + plan.unmount + plan.force_unmount + plan.after[:1]:
         _syntax_ok(argv)
-    mine = kind.plan(_target("rbd", spec, destructive=True), VALUES, SCRATCH).once[0][3]
+    mine = kind.plan(_target("rbd", spec, destructive=True), VALUES, SCRATCH).prepare[1][3]
     assert "exists already" not in mine  # a destructive target may format an image that exists
     xfs = kind.settings({"pool": "p", "fstype": "xfs"})
     assert 'mkfs -t xfs -q -f -K "$dev"' in kind.plan(_target("rbd", xfs), VALUES, SCRATCH).mount[0][3]
@@ -207,6 +211,31 @@ def test_rbd_plan_creates_maps_formats_mounts_and_undoes_it():
 def _rbd_image_ctx(spec: RbdImage) -> BuildContext:
     return BuildContext({"local": HostInfo("local", "127.0.0.1")}, address="url", target_kind="rbd-image",
                         target_settings=spec)
+
+
+def test_rbd_maps_an_image_per_host_and_a_shared_image_name_runs_on_one_host():
+    """ext4 on one image is mounted by one client at a time: each host its own image by default; an image named
+    alike for every host narrows the target to its first host, with a warning that says why."""
+    kind = KINDS.get("rbd")
+    spec = Rbd(pool="p")
+    client2 = kind.plan(_target("rbd", spec), {**VALUES, "host.name": "client2"}, SCRATCH)
+    assert "p/fsbench-r1-t-client2" in client2.prepare[1][3] and "p/fsbench-r1-t-client2" in client2.mount[0][3]
+    assert kind.one_host(_target("rbd", spec)) == ""
+    assert "put ${host.name} in `image:`" in kind.one_host(_target("rbd", Rbd(pool="p", image="kept")))
+    text = """\
+name: shared-image
+hosts:
+  c1: {transport: local, groups: [clients]}
+  c2: {transport: local, groups: [clients]}
+targets:
+  own: {kind: rbd, path: /mnt/own, hosts: [clients], rbd: {pool: p}}
+  kept: {kind: rbd, path: /mnt/kept, hosts: [clients], rbd: {pool: p, image: kept}}
+workloads:
+  w: {tool: fio, options: {rw: write, size: 1m}}
+"""
+    sc = load_scenario_text(text, "shared.yaml")
+    assert sc.targets["own"].hosts == ("clients",) and sc.targets["kept"].hosts == ("c1",)
+    assert any(w.startswith("targets.kept: runs on c1 only, not on c2: its image 'kept'") for w in sc.warnings)
 
 
 def test_rbd_image_plan_has_no_mount_and_removes_what_it_made():
@@ -302,3 +331,8 @@ def test_cephfs_vs_rbd_lab_and_full():
     here = load_scenario(CEPH, ["scale=smoke", "cluster=existing", "ceph_conf=/srv/lab/ceph.conf"])
     assert list(here.hosts) == ["local"] and here.inventory_file == ""
     assert all(t.services == () and t.settings.conf == "/srv/lab/ceph.conf" for t in here.targets.values())
+    # across hosts (configs/inventory-cephfs-vs-rbd.example.yaml): the lab on ceph1, every target on both clients
+    spread = load_scenario(CEPH, ["scale=smoke"], REPO / "configs" / "inventory-cephfs-vs-rbd.example.yaml")
+    assert spread.resolve_hosts(spread.services["ceph"].hosts) == ["ceph1"]
+    assert {tuple(spread.resolve_hosts(t.hosts)) for t in spread.targets.values()} == {("client1", "client2")}
+    assert not [w for w in spread.warnings if "runs on client1 only" in w]  # an RBD image per client
