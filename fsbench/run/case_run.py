@@ -53,7 +53,7 @@ class CaseRun:
     """Runs one case on its hosts, raw output into the run directory before anything parses it."""
 
     def __init__(self, sc: Scenario, case: Case, rd: RunDir, transports: dict[str, Transport],
-                 controller: LocalTransport, ctx_hosts: dict[str, HostInfo], controller_info: HostInfo,
+                 controller: Transport, ctx_hosts: dict[str, HostInfo], controller_info: HostInfo,
                  cancel: threading.Event, emit: Listener):
         self.sc, self.case, self.rd = sc, case, rd
         self.transports, self.controller = transports, controller

@@ -52,12 +52,13 @@ class Runner:
     def __init__(self, scenario: Scenario, cases: list[Case], run_dir: RunDir, *,
                  listener: Listener = ignore, cancel: threading.Event | None = None,
                  transports: dict[str, Transport] | None = None, host_facts: list[dict] | None = None,
-                 leftovers=None, secrets: dict[str, str] | None = None):
+                 leftovers=None, secrets: dict[str, str] | None = None, controller: Transport | None = None):
         self.sc, self.cases, self.rd = scenario, cases, run_dir
         self.emit = listener
         self.cancel = cancel or threading.Event()
         self.transports = transports or {h: LocalTransport(h) for h in scenario.hosts}
-        self.controller = LocalTransport("controller")
+        #: where multi-host launchers run (mpirun, fio --client): this machine, unless a test gives a fake
+        self.controller = controller or LocalTransport("controller")
         self.host_facts = host_facts
         self._presence: dict[tuple, bool] = {}
         self.leftovers = leftovers or NoLeftovers()
