@@ -7,8 +7,9 @@ group through which other packages add theirs:
     elbencho = "fsbench_elbencho:PLUGIN"
 
 A plug-in is an object with a `name` and every attribute and method of its registry's protocol
-(fsbench.tools.base.ToolAdapter for tools...): one that lacks some is refused when it registers, with
-its name, where it came from and what it lacks; a second one with the same name fails loudly too.
+(fsbench.api.tools.ToolAdapter for tools...): one that lacks some, has a method or optional hook of
+another signature than its protocol's, or a misspelt hook, is refused when it registers, with its name,
+where it came from and what is wrong; a second one with the same name fails loudly too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Generic, Protocol, TypeVar
 
+from fsbench.api.signatures import contract_problems
 from fsbench.core.errors import FsbenchError
 
 T = TypeVar("T")
@@ -31,25 +33,33 @@ class PluginError(FsbenchError):
 class Registry(Generic[T]):
     """Plug-ins of one kind by name, loaded on first use."""
 
-    def __init__(self, what: str, group: str, builtin: tuple[str, ...], protocol: type | None = None):
-        self.what, self.group, self.builtin, self.protocol = what, group, builtin, protocol
+    def __init__(self, what: str, group: str, builtin: tuple[str, ...], protocol: type | None = None,
+                 hooks: tuple[type, ...] | None = None):
+        """hooks: the optional hooks' Protocols; given (also empty), every method's signature is checked too."""
+        self.what, self.group, self.builtin, self.protocol, self.hooks = what, group, builtin, protocol, hooks
         self._items: dict[str, T] = {}
         self._loaded = False
 
     def register(self, plugin: T, origin: str = "") -> T:
         """Add a plug-in (fsbench's own modules do this through PLUGIN; tests may call it).
 
-        origin says where it came from (an entry point) in the error when it is refused.
+        origin says where it came from (an entry point) in the error when it is refused: a plug-in that
+        lacks a member of the protocol, has one of another signature, or a misspelt optional hook.
         """
         where = f" ({origin})" if origin else ""
         name = getattr(plugin, "name", None)
         if not isinstance(name, str) or not name:
             raise PluginError(f"a {self.what} plug-in{where} needs a name: {plugin!r}")
-        missing = [m for m in protocol_members(self.protocol) if not hasattr(plugin, m)] if self.protocol else []
-        if missing:
-            raise PluginError(f"the {self.what} plug-in {name!r}{where} lacks {', '.join(missing)}: a "
-                              f"{self.what} declares {', '.join(protocol_members(self.protocol))} "
-                              f"({self.protocol.__module__}.{self.protocol.__name__})")  # type: ignore[union-attr]
+        if self.protocol is not None:
+            members = protocol_members(self.protocol)
+            missing = [m for m in members if not hasattr(plugin, m)]
+            if missing:
+                raise PluginError(f"the {self.what} plug-in {name!r}{where} lacks {', '.join(missing)}: a "
+                                  f"{self.what} declares {', '.join(members)} ({_qualname(self.protocol)})")
+        problems = contract_problems(plugin, self.protocol, self.hooks) if self.hooks is not None else []
+        if problems:
+            raise PluginError(f"the {self.what} plug-in {name!r}{where} does not keep to its contract: "
+                              + "; ".join(problems))
         if name in self._items and self._items[name] is not plugin:
             raise PluginError(f"two {self.what} plug-ins are called {name!r}{where}")
         self._items[name] = plugin
@@ -129,11 +139,16 @@ def _all_entry_points():  # type: ignore[no-untyped-def]
 
 
 def protocol_members(protocol: type | None) -> list[str]:
-    """The attributes and methods a protocol declares (its bases' too), in declaration order."""
+    """The attributes, properties and methods a protocol declares (its bases' too), in declaration order."""
     out: list[str] = []
     for base in reversed((protocol or object).__mro__):
         if base in (object, Protocol, Generic) or not getattr(base, "_is_protocol", False):
             continue
-        names = list(getattr(base, "__annotations__", {})) + [k for k, v in vars(base).items() if callable(v)]
+        names = list(getattr(base, "__annotations__", {})) + [
+            k for k, v in vars(base).items() if callable(v) or isinstance(v, property)]
         out += [n for n in names if not n.startswith("_") and n not in out]
     return out
+
+
+def _qualname(protocol: type) -> str:
+    return f"{protocol.__module__}.{protocol.__name__}"

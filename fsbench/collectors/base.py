@@ -1,69 +1,16 @@
-"""The collector kind protocol: a command that runs beside a case on its hosts, an optional step that
-turns its output into something readable on the controller, and a parser into series and rows."""
+"""The collector kind protocol (fsbench.api.collectors), where collector plug-ins have long imported it."""
 
-from __future__ import annotations
+from fsbench.api.collectors import (
+    COLLECTOR_HOOKS,
+    SERIES_COLUMNS,
+    Collected,
+    CollectorKind,
+    CollectorSpec,
+    HasTail,
+    ParsesLines,
+    ParsesWindow,
+    ToolWindow,
+)
 
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
-
-#: the time series columns, the same as the monitor's (monitor-<host>.csv)
-SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
-
-
-@dataclass
-class Collected:
-    """What a collector's output gave: a time series, tidy rows (summaries), warnings."""
-
-    series: list[dict] = field(default_factory=list)
-    rows: list[dict] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class ToolWindow:
-    """When the case's tool ran, as a collector saw it: its duration, and when each line of the
-    collector's output arrived, in seconds from the tool's start (negative: before it)."""
-
-    duration_s: float
-    line_times: tuple[float, ...] = ()
-
-    def time_of(self, line: int) -> float | None:
-        """When output line `line` (0-based) arrived, or None when it was not seen arriving."""
-        return self.line_times[line] if 0 <= line < len(self.line_times) else None
-
-
-@runtime_checkable
-class CollectorKind(Protocol):
-    """A kind of collector; one module under fsbench/collectors/ (or a package's entry point)."""
-
-    name: str
-    #: the `tool` of its rows in the tidy table ("" when it has no parser: its output is only kept)
-    tool: str
-    #: the target kinds it applies to (empty: any)
-    target_kinds: tuple[str, ...]
-
-    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
-        """Problems of a collector of this kind: (key path below it, message, hint)."""
-        ...
-
-    def command(self, collector: object, values: dict[str, str]) -> list[str]:
-        """argv started on each host before the case's tool and stopped after it; its stdout is kept."""
-        ...
-
-    def after(self, collector: object, output: str) -> list[str] | None:
-        """argv run on the controller once the output (a local file) is complete, or None; its stdout is
-        kept beside the output (juicefs profile replaying an access log)."""
-        ...
-
-    # optional: `tail_s(collector) -> float`, how long it keeps running after the case's tool ends (a
-    # sampler's next line), before it is stopped
-    # optional: `parse_lines(collector, output, after, host) -> Collected`, parse with the files given as
-    # streams of lines (after: None when there is none), so a huge output costs no memory; a kind without
-    # it gets texts, and an output over the session's MAX_TEXT is then kept unparsed, with a warning
-    # optional: `windowed = True`: parse_lines then also gets `window=` (a ToolWindow, or None when the
-    # runner did not say when the tool ran), so its means cover the tool's run, not the idle time around it
-
-    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
-        """The series and rows of one host's output (and the after step's); raises ValueError when the
-        output is unusable (the case keeps its own results, the collector's problem is a warning)."""
-        ...
+__all__ = ["COLLECTOR_HOOKS", "SERIES_COLUMNS", "Collected", "CollectorKind", "CollectorSpec", "HasTail",
+           "ParsesLines", "ParsesWindow", "ToolWindow"]

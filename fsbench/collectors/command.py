@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fsbench.collectors.base import Collected
+from fsbench.api.collectors import Collected, CollectorKind, CollectorSpec
 from fsbench.core.shell import render, sh
 
 
@@ -16,24 +16,24 @@ class CommandCollector:
     tool = ""
     target_kinds: tuple[str, ...] = ()
 
-    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
-        if not getattr(collector, "command", None):
+    def check(self, collector: CollectorSpec) -> list[tuple[tuple, str, str]]:
+        if not collector.command:
             return [((), "a command collector needs `command:`", "e.g. command: iostat -x 1")]
         return []
 
-    def command(self, collector: object, values: dict[str, str]) -> list[str]:
-        return sh(render(str(getattr(collector, "command")), values))  # noqa: B009
+    def command(self, collector: CollectorSpec, values: dict[str, str]) -> list[str]:
+        return sh(render(str(collector.command), values))
 
-    def after(self, collector: object, output: str) -> list[str] | None:
+    def after(self, collector: CollectorSpec, output: str) -> list[str] | None:
         return None
 
-    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+    def parse(self, collector: CollectorSpec, output: str, after: str | None, host: str) -> Collected:
         return Collected()
 
-    def parse_lines(self, collector: object, output: Iterable[str], after: Iterable[str] | None,
+    def parse_lines(self, collector: CollectorSpec, output: Iterable[str], after: Iterable[str] | None,
                     host: str) -> Collected:
         """Nothing to parse: the output (any size) is not even read."""
         return Collected()
 
 
-PLUGIN = CommandCollector()
+PLUGIN: CollectorKind = CommandCollector()

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from fsbench.collectors.base import Collected
+from fsbench.api.collectors import Collected, CollectorKind, CollectorSpec
 from fsbench.core.tidy import measurement
 from fsbench.tools.common import split_lines
 
@@ -34,28 +34,28 @@ class JuiceFSProfile:
     #: its own table's columns, for a view with `columns: metrics`
     columns = (("Count", ("ops",)), ("Average", ("latency_mean",)), ("Total", ("time",)))
 
-    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
+    def check(self, collector: CollectorSpec) -> list[tuple[tuple, str, str]]:
         return []
 
-    def command(self, collector: object, values: dict[str, str]) -> list[str]:
+    def command(self, collector: CollectorSpec, values: dict[str, str]) -> list[str]:
         # .accesslog is a virtual file at the mount's root: it gives the log while someone reads it
         return ["cat", values["target.path"].rstrip("/") + "/.accesslog"]
 
-    def after(self, collector: object, output: str) -> list[str] | None:
-        options = dict(getattr(collector, "options", {}) or {})
+    def after(self, collector: CollectorSpec, output: str) -> list[str] | None:
+        options = dict(collector.options)
         return [str(options.get("binary", "juicefs")), "profile", output, "--interval", "0"]
 
-    def tail_s(self, collector: object) -> float:
+    def tail_s(self, collector: CollectorSpec) -> float:
         """The log's last lines reach the reader a moment after the operations."""
         return 0.5
 
-    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
+    def parse(self, collector: CollectorSpec, output: str, after: str | None, host: str) -> Collected:
         return self.parse_lines(collector, output, after, host)
 
-    def parse_lines(self, collector: object, output: str | Iterable[str], after: str | Iterable[str] | None,
+    def parse_lines(self, collector: CollectorSpec, output: str | Iterable[str], after: str | Iterable[str] | None,
                     host: str) -> Collected:
         """The output and the replay as texts or as the lines of their files (read as streams)."""
-        name = str(getattr(collector, "name", "profile"))
+        name = collector.name or "profile"
         got = Collected()
         totals = parse_profile(after or "")
         seen_text = False
@@ -110,4 +110,4 @@ def _count(text: str | Iterable[str]) -> tuple[dict[str, tuple[int, float, float
     return {op: (count[op], total[op] / count[op], total[op]) for op in order}, seen_text
 
 
-PLUGIN = JuiceFSProfile()
+PLUGIN: CollectorKind = JuiceFSProfile()

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from fsbench.collectors.base import Collected, ToolWindow
+from fsbench.api.collectors import Collected, CollectorKind, CollectorSpec, ToolWindow
 from fsbench.core.tidy import WARNINGS, measurement
 from fsbench.tools.common import ANSI, split_lines
 
@@ -47,7 +47,6 @@ class JuiceFSStats:
 
     name = "juicefs-stats"
     tool = TOOL
-    windowed = True  # parse_lines takes the tool's run (window=)
     target_kinds = ("juicefs",)
     #: how reports show its rows: in the order of its columns, by these metrics
     operations = ("client", "client_buf", "client_cache", "fuse", "fuse_read", "fuse_write", "meta", "meta_txn",
@@ -57,30 +56,30 @@ class JuiceFSStats:
     columns = (("Ops", ("rate",)), ("Throughput", ("bandwidth",)), ("Latency", ("latency_mean",)),
                ("CPU", ("cpu_usage",)), ("Memory", ("memory_peak",)))
 
-    def check(self, collector: object) -> list[tuple[tuple, str, str]]:
+    def check(self, collector: CollectorSpec) -> list[tuple[tuple, str, str]]:
         return []
 
-    def command(self, collector: object, values: dict[str, str]) -> list[str]:
-        options = dict(getattr(collector, "options", {}) or {})
-        interval = getattr(collector, "interval_s", 1.0)
+    def command(self, collector: CollectorSpec, values: dict[str, str]) -> list[str]:
+        options = dict(collector.options)
+        interval = collector.interval_s
         return [str(options.get("binary", "juicefs")), "stats", values["target.path"],
                 "--verbosity", str(options.get("verbosity", 1)), "--interval", f"{max(1, round(interval))}"]
 
-    def after(self, collector: object, output: str) -> list[str] | None:
+    def after(self, collector: CollectorSpec, output: str) -> list[str] | None:
         return None
 
-    def tail_s(self, collector: object) -> float:
+    def tail_s(self, collector: CollectorSpec) -> float:
         """After the case, one more interval: the line that counts its last operations."""
-        return max(1, round(getattr(collector, "interval_s", 1.0))) + 0.3
+        return max(1, round(collector.interval_s)) + 0.3
 
-    def parse(self, collector: object, output: str, after: str | None, host: str) -> Collected:
-        return self.parse_lines(collector, output, after, host)
+    def parse(self, collector: CollectorSpec, output: str, after: str | None, host: str) -> Collected:
+        return self.parse_window(collector, output, after, host, None)
 
-    def parse_lines(self, collector: object, output: str | Iterable[str], after: str | Iterable[str] | None,
-                    host: str, window: ToolWindow | None = None) -> Collected:
+    def parse_window(self, collector: CollectorSpec, output: str | Iterable[str], after: str | Iterable[str] | None,
+                     host: str, window: ToolWindow | None) -> Collected:
         """The output as a text or as the lines of its file (read as a stream); means over `window`."""
-        name = str(getattr(collector, "name", "stats"))
-        interval = float(max(1, round(getattr(collector, "interval_s", 1.0))))
+        name = collector.name or "stats"
+        interval = float(max(1, round(collector.interval_s)))
         return parse_stats(output, host, name, interval, window)
 
 
@@ -277,4 +276,4 @@ class _Summary:
         return got
 
 
-PLUGIN = JuiceFSStats()
+PLUGIN: CollectorKind = JuiceFSStats()

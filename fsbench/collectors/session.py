@@ -7,8 +7,17 @@ import threading
 import time
 from pathlib import Path
 
+from fsbench.api.collectors import (
+    SERIES_COLUMNS,
+    Collected,
+    CollectorKind,
+    CollectorSpec,
+    HasTail,
+    ParsesLines,
+    ParsesWindow,
+    ToolWindow,
+)
 from fsbench.api.transport import Transport
-from fsbench.collectors.base import SERIES_COLUMNS, Collected, CollectorKind, ToolWindow
 from fsbench.core.errors import CommandResult, FsbenchError, ParseError
 from fsbench.tools.common import open_text, path_lines
 
@@ -23,10 +32,10 @@ LINE_CLOCK_S = 0.05
 class CollectorSession:
     """Runs a collector's command on a host from start() to stop(); finish() parses what it wrote."""
 
-    def __init__(self, collector: object, kind: CollectorKind, host: str, transport: Transport, argv: list[str],
+    def __init__(self, collector: CollectorSpec, kind: CollectorKind, host: str, transport: Transport, argv: list[str],
                  raw_dir: Path, max_s: float, env: dict[str, str] | None = None):
         self.collector, self.kind, self.host, self.transport, self.argv = collector, kind, host, transport, argv
-        self.name = str(getattr(collector, "name", kind.name))
+        self.name = collector.name or kind.name
         raw_dir.mkdir(parents=True, exist_ok=True)
         self.output = raw_dir / f"collector-{self.name}.txt"
         self.stderr = raw_dir / f"collector-{self.name}.stderr"
@@ -93,8 +102,7 @@ class CollectorSession:
     def stop(self) -> None:
         """Let the collector catch the end of the case (its kind's `tail_s`: a sampler's next line), then end it."""
         self.mark_tool_end()  # a runner that did not mark the end: the tool ended when the collector is stopped
-        tail = getattr(self.kind, "tail_s", None)
-        wait = float(tail(self.collector)) if callable(tail) else 0.0
+        wait = float(self.kind.tail_s(self.collector)) if isinstance(self.kind, HasTail) else 0.0
         if wait > 0 and self._thread is not None:
             self._thread.join(timeout=wait)
         self._cancel.set()
@@ -135,15 +143,15 @@ class CollectorSession:
         return got
 
     def _parse(self, after: Path | None) -> Collected:
-        """The kind's parser over the output files: as streams of lines where it reads them so (parse_lines),
-        else as texts of at most MAX_TEXT characters (ValueError for a bigger one)."""
-        parse_lines = getattr(self.kind, "parse_lines", None)
-        if callable(parse_lines):
+        """The kind's parser over the output files: as streams of lines where it reads them so (parse_window,
+        parse_lines), else as texts of at most MAX_TEXT characters (ValueError for a bigger one)."""
+        kind = self.kind
+        if isinstance(kind, (ParsesWindow, ParsesLines)):
             output = path_lines(self.name, self.output, missing_ok=True)
             after_lines = path_lines(self.name, after) if after is not None else None
-            if getattr(self.kind, "windowed", False):
-                return parse_lines(self.collector, output, after_lines, self.host, window=self.window())
-            return parse_lines(self.collector, output, after_lines, self.host)
+            if isinstance(kind, ParsesWindow):
+                return kind.parse_window(self.collector, output, after_lines, self.host, self.window())
+            return kind.parse_lines(self.collector, output, after_lines, self.host)
         return self.kind.parse(self.collector, _bounded_text(self.output),
                                _bounded_text(after) if after is not None else None, self.host)
 

@@ -5,50 +5,20 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from dataclasses import dataclass, field
 
+from fsbench.api.case import Case
+from fsbench.api.tools import (
+    LayoutBytes,
+    LongestSeconds,
+    PrepareBytes,
+    Reads,
+    ToolAdapter,
+    Writes,
+    declarations,
+)
 from fsbench.kinds import KINDS
-from fsbench.scenario.model import Scenario
+from fsbench.scenario.model import Scenario, Workload
 from fsbench.tools import TOOLS
-
-
-@dataclass(frozen=True)
-class Case:
-    """One tool run on one target with one set of parameters."""
-
-    case_id: str
-    index: int
-    target: str
-    workload: str
-    tool: str
-    repetition: int
-    params: dict = field(default_factory=dict)
-    options: dict = field(default_factory=dict)
-    jobs: dict = field(default_factory=dict)
-    job_file_text: str | None = None
-    hosts: tuple[str, ...] = ("local",)
-    estimate_s: float = 0.0
-    timeout_s: float = 600.0
-    job_file: str | None = None
-    #: the data folder shared with the target's other cases of this dataset ("": the case's own folder)
-    dataset: str = ""
-    #: an untimed, unmonitored layout pass runs first (the tool's prepare step)
-    prepare: bool = False
-    #: caches dropped on every involved host before the measured run
-    drop_caches: bool = False
-    #: the dataset's files are removed first (untimed): the case writes them, and a write measurement
-    #: writes new files, not over what an earlier case (its own previous repetition) left
-    fresh: bool = False
-    #: the target client's own cache folders emptied (client unmounted) before the measured run
-    drop_client_cache: bool = False
-    #: what the drop writes to /proc/sys/vm/drop_caches: 1 the page cache, 3 also dentries and inodes
-    drop_level: int = 3
-
-    def label(self) -> str:
-        """'tmpfs · seq-write numjobs=4 · rep 1' for progress lines."""
-        params = " ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"{self.target} · {self.workload}{' ' + params if params else ''} · rep {self.repetition}"
-
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
 
@@ -93,7 +63,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 reading = _reads(tool, options, w)
                 # files are laid out in folders, and by tools that fill other kinds themselves (fio: an RBD
                 # image); a device holds whatever it holds
-                fills = getattr(tool, "prepares", ("directory",))
+                fills = declarations(tool).prepares
                 reads = w.prepare == "auto" and reading and (KINDS.get(target.kind).address in fills
                                                              or target.kind in fills)
                 dataset = w.dataset or (w.name if reads else "")
@@ -135,25 +105,27 @@ def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:
     return [dataclasses.replace(c, index=i) for i, c in enumerate(ordered, 1)]
 
 
-def _estimate(tool, options: dict, w) -> float:
+def _estimate(tool: ToolAdapter, options: dict, w: Workload) -> float:
     return tool.estimate_seconds(options, w.job_file_text, w.jobs, w.job_file)
 
 
-def _longest(tool, options: dict, w) -> float:
-    longest = getattr(tool, "longest_seconds", None)
-    return longest(options, w.job_file_text, w.jobs, w.job_file) if longest else 0.0
+def _longest(tool: ToolAdapter, options: dict, w: Workload) -> float:
+    if isinstance(tool, LongestSeconds):
+        return tool.longest_seconds(options, w.job_file_text, w.jobs, w.job_file)
+    return 0.0
 
 
-def _reads(tool, options: dict, w) -> bool:
-    reads = getattr(tool, "reads", None)
-    return bool(reads and reads(options, w.job_file_text, w.jobs, w.job_file))
+def _reads(tool: ToolAdapter, options: dict, w: Workload) -> bool:
+    return isinstance(tool, Reads) and bool(tool.reads(options, w.job_file_text, w.jobs, w.job_file))
 
 
-def _writes(tool, options: dict, w) -> bool:
-    writes = getattr(tool, "writes", None)
-    return bool(writes and writes(options, w.job_file_text, w.jobs, w.job_file))
+def _writes(tool: ToolAdapter, options: dict, w: Workload) -> bool:
+    return isinstance(tool, Writes) and bool(tool.writes(options, w.job_file_text, w.jobs, w.job_file))
 
 
-def _layout_seconds(tool, options: dict, w) -> float:
-    layout = getattr(tool, "prepare_bytes", None) or getattr(tool, "layout_bytes", None)
-    return layout(options, w.job_file_text, w.jobs, w.job_file) / LAYOUT_BW if layout else 0.0
+def _layout_seconds(tool: ToolAdapter, options: dict, w: Workload) -> float:
+    """The prepare step's bytes (only what reads) where the tool says, else all it lays out, at LAYOUT_BW."""
+    args = (options, w.job_file_text, w.jobs, w.job_file)
+    if isinstance(tool, PrepareBytes):
+        return tool.prepare_bytes(*args) / LAYOUT_BW
+    return tool.layout_bytes(*args) / LAYOUT_BW if isinstance(tool, LayoutBytes) else 0.0

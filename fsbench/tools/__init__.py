@@ -1,12 +1,12 @@
 """Tools (fio, mdtest, vdbench, juicefs bench, metabench...): one package each, exposing PLUGIN, in one registry."""
 
 from fsbench.api.registry import Registry
+from fsbench.api.tools import TOOL_HOOKS, ToolAdapter
 from fsbench.core.tidy import METRIC_UNITS
-from fsbench.tools.base import ToolAdapter
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
     "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench",
-    "fsbench.tools.objbench", "fsbench.tools.metabench", "fsbench.tools.nnbench"), ToolAdapter)
+    "fsbench.tools.objbench", "fsbench.tools.metabench", "fsbench.tools.nnbench"), ToolAdapter, TOOL_HOOKS)
 
 
 def get_tool(name: str) -> ToolAdapter:
@@ -23,7 +23,7 @@ def metric_units() -> dict[str, str]:
     """The metric vocabulary: the tidy table's own, plus what each tool declares it emits."""
     out = dict(METRIC_UNITS)
     for tool in TOOLS:
-        out.update(getattr(tool, "metrics", {}) or {})
+        out.update(tool.metrics)
     return out
 
 

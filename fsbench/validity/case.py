@@ -2,29 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from fsbench.api.case import Case
+from fsbench.api.tools import DeclaresWorkingSet
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
 from fsbench.validity.judge import checks_of, judge
-from fsbench.validity.pagecache import DeclaresWorkingSet, HostCache, host_cache
+from fsbench.validity.pagecache import HostCache, host_cache
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import BackendWatch, Evidence, sources
 
-if TYPE_CHECKING:
-    from fsbench.scenario.model import Scenario
-    from fsbench.scenario.plan import Case
+
+class ScenarioView(Protocol):
+    """What the validity hook reads of a scenario (fsbench.scenario.model.Scenario, a layer above)."""
+
+    @property
+    def settings(self) -> Any: ...
+
+    @property
+    def targets(self) -> Mapping[str, Any]: ...
+
+    @property
+    def services(self) -> Mapping[str, Any]: ...
+
+    def resolve_hosts(self, names: tuple[str, ...] | list[str]) -> list[str]: ...
 
 
 class CaseValidity:
     """Snapshots the case's backends at the tool's start, its end and once they went quiet, then judges."""
 
-    def __init__(self, sc: "Scenario", case: "Case", values: dict[str, str], transports: dict[str, Transport],
-                 raw: Path, plugins: tuple[object, ...]):
+    def __init__(self, sc: ScenarioView, case: Case, values: dict[str, str], transports: dict[str, Transport],
+                 raw: Path, plugins: tuple[object, ...]) -> None:
         self.tool, self.plugins = case.tool, plugins
-        self.limits = Thresholds.of(getattr(sc.settings, "validity", None))
+        self.limits = Thresholds.of(sc.settings.validity)
         services = []
         for name in sc.targets[case.target].services:
             svc = sc.services[name]

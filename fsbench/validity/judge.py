@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsbench.api.tools import declarations
 from fsbench.validity.checks import Check, Verdict
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
@@ -16,7 +17,7 @@ def checks_of(*plugins: object) -> list[Check]:
     """The checks the plug-ins declare (`validity_checks`), each once, in order."""
     out: list[Check] = []
     for p in plugins:
-        for c in getattr(p, "validity_checks", ()) or ():
+        for c in declarations(p).validity_checks:
             if all(c.name != o.name for o in out):
                 out.append(c)
     return out

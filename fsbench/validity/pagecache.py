@@ -4,8 +4,9 @@ read fit in the host's page cache, and was that cache dropped before the read?""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
+from fsbench.api.case import Case
+from fsbench.api.tools import DeclaresWorkingSet
 from fsbench.api.transport import Transport
 from fsbench.core.units import format_value
 from fsbench.validity.settings import Thresholds
@@ -24,14 +25,6 @@ class HostCache:
     working_set: float | None
     #: the target's file system keeps its data in memory (tmpfs, ramfs): memory is the storage there
     in_memory: str = ""
-
-
-@runtime_checkable
-class DeclaresWorkingSet(Protocol):
-    """A tool that can say how many distinct bytes its buffered reads of a case cover (fio: size x numjobs)."""
-
-    def read_working_set(self, options: dict, job_file_text: str | None, jobs: dict,
-                         job_file: str | None = None) -> float: ...
 
 
 def meminfo(transport: Transport) -> dict[str, int]:
@@ -59,15 +52,14 @@ def memory_fs(transport: Transport, path: str) -> str:
     return kind if kind in MEMORY_FILE_SYSTEMS else ""
 
 
-def host_cache(transport: Transport, dropped: bool, tool: object, case: object, path: str = "") -> HostCache | None:
+def host_cache(transport: Transport, dropped: bool, tool: object, case: Case, path: str = "") -> HostCache | None:
     """The facts at the tool's start, or None when the host's memory cannot be read."""
     info = meminfo(transport)
     if "MemTotal" not in info:
         return None
     ws = None
     if isinstance(tool, DeclaresWorkingSet):
-        ws = tool.read_working_set(case.options, case.job_file_text, case.jobs,  # type: ignore[attr-defined]
-                                   case.job_file)  # type: ignore[attr-defined]
+        ws = tool.read_working_set(case.options, case.job_file_text, case.jobs, case.job_file)
     return HostCache(transport.host, info["MemTotal"], info.get("Cached"), dropped, ws, memory_fs(transport, path))
 
 

@@ -14,6 +14,7 @@ from fsbench.collectors.juicefs_stats import parse_stats
 from fsbench.core.errors import ParseError, ScenarioError
 from fsbench.kinds import StoreAccess
 from fsbench.scenario.load import load_scenario_text
+from fsbench.scenario.model import Collector
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext
@@ -165,7 +166,7 @@ def test_juicefs_profile_replay_and_the_log_agree() -> None:
     for op, (count, _mean, total) in replayed.items():
         assert counted[op][0] == count and counted[op][2] == pytest.approx(total, abs=2e-6), op
     kind = COLLECTORS.get("juicefs-profile")
-    got = kind.parse(None, (COLLECTED / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text(), None, "h1")
+    got = kind.parse(Collector(name="profile", kind="juicefs-profile"), (COLLECTED / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text(), None, "h1")
     assert any("counted from the log itself" in w for w in got.warnings)
     assert {(r["operation"], r["metric"]) for r in got.rows} >= {("create", "ops"), ("flush", "latency_mean"),
                                                                  ("write", "time")}

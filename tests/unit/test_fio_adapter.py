@@ -1,5 +1,6 @@
 """fio job files rendered from the scenario: fsbench's directory, one result per section, the prepare pass."""
 
+from fsbench.api.tools import CheckContext
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.tools.fio.jobfile import parse_jobfile
@@ -100,13 +101,13 @@ def test_group_reporting_can_be_turned_off():
 
 def test_option_checks():
     issues = FIO.check_options({"numjob": 4, "rw": "randomread", "bs": "4q", "runtime": "soon"}, None, {},
-                               {"destructive": False})
+                               CheckContext())
     by_path = {i.path: i for i in issues}
     assert "numjobs" in by_path["numjob"].hint
     assert "randread" in by_path["rw"].hint
     assert "not a size" in by_path["bs"].message
     assert "not a duration" in by_path["runtime"].message
-    assert FIO.check_options({"bs": "4k-64k", "bssplit": "4k/50:64k/50"}, None, {}, {}) == []
+    assert FIO.check_options({"bs": "4k-64k", "bssplit": "4k/50:64k/50"}, None, {}, CheckContext()) == []
 
 
 MULTI = "[global]\nbs=4k\nsize=1m\n[a]\nrw=randread\n[global]\nbs=1m\ndirectory=sub\n[b]\nrw=write\n[a]\nrw=randwrite\n"

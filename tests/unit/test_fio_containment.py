@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.api.tools import CheckContext, CheckTarget
 from fsbench.core.errors import ScenarioError
 from fsbench.scenario.load import load_scenario, load_scenario_text
 from fsbench.tools.fio.containment import TargetPlace, find_escapes, split_paths
@@ -234,7 +235,7 @@ def test_a_variable_from_the_scenario_options_is_refused_where_it_names_a_path()
     from fsbench.tools import get_tool
 
     issues = get_tool("fio").check_options({"rw": "write", "write_bw_log": "${HOME}/bw", "description": "${S}"}, None, {},
-                                           {"targets": [("t", "/srv/t", False, "directory")]})
+                                           CheckContext(targets=(CheckTarget("t", "/srv/t"),)))
     assert [(i.path, "fio would replace ${HOME}" in i.message) for i in issues] == [("write_bw_log", True)]
 
 

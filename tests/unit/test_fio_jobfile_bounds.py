@@ -4,8 +4,10 @@ runs, floods of options; one within the bounds is checked and planned fast; the 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from fsbench.api.tools import CheckContext, CheckTarget
 from fsbench.tools.fio import PLUGIN
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
 from fsbench.tools.fio.jobfile import (
@@ -19,7 +21,7 @@ from fsbench.tools.fio.jobfile import (
     parse_jobfile,
 )
 
-CTX = {"targets": [("t", "/mnt/bench", False, "directory")]}
+CTX = CheckContext(targets=(CheckTarget("t", "/mnt/bench", False, "directory"),))
 
 
 def _problems(jf) -> list[str]:
@@ -50,7 +52,7 @@ def test_more_jobs_than_fio_runs_are_refused_fast_and_named():
     # 4 MiB with 215,261 sections took 36 s to validate and 177 s to plan
     text = "[global]\nsize=4k\nrw=write\n" + "".join(f"[j{i}]\nnumjobs=1\n" for i in range(215_261))
     started = time.monotonic()
-    issues = PLUGIN.check_options({}, text, {}, {**CTX, "job_file": "big.fio"})
+    issues = PLUGIN.check_options({}, text, {}, replace(CTX, job_file="big.fio"))
     assert time.monotonic() - started < 3
     (issue,) = [i for i in issues if "jobs" in i.message]
     assert f"more than {MAX_JOBS:,} jobs" in issue.message and "4,088" in issue.message
@@ -74,7 +76,7 @@ def test_a_job_file_at_the_bounds_is_checked_and_estimated_fast():
             + "".join(f"[j{i}]\n" + "".join(f"k{k}=v\n" for k in range(15)) for i in range(MAX_JOBS)))
     started = time.monotonic()
     for bs in ("4k", "8k", "16k", "32k", "64k"):  # a sweep: each point is checked and estimated
-        issues = PLUGIN.check_options({"bs": bs}, text, {}, {**CTX, "job_file": "worst.fio"})
+        issues = PLUGIN.check_options({"bs": bs}, text, {}, replace(CTX, job_file="worst.fio"))
         assert not [i for i in issues if "more than" in i.message]
         PLUGIN.estimate_seconds({"bs": bs}, text, {}, "worst.fio")
         PLUGIN.longest_seconds({"bs": bs}, text, {}, "worst.fio")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from fsbench import hadoop
+from fsbench.api.tools import CheckContext
 from fsbench.core.errors import FsbenchError, ScenarioError
 from fsbench.core.shell import render
 from fsbench.kinds import KINDS
@@ -251,7 +252,7 @@ def test_nnbench_refuses_other_targets_and_bad_options(scenario):
         get_tool("nnbench").build(_Case("x"), "/tmp/x", BuildContext())
     tool = get_tool("nnbench")
     issues = tool.check_options({"maps": 0, "operations": ["mkdir"], "block_size": 1000, "heap": "lots",
-                                 "files": 3}, None, {}, {})
+                                 "files": 3}, None, {}, CheckContext())
     text = " ".join(f"{i.path}: {i.message}" for i in issues)
     for part in ("maps must be a whole number", "unknown NNBench operation", "multiple of 512", "heap",
                  "unknown nnbench option 'files'"):

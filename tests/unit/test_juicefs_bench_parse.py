@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.api.tools import CheckContext
 from fsbench.core.errors import ParseError
 from fsbench.tools.juicefs_bench import TOOL, parse_path, parse_text
 from tests.golden.golden import check_golden
@@ -177,4 +178,4 @@ def test_it_runs_under_a_pseudo_terminal_unless_told_not_to() -> None:
     plain = PLUGIN.build(Case("c", 1, "t", "w", TOOL, 1, {}, {"verdicts": False}, {}, None, ("local",), 1.0, 60.0),
                          "/mnt/jfs/x")
     assert plain.argv == ["juicefs", "bench", "/mnt/jfs/x"]
-    assert [i.path for i in PLUGIN.check_options({"verdicts": "yes"}, None, {}, {})] == ["verdicts"]
+    assert [i.path for i in PLUGIN.check_options({"verdicts": "yes"}, None, {}, CheckContext())] == ["verdicts"]

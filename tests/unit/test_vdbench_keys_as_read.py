@@ -10,7 +10,7 @@ from fsbench.core.errors import ScenarioError
 from fsbench.run.plan_show import describe_case
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
-from fsbench.tools.base import BuildContext, HostInfo
+from fsbench.tools.base import BuildContext, CheckContext, CheckTarget, HostInfo
 from fsbench.tools.vdbench.adapter import PARMFILE, PLUGIN
 from fsbench.tools.vdbench.parmcheck import check
 
@@ -174,7 +174,7 @@ def test_values_vdbench_would_rewrite_are_refused(rd, line, what):
 
 
 def test_target_hosts_that_would_break_an_hd_line_are_refused():
-    ctx = {"targets": [("t", "/srv/t", False, "directory")], "target_hosts": {"t": {"h1,shell=rsh", "[fe80::1]"}}}
+    ctx = CheckContext(targets=(CheckTarget("t", "/srv/t"),), target_hosts={"t": frozenset({"h1,shell=rsh", "[fe80::1]"})})
     issues = check({}, {"fsd1": {"files": 1}, "fwd1": {"fsd": "fsd1"}, "rd1": {"fwd": "fwd1"}}, ctx)
     assert [i.message for i in issues] == [
         "target t's host [fe80::1] contains '[', which cannot stand in vdbench's hd= lines",

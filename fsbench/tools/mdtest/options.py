@@ -14,7 +14,7 @@ import difflib
 import posixpath
 import re
 
-from fsbench.tools.base import OptionIssue
+from fsbench.tools.base import CheckContext, OptionIssue
 from fsbench.tools.common import leaves_folder
 
 SWITCH, VALUE, PATH, OUTPUT, COMMAND, OWN_DIR = "switch", "value", "path", "output", "command", "own-dir"
@@ -60,11 +60,11 @@ def flag(name: str) -> str:
     return f"-{name}" if len(name) == 1 else f"--{name}"
 
 
-def check(options: dict, ctx: dict, own: dict) -> list[OptionIssue]:
+def check(options: dict, ctx: CheckContext, own: dict) -> list[OptionIssue]:
     """Issues with mdtest options (own keys skipped): names, switch or value, files, commands, mpirun_args."""
     out: list[OptionIssue] = []
-    commands = bool(ctx.get("allow_commands"))
-    targets = ", ".join(t[0] for t in ctx.get("targets") or []) or "the target"
+    commands = ctx.allow_commands
+    targets = ", ".join(t.name for t in ctx.targets) or "the target"
     for key, value in options.items():
         if key in own:
             continue
@@ -98,7 +98,7 @@ def check(options: dict, ctx: dict, own: dict) -> list[OptionIssue]:
                                        "use a relative name: fsbench resolves it in the case folder (like -d)"
                                        if kind == PATH else
                                        "use a relative name: it then lands in raw/<case>/<host>/"))
-    for name, path, *_rest in ctx.get("targets") or []:
+    for name, path, *_rest in ctx.targets:
         if "@" in str(path):
             out.append(OptionIssue("", f"target {name}'s path {path} contains '@': mdtest splits -d on '@' into "
                                        "several directories, so ranks would work outside the target",

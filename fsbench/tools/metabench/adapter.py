@@ -15,7 +15,7 @@ from fsbench.config import schema as s
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_duration, parse_size
-from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import last_lines
 from fsbench.tools.metabench import deploy as metabench_deploy
 from fsbench.tools.metabench.parse import CALLS, CONCURRENCY, MODES, OUTPUT, TOOL, combine_hosts, parse_path
@@ -67,7 +67,8 @@ class MetabenchAdapter:
                         doc="auto: this machine's build where OS and arch match, else compiled there with gcc"),
     }, what="metabench deploy settings")
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         """Known names, the mode's operations, whole numbers in range, durations and sizes that parse."""
         out = []
         mode = options.get("mode", "calls")
@@ -230,4 +231,4 @@ def _seconds(value: object) -> float:
         return 0.0
 
 
-PLUGIN = MetabenchAdapter()
+PLUGIN: ToolAdapter = MetabenchAdapter()

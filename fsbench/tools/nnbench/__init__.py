@@ -31,7 +31,7 @@ from fsbench import hadoop
 from fsbench.core.errors import FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.host import packages as hostpkg
-from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import unknown_options
 from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path
@@ -104,7 +104,8 @@ class NNBenchAdapter:
     packages = {"apt-get": ["openjdk-17-jre-headless"], "dnf": ["java-17-openjdk-headless"],
                 "zypper": ["java-17-openjdk-headless"]}
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         """Known options, whole numbers where NNBench wants them, known operations."""
         issues = unknown_options(options, OPTIONS, TOOL)
         for key, least in (("maps", 1), ("files_per_map", 1), ("bytes_to_write", 0), ("replication", 1),
@@ -226,4 +227,4 @@ def provide(t, settings) -> str:
     return "; ".join(steps) or "present"
 
 
-PLUGIN = NNBenchAdapter()
+PLUGIN: ToolAdapter = NNBenchAdapter()

