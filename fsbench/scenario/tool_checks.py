@@ -1,0 +1,109 @@
+"""A workload's tool and options: checked at every point of its sweep, each issue at its key or job-file line."""
+
+from __future__ import annotations
+
+from fsbench.config.yamllines import LineMap
+from fsbench.core.errors import Issue
+from fsbench.core.shell import PLACEHOLDER as RUNTIME
+from fsbench.kinds import KINDS
+from fsbench.scenario.model import Scenario, Workload
+from fsbench.tools import TOOLS
+
+
+def tool_issues(sc: Scenario, w: Workload, lm: LineMap) -> list[Issue]:
+    """A workload's targets are of a kind its tool accepts; its options pass the tool's check at every sweep point."""
+    if w.tool not in TOOLS:  # already reported by the schema check
+        return []
+    tool = TOOLS.get(w.tool)
+    targets = [sc.targets[t] for t in (w.targets or sc.targets) if t in sc.targets]
+    accepts = getattr(tool, "accepts", ("directory",))
+    out: list[Issue] = []
+    for t in targets:
+        address = KINDS.get(t.kind).address
+        if address not in accepts and t.kind not in accepts:
+            out.append(lm.issue(("workloads", w.name, "targets" if w.targets else "tool"),
+                                f"{w.tool} cannot run on target {t.name}: a {t.kind} target is a {address}, "
+                                f"{w.tool} works on a {' or '.join(accepts)}",
+                                "restrict the workload with `targets:` to targets it can use"))
+    if out:
+        return out
+    ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
+           "targets": [(t.name, t.path, t.destructive, t.kind) for t in targets],
+           "allow_commands": w.allow_commands, "job_file": w.job_file,
+           # each target's kind settings, for tools that must keep to them (fio's rbd engine: the target's image)
+           "settings": {t.name: t.settings for t in targets},
+           # the names and addresses of each target's hosts (vdbench: an hd= on another machine is an opt-in)
+           "target_hosts": {t.name: _target_host_names(sc, t.hosts) for t in targets},
+           # which targets have an object store behind them (for tools that test the store itself)
+           "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets},
+           # the names of the scenario's secrets (a tool's option may refer to one as ${secrets.NAME})
+           "secrets": sorted(sc.secrets)}
+    seen: set[tuple] = set()
+    out.extend(_runtime_in_options(w, tool, lm))
+    # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
+    for point in w.sweep.points() or [{}]:
+        for oi in tool.check_options({**w.options, **point}, w.job_file_text, w.jobs, ctx):
+            issue = _locate(w, oi, point, lm)
+            key = (issue.file, issue.line, issue.path, issue.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(issue)
+    return out
+
+
+def _runtime_in_options(w, tool, lm: LineMap) -> list[Issue]:
+    """Run-time placeholders in a tool's options: fsbench passes options to the tool as written, so
+    `description: ${secrets.db}` reached fio literally and failed the case. A tool that fills some
+    itself names those options in `placeholder_options` (objbench's access_key: ${secrets.NAME})."""
+    own = set(getattr(tool, "placeholder_options", ()))
+    out: list[Issue] = []
+
+    def walk(value, where: tuple) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if str(k) not in own:
+                    walk(v, where + (str(k),))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(v, where + (i,))
+        elif isinstance(value, str) and (found := RUNTIME.search(value)):
+            name = found.group(0)
+            out.append(lm.issue(("workloads", w.name) + where,
+                                f"{name} is not filled in a tool's options: fsbench passes them to {w.tool} as written",
+                                "options take scenario variables (${name}, filled when the scenario is read); "
+                                "run-time values (${target.*}, ${run.*}, ${secrets.*}) are filled only in commands: "
+                                "setup, teardown, services, mounts and collectors"))
+
+    walk(w.options, ("options",))
+    walk(w.jobs, ("jobs",))
+    for axis in ("product", "zip"):
+        walk({k: v for k, v in getattr(w.sweep, axis).items() if k not in own}, ("sweep", axis))
+    return out
+
+
+def _target_host_names(sc: Scenario, hosts: tuple[str, ...]) -> set[str]:
+    """Every name a target's hosts go by: scenario names, addresses, and localhost for this machine."""
+    out: set[str] = set()
+    for h in sc.resolve_hosts(hosts) if sc.hosts else []:
+        host = sc.hosts[h]
+        out |= {h, host.reach} | ({"localhost", "127.0.0.1"} if host.transport == "local" else set())
+    return out
+
+
+def _locate(w, oi, point: dict, lm: LineMap) -> Issue:
+    """An adapter's issue at its place: the job file's line, or the scenario key (sweep value, job, option)."""
+    origin = getattr(oi, "origin", None)
+    if origin is not None and getattr(origin, "line", None):
+        return Issue(origin.file, origin.line, f"workloads.{w.name}.job_file {oi.option}".rstrip(), oi.message,
+                     oi.hint)
+    # an option whose own name has a dot (mdtest's posix.odirect) is one key, not a path
+    whole = oi.path in point or oi.path in w.options
+    key = oi.path if whole else oi.path.split(".")[0]
+    if key in point:
+        axis = "product" if key in w.sweep.product else "zip"
+        values = getattr(w.sweep, axis)[key]
+        index = next((i for i, v in enumerate(values) if v == point[key]), 0)
+        return lm.issue(("workloads", w.name, "sweep", axis, key, index), oi.message, oi.hint)
+    where = ("jobs",) if key in w.jobs else ("options",)
+    full = ("workloads", w.name) + where + ((oi.path,) if whole else tuple(p for p in oi.path.split(".") if p))
+    return lm.issue(full, oi.message, oi.hint)
