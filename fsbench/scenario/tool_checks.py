@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsbench.api.tools import CheckContext, CheckTarget, declarations
 from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
 from fsbench.core.shell import PLACEHOLDER as RUNTIME
@@ -16,7 +17,7 @@ def tool_issues(sc: Scenario, w: Workload, lm: LineMap) -> list[Issue]:
         return []
     tool = TOOLS.get(w.tool)
     targets = [sc.targets[t] for t in (w.targets or sc.targets) if t in sc.targets]
-    accepts = getattr(tool, "accepts", ("directory",))
+    accepts = tool.accepts
     out: list[Issue] = []
     for t in targets:
         address = KINDS.get(t.kind).address
@@ -27,17 +28,13 @@ def tool_issues(sc: Scenario, w: Workload, lm: LineMap) -> list[Issue]:
                                 "restrict the workload with `targets:` to targets it can use"))
     if out:
         return out
-    ctx = {"destructive": all(t.destructive for t in targets) if targets else False,
-           "targets": [(t.name, t.path, t.destructive, t.kind) for t in targets],
-           "allow_commands": w.allow_commands, "job_file": w.job_file,
-           # each target's kind settings, for tools that must keep to them (fio's rbd engine: the target's image)
-           "settings": {t.name: t.settings for t in targets},
-           # the names and addresses of each target's hosts (vdbench: an hd= on another machine is an opt-in)
-           "target_hosts": {t.name: _target_host_names(sc, t.hosts) for t in targets},
-           # which targets have an object store behind them (for tools that test the store itself)
-           "stores": {t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets},
-           # the names of the scenario's secrets (a tool's option may refer to one as ${secrets.NAME})
-           "secrets": sorted(sc.secrets)}
+    ctx = CheckContext(
+        targets=tuple(CheckTarget(t.name, t.path, t.destructive, t.kind) for t in targets),
+        allow_commands=w.allow_commands, job_file=w.job_file,
+        settings={t.name: t.settings for t in targets},
+        target_hosts={t.name: frozenset(_target_host_names(sc, t.hosts)) for t in targets},
+        stores={t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets},
+        secrets=tuple(sorted(sc.secrets)))
     seen: set[tuple] = set()
     out.extend(_runtime_in_options(w, tool, lm))
     # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
@@ -55,7 +52,7 @@ def _runtime_in_options(w, tool, lm: LineMap) -> list[Issue]:
     """Run-time placeholders in a tool's options: fsbench passes options to the tool as written, so
     `description: ${secrets.db}` reached fio literally and failed the case. A tool that fills some
     itself names those options in `placeholder_options` (objbench's access_key: ${secrets.NAME})."""
-    own = set(getattr(tool, "placeholder_options", ()))
+    own = set(declarations(tool).placeholder_options)
     out: list[Issue] = []
 
     def walk(value, where: tuple) -> None:
