@@ -1,7 +1,9 @@
 """A throw-away Ceph cluster on one machine, as a service: mon, mgr, OSDs, MDSs, pools and file systems.
 
 Everything lives in the service's folder in the run's scratch space and binds to one loopback
-address chosen per run (127.0.10.N by default), so several labs and other servers coexist. It runs
+address chosen per run (127.0.10.N by default), so several labs and other servers coexist; on a host
+its clients reach from other machines (an inventory host whose address is not loopback) it binds that
+address instead, and its client conf is copied to the targets' hosts (ServicePlan.client_files). It runs
 with auth none, pools of size 1 and one CRUSH rule per device class: each OSD says its class (ssd,
 hdd, nvme), and each class gets an RBD pool `rbd-<class>` and a CephFS `cephfs-<class>` (metadata
 and data pools on that class, its own MDS). Stopping kills the daemons and deletes their data; the
@@ -85,7 +87,8 @@ def _config_value(value: object, path: tuple, lm, issues: list) -> Any:
 
 
 SECTION = s.Struct({
-    "address": s.Key(_address, default="auto", doc="auto (a free address of `subnet`) or a 127.x.y.z address"),
+    "address": s.Key(_address, default="auto", doc="auto (the host's own address when it is not loopback, else "
+                     "a free address of `subnet`) or a 127.x.y.z address"),
     "subnet": s.Key(_subnet, default="127.0.10", doc="where auto picks the address: 127.0.10 -> 127.0.10.2-254"),
     "osds": s.Key(s.list_of(s.Struct({
         "store": s.Key(s.one_of(*STORES), default="bluestore"),
@@ -161,7 +164,7 @@ def _helper(lab: CephLab, *args: str) -> str:
 def _mon(lab: CephLab) -> str:
     """Address, ceph.conf, mon keyring and map, the mon started; under a lock so two labs never pick one address."""
     choose = f"addr={shlex.quote(lab.address)}" if lab.address != "auto" else \
-        f'addr=$({_helper(lab, "address", lab.subnet)} "$run")'
+        f'addr=$({_helper(lab, "address", lab.subnet)} "$run" "${{service.host}}")'
     return "\n".join([
         'd=${service.dir}; run=${run.id}; conf="$d/ceph.conf"',
         'mkdir -p "$d/run" "$d/log" "$d/crash" "$d/mon.a" "$d/mgr.x"',

@@ -35,6 +35,26 @@ def free_address(prefix: str, seed: str) -> str:
     raise SystemExit(f"no free address in {prefix}.2-254 (ports {MON_PORTS})")
 
 
+def lab_address(prefix: str, seed: str, host: str = "") -> str:
+    """The service host's own address where clients on other machines reach it (an inventory host), else a
+    free loopback address PREFIX.N: a lab for this machine alone."""
+    if host:
+        try:
+            own = socket.gethostbyname(host)
+        except OSError as exc:
+            raise SystemExit(f"cannot resolve the service's host address {host!r} here: {exc}") from None
+        if not own.startswith("127."):
+            for port in MON_PORTS:
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                    try:
+                        s.bind((own, port))
+                    except OSError as exc:
+                        raise SystemExit(f"{own}:{port} (the mon's port) cannot be bound ({exc}): a Ceph mon may "
+                                         "run there already; stop it, or run the lab on another host") from None
+            return own
+    return free_address(prefix, seed)
+
+
 def wait_listening(address: str, seconds: float) -> None:
     """Return once the mon accepts connections on its msgr2 port; exit 1 after seconds."""
     deadline = time.monotonic() + seconds
@@ -121,9 +141,9 @@ def ready(conf: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """address PREFIX SEED | listening ADDRESS SECONDS | mon CONF JSON... | osds CONF CLASS... | ready CONF."""
-    if len(argv) == 3 and argv[0] == "address":
-        print(free_address(argv[1], argv[2]))
+    """address PREFIX SEED [HOST] | listening ADDRESS SECONDS | mon CONF JSON... | osds CONF CLASS... | ready CONF."""
+    if len(argv) in (3, 4) and argv[0] == "address":
+        print(lab_address(*argv[1:]))
     elif len(argv) == 3 and argv[0] == "listening":
         wait_listening(argv[1], float(argv[2]))
     elif len(argv) >= 2 and argv[0] == "mon":
@@ -133,7 +153,7 @@ def main(argv: list[str]) -> None:
     elif len(argv) == 2 and argv[0] == "ready":
         ready(argv[1])
     else:
-        raise SystemExit("usage: ceph_lab_helper.py address PREFIX SEED | listening ADDRESS SECONDS "
+        raise SystemExit("usage: ceph_lab_helper.py address PREFIX SEED [HOST] | listening ADDRESS SECONDS "
                          "| mon CONF JSON... | osds CONF CLASS... | ready CONF")
 
 

@@ -80,7 +80,7 @@ def test_lab_plan_steps_exports_and_stop():
     assert set(plan.files) == {"ceph.conf.in", "ceph_lab_helper.py"}
     assert "def ready(conf: str)" in plan.files["ceph_lab_helper.py"]  # the helper ships as it is in fsbench
     mon, mgr, osds, mds, pools = plan.start
-    assert '"$d/ceph_lab_helper.py" address 127.0.10 "$run"' in mon and "flock -w 120 9" in mon
+    assert '"$d/ceph_lab_helper.py" address 127.0.10 "$run" "${service.host}"' in mon and "flock -w 120 9" in mon
     assert 'ceph-mon -c "$conf" --mkfs -i a' in mon and "nice -n 10 ceph-mon" in mon
     assert "ceph-mgr" in mgr
     assert '"$d/ceph_lab_helper.py" osds "$conf" ssd hdd' in osds and "--mkfs --osd-uuid" in osds
@@ -100,6 +100,26 @@ def test_lab_plan_steps_exports_and_stop():
         _syntax_ok(["/bin/sh", "-e", "-c", script])
     fixed = kind.plan(Service(name="ceph", kind="ceph-lab", settings=replace(LAB, address="127.0.10.9")))
     assert "addr=127.0.10.9" in fixed.start[0] and "address 127.0.10" not in fixed.start[0]
+
+
+def test_helper_binds_the_hosts_own_address_when_clients_reach_it_from_other_machines():
+    """An inventory host's address that is not loopback is where the lab binds (clients on other machines
+    reach no 127.x); a loopback one (this machine, or the tests' namespaced hosts) keeps a free 127.0.10.N.
+    A mon port taken on the host's address is refused, naming it."""
+    own = next((a for a in subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
+                if "." in a and not a.startswith("127.")), "")
+    assert own, "this test needs a non-loopback IPv4 address on the machine (hostname -I)"
+    assert helper.lab_address("127.0.10", "fsbench-unit", own) == own
+    assert helper.lab_address("127.0.10", "fsbench-unit", "127.0.0.1").startswith("127.0.10.")
+    assert helper.lab_address("127.0.10", "fsbench-unit") == helper.free_address("127.0.10", "fsbench-unit")
+    with socket.socket() as s:
+        s.bind((own, 0))  # the mon's ports are fixed; a port of the kernel's choice stands in through a patch
+        port = s.getsockname()[1]
+        s.listen()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(helper, "MON_PORTS", (port, 6789))
+            with pytest.raises(SystemExit, match=f"{own}:{port} .*cannot be bound"):
+                helper.lab_address("127.0.10", "fsbench-unit", own)
 
 
 def test_helper_skips_an_address_whose_mon_port_is_taken():
@@ -336,3 +356,47 @@ def test_cephfs_vs_rbd_lab_and_full():
     assert spread.resolve_hosts(spread.services["ceph"].hosts) == ["ceph1"]
     assert {tuple(spread.resolve_hosts(t.hosts)) for t in spread.targets.values()} == {("client1", "client2")}
     assert not [w for w in spread.warnings if "runs on client1 only" in w]  # an RBD image per client
+
+
+def test_the_labs_client_conf_is_copied_to_the_other_hosts_of_its_targets(tmp_path):
+    """The ceph-lab's conf (mon address, no cephx) is a file on its host: the service manager copies it, and
+    makes the folders its [client] section writes into, at the same path on every other host of the targets
+    that use the service; its own host and hosts of no such target get nothing."""
+    from fsbench.run.targets.manager import ServiceManager
+    from fsbench.run.targets.services import ServiceSession
+    from fsbench.transport.fake import fake_hosts
+
+    sc = load_scenario_text("""\
+name: spread
+hosts:
+  ceph1: {transport: local, groups: [ceph]}
+  c1: {transport: local, groups: [clients]}
+  c2: {transport: local, groups: [clients]}
+  other: {transport: local}
+services:
+  ceph: {kind: ceph-lab, hosts: [ceph]}
+targets:
+  fs: {kind: cephfs, path: /mnt/fs, hosts: [clients], services: [ceph], cephfs: {conf: "${services.ceph.conf}"}}
+workloads:
+  w: {tool: fio, options: {rw: write, size: 1m}}
+""", "spread.yaml")
+    hosts = fake_hosts("ceph1", "c1", "c2", "other")
+    manager = ServiceManager(sc, hosts, "r1", "/var/tmp/fsbench/r1", tmp_path, lambda e: None, ["fs"])
+    session = ServiceSession(sc.services["ceph"], "ceph1", hosts["ceph1"], "r1", "/var/tmp/fsbench/r1",
+                             tmp_path / "ceph", lambda e: None)
+    conf = "/var/tmp/fsbench/r1/services/ceph/ceph.conf"
+    hosts["ceph1"].files[conf] = b"[global]\nmon host = 127.0.10.7\n"
+    assert manager._ship_client_files("ceph", session) is None
+    for client in ("c1", "c2"):
+        assert hosts[client].files[conf] == hosts["ceph1"].files[conf]
+        assert {"/var/tmp/fsbench/r1/services/ceph/run", "/var/tmp/fsbench/r1/services/ceph/log"} <= \
+            hosts[client].dirs
+    assert hosts["ceph1"].ops("put_file") == [] and hosts["other"].log == []
+    # a conf the service did not leave is said, with the host and the clients that need it
+    del hosts["ceph1"].files[conf]
+    why = manager._ship_client_files("ceph", session)
+    assert why and f"cannot read its client file {conf} on ceph1" in why and "c1, c2" in why
+    # a kind naming a client file outside its own folder is refused: fsbench writes only into its folders
+    session.plan = replace(session.plan, client_files=("/etc/ceph/ceph.conf",))
+    why = manager._ship_client_files("ceph", session)
+    assert why and "/etc/ceph/ceph.conf are outside its folder" in why
