@@ -1,9 +1,9 @@
 """Target kinds: what a system under test is and how fsbench sets it up, checks it and takes it down."""
 
-from fsbench.api.registry import Registry
-from fsbench.kinds.base import ADDRESSES, KindPlan, StoreAccess, TargetKind
+from fsbench.api.kinds import ADDRESSES, KindPlan, KindRegistry, StoreAccess, TargetKind
 
-KINDS: Registry[TargetKind] = Registry("target kind", "fsbench.target_kinds", (
+#: each kind is checked as it registers (its hooks' signatures, its settings type): fsbench.api.kinds
+KINDS = KindRegistry("target kind", "fsbench.target_kinds", (
     "fsbench.kinds.directory", "fsbench.kinds.device", "fsbench.kinds.juicefs",
     "fsbench.kinds.s3fs", "fsbench.kinds.rclone", "fsbench.kinds.fuse",
     "fsbench.kinds.cephfs", "fsbench.kinds.rbd", "fsbench.kinds.rbd_image",

@@ -11,6 +11,7 @@ import posixpath
 import shlex
 
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.shell import render
 from fsbench.validity import ceph as ceph_counters
 from fsbench.validity.backends import Counters
@@ -20,22 +21,45 @@ DEFAULT_CONF = "/etc/ceph/ceph.conf"
 DEFAULT_IMAGE = "fsbench-${run.id}-${target.name}"
 MIB = 2**20
 
-#: the client keys every Ceph kind's section has
-CLIENT_KEYS = {
-    "conf": s.Key(s.line_text, default=DEFAULT_CONF, doc="ceph.conf on the client hosts (or ${services.NAME.conf})"),
-    "keyring": s.Key(s.line_text, default="", doc="the keyring's path on the client hosts; default: Ceph's search"),
-    "user": s.Key(s.line_text, default="admin", doc="the cephx user without `client.` (--id)"),
-}
+# the fields every Ceph kind's settings have (each call makes a new field: a dataclass owns its fields)
+
+def conf_option() -> str:
+    """`conf`: ceph.conf on the client hosts."""
+    return option(s.line_text, DEFAULT_CONF, doc="ceph.conf on the client hosts (or ${services.NAME.conf})")
 
 
-#: the image keys of both RBD kinds (mounted, or addressed by fio's rbd engine)
-IMAGE_KEYS = {
-    "pool": s.Key(s.line_text, required=True, doc="the RBD pool"),
-    "image": s.Key(s.line_text, default=DEFAULT_IMAGE, doc="the image; the default one is made and removed"),
-    "size": s.Key(s.size, default=10 * 2**30, doc="the size of an image fsbench creates"),
+def keyring_option() -> str:
+    """`keyring`: the keyring's path on the client hosts."""
+    return option(s.line_text, "", doc="the keyring's path on the client hosts; default: Ceph's search")
+
+
+def user_option() -> str:
+    """`user`: the cephx user."""
+    return option(s.line_text, "admin", doc="the cephx user without `client.` (--id)")
+
+
+# the image fields of both RBD kinds (mounted, or addressed by fio's rbd engine)
+
+def pool_option() -> str:
+    """`pool`: the RBD pool."""
+    return option(s.line_text, "rbd", required=True, doc="the RBD pool")
+
+
+def image_option(default: str = DEFAULT_IMAGE,
+                 doc: str = "the image; the default one is made and removed") -> str:
+    """`image`: the image's name."""
+    return option(s.line_text, default, doc=doc)
+
+
+def size_option() -> int:
+    """`size`: the size of an image fsbench creates (checked as a float: a whole number of bytes)."""
+    return option(s.size, 10 * 2**30, convert=int, doc="the size of an image fsbench creates")
+
+
+def features_option() -> str:
+    """`features`: --image-feature of an image fsbench creates."""
     # exclusive-lock would ping-pong between the jobs of one image
-    "features": s.Key(s.line_text, default="layering", doc="--image-feature of an image fsbench creates"),
-}
+    return option(s.line_text, "layering", doc="--image-feature of an image fsbench creates")
 
 
 def client_args(conf: str, user: str, keyring: str, values: dict[str, str]) -> list[str]:

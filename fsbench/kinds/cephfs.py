@@ -12,12 +12,21 @@ from __future__ import annotations
 import posixpath
 import shlex
 from dataclasses import dataclass
-from typing import Any
 
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.shell import render, sh
-from fsbench.kinds.base import KindPlan
-from fsbench.kinds.ceph_client import CLIENT_KEYS, DEFAULT_CONF, client_args, counters, q, state_dir
+from fsbench.kinds.ceph_client import (
+    client_args,
+    conf_option,
+    counters,
+    keyring_option,
+    q,
+    state_dir,
+    user_option,
+)
 from fsbench.validity.backends import Counters
 
 CLIENTS = ("auto", "kernel", "fuse")
@@ -32,25 +41,19 @@ REASON_CHARS = 160
 class CephFS:
     """A CephFS file system (or a folder of it) mounted at the target's path."""
 
-    fs: str = ""
-    root: str = "/"
-    client: str = "auto"
-    conf: str = DEFAULT_CONF
-    keyring: str = ""
-    user: str = "admin"
-    fuse_options: tuple[str, ...] = ()
-    kernel_options: tuple[str, ...] = ()
+    fs: str = option(s.line_text, "", doc="the file system's name (ceph fs ls); default: the cluster's default")
+    root: str = option(s.line_text, "/", doc="the folder of the file system to mount")
+    client: str = option(s.one_of(*CLIENTS), "auto",
+                         doc="auto: the kernel client where the host has it and it mounts, else ceph-fuse")
+    conf: str = conf_option()
+    keyring: str = keyring_option()
+    user: str = user_option()
+    fuse_options: tuple[str, ...] = option(s.list_of(s.line_text), (), convert=tuple, doc="more ceph-fuse arguments")
+    kernel_options: tuple[str, ...] = option(s.list_of(s.line_text), (), convert=tuple,
+                                             doc="more `mount -t ceph -o` options")
 
 
-SECTION = s.Struct({
-    "fs": s.Key(s.line_text, default="", doc="the file system's name (ceph fs ls); default: the cluster's default"),
-    "root": s.Key(s.line_text, default="/", doc="the folder of the file system to mount"),
-    "client": s.Key(s.one_of(*CLIENTS), default="auto",
-                    doc="auto: the kernel client where the host has it and it mounts, else ceph-fuse"),
-    **CLIENT_KEYS,
-    "fuse_options": s.Key(s.list_of(s.line_text), default=list, doc="more ceph-fuse arguments"),
-    "kernel_options": s.Key(s.list_of(s.line_text), default=list, doc="more `mount -t ceph -o` options"),
-}, what="cephfs settings")
+SECTION = Section(CephFS, "cephfs settings")
 
 
 class CephFSKind:
@@ -61,17 +64,16 @@ class CephFSKind:
     section = SECTION
     client_process = "ceph-fuse"  # the kernel client has none: its samples are then empty
 
-    def settings(self, checked: dict | None) -> object:
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in (checked or {}).items()}
-        return CephFS(**values)
+    def settings(self, checked: dict | None) -> CephFS:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: CephFS = settings  # type: ignore[assignment]
+    def texts(self, settings: CephFS | None) -> list[tuple[str, str]]:
+        spec = settings or SECTION.default()
         return [("fs", spec.fs), ("root", spec.root), ("conf", spec.conf), ("keyring", spec.keyring),
                 ("user", spec.user)]
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        spec: CephFS = getattr(target, "settings", None) or CephFS()
+    def check(self, target: KindTarget[CephFS]) -> list[KindIssue]:
+        spec = target.settings or SECTION.default()
         if not spec.root.startswith("/"):
             return [(("cephfs", "root"), f"root {spec.root!r} is not an absolute folder of the file system",
                      "for example / or /benchmarks")]
@@ -80,16 +82,16 @@ class CephFSKind:
                      "set `client: fuse`, or put `keyring = PATH` in the conf and drop this key")]
         return []
 
-    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+    def counters(self, target: KindTarget[CephFS], values: dict[str, str]) -> list[Counters]:
         """What the OSDs of the file system's data pools served (fsbench.validity.ceph)."""
-        spec: CephFS = getattr(target, "settings", None) or CephFS()
+        spec = target.settings or SECTION.default()
         ceph = ["ceph", *client_args(spec.conf, spec.user, spec.keyring, values)]
-        return [counters(str(getattr(target, "name", "cephfs")), ceph, fs=render(spec.fs, values, quote=False))]
+        return [counters(target.name or "cephfs", ceph, fs=render(spec.fs, values, quote=False))]
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+    def plan(self, target: KindTarget[CephFS], values: dict[str, str], scratch: str) -> KindPlan:
         """Mount with the client the host has; unmount; kill a stuck ceph-fuse after a crash."""
-        spec: CephFS = getattr(target, "settings", None) or CephFS()
-        path, name = target.path, target.name  # type: ignore[attr-defined]
+        spec = target.settings or SECTION.default()
+        path, name = target.path, target.name
         state = state_dir(scratch, name)
         fs, root = render(spec.fs, values, quote=False), render(spec.root, values, quote=False)
         args = client_args(spec.conf, spec.user, spec.keyring, values)
@@ -129,4 +131,4 @@ class CephFSKind:
                         via=["cat", posixpath.join(state, "via")])
 
 
-PLUGIN = CephFSKind()
+PLUGIN: TargetKind[CephFS] = CephFSKind()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.kinds.base import KindPlan
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind
 
 
 class DeviceKind:
@@ -13,20 +13,20 @@ class DeviceKind:
     section = None
     client_process = ""
 
-    def settings(self, checked: dict | None) -> object:
+    def settings(self, checked: dict | None) -> None:
         return None
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
+    def texts(self, settings: None) -> list[tuple[str, str]]:
         return []
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        if not getattr(target, "destructive", False):
+    def check(self, target: KindTarget[None]) -> list[KindIssue]:
+        if not target.destructive:
             return [(("destructive",), "a device target is written raw: its data is destroyed",
                      "set `destructive: true` on it if that is what you mean")]
         return []
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+    def plan(self, target: KindTarget[None], values: dict[str, str], scratch: str) -> KindPlan:
         return KindPlan()
 
 
-PLUGIN = DeviceKind()
+PLUGIN: TargetKind[None] = DeviceKind()

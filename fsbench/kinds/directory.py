@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.kinds.base import KindPlan
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind
 
 
 class DirectoryKind:
@@ -13,17 +13,17 @@ class DirectoryKind:
     section = None
     client_process = ""
 
-    def settings(self, checked: dict | None) -> object:
+    def settings(self, checked: dict | None) -> None:
         return None
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
+    def texts(self, settings: None) -> list[tuple[str, str]]:
         return []
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
+    def check(self, target: KindTarget[None]) -> list[KindIssue]:
         return []
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+    def plan(self, target: KindTarget[None], values: dict[str, str], scratch: str) -> KindPlan:
         return KindPlan()
 
 
-PLUGIN = DirectoryKind()
+PLUGIN: TargetKind[None] = DirectoryKind()

@@ -5,33 +5,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.shell import render, sh
 from fsbench.kinds import objectstore
-from fsbench.kinds.base import KindPlan
 
 
 @dataclass(frozen=True)
 class Fuse:
-    """The commands that mount and unmount one FUSE client."""
+    """The commands that mount and unmount one FUSE client (the target's `fuse:` section)."""
 
-    mount: str
-    unmount: str = ""
-    version: str = ""
-    cache_dir: str = ""
+    mount: str = option(s.command_line, "", required=True,
+                        doc="shell text that mounts ${target.path} and returns once it is mounted, e.g. "
+                            "goofys --endpoint ${services.s3.endpoint} ${services.s3.bucket} ${target.path}")
+    unmount: str = option(s.command_line, "", doc="default: fusermount3 -u (fusermount -u, umount) ${target.path}")
+    version: str = option(s.command_line, "", doc="a command printing the client's version (for hosts.csv)")
+    cache_dir: str = option(s.line_text, "",
+                            doc="the folder the client keeps copies of file data in (s3fs -o use_cache=...), inside "
+                                "${run.scratch}: emptied, with the client unmounted, before a case that drops the "
+                                "client's cache (a folder elsewhere is never touched)")
 
 
-SECTION = s.Struct({
-    "mount": s.Key(s.command_line, required=True,
-                   doc="shell text that mounts ${target.path} and returns once it is mounted, e.g. "
-                       "goofys --endpoint ${services.s3.endpoint} ${services.s3.bucket} ${target.path}"),
-    "unmount": s.Key(s.command_line, default="", doc="default: fusermount3 -u (fusermount -u, umount) ${target.path}"),
-    "version": s.Key(s.command_line, default="", doc="a command printing the client's version (for hosts.csv)"),
-    "cache_dir": s.Key(s.line_text, default="",
-                       doc="the folder the client keeps copies of file data in (s3fs -o use_cache=...), inside "
-                           "${run.scratch}: emptied, with the client unmounted, before a case that drops the "
-                           "client's cache (a folder elsewhere is never touched)"),
-}, what="fuse settings")
+SECTION = Section(Fuse, "fuse settings")
 
 
 class FuseKind:
@@ -42,26 +39,25 @@ class FuseKind:
     section = SECTION
     client_process = ""  # the target's `client_process:` names it
 
-    def settings(self, checked: dict | None) -> object:
-        return Fuse(**checked) if checked else None
+    def settings(self, checked: dict | None) -> Fuse | None:
+        return SECTION.build(checked)
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: Fuse | None = settings  # type: ignore[assignment]
+    def texts(self, settings: Fuse | None) -> list[tuple[str, str]]:
+        spec = settings
         return [("mount", spec.mount), ("unmount", spec.unmount), ("version", spec.version),
                 ("cache_dir", spec.cache_dir)] if spec else []
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        if getattr(target, "settings", None) is None and not getattr(target, "existing_mount", False):
+    def check(self, target: KindTarget[Fuse]) -> list[KindIssue]:
+        if target.settings is None and not target.existing_mount:
             return [(("kind",), "a fuse target needs a `fuse:` section",
                      "at least `fuse: {mount: COMMAND}`, or `existing_mount: true` for a mount made beforehand")]
-        if not getattr(target, "client_process", None):
+        if not target.client_process:
             return [(("client_process",), "a fuse target names its client's process (its /proc/PID/comm)",
                      "e.g. client_process: goofys; its CPU and peak memory are reported beside each result")]
         return []
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec: Fuse | None = target.settings  # type: ignore[attr-defined]
-        path = target.path  # type: ignore[attr-defined]
+    def plan(self, target: KindTarget[Fuse], values: dict[str, str], scratch: str) -> KindPlan:
+        spec, path = target.settings, target.path
         if spec is None:  # `existing_mount: true`: the user's mount, nothing for fsbench to run
             return KindPlan()
         unmount, force = objectstore.fuse_unmount(path)
@@ -73,4 +69,4 @@ class FuseKind:
                         caches=[render(spec.cache_dir, values, quote=False)] if spec.cache_dir else [])
 
 
-PLUGIN = FuseKind()
+PLUGIN: TargetKind[Fuse] = FuseKind()

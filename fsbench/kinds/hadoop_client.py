@@ -10,35 +10,46 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+from typing import Any, Generic, TypeVar
 
 from fsbench import hadoop
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, settings_of
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.secrets import remember_written
 from fsbench.core.shell import render
-from fsbench.kinds.base import KindPlan
 
-#: keys every Hadoop file system section has
-COMMON_KEYS = {
-    "properties": s.Key(s.mapping_of(s.scalar, name_rule=False, what="property"), default=dict,
-                        doc="more Hadoop client configuration (core-site.xml properties), never secrets"),
-    "jars": s.Key(s.line_text, default="", doc=f"the jar cache on the target's hosts (default: FSBENCH_HADOOP_HOME "
-                                               f"or {hadoop.DEFAULT_HOME}, filled by install.sh)"),
-}
+#: the settings of a Hadoop file system kind: a dataclass that is also a hadoop.HadoopFileSystem
+F = TypeVar("F", bound=hadoop.HadoopFileSystem)
+
+def properties_option() -> dict:
+    """The `properties` field every Hadoop file system section has."""
+    return option(s.mapping_of(s.scalar, name_rule=False, what="property"), factory=dict, convert=dict,
+                  doc="more Hadoop client configuration (core-site.xml properties), never secrets")
 
 
-def filled(spec: object, texts: list[tuple[str, str]], values: dict[str, str]) -> object:
+def jars_option() -> str:
+    """The `jars` field every Hadoop file system section has."""
+    return option(s.line_text, "", doc=f"the jar cache on the target's hosts (default: FSBENCH_HADOOP_HOME "
+                                       f"or {hadoop.DEFAULT_HOME}, filled by install.sh)")
+
+
+def filled(spec: F, texts: list[tuple[str, str]], values: dict[str, str]) -> F:
     """The settings with run-time placeholders filled in; secrets (keys, passwords) are masked from now on."""
-    names = {f.name for f in dataclasses.fields(spec)}  # type: ignore[arg-type]
+    fields_of: Any = spec  # a dataclass too: every kind's settings are (fsbench.api.sections)
+    names = {f.name for f in dataclasses.fields(fields_of)}
     out = {k: render(v, values, quote=False) for k, v in texts if k in names and v}
     for key, value in out.items():
         if key.endswith(("access_key", "secret_key", "password", "token")):
             remember_written(value)
-    return dataclasses.replace(spec, **out)  # type: ignore[type-var]
+    made: F = dataclasses.replace(fields_of, **out)
+    return made
 
 
-def path_issues(target: object, kind: str, example: str) -> list[tuple[tuple, str, str]]:
+def path_issues(target: KindTarget[Any], kind: str, example: str) -> list[KindIssue]:
     """A URL kind's path is a folder inside its file system, not a URL or a relative name."""
-    path = str(getattr(target, "path", ""))
+    path = target.path
     if not path.startswith("/") or "://" in path:
         return [(("path",), f"a {kind} target's path is a folder inside the file system, e.g. /fsbench, got {path!r}",
                  f"the file system comes from the `{kind}:` section ({example}); tools get its URL")]
@@ -49,9 +60,9 @@ def path_issues(target: object, kind: str, example: str) -> list[tuple[tuple, st
     return []
 
 
-def run_url(spec: hadoop.HadoopFileSystem, target: object, values: dict[str, str]) -> str:
+def run_url(spec: hadoop.HadoopFileSystem, target: KindTarget[Any], values: dict[str, str]) -> str:
     """The folder of this run on the target: <url of path>/fsbench-<run id>."""
-    base = spec.url(posixpath.normpath(str(getattr(target, "path", "/"))))
+    base = spec.url(posixpath.normpath(target.path or "/"))
     return f"{base.rstrip('/')}/fsbench-{values.get('run.id', 'run')}"
 
 
@@ -61,7 +72,7 @@ def fs_shell(spec: hadoop.HadoopFileSystem, args: list[str]) -> list[str]:
                        properties=spec.client_conf())
 
 
-def url_plan(spec: hadoop.HadoopFileSystem, target: object, values: dict[str, str],
+def url_plan(spec: hadoop.HadoopFileSystem, target: KindTarget[Any], values: dict[str, str],
              before: list[list[str]] | None = None, env: dict[str, str] | None = None) -> KindPlan:
     """Setup: `before` (a format), then the run's folder made through the client; teardown: it is removed."""
     folder = run_url(spec, target, values)
@@ -74,29 +85,23 @@ def url_plan(spec: hadoop.HadoopFileSystem, target: object, values: dict[str, st
         shown=["hadoop-client", *(f"{k}={v}" for k, v in spec.client_conf().items())])
 
 
-class HadoopUrlKind:
+class HadoopUrlKind(Generic[F]):
     """The shape hdfs, s3a and jfs share: a URL target (no mount) whose client is the tool's own JVM,
-    settings of `spec_class` built from the checked section, and the plan of `url_plan`. A subclass
-    names itself, its section, its settings class and `texts` (the settings that take placeholders)."""
+    settings of its section's class, and the plan of `url_plan`. A subclass names itself, its section
+    (a Section of its settings class, which is also a hadoop.HadoopFileSystem) and `texts` (the settings
+    that take placeholders)."""
 
     name = ""
     address = "url"
-    section: object = None
     client_process = ""  # the client runs inside the tool's JVM
-    spec_class: type = object
+    section: Section[F]
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        return self.spec_class(**self._values(checked))
+    def settings(self, checked: dict | None) -> F | None:
+        return self.section.build(checked)
 
-    def _values(self, checked: dict) -> dict:
-        return {k: tuple(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
-                for k, v in checked.items()}
-
-    def texts(self, settings: object) -> list[tuple[str, str]]:
+    def texts(self, settings: F | None) -> list[tuple[str, str]]:
         raise NotImplementedError
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec = filled(target.settings, self.texts(target.settings), values)  # type: ignore[attr-defined]
-        return url_plan(spec, target, values)  # type: ignore[arg-type]
+    def plan(self, target: KindTarget[F], values: dict[str, str], scratch: str) -> KindPlan:
+        spec = settings_of(target, self.name)
+        return url_plan(filled(spec, self.texts(spec), values), target, values)

@@ -6,9 +6,12 @@ cluster with `managed: false`); an HA nameservice (hdfs://NAMESERVICE) needs its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from fsbench.api.kinds import KindIssue, KindTarget, TargetKind
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.kinds import hadoop_client
 
 
@@ -16,9 +19,11 @@ from fsbench.kinds import hadoop_client
 class HdfsTarget:
     """Which HDFS, and the client's own settings."""
 
-    namenode: str
-    properties: dict = field(default_factory=dict)
-    jars: str = ""
+    namenode: str = option(s.matches(r"^(hdfs://[^/\s]+|\$\{services\.[A-Za-z0-9_-]+\.url\})/?$",
+                                     "an HDFS URL such as hdfs://nn1:8020 or ${services.hdfs.url}"), "",
+                           required=True, doc="the NameNode: ${services.hdfs.url}, hdfs://HOST:PORT or hdfs://NAMESERVICE")
+    properties: dict = hadoop_client.properties_option()
+    jars: str = hadoop_client.jars_option()
 
     def url(self, path: str) -> str:
         return self.namenode.rstrip("/") + path
@@ -31,31 +36,24 @@ class HdfsTarget:
         return {}
 
 
-SECTION = s.Struct({
-    "namenode": s.Key(s.matches(r"^(hdfs://[^/\s]+|\$\{services\.[A-Za-z0-9_-]+\.url\})/?$",
-                                "an HDFS URL such as hdfs://nn1:8020 or ${services.hdfs.url}"), required=True,
-                      doc="the NameNode: ${services.hdfs.url}, hdfs://HOST:PORT or hdfs://NAMESERVICE"),
-    **hadoop_client.COMMON_KEYS,
-}, what="hdfs settings")
+SECTION = Section(HdfsTarget, "hdfs settings")
 
 
-class HdfsTargetKind(hadoop_client.HadoopUrlKind):
+class HdfsTargetKind(hadoop_client.HadoopUrlKind[HdfsTarget]):
     """A folder of an HDFS, reached through the Hadoop client (no mount)."""
 
     name = "hdfs"
     section = SECTION
-    spec_class = HdfsTarget
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: HdfsTarget | None = settings  # type: ignore[assignment]
+    def texts(self, settings: HdfsTarget | None) -> list[tuple[str, str]]:
+        spec = settings
         return [("namenode", spec.namenode), ("jars", spec.jars)] if spec else []
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        if getattr(target, "settings", None) is None:
+    def check(self, target: KindTarget[HdfsTarget]) -> list[KindIssue]:
+        if target.settings is None:
             return [(("kind",), "an hdfs target needs an `hdfs:` section",
                      "at least `hdfs: {namenode: ${services.hdfs.url}}`")]
         return hadoop_client.path_issues(target, self.name, "namenode: ${services.hdfs.url}")
 
 
-
-PLUGIN = HdfsTargetKind()
+PLUGIN: TargetKind[HdfsTarget] = HdfsTargetKind()

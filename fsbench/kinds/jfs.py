@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, replace
 
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind, settings_of
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.secrets import remember_written, split_url_password
 from fsbench.core.shell import sh
 from fsbench.kinds import hadoop_client
-from fsbench.kinds.base import KindPlan
 from fsbench.kinds.juicefs import empty_meta_check, volume_name
 
 #: settings fields a JuiceFS 1.0 client does not know (written by the 1.1+ command line)
@@ -47,19 +48,27 @@ _DOWNGRADE_PY = (
 class JfsTarget:
     """Which volume on which metadata engine, how fsbench formats it, and the SDK's own settings."""
 
-    meta: str
-    volume: str = ""
-    storage: str = "file"
-    bucket: str = ""
-    access_key: str = ""
-    secret_key: str = ""
-    format: bool = True
-    format_options: tuple[str, ...] = ()
-    downgrade_for_sdk: bool = False
-    binary: str = "juicefs"
+    meta: str = option(s.line_text, "", required=True,
+                       doc="the metadata engine URL, e.g. redis://${services.redis.host}:${services.redis.port}/1")
+    volume: str = option(s.matches(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$",
+                                   "a JuiceFS volume name: 3-63 of a-z, 0-9, '-'"), "",
+                         doc="default: from the target's name")
+    storage: str = option(s.one_of("file", "s3", "minio"), "file",
+                          doc="the object store of a volume fsbench formats")
+    bucket: str = option(s.line_text, "",
+                         doc="its bucket URL (storage file: default a folder of the run's scratch space)")
+    access_key: str = option(s.line_text, "", doc="for the format: ${services.s3.access_key} or ${secrets.NAME}")
+    secret_key: str = option(s.line_text, "", doc="for the format: ${services.s3.secret_key} or ${secrets.NAME}")
+    format: bool = option(s.boolean, True, doc="false: an existing volume, used as it is")
+    format_options: tuple[str, ...] = option(s.list_of(s.line_text), (), convert=tuple)
+    downgrade_for_sdk: bool = option(s.boolean, False,
+                                     doc="make the volume just formatted acceptable to the 1.0.2 Hadoop SDK "
+                                         "(unsupported by JuiceFS; see the kind's documentation)")
+    binary: str = option(s.line_text, "juicefs", doc="the juicefs command line that formats the volume")
+    properties: dict = hadoop_client.properties_option()
+    jars: str = hadoop_client.jars_option()
+    #: not a key of the section: where the SDK caches, set by the kind (inside the run's scratch space)
     cache_dir: str = ""
-    properties: dict = field(default_factory=dict)
-    jars: str = ""
 
     def url(self, path: str) -> str:
         return f"jfs://{volume_name(self.volume)}{path}"
@@ -80,51 +89,30 @@ class JfsTarget:
         return {"META_PASSWORD": password} if password else {}
 
 
-SECTION = s.Struct({
-    "meta": s.Key(s.line_text, required=True, doc="the metadata engine URL, e.g. "
-                                                  "redis://${services.redis.host}:${services.redis.port}/1"),
-    "volume": s.Key(s.matches(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$", "a JuiceFS volume name: 3-63 of a-z, 0-9, '-'"),
-                    default="", doc="default: from the target's name"),
-    "storage": s.Key(s.one_of("file", "s3", "minio"), default="file",
-                     doc="the object store of a volume fsbench formats"),
-    "bucket": s.Key(s.line_text, default="",
-                    doc="its bucket URL (storage file: default a folder of the run's scratch space)"),
-    "access_key": s.Key(s.line_text, default="", doc="for the format: ${services.s3.access_key} or ${secrets.NAME}"),
-    "secret_key": s.Key(s.line_text, default="", doc="for the format: ${services.s3.secret_key} or ${secrets.NAME}"),
-    "format": s.Key(s.boolean, default=True, doc="false: an existing volume, used as it is"),
-    "format_options": s.Key(s.list_of(s.line_text), default=list),
-    "downgrade_for_sdk": s.Key(s.boolean, default=False,
-                               doc="make the volume just formatted acceptable to the 1.0.2 Hadoop SDK "
-                                   "(unsupported by JuiceFS; see the kind's documentation)"),
-    "binary": s.Key(s.line_text, default="juicefs", doc="the juicefs command line that formats the volume"),
-    **hadoop_client.COMMON_KEYS,
-}, what="jfs settings")
+SECTION = Section(JfsTarget, "jfs settings")
 
 
-class JfsKind(hadoop_client.HadoopUrlKind):
+class JfsKind(hadoop_client.HadoopUrlKind[JfsTarget]):
     """A folder of a JuiceFS volume through the Hadoop SDK (no mount)."""
 
     name = "jfs"
     section = SECTION
-    spec_class = JfsTarget
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        values: dict[str, Any] = self._values(checked)
+    def settings(self, checked: dict | None) -> JfsTarget | None:
+        spec = SECTION.build(checked)
         # the volume is named after the target unless named; its cache stays in the run's scratch space
-        values["volume"] = values.get("volume") or "${target.name}"
-        return JfsTarget(**values, cache_dir="${run.scratch}/jfs-cache/${target.name}")
+        return replace(spec, volume=spec.volume or "${target.name}",
+                       cache_dir="${run.scratch}/jfs-cache/${target.name}") if spec else None
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: JfsTarget | None = settings  # type: ignore[assignment]
+    def texts(self, settings: JfsTarget | None) -> list[tuple[str, str]]:
+        spec = settings
         if spec is None:
             return []
         return [("meta", spec.meta), ("volume", spec.volume), ("bucket", spec.bucket), ("access_key", spec.access_key),
                 ("secret_key", spec.secret_key), ("cache_dir", spec.cache_dir), ("jars", spec.jars)]
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        spec: JfsTarget | None = getattr(target, "settings", None)
+    def check(self, target: KindTarget[JfsTarget]) -> list[KindIssue]:
+        spec = target.settings
         if spec is None:
             return [(("kind",), "a jfs target needs a `jfs:` section",
                      "at least `jfs: {meta: redis://${services.redis.host}:${services.redis.port}/1}`")]
@@ -137,11 +125,10 @@ class JfsKind(hadoop_client.HadoopUrlKind):
                         "e.g. ${services.s3.endpoint}/${services.s3.bucket}"))
         return out
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        raw: JfsTarget = target.settings  # type: ignore[attr-defined]
-        name = target.name  # type: ignore[attr-defined]
-        spec: JfsTarget = hadoop_client.filled(raw, self.texts(raw), values)  # type: ignore[assignment]
-        spec = JfsTarget(**{**spec.__dict__, "volume": volume_name(spec.volume or name)})
+    def plan(self, target: KindTarget[JfsTarget], values: dict[str, str], scratch: str) -> KindPlan:
+        raw, name = settings_of(target, self.name), target.name
+        spec = hadoop_client.filled(raw, self.texts(raw), values)
+        spec = replace(spec, volume=volume_name(spec.volume or name))
         meta, _ = split_url_password(spec.meta)
         env = {}
         for var, key in (("ACCESS_KEY", spec.access_key), ("SECRET_KEY", spec.secret_key)):
@@ -177,4 +164,4 @@ def downgrade_script(binary: str, meta: str) -> str:
             f"{jfs} load {url} \"$work/meta.json\" 2>\"$work/log\" || {{ tail -5 \"$work/log\" >&2; exit 1; }}\n")
 
 
-PLUGIN = JfsKind()
+PLUGIN: TargetKind[JfsTarget] = JfsKind()

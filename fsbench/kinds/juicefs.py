@@ -10,51 +10,40 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote
 
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, StoreAccess, TargetKind, settings_of
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.secrets import remember, remember_written, split_url_password
 from fsbench.core.shell import render, sh
-from fsbench.kinds.base import KindPlan, StoreAccess
 from fsbench.validity import juicefs as jfs_counters
 from fsbench.validity.backends import Counters
 
 
 @dataclass(frozen=True)
 class JuiceFS:
-    """A JuiceFS volume fsbench formats and mounts at the target's path."""
+    """A JuiceFS volume fsbench formats and mounts at the target's path (the target's `juicefs:` section)."""
 
-    meta: str
-    storage: str = "file"
-    bucket: str = ""
-    volume: str = ""
-    binary: str = "juicefs"
-    format_options: tuple[str, ...] = ()
-    mount_options: tuple[str, ...] = ()
-    access_key_env: str = ""
-    secret_key_env: str = ""
-    access_key: str = ""
-    secret_key: str = ""
-    existing: bool = False
+    meta: str = option(s.line_text, "", required=True,
+                       doc="the metadata engine URL, e.g. redis://127.0.0.1:6379/1")
+    storage: str = option(s.one_of("file", "s3", "minio"), "file")
+    bucket: str = option(s.line_text, "")
+    volume: str = option(s.line_text, "")
+    binary: str = option(s.line_text, "juicefs")
+    format_options: tuple[str, ...] = option(s.list_of(s.line_text), (), convert=tuple)
+    mount_options: tuple[str, ...] = option(s.list_of(s.line_text), (), convert=tuple)
+    access_key_env: str = option(s.line_text, "", doc="the NAME of the variable holding the access key")
+    secret_key_env: str = option(s.line_text, "", doc="the NAME of the variable holding the secret key")
+    access_key: str = option(s.line_text, "", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}")
+    secret_key: str = option(s.line_text, "", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}")
+    existing: bool = option(s.boolean, False,
+                            doc="true: the meta URL holds a volume to use as it is (mounted, never formatted nor "
+                                "changed); false: fsbench formats a new volume and refuses a meta URL that holds one")
 
 
-SECTION = s.Struct({
-    "meta": s.Key(s.line_text, required=True, doc="the metadata engine URL, e.g. redis://127.0.0.1:6379/1"),
-    "storage": s.Key(s.one_of("file", "s3", "minio"), default="file"),
-    "bucket": s.Key(s.line_text, default=""),
-    "volume": s.Key(s.line_text, default=""),
-    "binary": s.Key(s.line_text, default="juicefs"),
-    "format_options": s.Key(s.list_of(s.line_text), default=list),
-    "mount_options": s.Key(s.list_of(s.line_text), default=list),
-    "access_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the access key"),
-    "secret_key_env": s.Key(s.line_text, default="", doc="the NAME of the variable holding the secret key"),
-    "access_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}"),
-    "secret_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}"),
-    "existing": s.Key(s.boolean, default=False,
-                      doc="true: the meta URL holds a volume to use as it is (mounted, never formatted nor changed); "
-                          "false: fsbench formats a new volume and refuses a meta URL that holds one"),
-}, what="juicefs settings")
+SECTION = Section(JuiceFS, "juicefs settings")
 
 #: what `juicefs status` says on a metadata engine that holds no volume (1.0 to 1.4)
 NOT_FORMATTED = "database is not formatted"
@@ -98,19 +87,16 @@ class JuiceFSKind:
     section = SECTION
     client_process = "juicefs"  # its CPU and peak memory are reported beside each result
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()}
-        return JuiceFS(**values)
+    def settings(self, checked: dict | None) -> JuiceFS | None:
+        return SECTION.build(checked)
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: JuiceFS = settings  # type: ignore[assignment]
+    def texts(self, settings: JuiceFS | None) -> list[tuple[str, str]]:
+        spec = settings
         return [("meta", spec.meta), ("bucket", spec.bucket), ("access_key", spec.access_key),
                 ("secret_key", spec.secret_key)] if spec else []
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        spec: JuiceFS | None = getattr(target, "settings", None)
+    def check(self, target: KindTarget[JuiceFS]) -> list[KindIssue]:
+        spec = target.settings
         if spec is None:
             return [(("kind",), "a juicefs target needs a `juicefs:` section", "at least `juicefs: {meta: URL}`")]
         if spec.existing:
@@ -119,25 +105,25 @@ class JuiceFSKind:
                     for key in FORMAT_KEYS if getattr(spec, key)]
         return []
 
-    def one_host(self, target: object) -> str:
+    def one_host(self, target: KindTarget[JuiceFS]) -> str:
         """Why the target can live on one host only ('' when it can be mounted by several)."""
-        spec: JuiceFS | None = getattr(target, "settings", None)
+        spec = target.settings
         engine = spec.meta.split("://", 1)[0].lower() if spec else ""
         if engine not in EMBEDDED:
             return ""
         return (f"its metadata engine ({engine}://) is embedded: one file on one host, which the other hosts' "
                 "clients cannot open")
 
-    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+    def counters(self, target: KindTarget[JuiceFS], values: dict[str, str]) -> list[Counters]:
         """The client's object requests, from the mount's `.stats` file on each host (a read, nothing more)."""
-        path = str(getattr(target, "path", ""))
-        return [Counters(str(getattr(target, "name", "juicefs")), jfs_counters.stats_argv(path),
+        path = target.path
+        return [Counters(target.name or "juicefs", jfs_counters.stats_argv(path),
                          jfs_counters.parse_stats, per_host=True)] if path else []
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+    def plan(self, target: KindTarget[JuiceFS], values: dict[str, str], scratch: str) -> KindPlan:
         """Format with trash off, mount in the background, cache and log in scratch, no usage report."""
-        spec: JuiceFS = target.settings  # type: ignore[attr-defined]
-        path, tname = target.path, target.name  # type: ignore[attr-defined]
+        spec = settings_of(target, self.name)
+        path, tname = target.path, target.name
         base = posixpath.join(scratch, "juicefs", tname)
         # a password in the meta URL travels in META_PASSWORD (juicefs reads it there), never in argv
         meta, password = split_url_password(render(spec.meta, values, quote=False))
@@ -196,4 +182,4 @@ def bucket_keys(url: str) -> tuple[str, dict[str, str]]:
     return (plain[:scheme_end] + plain[at + 1:] if at >= 0 else plain), keys
 
 
-PLUGIN = JuiceFSKind()
+PLUGIN: TargetKind[JuiceFS] = JuiceFSKind()

@@ -6,50 +6,43 @@ their values in the environment of its commands, never in argv or a file of the 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
 
+from fsbench.api.kinds import KindIssue, KindTarget, StoreAccess
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.secrets import remember_written
 from fsbench.core.shell import render, sh
-from fsbench.kinds.base import StoreAccess
+
+C = TypeVar("C", bound="ObjectStore")
 
 
 @dataclass(frozen=True)
 class ObjectStore:
-    """An S3 endpoint, a bucket and keys, plus the client's binary and its own options."""
+    """An S3 endpoint, a bucket and keys, plus the client's binary and its own options; each client kind
+    subclasses it to give `binary` and `options` their default and documentation."""
 
-    endpoint: str
-    bucket: str
-    access_key: str = ""
-    secret_key: str = ""
-    region: str = "us-east-1"
-    prefix: str = ""
-    binary: str = ""
-    options: tuple[str, ...] = ()
-
-
-def section(client: str, binary: str, options_doc: str) -> s.Struct:
-    """The settings section of a client kind (`s3fs:`, `rclone:`)."""
-    return s.Struct({
-        "endpoint": s.Key(s.line_text, required=True,
-                          doc="the S3 endpoint URL, e.g. ${services.s3.endpoint} or https://s3.eu-west-1.amazonaws.com"),
-        "bucket": s.Key(s.line_text, required=True, doc="the bucket, e.g. ${services.s3.bucket}"),
-        "access_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}"),
-        "secret_key": s.Key(s.line_text, default="", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}"),
-        "region": s.Key(s.line_text, default="us-east-1"),
-        "prefix": s.Key(s.line_text, default="", doc="a folder in the bucket to mount instead of its root"),
-        "binary": s.Key(s.line_text, default=binary, doc=f"the {client} program"),
-        "options": s.Key(s.list_of(s.line_text), default=list, doc=options_doc),
-    }, what=f"{client} settings")
+    endpoint: str = option(s.line_text, "", required=True,
+                           doc="the S3 endpoint URL, e.g. ${services.s3.endpoint} or https://s3.eu-west-1.amazonaws.com")
+    bucket: str = option(s.line_text, "", required=True, doc="the bucket, e.g. ${services.s3.bucket}")
+    access_key: str = option(s.line_text, "", doc="e.g. ${services.s3.access_key} or ${secrets.access_key}")
+    secret_key: str = option(s.line_text, "", doc="e.g. ${services.s3.secret_key} or ${secrets.secret_key}")
+    region: str = option(s.line_text, "us-east-1")
+    prefix: str = option(s.line_text, "", doc="a folder in the bucket to mount instead of its root")
+    binary: str = option(s.line_text, "", doc="the client program")
+    options: tuple[str, ...] = option(s.list_of(s.line_text), (), convert=tuple, doc="the client's own options")
 
 
-def settings(checked: dict | None) -> ObjectStore | None:
-    """Typed settings from a checked section (None when the target has none)."""
-    if not checked:
-        return None
-    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()}
-    return ObjectStore(**values)
+def binary_option(client: str) -> str:
+    """The `binary` field of a client's settings: its program, by default the client's name."""
+    return option(s.line_text, client, doc=f"the {client} program")
+
+
+def options_option(doc: str) -> tuple[str, ...]:
+    """The `options` field of a client's settings: more arguments, documented as the client takes them."""
+    return option(s.list_of(s.line_text), (), convert=tuple, doc=doc)
 
 
 def texts(spec: ObjectStore | None) -> list[tuple[str, str]]:
@@ -60,14 +53,13 @@ def texts(spec: ObjectStore | None) -> list[tuple[str, str]]:
             ("secret_key", spec.secret_key), ("region", spec.region), ("prefix", spec.prefix)]
 
 
-def resolved(spec: ObjectStore, values: dict[str, str]) -> ObjectStore:
+def resolved(spec: C, values: dict[str, str]) -> C:
     """The settings with their placeholders filled in; the keys are masked from now on."""
     def fill(text: str) -> str:
         return render(text, values, quote=False) if text else ""
 
-    out = ObjectStore(endpoint=fill(spec.endpoint), bucket=fill(spec.bucket), access_key=fill(spec.access_key),
-                      secret_key=fill(spec.secret_key), region=fill(spec.region), prefix=fill(spec.prefix),
-                      binary=spec.binary, options=spec.options)
+    out = replace(spec, endpoint=fill(spec.endpoint), bucket=fill(spec.bucket), access_key=fill(spec.access_key),
+                  secret_key=fill(spec.secret_key), region=fill(spec.region), prefix=fill(spec.prefix))
     remember_written(out.access_key)
     remember_written(out.secret_key)
     return out
@@ -79,9 +71,9 @@ def store_of(spec: ObjectStore) -> StoreAccess:
     return StoreAccess("s3", f"{spec.endpoint.rstrip('/')}/{spec.bucket}", env)
 
 
-def missing(target: object, kind: str) -> list[tuple[tuple, str, str]]:
+def missing(target: KindTarget[ObjectStore], kind: str) -> list[KindIssue]:
     """The check every client kind shares: its section must be there."""
-    if getattr(target, "settings", None) is None:
+    if target.settings is None:
         return [(("kind",), f"a {kind} target needs a `{kind}:` section",
                  f"at least `{kind}: {{endpoint: URL, bucket: NAME}}`")]
     return []
@@ -100,19 +92,20 @@ def fuse_unmount(path: str) -> tuple[list[list[str]], list[list[str]]]:
     return [unmount], [force]
 
 
-class ObjectClientKind:
+class ObjectClientKind(Generic[C]):
     """What the FUSE clients of an S3 bucket share as target kinds: a mounted directory, the common
-    section, its checks; each client adds its name, binary, process and plan."""
+    section, its checks; each client adds its name, settings class (SECTION), binary, process and plan."""
 
     address = "directory"
     object_store = True  # its plan names the store behind it (KindPlan.store)
     name = ""
+    section: Section[C]
 
-    def settings(self, checked: dict | None) -> object:
-        return settings(checked)
+    def settings(self, checked: dict | None) -> C | None:
+        return self.section.build(checked)
 
-    def texts(self, spec: object) -> list[tuple[str, str]]:
-        return texts(spec)  # type: ignore[arg-type]
+    def texts(self, settings: ObjectStore | None) -> list[tuple[str, str]]:
+        return texts(settings)
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
+    def check(self, target: KindTarget[ObjectStore]) -> list[KindIssue]:
         return missing(target, self.name)

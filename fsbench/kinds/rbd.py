@@ -15,24 +15,29 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind, settings_of
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.core.shell import render, sh
-from fsbench.kinds.base import KindPlan
 from fsbench.kinds.ceph_client import (
-    CLIENT_KEYS,
-    DEFAULT_CONF,
     DEFAULT_IMAGE,
-    IMAGE_KEYS,
     client_args,
+    conf_option,
     counters,
     create_image,
+    features_option,
+    image_option,
+    keyring_option,
+    pool_option,
     q,
     remove_image,
+    size_option,
     state_dir,
     unused_image,
+    user_option,
 )
 from fsbench.validity.backends import Counters
 from fsbench.validity.ceph import METADATA_IN_CLIENT_CACHE
@@ -53,31 +58,26 @@ PER_HOST_IMAGE = DEFAULT_IMAGE + "-${host.name}"
 class Rbd:
     """An RBD image with a local file system on it."""
 
-    pool: str = "rbd"
-    image: str = PER_HOST_IMAGE
-    size: int = 10 * 2**30
-    features: str = "layering"
-    map: str = "auto"
-    fstype: str = "ext4"
-    mkfs_options: tuple[str, ...] = EXT4_OPTIONS
-    mount_options: str = ""
-    conf: str = DEFAULT_CONF
-    keyring: str = ""
-    user: str = "admin"
+    pool: str = pool_option()
+    image: str = image_option(PER_HOST_IMAGE, "the image; the default one (one per host) is made and removed; one "
+                                              "name for all: first host only")
+    size: int = size_option()
+    features: str = features_option()
+    map: str = option(s.one_of(*MAPS), "auto",
+                      doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device (the first that maps)")
+    fstype: str = option(s.one_of("ext4", "xfs"), "ext4")
+    mkfs_options: tuple[str, ...] = option(s.list_of(s.line_text), EXT4_OPTIONS, convert=tuple,
+                                           doc="default for ext4: -q -F -E nodiscard,lazy_itable_init=0,"
+                                               "lazy_journal_init=0; for xfs: -q -f -K")
+    mount_options: str = option(s.line_text, "", doc="mount -o OPTIONS")
+    conf: str = conf_option()
+    keyring: str = keyring_option()
+    user: str = user_option()
 
 
-SECTION = s.Struct({
-    **IMAGE_KEYS,
-    "image": s.Key(s.line_text, default=PER_HOST_IMAGE,
-                   doc="the image; the default (one per host) is made and removed; one name for all: first host only"),
-    "map": s.Key(s.one_of(*MAPS), default="auto",
-                 doc="auto: krbd, else rbd-nbd, else rbd-fuse + a loop device (the first that maps)"),
-    "fstype": s.Key(s.one_of("ext4", "xfs"), default="ext4"),
-    "mkfs_options": s.Key(s.list_of(s.line_text), default=None, doc="default for ext4: -q -F -E nodiscard,"
-                          "lazy_itable_init=0,lazy_journal_init=0; for xfs: -q -f -K"),
-    "mount_options": s.Key(s.line_text, default="", doc="mount -o OPTIONS"),
-    **CLIENT_KEYS,
-}, what="rbd settings")
+SECTION = Section(Rbd, "rbd settings")
+#: mkfs options of an xfs image when the section gives none
+XFS_OPTIONS = ("-q", "-f", "-K")
 
 
 class RbdKind:
@@ -90,50 +90,45 @@ class RbdKind:
     validity_checks = (METADATA_IN_CLIENT_CACHE,)
     client_process = "rbd-fuse"  # krbd and rbd-nbd: the kernel, or rbd-nbd, serve it instead
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in checked.items()
-                                  if v is not None}
-        if "size" in values:
-            values["size"] = int(values["size"])  # sizes are checked as floats
-        if "mkfs_options" not in values and values.get("fstype") == "xfs":
-            values["mkfs_options"] = ("-q", "-f", "-K")
-        return Rbd(**values)
+    def settings(self, checked: dict | None) -> Rbd | None:
+        spec = SECTION.build(checked)
+        if spec is not None and spec.fstype == "xfs" and (checked or {}).get("mkfs_options") is None:
+            return replace(spec, mkfs_options=XFS_OPTIONS)  # the default options are ext4's
+        return spec
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: Rbd = settings  # type: ignore[assignment]
+    def texts(self, settings: Rbd | None) -> list[tuple[str, str]]:
+        spec = settings
         if spec is None:
             return []
         return [("pool", spec.pool), ("image", spec.image), ("conf", spec.conf), ("keyring", spec.keyring),
                 ("user", spec.user)]
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        if getattr(target, "settings", None) is None:
+    def check(self, target: KindTarget[Rbd]) -> list[KindIssue]:
+        if target.settings is None:
             return [(("kind",), "an rbd target needs an `rbd:` section", "at least `rbd: {pool: NAME}`")]
         return []
 
-    def one_host(self, target: object) -> str:
+    def one_host(self, target: KindTarget[Rbd]) -> str:
         """Why the target can live on one host only: an image named alike on every host ('' when per host)."""
-        spec: Rbd | None = getattr(target, "settings", None)
+        spec = target.settings
         if spec is None or "${host.name}" in spec.image:
             return ""
         return (f"its image {spec.image!r} is the same on every host, and one ext4 on one image is mounted by one "
                 "client at a time (put ${host.name} in `image:` for an image per host)")
 
-    def counters(self, target: object, values: dict[str, str]) -> list[Counters]:
+    def counters(self, target: KindTarget[Rbd], values: dict[str, str]) -> list[Counters]:
         """What the OSDs of the image's pool served (fsbench.validity.ceph): below the file system and its
         page cache, so a read the cache served shows as one the pool did not."""
-        spec: Rbd | None = getattr(target, "settings", None)
+        spec = target.settings
         if spec is None:
             return []
         ceph = ["ceph", *client_args(spec.conf, spec.user, spec.keyring, values)]
-        return [counters(str(getattr(target, "name", "rbd")), ceph, pools=(render(spec.pool, values, quote=False),))]
+        return [counters(target.name or "rbd", ceph, pools=(render(spec.pool, values, quote=False),))]
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+    def plan(self, target: KindTarget[Rbd], values: dict[str, str], scratch: str) -> KindPlan:
         """Create, map and mount (every host its own image), undo all."""
-        spec: Rbd = target.settings  # type: ignore[attr-defined]
-        path, name = target.path, target.name  # type: ignore[attr-defined]
+        spec = settings_of(target, self.name)
+        path, name = target.path, target.name
         state = state_dir(scratch, name)
         image = render(spec.image, values, quote=False)
         spec_text = f"{render(spec.pool, values, quote=False)}/{image}"
@@ -144,7 +139,7 @@ class RbdKind:
                  for k in ("via", "device", "rbd-fuse.pid", "rbd-fuse.log", "map.err")}
         err = files["map.err"]
         create = create_image(rbd, spec_text, spec.size, spec.features, state,
-                              bool(getattr(target, "destructive", False)))
+                              target.destructive)
         why = f"$(tr '\\n' ' ' < {err} | cut -c1-{REASON_CHARS})"
         mount = "\n".join([
             f"# map {spec_text} (krbd, rbd-nbd, else rbd-fuse + loop), make {spec.fstype} and mount it",
@@ -226,4 +221,4 @@ class RbdKind:
         return "\n".join(lines)
 
 
-PLUGIN = RbdKind()
+PLUGIN: TargetKind[Rbd] = RbdKind()

@@ -10,21 +10,23 @@ CEPH_CONF; fio's engine takes no keyring path, so the key is found the way the c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from fsbench.config import schema as s
+from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, TargetKind, settings_of
+from fsbench.api.sections import Section
 from fsbench.core.shell import render, sh
-from fsbench.kinds.base import KindPlan
 from fsbench.kinds.ceph_client import (
-    CLIENT_KEYS,
-    DEFAULT_CONF,
-    DEFAULT_IMAGE,
-    IMAGE_KEYS,
     client_args,
+    conf_option,
     create_image,
+    features_option,
+    image_option,
+    keyring_option,
+    pool_option,
     remove_image,
+    size_option,
     state_dir,
     unused_image,
+    user_option,
 )
 
 
@@ -32,19 +34,16 @@ from fsbench.kinds.ceph_client import (
 class RbdImage:
     """Where fio's rbd engine does its I/O."""
 
-    pool: str = "rbd"
-    image: str = DEFAULT_IMAGE
-    size: int = 10 * 2**30
-    features: str = "layering"
-    conf: str = DEFAULT_CONF
-    keyring: str = ""
-    user: str = "admin"
+    pool: str = pool_option()
+    image: str = image_option()
+    size: int = size_option()
+    features: str = features_option()
+    conf: str = conf_option()
+    keyring: str = keyring_option()
+    user: str = user_option()
 
 
-SECTION = s.Struct({
-    **IMAGE_KEYS,
-    **CLIENT_KEYS,
-}, what="rbd-image settings")
+SECTION = Section(RbdImage, "rbd-image settings")
 
 
 class RbdImageKind:
@@ -55,23 +54,18 @@ class RbdImageKind:
     section = SECTION
     client_process = ""  # librbd runs inside fio
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return None
-        values: dict[str, Any] = {k: v for k, v in checked.items() if v is not None}
-        if "size" in values:
-            values["size"] = int(values["size"])  # sizes are checked as floats
-        return RbdImage(**values)
+    def settings(self, checked: dict | None) -> RbdImage | None:
+        return SECTION.build(checked)
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: RbdImage = settings  # type: ignore[assignment]
+    def texts(self, settings: RbdImage | None) -> list[tuple[str, str]]:
+        spec = settings
         if spec is None:
             return []
         return [("pool", spec.pool), ("image", spec.image), ("conf", spec.conf), ("keyring", spec.keyring),
                 ("user", spec.user)]
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        spec: RbdImage | None = getattr(target, "settings", None)
+    def check(self, target: KindTarget[RbdImage]) -> list[KindIssue]:
+        spec = target.settings
         if spec is None:
             return [(("kind",), "an rbd-image target needs an `rbd-image:` section",
                      "at least `rbd-image: {pool: NAME}`")]
@@ -80,16 +74,16 @@ class RbdImageKind:
                      "put `keyring = PATH` in the conf, or use the default /etc/ceph/ceph.client.USER.keyring")]
         return []
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
+    def plan(self, target: KindTarget[RbdImage], values: dict[str, str], scratch: str) -> KindPlan:
         """The image made if missing and checked unused (first host); removed if made; no mount."""
-        spec: RbdImage = target.settings  # type: ignore[attr-defined]
-        state = state_dir(scratch, target.name)  # type: ignore[attr-defined]
+        spec = settings_of(target, self.name)
+        state = state_dir(scratch, target.name)
         image = f"{render(spec.pool, values, quote=False)}/{render(spec.image, values, quote=False)}"
         rbd = ["rbd", *client_args(spec.conf, spec.user, spec.keyring, values)]
-        create = create_image(rbd, image, spec.size, spec.features, state, bool(getattr(target, "destructive", False)))
+        create = create_image(rbd, image, spec.size, spec.features, state, target.destructive)
         return KindPlan(prepare=[["mkdir", "-p", state]], once=[sh(create + "\n" + unused_image(rbd, image))],
                         after=[sh(remove_image(rbd, image, state))],
                         via=["echo", f"librbd {image} (fio ioengine=rbd)"])
 
 
-PLUGIN = RbdImageKind()
+PLUGIN: TargetKind[RbdImage] = RbdImageKind()

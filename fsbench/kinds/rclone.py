@@ -5,25 +5,39 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from dataclasses import dataclass
 
+from fsbench.api.kinds import KindPlan, KindTarget, TargetKind, settings_of
+from fsbench.api.sections import Section
 from fsbench.core.shell import sh
 from fsbench.kinds import objectstore
-from fsbench.kinds.base import KindPlan
 
 REMOTE = "FSB"  # the remote's name in RCLONE_CONFIG_<REMOTE>_*
 
 
-class RcloneKind(objectstore.ObjectClientKind):
+@dataclass(frozen=True)
+class Rclone(objectstore.ObjectStore):
+    """The target's `rclone:` section: the bucket and keys of every client, with rclone's program and options."""
+
+    binary: str = objectstore.binary_option("rclone")
+    options: tuple[str, ...] = objectstore.options_option(
+        "more flags of `rclone mount`: [--vfs-cache-mode, full, "
+        "--transfers, '16'] (default: --vfs-cache-mode writes)")
+
+
+SECTION = Section(Rclone, "rclone settings")
+
+
+class RcloneKind(objectstore.ObjectClientKind[Rclone]):
     """rclone's FUSE mount of an S3 bucket (Debian `rclone`)."""
 
     name = "rclone"
-    section = objectstore.section("rclone", "rclone", "more flags of `rclone mount`: [--vfs-cache-mode, full, "
-                                                      "--transfers, '16'] (default: --vfs-cache-mode writes)")
+    section = SECTION
     client_process = "rclone"
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec = objectstore.resolved(target.settings, values)  # type: ignore[attr-defined]
-        path, tname = target.path, target.name  # type: ignore[attr-defined]
+    def plan(self, target: KindTarget[Rclone], values: dict[str, str], scratch: str) -> KindPlan:
+        spec = objectstore.resolved(settings_of(target, self.name), values)
+        path, tname = target.path, target.name
         base = posixpath.join(scratch, "rclone", tname)
         log, cache = posixpath.join(base, "rclone.log"), posixpath.join(base, "cache")
         remote = f"{REMOTE.lower()}:{spec.bucket}" + (f"/{spec.prefix.strip('/')}" if spec.prefix else "")
@@ -45,4 +59,4 @@ class RcloneKind(objectstore.ObjectClientKind):
                         store=objectstore.store_of(spec), caches=[cache])
 
 
-PLUGIN = RcloneKind()
+PLUGIN: TargetKind[Rclone] = RcloneKind()

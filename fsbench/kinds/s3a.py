@@ -5,9 +5,12 @@ a configuration file or the run directory. Without keys S3A's default providers 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from fsbench.api.kinds import KindIssue, KindTarget, TargetKind
+from fsbench.api.sections import Section
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 from fsbench.kinds import hadoop_client
 
 
@@ -15,14 +18,15 @@ from fsbench.kinds import hadoop_client
 class S3aTarget:
     """Which endpoint and bucket, with which keys, and the client's own settings."""
 
-    endpoint: str
-    bucket: str
-    access_key: str = ""
-    secret_key: str = ""
-    region: str = "us-east-1"
-    path_style: bool = True
-    properties: dict = field(default_factory=dict)
-    jars: str = ""
+    endpoint: str = option(s.line_text, "", required=True,
+                           doc="the S3 endpoint URL: ${services.s3.endpoint} or https://s3.eu-west-1.amazonaws.com")
+    bucket: str = option(s.line_text, "", required=True, doc="the bucket: ${services.s3.bucket} or a name")
+    access_key: str = option(s.line_text, "", doc="${services.s3.access_key} or ${secrets.NAME}")
+    secret_key: str = option(s.line_text, "", doc="${services.s3.secret_key} or ${secrets.NAME}")
+    region: str = option(s.line_text, "us-east-1")
+    path_style: bool = option(s.boolean, True, doc="path-style requests (endpoint/bucket/key)")
+    properties: dict = hadoop_client.properties_option()
+    jars: str = hadoop_client.jars_option()
 
     def url(self, path: str) -> str:
         return f"s3a://{self.bucket}{path}"
@@ -48,34 +52,24 @@ class S3aTarget:
         return {"AWS_ACCESS_KEY_ID": self.access_key, "AWS_SECRET_ACCESS_KEY": self.secret_key}
 
 
-SECTION = s.Struct({
-    "endpoint": s.Key(s.line_text, required=True,
-                      doc="the S3 endpoint URL: ${services.s3.endpoint} or https://s3.eu-west-1.amazonaws.com"),
-    "bucket": s.Key(s.line_text, required=True, doc="the bucket: ${services.s3.bucket} or a name"),
-    "access_key": s.Key(s.line_text, default="", doc="${services.s3.access_key} or ${secrets.NAME}"),
-    "secret_key": s.Key(s.line_text, default="", doc="${services.s3.secret_key} or ${secrets.NAME}"),
-    "region": s.Key(s.line_text, default="us-east-1"),
-    "path_style": s.Key(s.boolean, default=True, doc="path-style requests (endpoint/bucket/key)"),
-    **hadoop_client.COMMON_KEYS,
-}, what="s3a settings")
+SECTION = Section(S3aTarget, "s3a settings")
 
 
-class S3aKind(hadoop_client.HadoopUrlKind):
+class S3aKind(hadoop_client.HadoopUrlKind[S3aTarget]):
     """A folder of an S3 bucket through S3A (no mount)."""
 
     name = "s3a"
     section = SECTION
-    spec_class = S3aTarget
 
-    def texts(self, settings: object) -> list[tuple[str, str]]:
-        spec: S3aTarget | None = settings  # type: ignore[assignment]
+    def texts(self, settings: S3aTarget | None) -> list[tuple[str, str]]:
+        spec = settings
         if spec is None:
             return []
         return [("endpoint", spec.endpoint), ("bucket", spec.bucket), ("access_key", spec.access_key),
                 ("secret_key", spec.secret_key), ("region", spec.region), ("jars", spec.jars)]
 
-    def check(self, target: object) -> list[tuple[tuple, str, str]]:
-        spec: S3aTarget | None = getattr(target, "settings", None)
+    def check(self, target: KindTarget[S3aTarget]) -> list[KindIssue]:
+        spec = target.settings
         if spec is None:
             return [(("kind",), "an s3a target needs an `s3a:` section",
                      "at least `s3a: {endpoint: ${services.s3.endpoint}, bucket: ${services.s3.bucket}}`")]
@@ -92,5 +86,4 @@ class S3aKind(hadoop_client.HadoopUrlKind):
         return out
 
 
-
-PLUGIN = S3aKind()
+PLUGIN: TargetKind[S3aTarget] = S3aKind()

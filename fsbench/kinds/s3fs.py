@@ -4,22 +4,36 @@ the client's environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), its log in
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 
+from fsbench.api.kinds import KindPlan, KindTarget, TargetKind, settings_of
+from fsbench.api.sections import Section
 from fsbench.kinds import objectstore
-from fsbench.kinds.base import KindPlan
 
 
-class S3fsKind(objectstore.ObjectClientKind):
+@dataclass(frozen=True)
+class S3fs(objectstore.ObjectStore):
+    """The target's `s3fs:` section: the bucket and keys of every client, with s3fs's program and options."""
+
+    binary: str = objectstore.binary_option("s3fs")
+    options: tuple[str, ...] = objectstore.options_option(
+        "more `-o` options, without the -o: [use_cache=/var/tmp/c, "
+        "parallel_count=8, multipart_size=32]")
+
+
+SECTION = Section(S3fs, "s3fs settings")
+
+
+class S3fsKind(objectstore.ObjectClientKind[S3fs]):
     """s3fs-fuse (Debian `s3fs`; ossfs 1.0 is a fork of it)."""
 
     name = "s3fs"
-    section = objectstore.section("s3fs", "s3fs", "more `-o` options, without the -o: [use_cache=/var/tmp/c, "
-                                                  "parallel_count=8, multipart_size=32]")
+    section = SECTION
     client_process = "s3fs"
 
-    def plan(self, target: object, values: dict[str, str], scratch: str) -> KindPlan:
-        spec = objectstore.resolved(target.settings, values)  # type: ignore[attr-defined]
-        path, tname = target.path, target.name  # type: ignore[attr-defined]
+    def plan(self, target: KindTarget[S3fs], values: dict[str, str], scratch: str) -> KindPlan:
+        spec = objectstore.resolved(settings_of(target, self.name), values)
+        path, tname = target.path, target.name
         log = posixpath.join(scratch, "s3fs", tname, "s3fs.log")
         source = spec.bucket + (":/" + spec.prefix.strip("/") if spec.prefix else "")
         options = [f"url={spec.endpoint}", "use_path_request_style", f"endpoint={spec.region}",
@@ -34,4 +48,4 @@ class S3fsKind(objectstore.ObjectClientKind):
                         caches=objectstore.option_values(spec.options, "use_cache"))
 
 
-PLUGIN = S3fsKind()
+PLUGIN: TargetKind[S3fs] = S3fsKind()
