@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
+from fsbench.api.kinds import TargetKind, one_host_reason
+from fsbench.api.registry import Registry
 from fsbench.scenario.model import Scenario
 
 
-def narrow_one_host_targets(sc: Scenario, kinds: object) -> list[str]:
+def narrow_one_host_targets(sc: Scenario, kinds: Registry[TargetKind[Any]]) -> list[str]:
     """Give each one-host target (its kind's `one_host(target)` says why) its first host only; a warning each.
 
     An embedded metadata engine (sqlite3://) is a file on the host that formatted it: a second host's
@@ -16,8 +19,7 @@ def narrow_one_host_targets(sc: Scenario, kinds: object) -> list[str]:
     """
     warnings = []
     for name, target in list(sc.targets.items()):
-        kind = kinds.get(target.kind) if hasattr(kinds, "get") else None
-        why = kind.one_host(target) if kind is not None and hasattr(kind, "one_host") else ""
+        why = one_host_reason(kinds.get(target.kind), target) if target.kind in kinds else ""
         hosts = sc.resolve_hosts(target.hosts) if sc.hosts else []
         if not why or len(hosts) < 2:
             continue
