@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from fsbench.api.tools import DeclaresColumns, DeclaresOperations, DeclaresOrder, DeclaresPrimaryMetrics
+
 #: the time series columns, the same as the monitor's (monitor-<host>.csv)
 SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
 
@@ -113,4 +115,5 @@ class ParsesWindow(Protocol):
 
 
 #: every optional hook of a collector kind; the registry checks the signature of each one a plug-in has
-COLLECTOR_HOOKS: tuple[type, ...] = (HasTail, ParsesLines, ParsesWindow)
+COLLECTOR_HOOKS: tuple[type, ...] = (HasTail, ParsesLines, ParsesWindow, DeclaresPrimaryMetrics, DeclaresOperations,
+                                      DeclaresColumns, DeclaresOrder)

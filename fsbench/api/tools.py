@@ -291,6 +291,30 @@ class Provides(Protocol):
 
 
 @runtime_checkable
+class DeclaresPrimaryMetrics(Protocol):
+    """What a report shows first (every tool; a collector kind whose rows a report shows too)."""
+
+    @property
+    def primary_metrics(self) -> tuple[str, ...]: ...
+
+
+@runtime_checkable
+class DeclaresOperations(Protocol):
+    """Operations in their natural order, for tables (every tool; a collector kind too)."""
+
+    @property
+    def operations(self) -> tuple[str, ...]: ...
+
+
+@runtime_checkable
+class DeclaresMetrics(Protocol):
+    """Metric -> unit added to the tidy table's vocabulary (every tool)."""
+
+    @property
+    def metrics(self) -> dict[str, str]: ...
+
+
+@runtime_checkable
 class DeclaresPrepares(Protocol):
     """Where a case that reads gets its data written first: addresses or kinds (fio: a folder, an RBD image)."""
 
@@ -371,8 +395,12 @@ TOOL_HOOKS: tuple[type, ...] = (
 
 @dataclass(frozen=True)
 class Declarations:
-    """A tool's optional declarations with their defaults filled in."""
+    """A plug-in's declarations (a tool's, a collector kind's, or none: None) with their defaults filled in."""
 
+    primary_metrics: tuple[str, ...] = ()
+    operations: tuple[str, ...] = ()
+    metrics: dict[str, str] = field(default_factory=dict)
+    bring_your_own: bool = False
     prepares: tuple[str, ...] = ("directory",)
     measures: tuple[str, ...] | None = None
     views: tuple[str, ...] = ("table",)
@@ -385,9 +413,14 @@ class Declarations:
 
 
 def declarations(tool: object) -> Declarations:
-    """What a tool (or any plug-in) declares of the optional declarations, defaults for the rest."""
+    """What a tool (or any plug-in, or None) declares, defaults for the rest: for code that reads the rows of
+    tools and collectors alike (the report), where a tool's required members are one plug-in's optional ones."""
     d = Declarations()
     return Declarations(
+        primary_metrics=tuple(tool.primary_metrics) if isinstance(tool, DeclaresPrimaryMetrics) else (),
+        operations=tuple(tool.operations) if isinstance(tool, DeclaresOperations) else (),
+        metrics=dict(tool.metrics) if isinstance(tool, DeclaresMetrics) else {},
+        bring_your_own=bool(tool.bring_your_own) if isinstance(tool, ToolAdapter) else False,
         prepares=tuple(tool.prepares) if isinstance(tool, DeclaresPrepares) else d.prepares,
         measures=tuple(tool.measures) if isinstance(tool, DeclaresMeasures) else None,
         views=tuple(tool.views) or d.views if isinstance(tool, DeclaresViews) else d.views,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from fsbench.api.tools import declarations
 from fsbench.report.rows import number_key, workloads_of
 from fsbench.report.summary import split_warnings
 
@@ -63,7 +64,7 @@ def _not_run(cases: list[dict], tools: dict[str, object]) -> str:
     reason = str(first.get("reason") or "").strip().splitlines()
     text = reason[0] if reason else str(first.get("status") or "not run")
     tool = tools.get(str(first.get("workload")))
-    if skipped and getattr(tool, "bring_your_own", False):
+    if skipped and declarations(tool).bring_your_own:
         text += f" ({first.get('tool') or 'the tool'} is bring-your-own)"
     word = "not run" if skipped or first.get("status") in ("pending", "interrupted") else str(first.get("status"))
     return f"{word}: {text}"

@@ -11,6 +11,7 @@ import pandas as pd
 import yaml
 
 from fsbench.analysis.summarise import summarise, with_baseline
+from fsbench.api.tools import declarations
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
 from fsbench.core.csv_cells import unguard_frame, unguard_row
@@ -273,7 +274,7 @@ def _workload(name: str, w: Workload, sub: pd.DataFrame, targets: list[str], bas
     for t, wanted in metrics.items():
         keep &= ~((main["tool"] == t) & ~main["metric"].isin(wanted))
     main = main[keep]
-    primary = list(metrics.get(tool) or getattr(plugin, "primary_metrics", None) or [])
+    primary = list(metrics.get(tool) or declarations(plugin).primary_metrics)
     pcols = [c for c in main.columns if c.startswith("param_") and (main[c].astype(str) != "").any()]
     main = main.assign(point=main.apply(_point_label, axis=1, pcols=pcols) if pcols else "")
     if len(pcols) == 1 and main[pcols[0]].nunique() > 1:

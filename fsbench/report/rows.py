@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from fsbench.api.tools import declarations
 from fsbench.core.tidy import higher_is_better
 from fsbench.report.tables import Style
 from fsbench.validity.watch import TOOL as BACKEND
@@ -112,11 +113,11 @@ def ordered_operations(df: pd.DataFrame, tool: object, wanted: list[str]) -> lis
     have = list(dict.fromkeys(str(o) for o in df["operation"])) if not df.empty else []
     if wanted:
         return [o for o in wanted if o in have]
-    order_by = getattr(tool, "order_by", "")
+    order_by = declarations(tool).order_by
     if order_by:  # the biggest first, as the tool itself lists them (juicefs profile: total time)
         totals = df[df["metric"] == order_by].groupby("operation")["mean"].sum()
         return sorted(have, key=lambda o: -float(totals.get(o, 0.0)))
-    natural = list(getattr(tool, "operations", ()) or ())
+    natural = list(declarations(tool).operations)
     if natural and any(o in have for o in natural):
         return [o for o in natural if o in have]  # the others (a tool's internals) go to "All measurements"
     return sorted(have)
@@ -131,7 +132,7 @@ def ordered_jobs(df: pd.DataFrame, wanted: list[str]) -> list[str]:
 def shown(df: pd.DataFrame, tool: object, spec: dict) -> pd.DataFrame:
     """The rows of the metrics a view may show: its own list, else the tool's primary metrics (a tool's
     other figures, objbench's functional checks among them, are not rows of its tables)."""
-    metrics = list(spec.get("metrics") or []) or list(getattr(tool, "primary_metrics", ()) or ())
+    metrics = list(spec.get("metrics") or []) or list(declarations(tool).primary_metrics)
     return df[df["metric"].isin(metrics)] if metrics and not df.empty else df
 
 
@@ -165,7 +166,7 @@ def primary_metric(df: pd.DataFrame, tool: object, wanted: list[str]) -> str | N
     """The metric a (job, operation)'s rows are shown by: the first of the view's (or the tool's primary)
     it has."""
     have = set(df["metric"])
-    for m in [*wanted, *(getattr(tool, "primary_metrics", ()) or ())]:
+    for m in [*wanted, *declarations(tool).primary_metrics]:
         if m in have:
             return m
     return None
@@ -177,8 +178,8 @@ def column_groups(tool: object, wanted: list[str], have: set[str]) -> list[tuple
     The tool's own columns where it declares them (juicefs bench: Value = bandwidth or rate, Cost =
     latency), kept where they hold one of the view's metrics; each other metric of the view its own.
     """
-    declared = [(str(h), tuple(ms)) for h, ms in (getattr(tool, "columns", ()) or ())]
-    metrics = list(wanted) or [m for m in (getattr(tool, "primary_metrics", ()) or ()) if m in have]
+    declared = [(str(h), tuple(ms)) for h, ms in declarations(tool).columns]
+    metrics = list(wanted) or [m for m in declarations(tool).primary_metrics if m in have]
     if not metrics:
         metrics = sorted(have)
     groups: list[tuple[str, tuple[str, ...]]] = []

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from fsbench.api.tools import declarations
 from fsbench.config import schema as s
 from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
@@ -80,7 +81,7 @@ def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
             continue
         swept = [p.removeprefix("param_") for p in params_of(main_stat(df))]
         tool = rv.tools.get(w)
-        declared = list(getattr(tool, "views", ("table",)) or ("table",))
+        declared = list(declarations(tool).views)
         if len(swept) == 1:
             out.append({"view": "by_value", "workload": w, "param": swept[0], "resources": True})
             values = pd.to_numeric(df[f"param_{swept[0]}"], errors="coerce")
@@ -91,7 +92,7 @@ def default_views(rv: RunView, workloads: list[str]) -> list[dict]:
                 out.append({"view": "chart", "workload": w, "param": swept[0], "per": "operation" if one else "target"})
         else:
             table = {"view": "table", "workload": w, "resources": True, "chart": True}
-            if getattr(tool, "columns", None):  # the tool's own table: juicefs bench's ITEM | VALUE | COST
+            if declarations(tool).columns:  # the tool's own table: juicefs bench's ITEM | VALUE | COST
                 table["columns"] = "metrics"
             out.append(table)
         out += [{"view": v, "workload": w} for v in declared if v != "table"]

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 import pandas as pd
 
+from fsbench.api.tools import declarations
 from fsbench.core import stats
 from fsbench.scenario.repetitions import not_needed
 
@@ -117,7 +118,7 @@ def shown_metrics(specs: list[dict], tools: dict[str, object]) -> dict[str, set[
             if spec.get("columns") == "metrics" or spec.get("tool"):
                 out[w] = None
                 continue
-            metrics = set(spec.get("metrics") or getattr(tools.get(w), "primary_metrics", ()) or ())
+            metrics = set(spec.get("metrics") or declarations(tools.get(w)).primary_metrics)
             if w in out and out[w] is None:
                 continue
             out[w] = (out.get(w) or set()) | metrics if metrics else None

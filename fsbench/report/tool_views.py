@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from fsbench.api.tools import declarations
 from fsbench.core.units import format_value
 from fsbench.report.rows import (
     EMPTY,
@@ -45,7 +46,7 @@ def stats_view(rv: RunView, spec: dict) -> dict:
             continue
         tool = rv.tool_of(w, spec)
         metric = (spec.get("metrics") or [None])[0] or next(
-            (m for m in getattr(tool, "primary_metrics", ()) if m in set(wdf["metric"])), str(wdf["metric"].iloc[0]))
+            (m for m in declarations(tool).primary_metrics if m in set(wdf["metric"])), str(wdf["metric"].iloc[0]))
         mdf = wdf[wdf["metric"] == metric]
         keys = row_keys(mdf, tool, spec)
         with_job = shows_jobs(keys)

@@ -20,6 +20,7 @@ import dataclasses
 
 import pandas as pd
 
+from fsbench.api.tools import declarations
 from fsbench.core.tidy import OUTCOME_UNIT
 from fsbench.report import figures
 from fsbench.report.layout import fits
@@ -326,7 +327,7 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
 
 def _by_value_columns(df: pd.DataFrame, tool: object, spec: dict) -> list[tuple[str, str, str]]:
     wanted = list(spec.get("metrics") or [])
-    metrics = wanted or [m for m in (getattr(tool, "primary_metrics", ()) or ()) if m in set(df["metric"])][:2]
+    metrics = wanted or [m for m in declarations(tool).primary_metrics if m in set(df["metric"])][:2]
     have = set(zip(df["job"].astype(str), df["operation"].astype(str), df["metric"].astype(str)))
     return [(job, op, m) for job, op in row_keys(df, tool, spec) for m in metrics if (job, op, m) in have]
 
@@ -354,7 +355,7 @@ def chart_view(rv: RunView, spec: dict) -> dict:
         wdf = df[df["workload"] == w]
         tool = rv.tool_of(w, spec)
         metric = (spec.get("metrics") or [None])[0] or next(
-            (m for m in getattr(tool, "primary_metrics", ()) if m in set(wdf["metric"])), None)
+            (m for m in declarations(tool).primary_metrics if m in set(wdf["metric"])), None)
         if metric is None:
             continue
         m = wdf[wdf["metric"] == metric]
@@ -399,7 +400,7 @@ def at_view(rv: RunView, spec: dict) -> dict:
         wdf = picked[picked["workload"] == w]
         tool = rv.tool_of(w, spec)
         metric = (spec.get("metrics") or [None])[0] or next(
-            (m for m in getattr(tool, "primary_metrics", ()) if m in set(wdf["metric"])), None)
+            (m for m in declarations(tool).primary_metrics if m in set(wdf["metric"])), None)
         m = wdf[wdf["metric"] == metric]
         keys = row_keys(m, tool, spec)
         if m.empty or metric is None or not keys:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from fsbench.api.tools import DeclaresDeploySection, declarations
 from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
 from fsbench.config.files import MAX_INPUT_BYTES, read_bytes_bounded, read_text_bounded
@@ -92,9 +93,8 @@ def sections() -> dict[str, s.Struct]:
             "kind": s.Key(_plugin_name(COLLECTORS, "collector kind"), doc=f"one of {', '.join(COLLECTORS.names())}")}),
         "report": s.struct_of(Report, "report settings"),
         "deploy": s.struct_of(Deploy, "deploy settings", more={
-            t.name: s.Key(getattr(t, "deploy_section"), doc=f"how {t.name} is put on hosts")  # noqa: B009
-            for t in TOOLS
-            if getattr(t, "deploy_section", None) is not None}),
+            t.name: s.Key(t.deploy_section, doc=f"how {t.name} is put on hosts")
+            for t in TOOLS if isinstance(t, DeclaresDeploySection) and t.deploy_section is not None}),
     }
 
 
@@ -122,7 +122,7 @@ def deploy_flags() -> list[DeployFlag]:
     """Every flag the tools declare on their deploy sections (`--vdbench-zip`), in tool order."""
     out = []
     for tool in TOOLS:
-        section = getattr(tool, "deploy_section", None)
+        section = declarations(tool).deploy_section
         for key, spec in (section.keys.items() if isinstance(section, s.Struct) else ()):
             if spec.flag is not None:
                 out.append(DeployFlag(tool.name, key, spec.flag, s.choices_of(spec.check)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
+from fsbench.api.tools import declarations
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
@@ -43,7 +44,7 @@ def check_views(sc: Scenario, lm: LineMap, variables: dict | None = None) -> lis
                    else TOOLS.get(sc.workloads[n].tool) for n in names if tool_name or sc.workloads[n].tool in TOOLS]
         vocabulary: set[str] = set()
         for p in plugins:  # the view's own tools: nnbench's late_maps is no metric of a fio view
-            vocabulary |= set(getattr(p, "measures", None) or METRIC_UNITS) | set(getattr(p, "metrics", {}) or {})
+            vocabulary |= set(declarations(p).measures or METRIC_UNITS) | set(declarations(p).metrics)
         for k, metric in enumerate(view.get("metrics") or []):
             if metric not in vocabulary:
                 gives = ", ".join(dict.fromkeys(str(getattr(p, "name", p)) for p in plugins))

@@ -75,7 +75,8 @@ def test_a_complete_third_party_tool_registers_and_its_hooks_are_found_by_protoc
     tool = registry.register(Reading())
     assert isinstance(tool, ToolAdapter) and isinstance(tool, Reads)
     assert not isinstance(_Tool(), Reads)
-    assert declarations(_Tool()) == Declarations()
+    assert declarations(_Tool()) == Declarations(primary_metrics=("bandwidth",), operations=("write",))
+    assert declarations(None) == Declarations() and Declarations().views == ("table",)
 
 
 def test_a_hook_with_another_signature_is_refused_naming_the_plug_in_and_its_entry_point(monkeypatch):
