@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -15,9 +16,9 @@ class Case:
     workload: str
     tool: str
     repetition: int
-    params: dict = field(default_factory=dict)
-    options: dict = field(default_factory=dict)
-    jobs: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    jobs: dict[str, Any] = field(default_factory=dict)
     job_file_text: str | None = None
     hosts: tuple[str, ...] = ("local",)
     estimate_s: float = 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from fsbench.api.tools import DeclaresColumns, DeclaresOperations, DeclaresOrder, DeclaresPrimaryMetrics
 
@@ -17,8 +17,8 @@ SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
 class Collected:
     """What a collector's output gave: a time series, tidy rows (summaries), warnings."""
 
-    series: list[dict] = field(default_factory=list)
-    rows: list[dict] = field(default_factory=list)
+    series: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -70,7 +70,7 @@ class CollectorKind(Protocol):
         """The target kinds it applies to (empty: any)."""
         ...
 
-    def check(self, collector: CollectorSpec) -> list[tuple[tuple, str, str]]:
+    def check(self, collector: CollectorSpec) -> list[tuple[tuple[Any, ...], str, str]]:
         """Problems of a collector of this kind: (key path below it, message, hint)."""
         ...
 

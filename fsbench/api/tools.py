@@ -55,7 +55,7 @@ class HostInfo:
     address: str
     slots: int = 1
     spec: Any = None  # fsbench.core.inventory.HostSpec, for MPI's ssh launch agent
-    facts: dict = field(default_factory=dict)  # what preflight gathered there (hosts.csv's columns)
+    facts: dict[str, Any] = field(default_factory=dict)  # what preflight gathered there (hosts.csv's columns)
 
     @property
     def is_root(self) -> bool:
@@ -183,12 +183,12 @@ class ToolAdapter(Protocol):
         """Package manager -> the names that install it."""
         ...
 
-    def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
+    def check_options(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
                       ctx: CheckContext) -> list[OptionIssue]:
         """Validate a workload's options before anything runs."""
         ...
 
-    def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+    def estimate_seconds(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
                          job_file: str | None = None) -> float:
         """A rough duration of one case, for plans and ETAs."""
         ...
@@ -205,7 +205,7 @@ class ToolAdapter(Protocol):
         """Parse one existing output file or directory (for `fsbench ingest`)."""
         ...
 
-    def version_argv(self, options: dict | None = None) -> list[str]:
+    def version_argv(self, options: dict[str, Any] | None = None) -> list[str]:
         """The command that prints the tool's version (or finds it), for a workload's options."""
         ...
 
@@ -217,7 +217,7 @@ class ToolAdapter(Protocol):
 class LongestSeconds(Protocol):
     """The longest a case may run as the tool allows it (fio at its rate_min), for the case timeout."""
 
-    def longest_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
+    def longest_seconds(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
                         job_file: str | None = None) -> float: ...
 
 
@@ -225,21 +225,23 @@ class LongestSeconds(Protocol):
 class Reads(Protocol):
     """Whether a case reads files it needs laid out first (a prepare step then runs)."""
 
-    def reads(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> bool: ...
+    def reads(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
+              job_file: str | None = None) -> bool: ...
 
 
 @runtime_checkable
 class Writes(Protocol):
     """Whether a case makes its files from scratch (a dataset's folder is emptied before it)."""
 
-    def writes(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> bool: ...
+    def writes(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
+               job_file: str | None = None) -> bool: ...
 
 
 @runtime_checkable
 class LayoutBytes(Protocol):
     """Bytes a prepare step lays out, for preflight's space check."""
 
-    def layout_bytes(self, options: dict, job_file_text: str | None, jobs: dict,
+    def layout_bytes(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
                      job_file: str | None = None) -> float: ...
 
 
@@ -247,7 +249,7 @@ class LayoutBytes(Protocol):
 class PrepareBytes(Protocol):
     """Bytes the prepare step writes (only the files of what reads), for plans."""
 
-    def prepare_bytes(self, options: dict, job_file_text: str | None, jobs: dict,
+    def prepare_bytes(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
                       job_file: str | None = None) -> float: ...
 
 
@@ -255,7 +257,7 @@ class PrepareBytes(Protocol):
 class DeclaresWorkingSet(Protocol):
     """A tool that can say how many distinct bytes its buffered reads of a case cover (fio: size x numjobs)."""
 
-    def read_working_set(self, options: dict, job_file_text: str | None, jobs: dict,
+    def read_working_set(self, options: dict[str, Any], job_file_text: str | None, jobs: dict[str, Any],
                          job_file: str | None = None) -> float: ...
 
 

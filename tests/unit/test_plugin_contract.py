@@ -87,7 +87,7 @@ def test_a_hook_with_another_signature_is_refused_naming_the_plug_in_and_its_ent
     message = _refusal(WrongHook(), monkeypatch)
     assert message.startswith("the tool plug-in 'toy' (entry point toy = fsbench_toy:PLUGIN in fsbench.tools) "
                               "does not keep to its contract: layout_bytes(options) does not take what "
-                              "layout_bytes(self, options: 'dict', job_file_text: 'str | None', jobs: 'dict', "
+                              "layout_bytes(self, options: 'dict[str, Any]', job_file_text: 'str | None', jobs: 'dict[str, Any]', "
                               "job_file: 'str | None' = None) is given: it has no parameter 'job_file_text'"), message
 
 

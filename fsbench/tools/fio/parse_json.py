@@ -405,7 +405,7 @@ def _sampled(stats: dict, *, default: bool) -> bool:
 
 def _num(value: object) -> float:
     if type(value) is float:  # every JSON number is read as a float
-        return value  # type: ignore[return-value]
+        return value
     try:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):

@@ -199,7 +199,7 @@ def fill(record: Record, tokens: list[str], keys: list[tuple[int, str]], setdefa
     return bad
 
 
-class IntervalTail(list):  # type: ignore[type-arg]
+class IntervalTail(list[Record]):
     """An RD's interval records when their rows are not wanted: only the last one is kept (its
     number tells a new for-loop RD apart), every one is counted (len), so a run of a million
     intervals costs one record of memory."""
@@ -208,7 +208,7 @@ class IntervalTail(list):  # type: ignore[type-arg]
         super().__init__()
         self.seen = 0
 
-    def append(self, record: Record) -> None:  # type: ignore[override]
+    def append(self, record: Record) -> None:
         self.seen += 1
         self[:] = [record]
 
