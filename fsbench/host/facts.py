@@ -5,14 +5,11 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from fsbench.api.kinds import KindPlan
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError
 from fsbench.core.secrets import redact
-
-if TYPE_CHECKING:
-    from fsbench.kinds.base import KindPlan
 
 
 @dataclass(frozen=True)

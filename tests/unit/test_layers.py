@@ -1,7 +1,8 @@
 """Dependencies go one way: entry points -> presentation -> runtime -> scenario -> plug-ins -> base.
 
-Every import counts, also those inside functions (they would only hide a cycle); imports under
-`if TYPE_CHECKING:` do not run and are allowed for annotations.
+Every import counts: those inside functions (they would only hide a cycle) and those under
+`if TYPE_CHECKING:` (an annotation that names a higher layer's type is an arrow running back up too).
+No module imports itself back through others: the import graph has no cycle.
 """
 
 from __future__ import annotations
@@ -44,16 +45,9 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every fsbench import that runs, at module level or in a function."""
-    tree = ast.parse(path.read_text())
-    skip: set[int] = set()
-    for node in ast.walk(tree):  # `if TYPE_CHECKING:` blocks only serve annotations
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip |= {id(n) for child in node.body for n in ast.walk(child)}
+    """(line, module) of every fsbench import: at module level, in a function, or for type checking only."""
     out = []
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             out += [(node.lineno, a.name) for a in node.names if a.name.startswith("fsbench")]
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsbench"):
@@ -78,6 +72,48 @@ def test_no_module_imports_from_a_higher_layer():
                 wrong.append(f"{path.relative_to(REPO)}:{line}: {module} ({LAYERS[mine][0]}) imports {target} "
                              f"({LAYERS[theirs][0]})")
     assert not wrong, "\n".join(wrong)
+
+
+def _graph() -> dict[str, set[str]]:
+    """module -> the fsbench modules it imports (itself left out)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        graph[module] = {target for _line, target in _imports(path) if target != module}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle as its modules in order, first repeated at the end ([] when there is none)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return []
+
+
+def test_find_cycle_finds_one_and_only_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_the_import_graph_has_no_cycle():
+    cycle = find_cycle(_graph())
+    assert not cycle, "an import circle: " + " -> ".join(cycle)
 
 
 def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
@@ -123,4 +159,4 @@ def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_poi
     assert message.startswith("the tool plug-in 'half' (entry point half = fsbench_half:PLUGIN in fsbench.tools) "
                               "lacks bring_your_own, metrics, operations, primary_metrics, packages, check_options, "
                               "estimate_seconds, parse_outputs, parse_file, version_argv")
-    assert "fsbench.tools.base.ToolAdapter" in message
+    assert "fsbench.api.tools.ToolAdapter" in message
