@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fsbench.scenario.model import Service
 
 #: characters around a command word in a service's start line: `(mariadbd ...&)`, `a && b`, `x;y`
 _WORD_EDGES = re.compile(r"[()&;|<>]+")
@@ -42,7 +46,7 @@ def _owned(sc: object, t: object, kinds: object, host: str | None = None) -> set
     return out
 
 
-def _service_processes(service: object) -> set[str]:
+def _service_processes(service: Service | None) -> set[str]:
     """The names a service runs: its kind's (`ServicePlan.processes`), else its start lines' command words."""
     from fsbench.services import SERVICE_KINDS
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import posixpath
 import shlex
 
+from fsbench.core.events import ignore
 from fsbench.core.secrets import redact
 from fsbench.kinds import KINDS
+from fsbench.run.case_context import case_context, host_infos
 from fsbench.run.targets.cache import drop_command
-from fsbench.scenario.model import Scenario
+from fsbench.run.targets.lifecycle import TargetSession
+from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
@@ -21,21 +24,34 @@ RANDOM = "<random>"
 PORT = 8765
 
 
+class PlannedSession(TargetSession):
+    """A target's session as a plan sees it: nothing set up, run-time values shown as their placeholders."""
+
+    def __init__(self, sc: Scenario, target: Target):
+        super().__init__(target, {}, RUN_ID, ignore, scratch=posixpath.join(sc.settings.scratch, RUN_ID),
+                         token=RANDOM)
+        self.secrets = _AsWritten()  # not resolved for a plan
+
+    def values(self, host: str) -> dict[str, str]:
+        return _AsWritten(super().values(host))
+
+    def store(self, host: str) -> object:
+        try:
+            return super().store(host)
+        except Exception:  # noqa: BLE001 - only a plan display: a kind that needs real values shows no store
+            return None
+
+
 def case_dir(sc: Scenario, case: Case) -> str:
     """Where the case's files will be on the target (the run id is not known yet)."""
-    scratch = posixpath.join(sc.targets[case.target].path, f"fsbench-{RUN_ID}-{RANDOM}")
-    return posixpath.join(scratch, "data", case.dataset) if case.dataset else posixpath.join(scratch, case.case_id)
+    return PlannedSession(sc, sc.targets[case.target]).test_dir(case)
 
 
 def plan_context(sc: Scenario, case: Case) -> tuple[BuildContext, str]:
-    """The build context and data folder of a case as a plan sees them (run-time values as placeholders)."""
-    target = sc.targets[case.target]
-    kind = KINDS.get(target.kind)
-    ctx = BuildContext({h: HostInfo(h, sc.hosts[h].reach, sc.hosts[h].slots, sc.hosts[h].spec) for h in case.hosts},
-                       port=PORT, controller=HostInfo("controller", "127.0.0.1"), address=kind.address,
-                       target_kind=kind.name, target_settings=target.settings, store=_store(kind, target),
-                       run_id=RUN_ID, secrets=_AsWritten())  # secrets are not resolved for a plan
-    return ctx, case_dir(sc, case) if kind.address == "directory" else target.path
+    """The build context and data folder of a case as a plan sees them (run-time values as placeholders):
+    derived by the code a run derives them with (fsbench.run.case_context)."""
+    return case_context(PlannedSession(sc, sc.targets[case.target]), case, host_infos(sc, case.hosts),
+                        HostInfo("controller", "127.0.0.1"), RUN_ID, PORT)
 
 
 def describe_case(sc: Scenario, case: Case) -> str:
@@ -77,21 +93,13 @@ def describe_case(sc: Scenario, case: Case) -> str:
 
 
 class _AsWritten(dict):
-    """Run-time values not known yet: every placeholder stands for itself (`${services.s3.endpoint}`)."""
+    """Run-time values not known yet: every placeholder not given stands for itself (`${services.s3.endpoint}`)."""
 
     def __contains__(self, key: object) -> bool:
         return True
 
-    def __getitem__(self, key: str) -> str:
+    def __missing__(self, key: str) -> str:
         return "${" + key + "}"
-
-
-def _store(kind, target) -> object:
-    """The object store behind the target, with its run-time values as placeholders (None when it has none)."""
-    try:
-        return kind.plan(target, _AsWritten(), posixpath.join("/var/tmp/fsbench", RUN_ID)).store
-    except Exception:  # noqa: BLE001 - only a plan display: a kind that needs real values shows no store
-        return None
 
 
 def _invocation(title: str, inv: Invocation) -> list[str]:

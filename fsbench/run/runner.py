@@ -4,7 +4,6 @@ kept for resume; failures are data, Ctrl-C stops cleanly."""
 from __future__ import annotations
 
 import posixpath
-import shlex
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,9 +12,13 @@ from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError, RunDirError
 from fsbench.core.events import Event, Listener, ignore
 from fsbench.host import facts
-from fsbench.run.case_run import CaseRun, unexpected
+from fsbench.run.adaptive import Adaptive
+from fsbench.run.case_context import host_infos
+from fsbench.run.case_run import CaseEnv, CaseRun, unexpected
 from fsbench.run.leftovers import NoLeftovers
-from fsbench.run.store import STATUS_FAILED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, out_of_space, utc_now
+from fsbench.run.presence import ToolPresence, tools_of
+from fsbench.run.records import Records
+from fsbench.run.store import STATUS_FAILED, STATUS_OK, STATUS_SKIPPED, RunDir, out_of_space, utc_now
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.run.targets.manager import ServiceManager
 from fsbench.scenario import repetitions as reps
@@ -60,7 +63,6 @@ class Runner:
         #: where multi-host launchers run (mpirun, fio --client): this machine, unless a test gives a fake
         self.controller = controller or LocalTransport("controller")
         self.host_facts = host_facts
-        self._presence: dict[tuple, bool] = {}
         self.leftovers = leftovers or NoLeftovers()
         for tr in [*self.transports.values(), self.controller]:
             if hasattr(tr, "output_cap"):  # (a transport plug-in may keep whole outputs)
@@ -71,38 +73,12 @@ class Runner:
         self.secrets = dict(secrets or {})
         self.full = False  # the run directory's disk filled up
         self._controller: HostInfo | None = None
-        self.records: dict[str, dict] = {}
-
-    # -- bookkeeping -------------------------------------------------------------------------
-    def _init_records(self) -> None:
-        previous = self.rd.manifest.get("cases", {})
-        for c in self.cases:
-            self.records[c.case_id] = {
-                "case_id": c.case_id, "index": c.index, "target": c.target, "workload": c.workload,
-                "tool": c.tool, "repetition": c.repetition, "status": previous.get(c.case_id, STATUS_PENDING),
-                "reason": "", "exit_status": "", "started": "", "ended": "", "duration_s": "",
-                "estimate_s": c.estimate_s, "tool_wall_s": "", "hosts": " ".join(c.hosts), "warnings": "",
-                "params": c.params,
-            }
-        old = self.rd.path / "cases.csv"
-        if old.exists():  # keep what earlier attempts recorded about cases that will not rerun
-            import csv
-
-            from fsbench.core.csv_cells import unguard_row
-
-            with old.open(newline="") as fh:
-                for row in map(unguard_row, csv.DictReader(fh)):  # as written before the spreadsheet guard
-                    rec = self.records.get(row["case_id"])
-                    if rec and rec["status"] == STATUS_OK:
-                        rec.update({k: row.get(k, "") for k in ("reason", "exit_status", "started", "ended",
-                                                               "duration_s", "tool_wall_s", "warnings")})
+        self.book = Records(run_dir, cases)
+        self.records = self.book.by_id
+        self.adaptive = Adaptive(scenario, cases, self.book)
 
     def _finish_case(self, case: Case, status: str, reason: str = "", **extra: object) -> None:
-        rec = self.records[case.case_id]
-        rec.update(status=status, reason=reason, ended=utc_now(), **extra)
-        self.rd.manifest["cases"][case.case_id] = status
-        self.rd.save_manifest()
-        self.rd.write_cases(list(self.records.values()))
+        self.book.finish(case, status, reason, **extra)
 
     # -- the run -------------------------------------------------------------------------------
     def run(self) -> RunOutcome:
@@ -124,18 +100,14 @@ class Runner:
             raise
 
     def _run(self) -> RunOutcome:
-        self._init_records()
+        self.book.keep_earlier()
         todo = [c for c in self.cases if self.records[c.case_id]["status"] != STATUS_OK]
-        self.rd.manifest["status"] = "running"
-        self.rd.manifest["cases"] = {cid: r["status"] for cid, r in self.records.items()}
-        self.rd.save_manifest()
-        self.rd.write_cases(list(self.records.values()))
+        self.book.begin()
         self.emit(Event("run_start", total=len(todo),
                         data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
         hosts = self.host_facts if self.host_facts is not None else self._host_facts()
         self.host_facts = hosts
-        missing = {(h["host"], tool) for h in hosts for tool in self._tools()
-                   if h.get(f"{tool}_version") == "not found"}
+        presence = ToolPresence(self.sc, self.transports, hosts)
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
         rounds = self.sc.settings.order == "rounds"
         if rounds:  # a service stops after the last case of its last target, wherever that falls
@@ -148,12 +120,12 @@ class Runner:
         done = 0
         try:
             if rounds:
-                self._run_rounds(todo, services, scratch, hosts, missing)
+                self._run_rounds(todo, services, scratch, hosts, presence)
             for name in order if not rounds else ():
                 if self.cancel.is_set() or self.full:
                     break
                 done = self._run_target(self.sc.targets[name], [c for c in todo if c.target == name], services,
-                                        scratch, hosts, missing, done, len(todo))
+                                        scratch, hosts, presence, done, len(todo))
         finally:  # a second Ctrl-C here stops the clean-up: the leftovers have the rest for the next run
             services.stop_all()
             for name, tr in self.transports.items():
@@ -217,7 +189,7 @@ class Runner:
         return session, reason
 
     def _run_target(self, target: Target, tcases: list[Case], services: ServiceManager, scratch: str,
-                    hosts: list[dict], missing: set, done: int, total: int) -> int:
+                    hosts: list[dict], presence: ToolPresence, done: int, total: int) -> int:
         session, reason = self._session(target, services, scratch)
         try:
             ready = reason or self._setup(target, session, hosts)
@@ -226,7 +198,7 @@ class Runner:
                 if self.cancel.is_set() or self.full:
                     break
                 done += 1
-                if not self._step(case, session, ready, missing, last_user.get(case.dataset) == case.case_id,
+                if not self._step(case, session, ready, presence, last_user.get(case.dataset) == case.case_id,
                                   done, total):
                     break
         except OSError as exc:  # full while setting the target up: its teardown still gets the reserve
@@ -239,7 +211,7 @@ class Runner:
         return done
 
     def _run_rounds(self, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
-                    missing: set) -> None:
+                    presence: ToolPresence) -> None:
         """settings.order: rounds: the cases in plan order, each target set up before its first case and
         torn down after its last, so every target of a round is up at once."""
         last = {c.target: c.case_id for c in todo}
@@ -264,7 +236,7 @@ class Runner:
                     ready = session.reapply(self.cancel)
                     applied.update(dict.fromkeys(target.services, case.target))
                 done += 1
-                if not self._step(case, session, ready, missing,
+                if not self._step(case, session, ready, presence,
                                   last_user.get((case.target, case.dataset)) == case.case_id, done, len(todo)):
                     break
                 if last[case.target] == case.case_id:
@@ -280,10 +252,10 @@ class Runner:
                 session.teardown()
                 services.release(name)
 
-    def _step(self, case: Case, session: TargetSession, ready: str | None, missing: set, frees: bool,
+    def _step(self, case: Case, session: TargetSession, ready: str | None, presence: ToolPresence, frees: bool,
               done: int, total: int) -> bool:
         """One case (or its skip when an adaptive case needs no more repetitions); False: stop the run."""
-        decision = self._adaptive(case)
+        decision = self.adaptive.decision(case)
         if decision is not None and not decision.more:  # the case's interval is narrow enough already
             self._finish_case(case, STATUS_SKIPPED, f"{reps.NOT_NEEDED}: {decision.detail}")
             self.emit(Event("case_end", case=case, index=done, total=total, status=STATUS_SKIPPED,
@@ -291,7 +263,7 @@ class Runner:
             return True
         self.emit(Event("case_start", case=case, index=done, total=total))
         try:
-            self._one_case(case, session, ready, missing)
+            self._one_case(case, session, ready, presence)
             if case.dataset and frees:
                 session.remove_data(case.dataset, case.hosts)  # no later case reads it: free the space
         except OSError as exc:  # the run directory's disk is full: stop, record it, stay resumable
@@ -307,38 +279,24 @@ class Runner:
         return True
 
     def _setup(self, target: Target, session: TargetSession, hosts: list[dict]) -> str | None:
-        """Set the target up and note how each host reached it; None when ready, else why not."""
+        """Set the target up (noting how each host reached it); None when ready, else why not."""
         try:
-            ready = session.setup(self.cancel)
-            for h in hosts:
-                if h["host"] in session.transports and ready is None:
-                    m = facts.mount_of(session.transports[h["host"]], target.path)
-                    via = session.via(h["host"])  # which client (ceph-fuse, rbd-fuse+loop...) the kind used
-                    words = [v for v in m.values() if v] + ([f"via {via}"] if via else [])
-                    h[f"mount_{target.name}"] = " ".join(words)
-                    h.update(facts.client_of(session.transports[h["host"]], target.name, session.plan(h["host"])))
-                    if target.fstype and m["fstype"] != target.fstype:
-                        ready = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "
-                                 f"the scenario expects {target.fstype}")
+            return session.setup(self.cancel, hosts)
         except FsbenchError as exc:
             return f"target {target.name} could not be set up: {exc}"
         except Exception as exc:  # noqa: BLE001 - a kind plug-in's bug fails this target's cases only
             if isinstance(exc, OSError) and self.rd.is_about(exc):
                 raise
             return unexpected(self.rd, exc, self.rd.path / "targets" / target.name, f"while setting up {target.name}")
-        return ready
 
-    def _one_case(self, case: Case, session: TargetSession, ready: str | None, missing: set) -> None:
+    def _one_case(self, case: Case, session: TargetSession, ready: str | None, presence: ToolPresence) -> None:
         """Run one case, or record why it cannot run; an unexpected error fails this case only."""
         self.records[case.case_id]["started"] = utc_now()
         try:
-            absent = self._absent(case, missing)
+            absent = presence.absent(case)
             if absent:
-                skip = get_tool(case.tool).bring_your_own or self.sc.workloads[case.workload].optional
-                self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED,
-                                  f"{case.tool} is not installed on {', '.join(absent)} "
-                                  f"(`{_short(get_tool(case.tool).version_argv(case.options))}` failed): "
-                                  "`fsbench deploy` puts it there, or remove the workload")
+                skip, reason = presence.reason(case, absent)
+                self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED, reason)
             elif ready is not None:
                 self._finish_case(case, STATUS_FAILED, ready)
             else:
@@ -352,101 +310,27 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - a plug-in's bug fails its case, the run goes on
             self._finish_case(case, STATUS_FAILED, unexpected(self.rd, exc, self.rd.path / "raw" / case.case_id))
 
-    def _absent(self, case: Case, missing: set) -> list[str]:
-        """Hosts of the case where its tool (the workload's own binary, if it names one) is not installed."""
-        tool = get_tool(case.tool)
-        argv = tool.version_argv(case.options)
-        if argv == tool.version_argv():
-            return [h for h in case.hosts if (h, case.tool) in missing]
-        out = []
-        for h in case.hosts:
-            key = (h, tuple(argv))
-            if key not in self._presence:
-                self._presence[key] = self.transports[h].run(argv, timeout=30).ok
-            if not self._presence[key]:
-                out.append(h)
-        return out
-
-    def _tools(self) -> set[str]:
-        return {w.tool for w in self.sc.workloads.values()}
-
     def _close_full(self) -> RunOutcome:
         """The end of a run stopped by a full disk: the manifest says so (from the reserve), resumable."""
         self.rd.mark_out_of_space()
-        counts: dict[str, int] = {}
-        for r in self.records.values():
-            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        counts = self.book.counts()
         self.emit(Event("run_end", status="out-of-space", data={"counts": counts, "run_dir": str(self.rd.path)}))
         return RunOutcome(self.rd.path, counts, out_of_space=True)
-
-    # -- adaptive repetitions --------------------------------------------------------------------
-    def _spec(self, case: Case) -> reps.Repetitions:
-        return self.sc.workloads[case.workload].repetitions or self.sc.settings.repetitions
-
-    def _group(self, case: Case) -> list[Case]:
-        """The repetitions of the case's target, workload and sweep point, in order."""
-        return [c for c in self.cases if (c.target, c.workload, c.params) == (case.target, case.workload, case.params)]
-
-    def _judged(self, group: list[Case], spec: reps.Repetitions) -> reps.Decision:
-        """The decision after the group's ok repetitions (from their parsed rows and durations)."""
-        ok = [c for c in group if self.records[c.case_id]["status"] == STATUS_OK]
-        spent = sum(float(self.records[c.case_id]["duration_s"] or 0) for c in ok)
-        primary = tuple(getattr(get_tool(group[0].tool), "primary_metrics", ()) or ())
-        values = reps.primary_values([self.rd.case_rows(c.case_id) for c in ok], primary)
-        return reps.decide(spec, len(ok), spent, values, self.sc.settings.exclude_warmup)
-
-    def _adaptive(self, case: Case) -> reps.Decision | None:
-        """Whether an adaptive repetition beyond the minimum is needed (None: not an adaptive one)."""
-        spec = self._spec(case)
-        if not spec.adaptive or case.repetition <= spec.min:
-            return None
-        earlier = [c for c in self._group(case) if c.repetition < case.repetition]
-        return self._judged(earlier, spec)
-
-    def _write_repetitions(self) -> None:
-        """repetitions.csv: per case point, how many repetitions ran and why they stopped (adaptive runs)."""
-        if not any(self._spec(c).adaptive for c in self.cases):
-            return
-        rows, seen = [], set()
-        for c in self.cases:
-            key = (c.target, c.workload, tuple(c.params.items()))
-            if key in seen:
-                continue
-            seen.add(key)
-            group, spec = self._group(c), self._spec(c)
-            d = self._judged(group, spec)
-            ok = sum(1 for g in group if self.records[g.case_id]["status"] == STATUS_OK)
-            stop = d.stop if not d.more else "incomplete"
-            rows.append({"target": c.target, "workload": c.workload,
-                         "point": " ".join(f"{k}={v}" for k, v in c.params.items()), "min": spec.min,
-                         "max": spec.max, "target_ci": spec.target_ci if spec.adaptive else "", "repetitions": ok,
-                         "stop": stop, "ci": "" if d.widest != d.widest else round(d.widest, 6),
-                         "detail": d.detail})
-        import csv
-
-        from fsbench.core.csv_cells import guard_row
-
-        with (self.rd.path / "repetitions.csv").open("w", newline="") as fh:
-            w = csv.DictWriter(fh, list(rows[0]))
-            w.writeheader()
-            w.writerows(guard_row(r) for r in rows)
 
     def _close(self) -> RunOutcome:
         if self.full:
             return self._close_full()
-        self._write_repetitions()
+        self.adaptive.write_csv()
         rows = []
         for c in self.cases:
             if self.records[c.case_id]["status"] == STATUS_OK:
                 rows.extend(self.rd.case_rows(c.case_id))
         self.rd.write_results(rows)
-        counts: dict[str, int] = {}
-        for r in self.records.values():
-            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        counts = self.book.counts()
         interrupted = self.cancel.is_set()
         good = counts.get(STATUS_OK, 0) + counts.get(STATUS_SKIPPED, 0)
         status = "interrupted" if interrupted else "complete" if good == len(self.records) else "failed"
-        self.rd.write_cases(list(self.records.values()))
+        self.book.write()
         if not self.rd.settle(status):
             raise RunDirError(f"{self.rd.path / 'manifest.json'}: cannot be written: the run ended ({status}) but "
                               "its manifest still says otherwise")
@@ -460,7 +344,7 @@ class Runner:
         return self._controller
 
     def _host_facts(self) -> list[dict]:
-        tools = {name: get_tool(name).version_argv() for name in sorted(self._tools())}
+        tools = {name: get_tool(name).version_argv() for name in sorted(tools_of(self.sc))}
         return [facts.gather(t, tools) for t in self.transports.values()]
 
     def _target_transports(self, target: Target) -> dict[str, Transport]:
@@ -468,14 +352,7 @@ class Runner:
 
     def _run_case(self, case: Case, session: TargetSession) -> None:
         self.records[case.case_id]["started"] = utc_now()
-        known = {row.get("host"): row for row in self.host_facts or []}
-        hosts = {h: HostInfo(h, self.sc.hosts[h].reach, self.sc.hosts[h].slots, self.sc.hosts[h].spec,
-                             known.get(h, {})) for h in case.hosts}
-        outcome = CaseRun(self.sc, case, self.rd, self.transports, self.controller, hosts, self._controller_info(),
-                          self.cancel, self.emit).run(session)
+        env = CaseEnv(self.sc, self.rd, self.transports, self.controller, self._controller_info(), self.cancel,
+                      self.emit)
+        outcome = CaseRun(env, case, host_infos(self.sc, case.hosts, self.host_facts)).run(session)
         self._finish_case(case, outcome.status, outcome.reason, **outcome.extra)
-
-def _short(argv: list[str]) -> str:
-    """A command for a message: shell probes shown as their first statement."""
-    text = argv[-1] if argv[:2] == ["/bin/sh", "-e"] else shlex.join(argv)
-    return text.split(";")[0] if len(text) > 80 else text

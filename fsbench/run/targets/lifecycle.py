@@ -17,6 +17,7 @@ from fsbench.core.secrets import redact, redact_file, secret_env
 from fsbench.core.shell import render, sh
 from fsbench.kinds import KINDS, KindPlan
 from fsbench.run.leftovers import NoLeftovers
+from fsbench.run.targets.mount_facts import note_mounts
 from fsbench.run.targets.ownership import (
     NOT_OURS,
     guarded,
@@ -26,6 +27,7 @@ from fsbench.run.targets.ownership import (
 )
 from fsbench.run.targets.services import wait_ready
 from fsbench.scenario.model import Target
+from fsbench.scenario.plan import Case
 
 
 class TargetSession:
@@ -33,7 +35,8 @@ class TargetSession:
 
     def __init__(self, target: Target, transports: dict[str, Transport], run_id: str, emit: Listener, *,
                  scratch: str = "/var/tmp/fsbench/run", service_values: dict[str, str] | None = None,
-                 log_dir: Path | None = None, leftovers=None, secrets: dict[str, str] | None = None):
+                 log_dir: Path | None = None, leftovers=None, secrets: dict[str, str] | None = None,
+                 token: str | None = None):
         self.target, self.transports, self.run_id, self.emit = target, transports, run_id, emit
         self.secrets = dict(secrets or {})
         self.leftovers = leftovers or NoLeftovers()
@@ -44,7 +47,7 @@ class TargetSession:
         self.kind = KINDS.get(target.kind)
         #: tools write only below this folder (a directory target); devices and URLs have none. Its name
         #: ends in random hex: nobody can plant an entry there before the run (run ids are guessable)
-        name = f"fsbench-{run_id}-{random_names.token_hex(6)}"
+        name = f"fsbench-{run_id}-{token or random_names.token_hex(6)}"
         self.scratch = posixpath.join(target.path, name) if self.kind.address == "directory" else ""
         self._setup_started = False
         self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
@@ -67,6 +70,10 @@ class TargetSession:
     def plan(self, host: str) -> KindPlan:
         """The kind's commands for host."""
         return self.kind.plan(self.target, self.values(host), self.run_scratch)
+
+    def store(self, host: str) -> object:
+        """The object store behind the target as host reaches it (None when it has none)."""
+        return self.plan(host).store
 
     def env(self, host: str) -> dict[str, str]:
         """The environment of the target's commands on host: every secret its placeholders may refer to."""
@@ -102,11 +109,13 @@ class TargetSession:
         return tr.run(argv, timeout=self.target.setup_timeout_s, cancel=cancel,
                       env={**self.env(tr.host), **(env or {})} or None)
 
-    def setup(self, cancel: threading.Event) -> str | None:
-        """Run setup on every host of the target; None when ready, else the reason it is not."""
+    def setup(self, cancel: threading.Event, hosts: list[dict] | None = None) -> str | None:
+        """Run setup on every host of the target; None when ready, else the reason it is not.
+
+        hosts: the run's host facts (hosts.csv's rows), given how each host reached the target once it is ready."""
         self._setup_started = True
         try:
-            return self._setup(cancel)
+            return self._setup(cancel) or note_mounts(self, hosts or [])
         except FsbenchError as exc:  # a host that cannot be reached is a target that is not ready
             return f"target {self.target.name} could not be set up: {exc}"
 
@@ -312,6 +321,13 @@ class TargetSession:
         if self.kind.address == "device" and not tr.run(["test", "-e", path], timeout=30).ok:
             return f"target device {path} does not exist on {host}"
         return None
+
+    def test_dir(self, case: Case) -> str:
+        """Where a case's tool works: its dataset's folder or a folder of its own in the scratch folder; the
+        target's path itself for a device or a URL."""
+        if self.kind.address != "directory":
+            return self.target.path
+        return self.data_dir(case.dataset) if case.dataset else self.case_dir(case.case_id)
 
     def case_dir(self, case_id: str) -> str:
         """A unique folder for one case's test files, inside the run's scratch folder."""

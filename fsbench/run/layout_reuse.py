@@ -1,0 +1,63 @@
+"""A dataset's files laid out once per run: a later case that reads the same layout finds them unchanged
+(proven by a listing) and skips its prepare step."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from fsbench.api.transport import Transport
+from fsbench.tools.base import Invocation
+
+#: in raw/<case>/<host>/prepare/: the dataset's files after the prepare step, or as a case found them
+LAYOUT = "layout.txt"
+#: in raw/<case>/<host>/prepare/: why no prepare step ran (the files an earlier case laid out, unchanged)
+REUSED = "reused"
+
+
+def layout_key(tool: object, prep: Invocation | None) -> str:
+    """What decides the files prep lays out ("" : the tool cannot tell, so its prepare step always runs)."""
+    key = getattr(tool, "layout_key", None)
+    return key(prep) if prep is not None and key is not None and not prep.controller else ""
+
+
+def listing(transport: Transport, test_dir: str, out: Path, cancel: threading.Event) -> str | None:
+    """Every file under test_dir with its size, modification and change times and inode, sorted (None: unreadable).
+
+    The change time moves with any write or metadata change, and no one can set it back."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    r = transport.run(["find", test_dir, "-type", "f", "-printf", "%P\t%s\t%T@\t%C@\t%i\n"], timeout=60,
+                      stdout_path=out, cancel=cancel)
+    if not r.ok or not out.exists():
+        return None
+    text = "".join(sorted(out.read_text().splitlines(keepends=True)))
+    out.write_text(text)
+    return text
+
+
+class Layouts:
+    """The layouts a target's prepare steps left this run: (dataset, layout key) -> (listing, the case)."""
+
+    def __init__(self, known: dict[tuple[str, str], tuple[str, str]], cancel: threading.Event):
+        self.known, self.cancel = known, cancel
+
+    def remember(self, dataset: str, key: str, case_id: str, transport: Transport, test_dir: str,
+                 raw: Path) -> None:
+        """What this case's prepare step left in the dataset folder, for the next case that lays out the same."""
+        found = listing(transport, test_dir, raw / LAYOUT, self.cancel)
+        if found:
+            self.known[(dataset, key)] = (found, case_id)
+
+    def unchanged(self, dataset: str, key: str, transport: Transport, test_dir: str, raw: Path) -> bool:
+        """Whether an earlier prepare step of this run laid out these very files and they are unchanged since
+        (names, sizes, modification and change times and inodes as that step left them): then this case reads
+        them without starting the tool to check them again. The listing it was proven by is kept in raw/."""
+        known = self.known.get((dataset, key))
+        if known is None:
+            return False
+        if listing(transport, test_dir, raw / LAYOUT, self.cancel) != known[0]:
+            self.known.pop((dataset, key), None)
+            return False
+        (raw / REUSED).write_text(f"the files laid out by {known[1]} in this run, unchanged since "
+                                  f"({len(known[0].splitlines())} file(s): {LAYOUT} lists them): not laid out again\n")
+        return True

@@ -1,0 +1,236 @@
+"""What runs beside a case's tool (monitors, collectors, background servers, validity watches), behind one
+interface and started, told and stopped in one loop."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from fsbench.api.transport import Transport
+from fsbench.core.secrets import secret_env
+from fsbench.core.tidy import ParseResult
+from fsbench.kinds import KINDS
+from fsbench.run.background import Background
+from fsbench.run.targets.lifecycle import TargetSession
+from fsbench.scenario.model import Scenario
+from fsbench.scenario.plan import Case
+from fsbench.validity import CaseValidity
+
+#: how long collectors get to open their sources (the access log, a stats file) before the tool starts
+COLLECTOR_START_S = 1.0
+
+
+class SideJob(Protocol):
+    """A lifecycle beside the tool: start, the tool's start and end, stop, then what it saw."""
+
+    def start(self) -> str | None:
+        """Start it; None when ready, else why the case cannot run (nothing of the tool has run yet)."""
+        ...
+
+    def tool_start(self) -> None:
+        """The tool starts now."""
+        ...
+
+    def tool_end(self) -> None:
+        """The tool ended now (also after it failed or was interrupted)."""
+        ...
+
+    def stop(self) -> None:
+        """Stop what it started (never raises for what it watched)."""
+        ...
+
+    def collect(self) -> list[ParseResult]:
+        """Its rows and warnings, once stopped."""
+        ...
+
+
+class SideJobs:
+    """Side jobs in the order they start; stopped in reverse, whatever happened in between."""
+
+    def __init__(self, jobs: Sequence[SideJob]):
+        self.jobs = list(jobs)
+        self._started: list[SideJob] = []
+
+    def start(self) -> str | None:
+        """Start each in turn; the first refusal ends the starting (stop() undoes what started)."""
+        for job in self.jobs:
+            self._started.append(job)
+            refused = job.start()
+            if refused:
+                return refused
+        return None
+
+    def tool_start(self) -> None:
+        for job in self._started:
+            job.tool_start()
+
+    def tool_end(self) -> None:
+        for job in self._started:
+            job.tool_end()
+
+    def stop(self) -> None:
+        for job in reversed(self._started):
+            job.stop()
+
+    def collect(self) -> list[ParseResult]:
+        return [part for job in self._started for part in job.collect()]
+
+
+class Monitors:
+    """The /proc samplers of the case's hosts (fsbench.monitor.MonitorSession)."""
+
+    def __init__(self, sessions: list, interval_s: float, cancel: threading.Event):
+        self.sessions, self.interval_s, self.cancel = sessions, interval_s, cancel
+        self._began = 0.0
+        self._summaries: list[ParseResult] = []
+
+    def start(self) -> str | None:
+        self._began = time.monotonic()
+        for m in self.sessions:
+            m.start()
+        return None
+
+    def tool_start(self) -> None:
+        return None
+
+    def tool_end(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        # a long case has its tail sampled already; a short one waits for one more sample
+        short = time.monotonic() - self._began < 3 * self.interval_s
+        self._summaries = [m.stop(final_sample=short and not self.cancel.is_set()) for m in self.sessions]
+
+    def collect(self) -> list[ParseResult]:
+        return self._summaries
+
+
+class Collectors:
+    """The scenario's collectors of the case (fsbench.collectors.session), their means over the tool's run."""
+
+    def __init__(self, sessions: list, controller: Transport):
+        self.sessions, self.controller = sessions, controller
+
+    def start(self) -> str | None:
+        for c in self.sessions:
+            c.start()
+        if self.sessions:
+            time.sleep(COLLECTOR_START_S)
+        return None
+
+    def tool_start(self) -> None:
+        for c in self.sessions:
+            c.mark_tool_start()
+
+    def tool_end(self) -> None:
+        for c in self.sessions:
+            c.mark_tool_end()
+
+    def stop(self) -> None:
+        for c in self.sessions:
+            c.stop()
+
+    def collect(self) -> list[ParseResult]:
+        out = []
+        for c in self.sessions:
+            got = c.finish(self.controller)
+            out.append(ParseResult(list(got.rows), list(got.warnings)))
+        return out
+
+
+class Servers:
+    """A tool's background servers (fio --server): started, listening before the tool, stopped after it."""
+
+    def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
+                 raw_dir: Callable[[str], Path], timeout_s: float, ports: list[tuple[str, int]],
+                 env: dict[str, str] | None = None):
+        self.background = Background(commands, transports, raw_dir, timeout_s, env=env)
+        self.ports = ports
+
+    def start(self) -> str | None:
+        self.background.start()
+        return self.background.wait_ports(self.ports)
+
+    def tool_start(self) -> None:
+        return None
+
+    def tool_end(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        self.background.stop()
+
+    def collect(self) -> list[ParseResult]:
+        return []
+
+
+class Validity:
+    """The store's counters around the tool (fsbench.validity.CaseValidity); judged once the rows exist."""
+
+    def __init__(self, watch: CaseValidity):
+        self.watch = watch
+
+    def start(self) -> str | None:
+        return None
+
+    def tool_start(self) -> None:
+        self.watch.tool_start()
+
+    def tool_end(self) -> None:
+        self.watch.tool_end()
+
+    def stop(self) -> None:
+        return None
+
+    def collect(self) -> list[ParseResult]:
+        return []
+
+
+def _clients(sc: Scenario, case: Case, session: TargetSession, hosts: list[str]) -> dict:
+    """The target's client process on each host: its name, and the words of its own command line."""
+    from fsbench.monitor import Client
+
+    target = sc.targets[case.target]
+    name = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
+    if not name:
+        return {}
+    # only the target's hosts run its client: a service's host has no mount of it, so none is looked for there
+    return {h: Client(name, session.plan(h).client_match(target.path)) for h in hosts if h in session.transports}
+
+
+def monitors_of(sc: Scenario, case: Case, session: TargetSession, hosts: list[str],
+                transports: dict[str, Transport], raw_of: Callable[[str], Path]) -> list:
+    """One /proc sampler per host the case involves (none when the scenario's monitor is off)."""
+    mon = sc.monitor
+    if not mon.enabled:
+        return []
+    from fsbench.monitor import MonitorSession
+    from fsbench.run.monitor_expect import expected_processes
+
+    clients = _clients(sc, case, session, hosts)
+    # never warn about another target's processes, nor about a process on a host where it does not live
+    return [MonitorSession(transports[h], h, mon.interval_s, list(mon.processes), raw_of(h) / "monitor.txt",
+                           max_s=case.timeout_s + 120, client=clients.get(h),
+                           expected=expected_processes(sc, case.target, KINDS, h))
+            for h in hosts]
+
+
+def collectors_of(sc: Scenario, case: Case, session: TargetSession, test_dir: str,
+                  transports: dict[str, Transport], raw_of: Callable[[str], Path]) -> list:
+    """The scenario's collectors that apply to this case, one session per host they run on."""
+    from fsbench.collectors import COLLECTORS
+    from fsbench.collectors.session import CollectorSession
+
+    out = []
+    for c in sc.collectors.values():
+        kind = COLLECTORS.get(c.kind)
+        if not c.applies(case.target, case.workload, sc.collector_targets(c, kind.target_kinds)):
+            continue
+        for h in (sc.resolve_hosts(c.hosts) if c.hosts else list(case.hosts)):
+            values = {**session.values(h), "case.id": case.case_id, "case.dir": test_dir}
+            out.append(CollectorSession(c, kind, h, transports[h], kind.command(c, values), raw_of(h),
+                                        case.timeout_s + 120, env=secret_env(values)))
+    return out

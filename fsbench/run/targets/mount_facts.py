@@ -1,0 +1,30 @@
+"""How each host reached a target once it is set up (hosts.csv's mount and client columns), and whether the
+file system there is the one the scenario expects."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fsbench.host import facts
+
+if TYPE_CHECKING:
+    from fsbench.run.targets.lifecycle import TargetSession
+
+
+def note_mounts(session: TargetSession, hosts: list[dict]) -> str | None:
+    """Add `mount_<target>` and the client's columns to the rows of the target's hosts; None when each host's
+    path is on the file system type the target expects (`fstype`), else why the target is not ready."""
+    target, reason = session.target, None
+    for h in hosts:
+        tr = session.transports.get(h["host"])
+        if tr is None:
+            continue
+        m = facts.mount_of(tr, target.path)
+        via = session.via(h["host"])  # which client (ceph-fuse, rbd-fuse+loop...) the kind used
+        words = [v for v in m.values() if v] + ([f"via {via}"] if via else [])
+        h[f"mount_{target.name}"] = " ".join(words)
+        h.update(facts.client_of(tr, target.name, session.plan(h["host"])))
+        if target.fstype and m["fstype"] != target.fstype:
+            reason = (f"{target.path} on {h['host']} is on {m['fstype'] or '?'} ({m['source']}), "
+                      f"the scenario expects {target.fstype}")
+    return reason
