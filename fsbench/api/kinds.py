@@ -9,7 +9,6 @@ or whose hooks take other settings than its section builds, naming the kind.
 
 from __future__ import annotations
 
-import inspect
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -156,9 +155,19 @@ class OneHost(Protocol):
         ...
 
 
-#: the optional hooks of a kind whose signatures the registry checks (the validity layer's CountersKind,
-#: a hook with types of a higher layer, is checked where it is declared)
-KIND_HOOKS: tuple[type, ...] = (OneHost,)
+@runtime_checkable
+class CountsBackend(Protocol):
+    """A kind whose backend's counters fsbench reads around each case (fsbench.validity.backends.CountersKind
+    types what it returns: Counters live in the validity layer, above this one)."""
+
+    def counters(self, target: KindTarget[Any], values: dict[str, str]) -> list[Any]:
+        """The target's backend counters, with the host's run-time placeholders filled."""
+        ...
+
+
+#: the optional hooks of a kind: the registry checks the signature of each one a kind has, and refuses a
+#: public name one letter or two from a hook's (a misspelt hook would be silently ignored)
+KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, CountsBackend)
 #: the hooks that take a target, whose KindTarget[...] must name the type the kind's section builds
 _TARGET_HOOKS = ("check", "plan", "one_host", "counters")
 
@@ -182,83 +191,7 @@ def one_host_reason(kind: object, target: KindTarget[Any]) -> str:
     return kind.one_host(target) if isinstance(kind, OneHost) else ""
 
 
-# -- checked at registration ------------------------------------------------------------------------------
-
-def protocol_methods(protocol: type) -> dict[str, Any]:
-    """The methods a protocol declares (its bases' too), properties left out."""
-    out: dict[str, Any] = {}
-    for base in reversed(protocol.__mro__):
-        if base is object or not getattr(base, "_is_protocol", False):
-            continue
-        out.update({k: v for k, v in vars(base).items()
-                    if not k.startswith("_") and inspect.isfunction(v)})
-    return out
-
-
-def protocol_properties(protocol: type) -> list[str]:
-    """The read-only members (properties) a protocol declares, its bases' too."""
-    out: list[str] = []
-    for base in reversed(protocol.__mro__):
-        if base is object or not getattr(base, "_is_protocol", False):
-            continue
-        out += [k for k, v in vars(base).items() if isinstance(v, property) and k not in out]
-    return out
-
-
-def contract_problems(plugin: object, protocol: type, hooks: tuple[type, ...] = ()) -> list[str]:
-    """What keeps a plug-in from its contract: members it lacks, methods (its optional hooks' too) whose
-    parameters differ from the protocol's."""
-    lacks = [m for m in (*protocol_properties(protocol), *protocol_methods(protocol)) if not hasattr(plugin, m)]
-    out = [f"it lacks {', '.join(lacks)}"] if lacks else []
-    return out + [p for proto in (protocol, *hooks) for p in signature_problems(plugin, proto)]
-
-
-def signature_problems(plugin: object, protocol: type) -> list[str]:
-    """How the plug-in's methods differ from the protocol's: each one it has whose parameters do not match."""
-    out = []
-    for name, want in protocol_methods(protocol).items():
-        have = getattr(plugin, name, None)
-        if have is None:
-            continue
-        if not callable(have):
-            out.append(f"`{name}` is not a method")
-            continue
-        try:
-            got = inspect.signature(have)
-        except (TypeError, ValueError):  # a builtin without a signature: nothing to compare
-            continue
-        expected = list(inspect.signature(want).parameters.values())[1:]  # without self
-        if not _accepts(got, expected):
-            wanted = ", ".join(p.name for p in expected)
-            out.append(f"`{name}{got}` should take ({wanted})")
-    return out
-
-
-def _accepts(got: inspect.Signature, expected: list[inspect.Parameter]) -> bool:
-    """Whether a bound method with signature `got` can be called as the protocol calls it."""
-    params = list(got.parameters.values())
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    var_pos = any(p.kind is p.VAR_POSITIONAL for p in params)
-    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
-    used: set[str] = set()
-    i = 0
-    for want in expected:
-        if want.kind in (want.POSITIONAL_ONLY, want.POSITIONAL_OR_KEYWORD):
-            if i < len(positional) and positional[i].name == want.name:
-                used.add(positional[i].name)
-                i += 1
-            elif not (var_pos and i >= len(positional)):
-                return False
-        elif want.kind is want.KEYWORD_ONLY:
-            match = got.parameters.get(want.name)
-            if match is None and not var_kw:
-                return False
-            if match is not None:
-                used.add(want.name)
-    # whatever else the plug-in's method takes must have a default
-    return all(p.name in used or p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-               for p in params)
-
+# -- checked at registration (each hook's signature by fsbench.api.signatures, its settings type here) ----------
 
 def settings_problems(kind: object) -> list[str]:
     """Where a kind's hooks take other settings than its section builds (KindTarget[X] or X of `texts`)."""
@@ -324,13 +257,13 @@ def _name(t: Any) -> str:
 
 
 class KindRegistry(Registry[TargetKind[Any]]):
-    """The target kinds, each checked when it registers: hooks' signatures and settings types."""
+    """The target kinds, each checked when it registers: its members and hooks' signatures (as every
+    registry checks them), and that its hooks take the settings its section builds."""
 
     def register(self, plugin: TargetKind[Any], origin: str = "") -> TargetKind[Any]:
-        name = getattr(plugin, "name", "")
-        problems = contract_problems(plugin, TargetKind, KIND_HOOKS) + settings_problems(plugin)
+        problems = settings_problems(plugin) if hasattr(plugin, "section") else []
         if problems:
             where = f" ({origin})" if origin else ""
-            raise PluginError(f"the {self.what} plug-in {name!r}{where} does not fit its contract: "
-                              f"{'; '.join(problems)} (fsbench.api.kinds.TargetKind)")
+            raise PluginError(f"the {self.what} plug-in {getattr(plugin, 'name', '')!r}{where} does not keep to "
+                              f"its contract: {'; '.join(problems)}")
         return super().register(plugin, origin)

@@ -1,11 +1,14 @@
 """Service kinds: servers a scenario starts and stops around its targets (metadata engines, S3, Ceph...)."""
 
-from fsbench.api.registry import Registry
-from fsbench.services.base import ServiceKind, ServicePlan
+from typing import Any
 
-SERVICE_KINDS: Registry[ServiceKind] = Registry("service kind", "fsbench.service_kinds", (
+from fsbench.api.registry import Registry
+from fsbench.api.services import ServiceKind, ServicePlan
+
+#: each kind is checked as it registers (its members, its methods' parameters): fsbench.api.services
+SERVICE_KINDS: Registry[ServiceKind[Any]] = Registry("service kind", "fsbench.service_kinds", (
     "fsbench.services.command", "fsbench.services.s3_server", "fsbench.services.ceph_lab",
     "fsbench.services.hdfs", "fsbench.services.redis", "fsbench.services.mysql", "fsbench.services.postgres",
-    "fsbench.services.etcd"), ServiceKind)
+    "fsbench.services.etcd"), ServiceKind, ())
 
 __all__ = ["SERVICE_KINDS", "ServiceKind", "ServicePlan"]

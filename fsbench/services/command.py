@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.services.base import ServicePlan
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 
 
 class CommandService:
@@ -12,12 +12,11 @@ class CommandService:
     section = None
     exports: tuple[str, ...] = ()
 
-    def settings(self, checked: dict | None) -> object:
+    def settings(self, checked: dict | None) -> None:
         return None
 
-    def plan(self, service: object) -> ServicePlan:
-        return ServicePlan(dict(getattr(service, "files", {})), list(getattr(service, "start", ())),
-                           getattr(service, "ready", None), list(getattr(service, "stop", ())))
+    def plan(self, service: ServiceSpec[None]) -> ServicePlan:
+        return ServicePlan(dict(service.files), list(service.start), service.ready, list(service.stop))
 
 
-PLUGIN = CommandService()
+PLUGIN: ServiceKind[None] = CommandService()

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from fsbench.config import schema as s
+from fsbench.config.schema import option
 
 #: scheme://[user@](host:port) or scheme://[user@]host:port, an optional /path after it
 _URL = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*)://(?:(?P<user>[^:@/()]+)@)?"
@@ -85,7 +86,18 @@ def existing_key(scheme: str, example: str) -> s.Key:
 def existing_of(checked: dict | None) -> Existing | None:
     """The typed `existing:` of a checked section."""
     found = (checked or {}).get("existing")
-    return Existing(found["url"], found.get("secret") or "") if found and found.get("url") else None
+    return _existing(found) if found else None
+
+
+def _existing(found: dict) -> Existing | None:
+    """An Existing from the checked `existing:` mapping (None when its URL was refused)."""
+    return Existing(found["url"], found.get("secret") or "") if found.get("url") else None
+
+
+def existing_option(scheme: str, example: str) -> Existing | None:
+    """The `existing:` field of an engine kind's settings: a server that runs already, or None."""
+    key = existing_key(scheme, example)
+    return option(key.check, None, convert=_existing, doc=key.doc)
 
 
 def stop_own(pidfile: str, wait_s: int = 20) -> str:

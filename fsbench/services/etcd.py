@@ -16,25 +16,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
-from fsbench.services.engines import Existing, existing_key, existing_of, stop_own
+from fsbench.config.schema import option
+from fsbench.services.engines import Existing, existing_option, stop_own
 
 
 @dataclass(frozen=True)
 class Etcd:
     """What the scenario says of its etcd."""
 
-    auth: str = "tls"
-    existing: Existing | None = None
+    auth: str = option(s.one_of("tls", "none"), "tls",
+                       doc="tls: clients need the run's client certificate, which lives on the service's host only; "
+                           "none: no authentication (for JuiceFS clients on other hosts, which cannot read it)")
+    existing: Existing | None = existing_option("etcd", "etcd://10.0.0.5:2379")
 
 
-SECTION = s.Struct({
-    "auth": s.Key(s.one_of("tls", "none"), default="tls",
-                  doc="tls: clients need the run's client certificate, which lives on the service's host only; "
-                      "none: no authentication (for JuiceFS clients on other hosts, which cannot read it)"),
-    "existing": existing_key("etcd", "etcd://10.0.0.5:2379"),
-}, what="etcd settings")
+SECTION = Section(Etcd, "etcd settings")
 
 START = """#!/bin/sh
 # written by fsbench: a certificate authority, server and client certificates for this run, then one etcd
@@ -92,11 +91,11 @@ class EtcdKind:
     section = SECTION
     exports: tuple[str, ...] = ("url", "tls", "meta", "password")
 
-    def settings(self, checked: dict | None) -> object:
-        return Etcd(auth=(checked or {}).get("auth") or "tls", existing=existing_of(checked))
+    def settings(self, checked: dict | None) -> Etcd:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        spec: Etcd = getattr(service, "settings", None) or Etcd()  # type: ignore[assignment]
+    def plan(self, service: ServiceSpec[Etcd]) -> ServicePlan:
+        spec = service.settings or SECTION.default()
         if spec.existing:
             e, password = spec.existing.parts(), spec.existing.password()
             auth = f"ETCDCTL_USER={e['user'] or 'root'}:{password} " if password else ""
@@ -121,4 +120,4 @@ class EtcdKind:
                                 "without authentication") if tls else "")
 
 
-PLUGIN = EtcdKind()
+PLUGIN: ServiceKind[Etcd] = EtcdKind()

@@ -14,12 +14,13 @@ and the logs are kept in services/<name>/<host>/logs/. Targets use ${services.NA
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from fsbench import hadoop
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
+from fsbench.config.schema import option
 
 NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
 DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
@@ -31,33 +32,24 @@ HEAP_RULE = r"^[1-9][0-9]*[kmgKMG]$"
 class Hdfs:
     """What the scenario says of its HDFS."""
 
-    datanodes: int = 1
-    replication: int = 1
-    namenode_heap: str = "1g"
-    datanode_heap: str = "512m"
-    handlers: int | None = None
-    properties: dict = field(default_factory=dict)
-    jars: str = ""
-    namenode: str = ""
+    datanodes: int = option(s.integer(1), 1, doc="DataNode JVMs on the service's host")
+    replication: int = option(s.integer(1), 1, doc="dfs.replication (at most datanodes)")
+    namenode_heap: str = option(s.matches(HEAP_RULE, "a JVM heap size such as 512m or 2g"), "1g")
+    datanode_heap: str = option(s.matches(HEAP_RULE, "a JVM heap size such as 512m or 2g"), "512m")
+    handlers: int | None = option(s.integer(1), None, doc="dfs.namenode.handler.count: RPC handler threads "
+                                                          "(default: Hadoop's, 10)")
+    properties: dict = option(s.mapping_of(s.scalar, name_rule=False, what="property"), factory=dict, convert=dict,
+                              doc="managed: more hdfs-site.xml properties, e.g. {dfs.namenode.handler.count: 64}; "
+                                  "managed: false: the client settings of the probe, e.g. an HA nameservice's "
+                                  "dfs.nameservices, dfs.ha.namenodes.NS, dfs.namenode.rpc-address.NS.NN, "
+                                  "dfs.client.failover.proxy.provider.NS")
+    jars: str = option(s.line_text, "", doc="the jar cache (default: FSBENCH_HADOOP_HOME or "
+                                            f"{hadoop.DEFAULT_HOME}, filled by install.sh)")
+    namenode: str = option(s.line_text, "", doc="managed: false: the cluster's URL, e.g. hdfs://nn1:8020 or "
+                                                "hdfs://NAMESERVICE (default hdfs://HOST:PORT of the service)")
 
 
-SECTION = s.Struct({
-    "datanodes": s.Key(s.integer(1), default=1, doc="DataNode JVMs on the service's host"),
-    "replication": s.Key(s.integer(1), default=1, doc="dfs.replication (at most datanodes)"),
-    "namenode_heap": s.Key(s.matches(HEAP_RULE, "a JVM heap size such as 512m or 2g"), default="1g"),
-    "datanode_heap": s.Key(s.matches(HEAP_RULE, "a JVM heap size such as 512m or 2g"), default="512m"),
-    "handlers": s.Key(s.integer(1), default=None, doc="dfs.namenode.handler.count: RPC handler threads "
-                                                      "(default: Hadoop's, 10)"),
-    "properties": s.Key(s.mapping_of(s.scalar, name_rule=False, what="property"), default=dict,
-                        doc="managed: more hdfs-site.xml properties, e.g. {dfs.namenode.handler.count: 64}; "
-                            "managed: false: the client settings of the probe, e.g. an HA nameservice's "
-                            "dfs.nameservices, dfs.ha.namenodes.NS, dfs.namenode.rpc-address.NS.NN, "
-                            "dfs.client.failover.proxy.provider.NS"),
-    "jars": s.Key(s.line_text, default="", doc="the jar cache (default: FSBENCH_HADOOP_HOME or "
-                                               f"{hadoop.DEFAULT_HOME}, filled by install.sh)"),
-    "namenode": s.Key(s.line_text, default="", doc="managed: false: the cluster's URL, e.g. hdfs://nn1:8020 or "
-                                                   "hdfs://NAMESERVICE (default hdfs://HOST:PORT of the service)"),
-}, what="hdfs settings")
+SECTION = Section(Hdfs, "hdfs settings")
 
 #: the NameNode's JMX beans that say whether it serves: live DataNodes, safe mode
 _JMX = "http://${service.host}:${service.port_http}/jmx?qry=Hadoop:service=NameNode,name="
@@ -154,15 +146,12 @@ class HdfsKind:
     section = SECTION
     exports: tuple[str, ...] = ("url",)
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return Hdfs()
-        values: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in checked.items()}
-        return Hdfs(**values)
+    def settings(self, checked: dict | None) -> Hdfs:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        spec: Hdfs = getattr(service, "settings", None) or Hdfs()  # type: ignore[assignment]
-        if not getattr(service, "managed", True):
+    def plan(self, service: ServiceSpec[Hdfs]) -> ServicePlan:
+        spec = service.settings or SECTION.default()
+        if not service.managed:
             return self._existing(spec)
         url = "hdfs://${service.host}:${service.port}"
         core = {"fs.defaultFS": url, "hadoop.tmp.dir": "${service.dir}/data/tmp"}
@@ -194,4 +183,4 @@ class HdfsKind:
                            exports={"url": url}, default_port=None if spec.namenode else "8020")
 
 
-PLUGIN = HdfsKind()
+PLUGIN: ServiceKind[Hdfs] = HdfsKind()

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
-from fsbench.services.engines import PASSWORD_LENGTH, Existing, existing_key, existing_of, stop_own
+from fsbench.config.schema import option
+from fsbench.services.engines import PASSWORD_LENGTH, Existing, existing_option, stop_own
 
 _DB_RULE = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 
@@ -23,21 +25,16 @@ _DB_RULE = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 class Mysql:
     """What the scenario says of its MySQL or MariaDB."""
 
-    databases: tuple[str, ...] = ("juicefs",)
-    user: str = "fsbench"
-    server: str = "auto"
-    existing: Existing | None = None
+    databases: tuple[str, ...] = option(s.list_of(s.matches(_DB_RULE, "a database name: letters, digits and _")),
+                                        ("juicefs",), convert=tuple, doc="created at start, owned by `user`")
+    user: str = option(s.matches(_DB_RULE, "a user name: letters, digits and _"), "fsbench",
+                       doc="the account targets use (over TCP, with the run's password)")
+    server: str = option(s.one_of("auto", "mariadb", "mysql"), "auto",
+                         doc="auto: mariadbd where installed, else mysqld")
+    existing: Existing | None = existing_option("mysql", "mysql://jfs@(10.0.0.5:3306)")
 
 
-SECTION = s.Struct({
-    "databases": s.Key(s.list_of(s.matches(_DB_RULE, "a database name: letters, digits and _")),
-                       default=lambda: ["juicefs"], doc="created at start, owned by `user`"),
-    "user": s.Key(s.matches(_DB_RULE, "a user name: letters, digits and _"), default="fsbench",
-                  doc="the account targets use (over TCP, with the run's password)"),
-    "server": s.Key(s.one_of("auto", "mariadb", "mysql"), default="auto",
-                    doc="auto: mariadbd where installed, else mysqld"),
-    "existing": existing_key("mysql", "mysql://jfs@(10.0.0.5:3306)"),
-}, what="mysql settings")
+SECTION = Section(Mysql, "mysql settings")
 
 START = """#!/bin/sh
 # written by fsbench: a MySQL-protocol server in the service's folder, its databases and user
@@ -91,14 +88,11 @@ class MysqlKind:
     section = SECTION
     exports: tuple[str, ...] = ("url", "meta", "user", "password")
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return Mysql()
-        return Mysql(databases=tuple(checked["databases"]), user=checked["user"], server=checked["server"],
-                     existing=existing_of(checked))
+    def settings(self, checked: dict | None) -> Mysql:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        spec: Mysql = getattr(service, "settings", None) or Mysql()  # type: ignore[assignment]
+    def plan(self, service: ServiceSpec[Mysql]) -> ServicePlan:
+        spec = service.settings or SECTION.default()
         if spec.existing:
             e, password = spec.existing.parts(), spec.existing.password()
             auth = f"MYSQL_PWD={password} " if password else ""
@@ -121,4 +115,4 @@ class MysqlKind:
             processes=SERVERS[spec.server])
 
 
-PLUGIN = MysqlKind()
+PLUGIN: ServiceKind[Mysql] = MysqlKind()

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
-from fsbench.services.engines import PASSWORD_LENGTH, Existing, existing_key, existing_of
+from fsbench.config.schema import option
+from fsbench.services.engines import PASSWORD_LENGTH, Existing, existing_option
 
 _DB_RULE = r"^[a-z_][a-z0-9_]{0,62}$"
 
@@ -25,21 +27,16 @@ BIN = ('bin=$(dirname "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgre
 class Postgres:
     """What the scenario says of its PostgreSQL."""
 
-    databases: tuple[str, ...] = ("juicefs",)
-    user: str = "fsbench"
-    os_user: str = "postgres"
-    existing: Existing | None = None
+    databases: tuple[str, ...] = option(s.list_of(s.matches(_DB_RULE, "a database name: a-z, 0-9 and _")),
+                                        ("juicefs",), convert=tuple, doc="created at start, owned by `user`")
+    user: str = option(s.matches(_DB_RULE, "a role name: a-z, 0-9 and _"), "fsbench",
+                       doc="the superuser targets log in as (with the run's password)")
+    os_user: str = option(s.matches(r"^[a-z_][a-z0-9_-]{0,31}$", "a user name"), "postgres",
+                          doc="the OS user the server runs as (PostgreSQL refuses root)")
+    existing: Existing | None = existing_option("postgres", "postgres://jfs@10.0.0.5:5432")
 
 
-SECTION = s.Struct({
-    "databases": s.Key(s.list_of(s.matches(_DB_RULE, "a database name: a-z, 0-9 and _")),
-                       default=lambda: ["juicefs"], doc="created at start, owned by `user`"),
-    "user": s.Key(s.matches(_DB_RULE, "a role name: a-z, 0-9 and _"), default="fsbench",
-                  doc="the superuser targets log in as (with the run's password)"),
-    "os_user": s.Key(s.matches(r"^[a-z_][a-z0-9_-]{0,31}$", "a user name"), default="postgres",
-                     doc="the OS user the server runs as (PostgreSQL refuses root)"),
-    "existing": existing_key("postgres", "postgres://jfs@10.0.0.5:5432"),
-}, what="postgres settings")
+SECTION = Section(Postgres, "postgres settings")
 
 START = """#!/bin/sh
 # written by fsbench: a PostgreSQL cluster in the service's folder, password logins only, its databases
@@ -78,14 +75,11 @@ class PostgresKind:
     section = SECTION
     exports: tuple[str, ...] = ("url", "meta", "user", "password")
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return Postgres()
-        return Postgres(databases=tuple(checked["databases"]), user=checked["user"], os_user=checked["os_user"],
-                        existing=existing_of(checked))
+    def settings(self, checked: dict | None) -> Postgres:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        spec: Postgres = getattr(service, "settings", None) or Postgres()  # type: ignore[assignment]
+    def plan(self, service: ServiceSpec[Postgres]) -> ServicePlan:
+        spec = service.settings or SECTION.default()
         if spec.existing:
             e, password = spec.existing.parts(), spec.existing.password()
             db = e["rest"].lstrip("/").split("?")[0] or "postgres"
@@ -108,4 +102,4 @@ class PostgresKind:
             processes=("postgres",))
 
 
-PLUGIN = PostgresKind()
+PLUGIN: ServiceKind[Postgres] = PostgresKind()

@@ -9,11 +9,13 @@ config set appendfsync everysec` (the password travels in the environment, never
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
-from fsbench.services.engines import PASSWORD_LENGTH, Existing, existing_key, existing_of, stop_own
+from fsbench.config.schema import option
+from fsbench.services.engines import PASSWORD_LENGTH, Existing, existing_option, stop_own
 
 _DIRECTIVE = r"^[a-z][a-z0-9-]*$"
 
@@ -22,20 +24,15 @@ _DIRECTIVE = r"^[a-z][a-z0-9-]*$"
 class Redis:
     """What the scenario says of its Redis."""
 
-    appendonly: bool = True
-    appendfsync: str = "everysec"
-    config: dict = field(default_factory=dict)
-    existing: Existing | None = None
+    appendonly: bool = option(s.boolean, True, doc="the append-only file (AOF), as JuiceFS recommends")
+    appendfsync: str = option(s.one_of("always", "everysec", "no"), "everysec",
+                              doc="when the AOF is fsynced: always (each write), everysec (Redis's default), no")
+    config: dict = option(s.mapping_of(s.scalar, name_rule=False, what="directive"), factory=dict, convert=dict,
+                          doc="more redis.conf directives, e.g. {maxmemory: 2gb}")
+    existing: Existing | None = existing_option("redis", "redis://10.0.0.5:6379")
 
 
-SECTION = s.Struct({
-    "appendonly": s.Key(s.boolean, default=True, doc="the append-only file (AOF), as JuiceFS recommends"),
-    "appendfsync": s.Key(s.one_of("always", "everysec", "no"), default="everysec",
-                         doc="when the AOF is fsynced: always (each write), everysec (Redis's default), no"),
-    "config": s.Key(s.mapping_of(s.scalar, name_rule=False, what="directive"), default=dict,
-                    doc="more redis.conf directives, e.g. {maxmemory: 2gb}"),
-    "existing": existing_key("redis", "redis://10.0.0.5:6379"),
-}, what="redis settings")
+SECTION = Section(Redis, "redis settings")
 
 CONF = """# written by fsbench
 bind ${service.host}
@@ -73,14 +70,11 @@ class RedisKind:
     section = SECTION
     exports: tuple[str, ...] = ("url", "meta", "password")
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return Redis()
-        return Redis(appendonly=checked["appendonly"], appendfsync=checked["appendfsync"],
-                     config=dict(checked.get("config") or {}), existing=existing_of(checked))
+    def settings(self, checked: dict | None) -> Redis:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        spec: Redis = getattr(service, "settings", None) or Redis()  # type: ignore[assignment]
+    def plan(self, service: ServiceSpec[Redis]) -> ServicePlan:
+        spec = service.settings or SECTION.default()
         if spec.existing:
             e = spec.existing.parts()
             url = spec.existing.with_password()
@@ -103,4 +97,4 @@ class RedisKind:
             logs={"${service.dir}/redis.log": "redis.log"}, processes=("redis-server",))
 
 
-PLUGIN = RedisKind()
+PLUGIN: ServiceKind[Redis] = RedisKind()

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
+from fsbench.config.schema import option
 
 BUCKET_RULE = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
 
@@ -24,22 +26,18 @@ BUCKET_RULE = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"
 class S3Server:
     """What the scenario says of its S3 server."""
 
-    buckets: tuple[str, ...] = ("fsbench",)
-    server: str = "auto"
-    backend: str = "mem"
-    region: str = "us-east-1"
+    buckets: tuple[str, ...] = option(s.list_of(s.matches(BUCKET_RULE, "an S3 bucket name: 3-63 of a-z, 0-9, "
+                                                                        "'.', '-'")), ("fsbench",), convert=tuple,
+                                      doc="buckets created at start; the first is ${services.NAME.bucket}")
+    server: str = option(s.one_of("auto", "fsbench-s3", "moto"), "auto",
+                         doc="auto: fsbench-s3 where installed (install.sh builds it), else moto_server")
+    backend: str = option(s.one_of("mem", "bolt"), "mem",
+                          doc="fsbench-s3's store: mem (RAM, fastest) or bolt (one file in the service's folder, "
+                              "objects up to 2 GiB); either way a multipart upload is held in RAM until complete")
+    region: str = option(s.line_text, "us-east-1")
 
 
-SECTION = s.Struct({
-    "buckets": s.Key(s.list_of(s.matches(BUCKET_RULE, "an S3 bucket name: 3-63 of a-z, 0-9, '.', '-'")),
-                     default=lambda: ["fsbench"], doc="buckets created at start; the first is ${services.NAME.bucket}"),
-    "server": s.Key(s.one_of("auto", "fsbench-s3", "moto"), default="auto",
-                    doc="auto: fsbench-s3 where installed (install.sh builds it), else moto_server"),
-    "backend": s.Key(s.one_of("mem", "bolt"), default="mem",
-                     doc="fsbench-s3's store: mem (RAM, fastest) or bolt (one file in the service's folder, "
-                         "objects up to 2 GiB); either way a multipart upload is held in RAM until complete"),
-    "region": s.Key(s.line_text, default="us-east-1"),
-}, what="s3 server settings")
+SECTION = Section(S3Server, "s3 server settings")
 
 START = """#!/bin/sh
 # written by fsbench: start the S3 server in the background, record its pid and which server it is
@@ -80,14 +78,11 @@ class S3ServerKind:
     section = SECTION
     exports: tuple[str, ...] = ("endpoint", "bucket", "region", "access_key", "secret_key")
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return S3Server()
-        return S3Server(buckets=tuple(checked["buckets"]), server=checked["server"], backend=checked["backend"],
-                        region=checked["region"])
+    def settings(self, checked: dict | None) -> S3Server:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        spec: S3Server = getattr(service, "settings", None) or S3Server()  # type: ignore[assignment]
+    def plan(self, service: ServiceSpec[S3Server]) -> ServicePlan:
+        spec = service.settings or SECTION.default()
         start = START.format(dir="${service.dir}", host="${service.host}", port="${service.port}",
                              server=spec.server, backend=spec.backend,
                              bucket_flags=" ".join(f"-bucket {b}" for b in spec.buckets),
@@ -105,4 +100,4 @@ class S3ServerKind:
             processes=SERVERS[spec.server])
 
 
-PLUGIN = S3ServerKind()
+PLUGIN: ServiceKind[S3Server] = S3ServerKind()
