@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fsbench.api.sections import Section
+from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
-from fsbench.services.base import ServicePlan
+from fsbench.config.schema import option
 
 CLASSES = ("ssd", "hdd", "nvme")
 STORES = ("memstore", "bluestore")
@@ -28,36 +30,6 @@ HELPER = "ceph_lab_helper.py"
 #: serializes the choice of an address and the mon's bind across runs on one machine
 LOCK = "/tmp/fsbench-ceph-lab.lock"
 GIB = 2**30
-
-
-@dataclass(frozen=True)
-class Osd:
-    """One OSD: its object store (memstore keeps data in RAM; bluestore on a sparse file), size and class."""
-
-    store: str = "bluestore"
-    size: int = 4 * GIB
-    device_class: str = "hdd"
-
-
-@dataclass(frozen=True)
-class CephLab:
-    """The lab's settings (the service's `ceph-lab:` section)."""
-
-    address: str = "auto"
-    subnet: str = "127.0.10"
-    osds: tuple[Osd, ...] = (Osd("memstore", 2 * GIB, "ssd"),)
-    pg_num: int = 8
-    cephfs: bool = True
-    rbd: bool = True
-    osd_memory_target: int = 896 * 2**20
-    mds_cache_memory_limit: int = 256 * 2**20
-    nice: int = 10
-    python: str = "/usr/bin/python3"
-    config: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def classes(self) -> list[str]:
-        """The device classes of the OSDs, in first-seen order."""
-        return list(dict.fromkeys(o.device_class for o in self.osds))
 
 
 def _subnet(value: object, path: tuple, lm, issues: list) -> Any:
@@ -86,26 +58,51 @@ def _config_value(value: object, path: tuple, lm, issues: list) -> Any:
     return None if text is None else str(text)
 
 
-SECTION = s.Struct({
-    "address": s.Key(_address, default="auto", doc="auto (the host's own address when it is not loopback, else "
-                     "a free address of `subnet`) or a 127.x.y.z address"),
-    "subnet": s.Key(_subnet, default="127.0.10", doc="where auto picks the address: 127.0.10 -> 127.0.10.2-254"),
-    "osds": s.Key(s.list_of(s.Struct({
-        "store": s.Key(s.one_of(*STORES), default="bluestore"),
-        "size": s.Key(s.size, default=4 * GIB, doc="memstore: its capacity (RAM); bluestore: its sparse file"),
-        "class": s.Key(s.one_of(*CLASSES), default="hdd", doc="the device class its pools are placed by"),
-    }, what="OSD")), default=lambda: [{"store": "memstore", "size": 2 * GIB, "class": "ssd"}]),
-    "pg_num": s.Key(s.integer(1), default=8),
-    "cephfs": s.Key(s.boolean, default=True, doc="a CephFS cephfs-<class> per device class"),
-    "rbd": s.Key(s.boolean, default=True, doc="an RBD pool rbd-<class> per device class"),
-    "osd_memory_target": s.Key(s.size, default=896 * 2**20,
-                               doc="bluestore's cache aims at this (the lowest Ceph allows)"),
-    "mds_cache_memory_limit": s.Key(s.size, default=256 * 2**20),
-    "nice": s.Key(s.integer(0), default=10, doc="the daemons' niceness: the clients under test come first"),
-    "python": s.Key(s.line_text, default="/usr/bin/python3", doc="a Python with python3-rados"),
-    "config": s.Key(s.mapping_of(s.mapping_of(_config_value, name_rule=False), what="ceph.conf section"),
-                    default=dict, doc="more ceph.conf options: {section: {option: value}}"),
-}, what="ceph-lab settings")
+@dataclass(frozen=True)
+class Osd:
+    """One OSD: its object store (memstore keeps data in RAM; bluestore on a sparse file), size and class."""
+
+    store: str = option(s.one_of(*STORES), "bluestore")
+    size: int = option(s.size, 4 * GIB, convert=int, doc="memstore: its capacity (RAM); bluestore: its sparse file")
+    device_class: str = option(s.one_of(*CLASSES), "hdd", key="class", doc="the device class its pools are placed by")
+
+
+OSD = Section(Osd, "OSD")
+#: the lab's OSDs when the section names none: one in RAM, of class ssd
+DEFAULT_OSDS = (Osd("memstore", 2 * GIB, "ssd"),)
+
+
+def _osd_settings(checked: list) -> tuple[Osd, ...]:
+    """The checked `osds:` as Osd settings; an empty list keeps the default."""
+    return tuple(OSD.build(o) or Osd() for o in checked if o) or DEFAULT_OSDS
+
+
+@dataclass(frozen=True)
+class CephLab:
+    """The lab's settings (the service's `ceph-lab:` section)."""
+
+    address: str = option(_address, "auto", doc="auto (the host's own address when it is not loopback, else "
+                                                "a free address of `subnet`) or a 127.x.y.z address")
+    subnet: str = option(_subnet, "127.0.10", doc="where auto picks the address: 127.0.10 -> 127.0.10.2-254")
+    osds: tuple[Osd, ...] = option(s.list_of(OSD), DEFAULT_OSDS, convert=_osd_settings)
+    pg_num: int = option(s.integer(1), 8)
+    cephfs: bool = option(s.boolean, True, doc="a CephFS cephfs-<class> per device class")
+    rbd: bool = option(s.boolean, True, doc="an RBD pool rbd-<class> per device class")
+    osd_memory_target: int = option(s.size, 896 * 2**20, convert=int,
+                                    doc="bluestore's cache aims at this (the lowest Ceph allows)")
+    mds_cache_memory_limit: int = option(s.size, 256 * 2**20, convert=int)
+    nice: int = option(s.integer(0), 10, doc="the daemons' niceness: the clients under test come first")
+    python: str = option(s.line_text, "/usr/bin/python3", doc="a Python with python3-rados")
+    config: dict[str, dict[str, str]] = option(
+        s.mapping_of(s.mapping_of(_config_value, name_rule=False), what="ceph.conf section"), factory=dict,
+        convert=dict, doc="more ceph.conf options: {section: {option: value}}")
+
+    def classes(self) -> list[str]:
+        """The device classes of the OSDs, in first-seen order."""
+        return list(dict.fromkeys(o.device_class for o in self.osds))
+
+
+SECTION = Section(CephLab, "ceph-lab settings")
 
 
 def rule(cls: str) -> str:
@@ -264,18 +261,11 @@ class CephLabService:
     section = SECTION
     exports: tuple[str, ...] = ("conf", "user", *(f"{k}_{c}" for c in CLASSES for k in ("fs", "rbd_pool")))
 
-    def settings(self, checked: dict | None) -> object:
-        if not checked:
-            return CephLab()
-        osds = tuple(Osd(o["store"], int(o["size"]), o["class"]) for o in checked["osds"] if o)
-        values = {k: v for k, v in checked.items() if k != "osds" and v is not None}
-        for key in ("osd_memory_target", "mds_cache_memory_limit"):  # sizes come as floats
-            if key in values:
-                values[key] = int(values[key])
-        return CephLab(**values, osds=osds or CephLab().osds)
+    def settings(self, checked: dict | None) -> CephLab:
+        return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
 
-    def plan(self, service: object) -> ServicePlan:
-        lab: CephLab = getattr(service, "settings", None) or CephLab()  # type: ignore[assignment]
+    def plan(self, service: ServiceSpec[CephLab]) -> ServicePlan:
+        lab = service.settings or SECTION.default()
         files = {"ceph.conf.in": conf_template(lab), HELPER: (Path(__file__).parent / HELPER).read_text()}
         start = [_mon(lab), _mgr(lab), _osds(lab)]
         start += [_mds(lab)] if lab.cephfs else []
@@ -293,4 +283,4 @@ class CephLabService:
                            client_folders=("${service.dir}/run", "${service.dir}/log"))
 
 
-PLUGIN = CephLabService()
+PLUGIN: ServiceKind[CephLab] = CephLabService()

@@ -95,3 +95,16 @@ def test_every_built_in_service_kind_fits_and_keeps_its_messages():
         "expected one of always, everysec, no; got 'sometimes'",
         "the URL holds a password: it would be written into the run directory"]
     assert redis.settings(checked).existing is None and redis.settings(None).appendfsync == "everysec"
+
+
+def test_ceph_labs_nested_osds_are_one_declaration_too():
+    from fsbench.services.ceph_lab import SECTION, CephLab, Osd
+
+    issues: list = []
+    checked = SECTION({"osds": [{"store": "memstore", "size": "1g", "class": "ssd"}, {"size": "2g"}],
+                       "osd_memory_target": "1g"}, ("services", "ceph", "ceph-lab"), LineMap("s.yaml"), issues)
+    lab = SECTION.build(checked)
+    assert issues == [] and lab is not None
+    assert lab.osds == (Osd("memstore", 2**30, "ssd"), Osd("bluestore", 2 * 2**30, "hdd"))
+    assert isinstance(lab.osds[0].size, int) and lab.osd_memory_target == 2**30
+    assert SECTION.build(SECTION({"osds": []}, (), LineMap("s.yaml"), issues)).osds == CephLab().osds  # type: ignore
