@@ -3,43 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import functools
-import os
-import re
 from pathlib import Path
-from typing import Any
 
+from fsbench.api.case import Case
 from fsbench.core.errors import ParseError
-from fsbench.core.shell import PLACEHOLDER
 from fsbench.core.tidy import ParseResult
-from fsbench.core.units import parse_duration, parse_size
 from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
-from fsbench.tools.common import path_lines
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
-from fsbench.tools.fio.jobfile import COMMENT_CHARS, JobFile, Origin, canonical, parse_jobfile, value_change
+from fsbench.tools.fio.jobfile import JobFile, Origin, parse_jobfile
+from fsbench.tools.fio.options import RESERVED, option_issues, rbd_values, written_value_issues
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
+from fsbench.tools.fio.sniff import parse_any
 from fsbench.validity.checks import PAGE_CACHE_FIT, READ_FROM_CACHE, WRITE_NOT_DURABLE
 
 OUTPUT = "fio.json"
 JOBFILE = "job.fio"
-#: options fsbench owns: it points every job at the case's own test directory and collects JSON
-RESERVED = {"directory": "fsbench sets directory to a unique subdirectory of the target",
-            "output": "fsbench writes fio's JSON to the case's raw directory",
-            "output-format": "fsbench reads fio's JSON output"}
-RW = {"read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
-      "trimwrite", "randtrimwrite"}
-SIZES = ("bs", "size", "filesize", "io_size", "offset")
-DURATIONS = ("runtime", "ramp_time", "startdelay")
-
-
-@functools.cache
-def known_options() -> frozenset[str]:
-    """fio 3.33's option names and aliases."""
-    text = (Path(__file__).parent / "options.txt").read_text()
-    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
 class FioAdapter:
@@ -71,18 +51,18 @@ class FioAdapter:
                       ctx: CheckContext) -> list[OptionIssue]:
         """Unknown names (with a suggestion), options fsbench owns, values fio would misread, and any
         place a job would do I/O outside the case folder (file:line of the job file where it came from)."""
-        issues = self._check(options, "", ctx)
+        issues = option_issues(options)
         for job, opts in jobs.items():
-            issues += self._check(opts, f"{job}.", ctx)
+            issues += option_issues(opts, f"{job}.")
         source = ctx.job_file or "job_file"
         if job_file_text is not None and not parse_jobfile(job_file_text, source).job_names():
             issues.append(OptionIssue("", "the job file has no job section", "add a [jobname] section"))
         jf = self._jobfile(options, job_file_text, jobs, "job", ctx.job_file)
         for origin, problem in jf.problems:
             issues.append(OptionIssue("", problem, "", origin=origin))
-        targets = [TargetPlace(t.name, t.path, t.destructive, t.kind, _rbd_values(t.kind, ctx.settings.get(t.name)))
+        targets = [TargetPlace(t.name, t.path, t.destructive, t.kind, rbd_values(t.kind, ctx.settings.get(t.name)))
                    for t in ctx.targets]
-        issues += _written_value_issues(targets)
+        issues += written_value_issues(targets)
         for e in find_escapes(jf, targets, allow_commands=ctx.allow_commands):
             if e.option in RESERVED and (e.origin is None or e.origin.line is None):
                 continue  # already refused above as an option fsbench owns
@@ -91,37 +71,6 @@ class FioAdapter:
                                       e.message, e.hint, origin=e.origin if e.origin and e.origin.line else None,
                                       option=f"[{e.section}] {e.option}"))
         return issues
-
-    def _check(self, options: dict, prefix: str, ctx: CheckContext) -> list[OptionIssue]:
-        out = []
-        for key, value in options.items():
-            path, option = prefix + key, canonical(key)
-            if isinstance(value, list):
-                out.append(OptionIssue(path, "a list in options is not a sweep",
-                                       f"to run each value, move it to `sweep: {{product: {{{key}: [...]}}}}`; "
-                                       "for one fio value with separators, write it as text, e.g. '4k/50:64k/50'"))
-            elif key in RESERVED:
-                out.append(OptionIssue(path, f"{key!r} cannot be set here: {RESERVED[key]}"))
-            elif isinstance(value, str) and any(c in value for c in COMMENT_CHARS):
-                out.append(OptionIssue(path, f"{key}={value!r} {value_change(value)}",
-                                       "write the value without '#' and ';': a job file has no way to escape them"))
-            elif key not in known_options():
-                close = difflib.get_close_matches(key, known_options(), n=3)
-                out.append(OptionIssue(path, f"unknown fio option {key!r}",
-                                       (f"did you mean {' or '.join(map(repr, close))}? " if close else "")
-                                       + "(checked against fio 3.33; options of newer fio go in a job_file)"))
-            elif option == "rw" and str(value).split(":")[0] not in RW:
-                out.append(OptionIssue(path, f"{key}={value!r} is not an I/O pattern fio knows",
-                                       f"one of {', '.join(sorted(RW))}"))
-            elif option in ("numjobs", "iodepth") and not (isinstance(value, int) and not isinstance(value, bool)
-                                                             and value >= 1):
-                out.append(OptionIssue(path, f"{key} must be a whole number >= 1, got {value!r}"))
-            elif option in SIZES and not _size_ok(value):
-                out.append(OptionIssue(path, f"{key}={value!r} is not a size",
-                                       "for example 4k, 1m, 128KiB, 10g (or a range such as 4k-64k)"))
-            elif option in DURATIONS and not _duration_ok(value):
-                out.append(OptionIssue(path, f"{key}={value!r} is not a duration", "for example 30, 30s, 2m"))
-        return out
 
     def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
                          job_file: str | None = None) -> float:
@@ -178,15 +127,15 @@ class FioAdapter:
             jf.section(default_job)
         return jf
 
-    def render_jobfile(self, case, test_dir: str, *, prepare: bool = False, rbd: dict | None = None) -> str:
+    def render_jobfile(self, case: Case, test_dir: str, *, prepare: bool = False, rbd: dict | None = None) -> str:
         """The job file of a case: scenario options, every job pointed at test_dir, one result per section
         (fsbench.tools.fio.render); `rbd` (an rbd-image target): every job on that image through librbd."""
-        jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload, getattr(case, "job_file", None))
+        jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload, case.job_file)
         grouped = case.options.get("group_reporting") is not False
         if rbd is not None:
             head = f"# generated by fsbench for case {case.case_id} (librbd)\n"
             return head + on_image(jf, rbd, grouped=grouped).render()
-        in_folder(jf, test_dir, grouped=grouped, dataset=getattr(case, "dataset", ""), prepare=prepare)
+        in_folder(jf, test_dir, grouped=grouped, dataset=case.dataset, prepare=prepare)
         note = " (prepare: lay out the files)" if prepare else ""
         return f"# generated by fsbench for case {case.case_id}{note}\n" + jf.render()
 
@@ -195,16 +144,16 @@ class FioAdapter:
         """pool, rbdname and clientname of an rbd-image target (its settings, placeholders filled), else None."""
         if ctx is None or ctx.target_kind != RBD_KIND or ctx.target_settings is None:
             return None
-        return dict(_rbd_values(RBD_KIND, ctx.target_settings) or ())
+        return dict(rbd_values(RBD_KIND, ctx.target_settings) or ())
 
-    def _device_case(self, case, test_dir: str, ctx: BuildContext | None):
+    def _device_case(self, case: Case, test_dir: str, ctx: BuildContext | None) -> Case:
         """On a device target every job addresses the device (test_dir), unless it names a file itself."""
         if ctx is None or ctx.address != "device":
             return case
         # fio splits filename lists on ':' (a by-path device name has several); `\:` keeps one
         return dataclasses.replace(case, options={"filename": test_dir.replace(":", "\\:"), **case.options})
 
-    def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
+    def build(self, case: Case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
         """fio with its JSON going to its own file; across hosts, fio's own client/server mode.
 
         Across hosts every host gets `fio --server` bound to its address and its own job file whose
@@ -217,17 +166,17 @@ class FioAdapter:
         """What decides the files a prepare step lays out (fsbench.tools.fio.layout)."""
         return layout.layout_key(prep)
 
-    def prepare(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation | None:
+    def prepare(self, case: Case, test_dir: str, ctx: BuildContext | None = None) -> Invocation | None:
         """The untimed layout pass before a case that reads: same jobs, `create_only`; on an RBD image, the
         extents the jobs read written once; None when nothing reads (or on a device, which holds whatever it holds).
 
         The image fill names no case, so the runner can tell two cases' fills are the same and write it once
         per target (as cases of one dataset share its files)."""
-        reads = self.reads(case.options, case.job_file_text, case.jobs, getattr(case, "job_file", None))
+        reads = self.reads(case.options, case.job_file_text, case.jobs, case.job_file)
         rbd = self.rbd_options(ctx)
         if reads and rbd is not None:
             jf = self._jobfile(case.options, case.job_file_text, case.jobs, case.workload,
-                               getattr(case, "job_file", None))
+                               case.job_file)
             text = "# generated by fsbench: the image's extent this case reads, written before it (librbd)\n" + \
                 on_image(image_fill(jf), rbd, grouped=False).render()
             if ctx is not None and ctx.multi():  # one host writes it: the image is the same for all of them
@@ -241,7 +190,7 @@ class FioAdapter:
             return None
         return self._invocation(case, test_dir, ctx, prepare=True)
 
-    def _invocation(self, case, test_dir: str, ctx: BuildContext | None, *, prepare: bool) -> Invocation:
+    def _invocation(self, case: Case, test_dir: str, ctx: BuildContext | None, *, prepare: bool) -> Invocation:
         case = self._device_case(case, test_dir, ctx)
         rbd = self.rbd_options(ctx)
         if ctx is None or not ctx.multi():
@@ -291,108 +240,13 @@ class FioAdapter:
         return ["fio", "--version"]
 
 
-def _written_value_issues(targets: list[TargetPlace]) -> list[OptionIssue]:
-    """Target values fsbench writes into the job file (a path; an image's pool, name and user) that fio
-    would not read as written: cut at '#' or ';', or filled from the environment (checked with real fio:
-    `directory=/x#t/...` writes into /x)."""
-    out = []
-    for t in targets:
-        if t.kind == RBD_KIND:
-            setting = {"pool": "pool", "rbdname": "image", "clientname": "user"}
-            values, where = [(setting[k], v) for k, v in t.rbd or ()], "on the target's image"
-        else:
-            values, where = [("path", t.path)], "in the target's folder"
-        for what, value in values:  # fsbench's own ${run.id}, ${target.name} are filled before fio reads them
-            change = value_change(PLACEHOLDER.sub("x", value))
-            if change:
-                out.append(OptionIssue("", f"target {t.name}'s {what} {value!r} {change}, so fio's jobs would not "
-                                           f"run {where}",
-                                       f"give the target a {what} without '#', ';', '${{' or fio's words $ncpus, "
-                                       "$pagesize and $mb_memory (a job file has no way to escape them)"))
-    return out
-
-
-def _rbd_values(kind: str, settings: object) -> tuple[tuple[str, str], ...] | None:
-    """The rbd engine's pool, rbdname and clientname an rbd-image target's settings give (None: not one)."""
-    if kind != RBD_KIND or not all(hasattr(settings, a) for a in ("pool", "image", "user")):
-        return None
-    spec: Any = settings
-    return (("pool", str(spec.pool)), ("rbdname", str(spec.image)), ("clientname", str(spec.user)))
-
-
 def _int(value: object, default: int) -> int:
     text = str(value).strip() if value is not None else ""
     return int(text) if text.isdigit() else default
 
 
-_TERSE = re.compile(r"^(?:[23]|4|5);fio-", re.MULTILINE)
-# a line that opens a JSON object: `{` alone (fio's layout) or followed by a key (one-line JSON)
-_JSON = re.compile(r"^[ \t\ufeff]*\{[ \t]*(?:\"|\r?$)", re.MULTILINE)
-#: how much of a file is read to tell its format (fio's text preamble before JSON is a few lines)
-SNIFF = 1 << 20
-
-
-def parse_any(text: str | os.PathLike, source: str | None = None) -> ParseResult:
-    """Pick the parser by what the output holds: a JSON object line, terse lines, or the normal layout.
-
-    `text` is the output itself, or the path of a file, which is then read as a stream (JSON in
-    chunks, text line by line) instead of as one string.
-    """
-    if isinstance(text, str):
-        src = source or "<string>"
-        kind = _kind(text)
-        if kind == "json":
-            return parse_json.parse_text(text, src)
-        from fsbench.tools.fio import parse_normal, parse_terse
-
-        return (parse_terse if kind == "terse" else parse_normal).parse_text(text, src)
-    path = Path(text)
-    src = source or str(path)
-    try:
-        return _parse_file(path, src)
-    except OSError as exc:
-        raise ParseError("fio", src, f"cannot read: {exc.strerror or exc}") from None
-
-
-def _kind(head: str) -> str:
-    if _JSON.search(head):
-        return "json"
-    return "terse" if _TERSE.search(head) else "normal"
-
-
-def _parse_file(path: Path, source: str) -> ParseResult:
-    from fsbench.tools.fio import parse_normal, parse_terse
-
-    # utf-8-sig drops a byte-order mark; undecodable bytes become U+FFFD, never an exception
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
-        kind = _kind(f.read(SNIFF))
-    if kind == "json":
-        return parse_json.parse_path(path, source)
-    parser = parse_terse if kind == "terse" else parse_normal
-    # universal line ends, as text_lines
-    return parser.parse_lines(path_lines("fio", path, encoding="utf-8-sig"), source)
-
-
-def _size_ok(value: object) -> bool:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value > 0
-    text = str(value)
-    try:
-        for part in re.split(r"[-:,/]", text):
-            if part and not part.endswith("%"):
-                parse_size(part)
-        return True
-    except ValueError:
-        return False
-
-
-def _duration_ok(value: object) -> bool:
-    try:
-        for part in str(value).split("-"):  # startdelay takes a range: 1-3
-            parse_duration(part)
-        return True
-    except (ValueError, TypeError):
-        return False
 
 
 PLUGIN: ToolAdapter = FioAdapter()
+
+__all__ = ["JOBFILE", "OUTPUT", "PLUGIN", "FioAdapter", "parse_any"]

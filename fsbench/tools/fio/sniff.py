@@ -1,0 +1,59 @@
+"""Which of fio's output formats a file holds (JSON, terse, normal text), and the parser for it."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from fsbench.core.errors import ParseError
+from fsbench.core.tidy import ParseResult
+from fsbench.tools.common import path_lines
+from fsbench.tools.fio import parse_json
+
+_TERSE = re.compile(r"^(?:[23]|4|5);fio-", re.MULTILINE)
+# a line that opens a JSON object: `{` alone (fio's layout) or followed by a key (one-line JSON)
+_JSON = re.compile(r"^[ \t\ufeff]*\{[ \t]*(?:\"|\r?$)", re.MULTILINE)
+#: how much of a file is read to tell its format (fio's text preamble before JSON is a few lines)
+SNIFF = 1 << 20
+
+
+def parse_any(text: str | os.PathLike, source: str | None = None) -> ParseResult:
+    """Pick the parser by what the output holds: a JSON object line, terse lines, or the normal layout.
+
+    `text` is the output itself, or the path of a file, which is then read as a stream (JSON in
+    chunks, text line by line) instead of as one string.
+    """
+    if isinstance(text, str):
+        src = source or "<string>"
+        kind = _kind(text)
+        if kind == "json":
+            return parse_json.parse_text(text, src)
+        from fsbench.tools.fio import parse_normal, parse_terse
+
+        return (parse_terse if kind == "terse" else parse_normal).parse_text(text, src)
+    path = Path(text)
+    src = source or str(path)
+    try:
+        return _parse_file(path, src)
+    except OSError as exc:
+        raise ParseError("fio", src, f"cannot read: {exc.strerror or exc}") from None
+
+
+def _kind(head: str) -> str:
+    if _JSON.search(head):
+        return "json"
+    return "terse" if _TERSE.search(head) else "normal"
+
+
+def _parse_file(path: Path, source: str) -> ParseResult:
+    from fsbench.tools.fio import parse_normal, parse_terse
+
+    # utf-8-sig drops a byte-order mark; undecodable bytes become U+FFFD, never an exception
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
+        kind = _kind(f.read(SNIFF))
+    if kind == "json":
+        return parse_json.parse_path(path, source)
+    parser = parse_terse if kind == "terse" else parse_normal
+    # universal line ends, as text_lines
+    return parser.parse_lines(path_lines("fio", path, encoding="utf-8-sig"), source)
