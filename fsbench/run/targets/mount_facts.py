@@ -3,15 +3,31 @@ file system there is the one the scenario expects."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
+from fsbench.api.kinds import KindPlan
+from fsbench.api.transport import Transport
 from fsbench.host import facts
-
-if TYPE_CHECKING:
-    from fsbench.run.targets.lifecycle import TargetSession
+from fsbench.scenario.model import Target
 
 
-def note_mounts(session: TargetSession, hosts: list[dict]) -> str | None:
+class SetUpTarget(Protocol):
+    """What the notes read of a target session (fsbench.run.targets.lifecycle.TargetSession, which imports this
+    module: naming it here would close an import circle)."""
+
+    @property
+    def target(self) -> Target: ...
+
+    @property
+    def transports(self) -> Mapping[str, Transport]: ...
+
+    def via(self, host: str) -> str: ...
+
+    def plan(self, host: str) -> KindPlan: ...
+
+
+def note_mounts(session: SetUpTarget, hosts: list[dict]) -> str | None:
     """Add `mount_<target>` and the client's columns to the rows of the target's hosts; None when each host's
     path is on the file system type the target expects (`fstype`), else why the target is not ready."""
     target, reason = session.target, None
