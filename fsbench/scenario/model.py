@@ -2,22 +2,21 @@
 
 Each dataclass here is also the declaration of its part of the file: fields made with `option()`
 carry their checker, documentation and default, and the loader derives its checks from them
-(fsbench.config.schema.struct_of), so the shape of a scenario is written down once.
+(fsbench.config.schema.struct_of), so the shape of a scenario is written down once. The run-wide
+sections live in run_settings, the report's in report_settings, checkers of single values in value_checks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from fsbench.config import schema as s
 from fsbench.config.schema import option
-from fsbench.core.stats_settings import SECTION as STATS
-from fsbench.core.thresholds import parse_threshold
-from fsbench.core.tidy import METRIC_UNITS
 from fsbench.scenario import repetitions as reps
-from fsbench.validity.settings import SECTION as VALIDITY
+from fsbench.scenario import value_checks as v
+from fsbench.scenario.report_settings import Report
+from fsbench.scenario.run_settings import Deploy, Monitor, Settings
 
 USE_CASE_KEYS = (
     "application", "resources", "data_scale", "file_sizes", "access_pattern", "required_performance", "notes",
@@ -29,61 +28,6 @@ MAX_SWEEP_POINTS = 10_000
 MAX_CASES = 10_000
 #: shell commands: values of variables put into them are shell-quoted (fsbench.scenario.variables)
 _commands = s.list_of(s.command, allow_single=True)
-
-
-def _port(value: object, path: tuple, lm, issues: list) -> object:
-    """A TCP port number, or `auto` for a free one chosen at run time."""
-    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536):
-        return value
-    issues.append(lm.issue(path, f"expected a port number or auto, got {value!r}"))
-    return None
-
-
-def _percent(value: object, path: tuple, lm, issues: list) -> object:
-    """'10%' or 0.1 -> 0.1."""
-    try:
-        return float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        issues.append(lm.issue(path, f"expected a percentage such as 10%, got {value!r}"))
-        return None
-
-
-def _threshold(value: object, path: tuple, lm, issues: list) -> object:
-    """{good: 150MiB/s, poor: 50MiB/s} under a `workload.operation.metric` key."""
-    key = str(path[-1])
-    if key.count(".") < 2 or key.rsplit(".", 1)[-1] not in METRIC_UNITS:
-        issues.append(lm.issue(path, f"a threshold key is WORKLOAD.OPERATION.METRIC (* allowed), got {key!r}",
-                               f"metrics: {', '.join(METRIC_UNITS)}"))
-        return None
-    checked = s.Struct({"good": s.Key(s.scalar, required=True), "poor": s.Key(s.scalar, required=True)},
-                       what="threshold")(value, path, lm, issues)
-    for k in ("good", "poor"):
-        if checked and checked.get(k) is not None:
-            try:
-                parse_threshold(checked[k])
-            except ValueError as exc:
-                issues.append(lm.issue(path + (k,), str(exc)))
-    return checked
-
-
-#: the kernel keeps 15 characters of a process's name in /proc/PID/comm: a longer name never matches
-COMM_MAX = 15
-
-
-def _process_name(value: object, path: tuple, lm, issues: list) -> object:
-    """A process name as /proc/PID/comm shows it; `host` is the host's own scope."""
-    name = s.string(value, path, lm, issues)
-    if name is None:
-        return None
-    if name == "host":
-        issues.append(lm.issue(path, "`host` names the whole host's figures, not a process"))
-        return None
-    if not name or len(name) > COMM_MAX or "/" in name or not name.isprintable():
-        issues.append(lm.issue(path, f"{name!r} is not a process name as /proc/PID/comm shows it",
-                               f"1 to {COMM_MAX} printable characters without '/', e.g. s3fs or redis-server "
-                               "(the kernel cuts longer names: give the first 15 characters)"))
-        return None
-    return name
 
 
 @dataclass(frozen=True)
@@ -113,7 +57,7 @@ class Service:
     description: str = option(s.string, "")
     hosts: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="hosts or groups it runs on")
     managed: bool = option(s.boolean, True, doc="false: already running; only the ready probe runs")
-    port: int | str | None = option(_port, None, doc="a number, or auto (a free port chosen at run time)")
+    port: int | str | None = option(v.port, None, doc="a number, or auto (a free port chosen at run time)")
     ports: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple,
                                     doc="names of more free ports: ${service.port_NAME}")
     files: dict = option(s.mapping_of(s.string, name_rule=True, what="file"), factory=dict, convert=dict)
@@ -150,7 +94,7 @@ class Target:
     extends: str | None = option(s.string, None)
     fstype: str | None = option(s.string, None,
                                 doc="the file system type the path must be on (findmnt), e.g. fuse.juicefs")
-    client_process: str | None = option(_process_name, None,
+    client_process: str | None = option(v.process_name, None,
                                         doc="the process that serves this target on its hosts (as in "
                                             "/proc/PID/comm, e.g. s3fs): its CPU and peak memory are "
                                             "reported beside each result")
@@ -183,15 +127,6 @@ class Sweep:
         return [{**p, **z} for p in prod for z in zipped]
 
 
-def _drop_level(value: object, path: tuple, lm: Any, issues: list) -> Any:
-    """1 or 3: a level that drops the page cache (2 drops only dentries and inodes: not a cache drop)."""
-    if isinstance(value, bool) or value not in (1, 3):
-        issues.append(lm.issue(path, f"expected 1 (the page cache, as `echo 1 > /proc/sys/vm/drop_caches`) or 3 "
-                                     f"(the page cache, dentries and inodes), got {value!r}"))
-        return None
-    return value
-
-
 @dataclass(frozen=True)
 class Workload:
     """A tool with its options, an optional job file, explicit sweeps and repetitions."""
@@ -213,7 +148,7 @@ class Workload:
     targets: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple, doc="default: every target")
     drop_caches: bool | None = option(s.boolean, None, doc="sync and drop the page cache on every involved host "
                                       "before each case (default: only after a prepare step laid out files)")
-    drop_caches_level: int = option(_drop_level, 3, doc="what drop_caches drops, the value written to "
+    drop_caches_level: int = option(v.drop_level, 3, doc="what drop_caches drops, the value written to "
                                     "/proc/sys/vm/drop_caches: 1 the page cache only (seed 001's `echo 1`), "
                                     "3 the page cache, dentries and inodes (the default)")
     drop_client_cache: bool | None = option(s.boolean, None, doc="empty the target client's own cache folders "
@@ -255,143 +190,6 @@ class Collector:
     def applies(self, target: str, workload: str, targets: list[str]) -> bool:
         """Whether it runs beside a case of this target and workload (targets: those it may apply to)."""
         return target in (self.targets or targets) and (not self.workloads or workload in self.workloads)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Run-wide settings."""
-
-    repetitions: reps.Repetitions = option(reps.check, reps.Repetitions(), doc="a count, or {min: 3, max: 10, "
-                                           "target_ci: 5%, budget: 20m}: repeat a case while its interval is wider")
-    exclude_warmup: bool = option(s.boolean, False, doc="leave out of the summaries a first repetition far off "
-                                                        "the others (flagged as warm-up either way)")
-    order: str = option(s.one_of("targets", "rounds"), "targets",
-                        doc="targets: each target's cases back to back (set up once); rounds: repetition 1 of "
-                            "every target of a workload, then repetition 2..., every target set up at once, so "
-                            "drift over minutes hits all alike and comparisons pair by round")
-    stats: dict = option(STATS, factory=dict, convert=dict,
-                         doc="when a difference is stated: min_effect (10%), time_floor (20us)")
-    case_timeout_s: float | None = option(s.duration, None, key="case_timeout")
-    cooldown_s: float = option(s.duration, 0.0, key="cooldown")
-    output_root: str = option(s.string, "reports")
-    progress: str = option(s.one_of("auto", "plain", "none"), "auto")
-    scratch: str = option(s.line_text, "/var/tmp/fsbench")
-    validity: dict = option(VALIDITY, factory=dict, convert=dict,
-                            doc="thresholds of the validity checks: cache_ratio, durable_ratio, settle, quiet")
-    output_cap: int = option(s.size, 64 * 2**20, doc="bytes of each command's stdout and of its stderr kept "
-                             "(the first and the last half; a line says what was left out between them)")
-
-
-@dataclass(frozen=True)
-class Monitor:
-    """Resource monitoring during every case, on every host the case involves."""
-
-    enabled: bool = option(s.boolean, True)
-    interval_s: float = option(s.duration, 1.0, key="interval")
-    processes: tuple[str, ...] = option(s.list_of(_process_name), (), convert=tuple,
-                                        doc="process names (as in /proc/PID/comm) whose CPU and memory are reported")
-
-
-#: units a view may show every time in (`time_unit`); `us` is µs for keyboards without it
-TIME_UNITS = ("s", "ms", "µs", "us", "ns")
-#: the shapes a report view can take (docs/report.md shows each with the seed it comes from)
-VIEW_KINDS = ("table", "by_value", "stats", "best", "chart", "at", "checks")
-
-
-def _view_extra(out: dict, path: tuple, lm, issues: list) -> None:
-    kind = out.get("view")
-    if not out.get("workload") and not out.get("workloads"):
-        issues.append(lm.issue(path, "a view needs `workload:` (or `workloads:` for one table of several)"))
-    if kind in ("chart", "at") and not out.get("param"):
-        issues.append(lm.issue(path + ("view",), f"a {kind} view needs `param:`, the swept parameter",
-                               "e.g. param: numjobs"))
-    if kind == "at" and out.get("value") is None:
-        issues.append(lm.issue(path + ("view",), "an `at` view needs `value:`, the swept value to show",
-                               "e.g. value: 20"))
-
-
-VIEW = s.Struct({
-    "view": s.Key(s.one_of(*VIEW_KINDS), required=True,
-                  doc="table: operations x targets (value and ratio); by_value: per swept value, targets x "
-                      "metrics; stats: per target Max/Min/Mean/StdDev; best: per operation % of the best; "
-                      "chart: metric vs a swept value; at: the values at one swept value; checks: functional "
-                      "checks (pass / not supported / failed) x targets"),
-    "workload": s.Key(s.string),
-    "workloads": s.Key(s.list_of(s.string), doc="several workloads in one table, one block each"),
-    "title": s.Key(s.string, default=""),
-    "metrics": s.Key(s.list_of(s.string), default=list, doc="default: the tool's primary metrics"),
-    "operations": s.Key(s.list_of(s.string), default=list, doc="which operations, in this order"),
-    "jobs": s.Key(s.list_of(s.string), default=list,
-                  doc="which of the tool's jobs (vdbench run definitions, fio job sections), in this order; "
-                      "default: every one, each row named by its job where there are several"),
-    "columns": s.Key(s.one_of("targets", "metrics"), default="targets",
-                     doc="table, at: metrics: a row per operation and a column per metric of each target (the "
-                         "tool's own columns where it declares them: juicefs bench's Value and Cost)"),
-    "param": s.Key(s.string, doc="the swept parameter (by_value, chart, at)"),
-    "value": s.Key(s.scalar, doc="the swept value (at)"),
-    "per": s.Key(s.one_of("target", "operation"), default="target",
-                 doc="chart: one chart per target (a line per operation) or per operation (a line per target)"),
-    "resources": s.Key(s.boolean, default=True,
-                       doc="add each target's client process CPU and peak memory beside the numbers"),
-    "chart": s.Key(s.boolean, default=False, doc="table and by_value: also a bar chart of the values"),
-    "tool": s.Key(s.string, doc="the rows of another tool than the workload's own, e.g. a collector's "
-                                "(juicefs-profile, juicefs-stats)"),
-    "reference": s.Key(s.string, doc="best: the target each % is of (a target's name, `baseline`: the report's "
-                                     "baseline, or `best`, the default); capped at 100 % as seed 004's "
-                                     "Compare against RBD-SSD"),
-    "time_unit": s.Key(s.one_of(*TIME_UNITS), doc="table, by_value, at: every time in this unit (seed 000's "
-                                                 "table: µs per call) instead of each value's most readable one"),
-}, what="report view", extra=_view_extra)
-
-
-@dataclass(frozen=True)
-class Report:
-    """How the report judges and shows numbers."""
-
-    cv_threshold: float = option(_percent, 0.10, doc="mark repetitions that spread more than this")
-    same_band: float = option(_percent, 0.05, doc="ratios within this band of the baseline are not coloured")
-    thresholds: dict = option(s.mapping_of(_threshold, name_rule=False), factory=dict, convert=dict)
-    metrics: dict = option(s.mapping_of(s.list_of(s.string), name_rule=False), factory=dict, convert=dict,
-                           doc="metrics shown per tool, e.g. {fio: [bandwidth, iops]}")
-    views: tuple = option(s.list_of(VIEW), (), convert=tuple,
-                          doc="the report's tables and charts in order; default: each tool's own views")
-    conclusions: str = option(s.string, "", doc="your own conclusions, shown first, before the generated ones")
-    templates: str = option(s.string, "", doc="a folder of report templates (relative to the scenario file) "
-                                              "whose blocks extend or replace fsbench's own")
-
-
-UPLOAD = s.Struct({
-    "from": s.Key(s.string, required=True, doc="a local file or folder (relative to the scenario file)"),
-    "to": s.Key(s.string, required=True, doc="where it goes on every host, e.g. /usr/local/bin/mdtest"),
-}, what="upload")
-
-
-@dataclass(frozen=True)
-class Deploy:
-    """How `fsbench deploy` (and `before_run`) puts missing tools on hosts.
-
-    Besides these keys, `deploy:` holds a section per tool whose plug-in declares one
-    (`deploy_section`): `mdtest: {method, source}`, `vdbench: {zip, home}`; they land in `tools`.
-    """
-
-    install: bool = option(s.boolean, False, doc="install missing tools with apt-get, dnf or zypper")
-    packages: dict = option(s.mapping_of(s.string, name_rule=False), factory=dict, convert=dict,
-                            doc="tool -> package name")
-    upload: dict = option(s.mapping_of(UPLOAD, name_rule=False), factory=dict, convert=dict)
-    before_run: bool = option(s.boolean, False, doc="deploy as part of `fsbench run`, before preflight")
-    #: tool name -> its checked deploy section (paths in it relative to base_dir)
-    tools: dict = field(default_factory=dict)
-    base_dir: str = "."
-
-    def tool(self, name: str) -> dict:
-        """A tool's deploy settings (empty when the scenario gives none)."""
-        return dict(self.tools.get(name) or {})
-
-    def path(self, value: str) -> str:
-        """A path from a deploy setting: URLs and absolute paths as they are, others below the scenario's folder."""
-        if not value or "://" in value or value.startswith(("/", "~")):
-            return value
-        return str(Path(self.base_dir) / value)
 
 
 USE_CASE = s.Struct({k: s.Key(s.string, default="") for k in USE_CASE_KEYS}, what="use case")
