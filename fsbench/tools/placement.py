@@ -31,6 +31,9 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
         jobs = options.get("numjobs", 1)
         return {h: f"a fio server running the job file ({jobs} job{'s' if str(jobs) != '1' else ''})"
                 if h in inv.servers else "nothing" for h in names}, []
+    if inv is not None and inv.controller:
+        # the tool reaches every host itself from here (vdbench's hd= lines, one per host): not a one-host tool
+        return {h: f"its part of {tool}, started from this machine by {tool} itself" for h in names}, []
     where = {h: f"all of {tool}" if h == names[0] else "nothing" for h in names}
     return where, [f"{tool} runs on {names[0]} only, not on {', '.join(names[1:])}: it is a one-host tool "
                    f"(its results are {names[0]}'s alone)"]

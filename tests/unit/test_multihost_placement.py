@@ -34,6 +34,25 @@ def test_placement_warns_when_a_workload_of_several_hosts_runs_on_fewer():
     assert placement("fio", {}, [("solo", 1)]) == ({"solo": "all of fio"}, [])
 
 
+def test_a_tool_that_reaches_every_host_itself_is_not_called_a_one_host_tool():
+    """vdbench across hosts runs here with one hd= line per host (seed 003's three clients): no warning."""
+    from fsbench.tools.base import BuildContext, HostInfo
+    from fsbench.tools.vdbench.adapter import PLUGIN as VDBENCH
+
+    class Case:
+        case_id, options, prepare = "c", {"binary": "/opt/vdbench/vdbench"}, False
+        jobs = {"fsd1": {"depth": 1, "width": 2, "files": 3, "size": "4k"},
+                "fwd1": {"fsd": "fsd1", "operation": "read", "threads": 1},
+                "rd1": {"fwd": "fwd1", "fwdrate": "max", "format": True, "elapsed": 5, "interval": 1}}
+
+    hosts = {h: HostInfo(h, f"10.0.0.{i}") for i, (h, _) in enumerate(THREE, 1)}
+    inv = VDBENCH.build(Case(), "/mnt/t", BuildContext(hosts=hosts))
+    assert "hd=client2,system=10.0.0.2" in next(iter(inv.files.values()))
+    where, warn = placement("vdbench", Case.options, THREE, inv)
+    assert warn == [] and set(where) == {"client1", "client2", "client3"}
+    assert set(where.values()) == {"its part of vdbench, started from this machine by vdbench itself"}
+
+
 SCENARIO = """\
 name: layout
 hosts:
