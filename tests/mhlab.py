@@ -1,9 +1,9 @@
 """A simulated cluster for tests: one sshd per host, each in a private mount and UTS namespace.
 
 Each host is `unshare --mount --uts --propagation private` running sshd on its own loopback address
-(127.0.28.N, one free port shared by all), with its own hostname and its own /tmp, /var/tmp, /mnt and
-/dev/shm (folders of the lab bound over them), so a mount or a file one host makes is not seen by the
-others nor by the machine. The network stays shared, as on a LAN: a service bound to meta1's address
+(127.0.28.N, one free port shared by all), with its own hostname (its own /etc/hosts resolves it) and
+its own /tmp, /var/tmp, /mnt and /dev/shm (folders of the lab bound over them), so a mount or a file
+one host makes is not seen by the others nor by the machine. The network stays shared, as on a LAN: a service bound to meta1's address
 is reached from every client. sshd's pid is the namespace's anchor; a host's processes are found by
 their mount namespace (/proc/PID/ns/mnt), never by name, and its files and mounts are read through
 /proc/<sshd>/root and /proc/<sshd>/mounts, so checks need no login.
@@ -16,6 +16,7 @@ their mount namespace (/proc/PID/ns/mnt), never by name, and its files and mount
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import re
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +73,7 @@ mount --rbind {own_tmp} /tmp
 mount --rbind {own_var_tmp} /var/tmp
 mount --bind {own_mnt} /mnt
 mount -t tmpfs -o mode=1777,size=256m fsbench-mhlab-shm /dev/shm
+mount --bind {hosts_file} /etc/hosts
 exec {sshd} -D -f {config} -E {log}
 """
 
@@ -168,6 +171,24 @@ class MultiHostLab:
             time.sleep(0.2)
         return left
 
+    @contextlib.contextmanager
+    def own_source(self, name: str) -> Iterator[None]:
+        """While inside, a connection to this host's address comes from that address, not 127.0.0.1.
+
+        On a real network a host that connects to itself does so from its own address; on loopback the
+        kernel picks 127.0.0.1, which a server that records its peers' addresses (an HDFS NameNode: its
+        DataNode's) then hands out as the peer's, where nothing listens. A local route of the address with
+        itself as source gives the real behaviour; it is the machine's routing table, so it is removed on
+        the way out, and only 127.0.28.N addresses are given one.
+        """
+        address = self.host(name).address
+        route = ["local", f"{address}/32", "dev", "lo", "src", address, "table", "local", "scope", "host"]
+        subprocess.run(["ip", "route", "add", *route], check=True, capture_output=True, timeout=10)
+        try:
+            yield
+        finally:
+            subprocess.run(["ip", "route", "del", *route], check=False, capture_output=True, timeout=10)
+
     def restart(self, name: str) -> None:
         """Start a crashed host again: a new namespace with the same address, keys and folders."""
         old = self.host(name)
@@ -237,12 +258,17 @@ def _launch(folder: Path, name: str, group: str, address: str, port: int, lab: P
     config.write_text(CONFIG.format(port=port, address=address, host_key=lab / "hostkey", root=folder,
                                     authorized_keys=lab / "authorized_keys", name=name, path=_tool_path()))
     (folder / "sshd.log").write_text("")
+    # its own name resolves to its own address, as a cluster's DNS would: Java's getLocalHost() (a
+    # NameNode's start, Hadoop clients) fails on a hostname nothing resolves
+    hosts_file = folder / "etc-hosts"
+    hosts_file.write_text(f"{_read('/etc/hosts').rstrip()}\n{address} {name}\n")
     if not str(lab).startswith("/tmp/"):
         raise RuntimeError(f"the lab folder must be under /tmp (it is bound back into each host's own /tmp): {lab}")
     q = shlex.quote
     script = SETUP.format(name=q(name), own_tmp=q(str(folder / "tmp")), lab_in_tmp=q(str(lab)[len("/tmp"):]),
                           lab=q(str(lab)), own_var_tmp=q(str(folder / "var-tmp")), own_mnt=q(str(folder / "mnt")),
-                          sshd=SSHD, config=q(str(config)), log=q(str(folder / "sshd.log")))
+                          sshd=SSHD, config=q(str(config)), log=q(str(folder / "sshd.log")),
+                          hosts_file=q(str(hosts_file)))
     proc = subprocess.Popen(["unshare", "--mount", "--uts", "--propagation", "private", "--", "bash", "-c", script],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=open(folder / "start.log", "w"), start_new_session=True)  # noqa: SIM115
