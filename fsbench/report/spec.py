@@ -39,8 +39,7 @@ class RunScenario:
         """target -> the process that serves it on its hosts (its own setting, else its kind's)."""
         out = {}
         for name, t in self.targets.items():
-            kind = KINDS.get(t.kind) if t.kind in KINDS else None
-            proc = t.client_process or getattr(kind, "client_process", "")
+            proc = t.client_process or (KINDS.get(t.kind).client_process if t.kind in KINDS else "")
             if proc:
                 out[name] = str(proc)
         return out

@@ -194,7 +194,7 @@ def _clients(sc: Scenario, case: Case, session: TargetSession, hosts: list[str])
     from fsbench.monitor import Client
 
     target = sc.targets[case.target]
-    name = target.client_process or getattr(KINDS.get(target.kind), "client_process", "")
+    name = target.client_process or KINDS.get(target.kind).client_process
     if not name:
         return {}
     # only the target's hosts run its client: a service's host has no mount of it, so none is looked for there

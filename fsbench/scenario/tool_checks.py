@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsbench.api.kinds import is_store_backed
 from fsbench.api.tools import CheckContext, CheckTarget, declarations
 from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
@@ -33,7 +34,7 @@ def tool_issues(sc: Scenario, w: Workload, lm: LineMap) -> list[Issue]:
         allow_commands=w.allow_commands, job_file=w.job_file,
         settings={t.name: t.settings for t in targets},
         target_hosts={t.name: frozenset(_target_host_names(sc, t.hosts)) for t in targets},
-        stores={t.name: bool(getattr(KINDS.get(t.kind), "object_store", False)) for t in targets},
+        stores={t.name: is_store_backed(KINDS.get(t.kind)) for t in targets},
         secrets=tuple(sorted(sc.secrets)))
     seen: set[tuple] = set()
     out.extend(_runtime_in_options(w, tool, lm))
