@@ -31,7 +31,7 @@ class Adaptive:
         by_id = self.records.by_id
         ok = [c for c in group if by_id[c.case_id]["status"] == STATUS_OK]
         spent = sum(float(by_id[c.case_id]["duration_s"] or 0) for c in ok)
-        primary = tuple(getattr(get_tool(group[0].tool), "primary_metrics", ()) or ())
+        primary = get_tool(group[0].tool).primary_metrics
         values = reps.primary_values([self.records.rd.case_rows(c.case_id) for c in ok], primary)
         return reps.decide(spec, len(ok), spent, values, self.sc.settings.exclude_warmup)
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsbench.api.tools import CombinesHosts
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.run.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
@@ -45,9 +46,8 @@ def parse(tool: ToolAdapter, raw: Path, per_host: dict[str, Path]) -> ParseResul
     if not per_host:
         return tool.parse_outputs(raw)
     parts = {h: tool.parse_outputs(folder) for h, folder in per_host.items()}
-    combine = getattr(tool, "combine_hosts", None)
-    if combine is not None:
-        return combine(parts)
+    if isinstance(tool, CombinesHosts):
+        return tool.combine_hosts(parts)
     merged = ParseResult()
     for h, part in parts.items():
         merged.rows += [{**r, "host": h} for r in part.rows]

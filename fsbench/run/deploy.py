@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsbench.api.tools import Provides
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError
 from fsbench.host import packages as hostpkg
@@ -76,16 +77,15 @@ def _provide(sc: Scenario, settings: Deploy, t: Transport, controller: Transport
         hostpkg.upload_tree(t, source, up["to"])
         return f"uploaded {source} to {up['to']}"
     plugin = get_tool(tool)
-    provide = getattr(plugin, "provide", None)
-    if provide is not None:  # the tool's own way (mdtest: a build; vdbench: the user's zip)
-        return provide(t, controller, binary, settings)
+    if isinstance(plugin, Provides):  # the tool's own way (mdtest: a build; vdbench: the user's zip)
+        return plugin.provide(t, controller, binary, settings)
     if not settings.install:
         return "not installed: set deploy.install: true (or --install) or give deploy.upload for it"
     manager = hostpkg.package_manager(t)
     if manager is None:
         return "no apt-get, dnf or zypper there: give deploy.upload for it"
     names = [settings.packages[tool]] if tool in settings.packages else \
-        (getattr(plugin, "packages", {}) or {}).get(manager)
+        plugin.packages.get(manager)
     if not names:
         return f"no {manager} package known for {tool}: set deploy.packages.{tool} or deploy.upload.{tool}"
     r = t.run(install_argv(manager, *names), timeout=1800)

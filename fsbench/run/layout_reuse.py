@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from fsbench.api.tools import LayoutKey
 from fsbench.api.transport import Transport
 from fsbench.tools.base import Invocation
 
@@ -17,8 +18,9 @@ REUSED = "reused"
 
 def layout_key(tool: object, prep: Invocation | None) -> str:
     """What decides the files prep lays out ("" : the tool cannot tell, so its prepare step always runs)."""
-    key = getattr(tool, "layout_key", None)
-    return key(prep) if prep is not None and key is not None and not prep.controller else ""
+    if prep is None or prep.controller or not isinstance(tool, LayoutKey):
+        return ""
+    return tool.layout_key(prep)
 
 
 def listing(transport: Transport, test_dir: str, out: Path, cancel: threading.Event) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import shlex
 
+from fsbench.api.tools import PrepareStep
 from fsbench.core.events import ignore
 from fsbench.core.secrets import redact
 from fsbench.kinds import KINDS
@@ -66,7 +67,7 @@ def describe_case(sc: Scenario, case: Case) -> str:
              + (" (shared dataset)" if case.dataset and kind.address == "directory" else "")]
     if case.fresh and case.dataset and kind.address == "directory":
         lines.append(f"-- remove the dataset's files ({folder}): this case writes them anew (not timed)")
-    if case.prepare and hasattr(tool, "prepare"):
+    if case.prepare and isinstance(tool, PrepareStep):
         prep = tool.prepare(case, folder, ctx)
         if prep is not None and kind.address == "directory":
             lines += _invocation("prepare (laying out the files to read; not timed, not monitored)", prep)

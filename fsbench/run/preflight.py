@@ -9,6 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from fsbench.api.tools import LayoutBytes
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError, PreflightError
 from fsbench.core.path_safety import resolved_unsafe_reason
@@ -134,11 +135,11 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
 
 def _bytes_needed(case: Case) -> float:
     """Data one case writes (fio: every job's size x numjobs; other tools: unknown, 0)."""
-    layout = getattr(get_tool(case.tool), "layout_bytes", None)
-    if layout is None:
+    tool = get_tool(case.tool)
+    if not isinstance(tool, LayoutBytes):
         return 0.0
     try:
-        return float(layout(case.options, case.job_file_text, case.jobs, case.job_file))
+        return float(tool.layout_bytes(case.options, case.job_file_text, case.jobs, case.job_file))
     except (ValueError, TypeError):
         return 0.0
 
