@@ -47,11 +47,11 @@ class ToolRun:
         self.case, self.cancel, self.env, self.note = case, cancel, env, note
 
     def one(self, argv: list[str], transport: Transport, work: str, raw: Path, timeout: float | None = None,
-            suffix: str = "") -> CommandResult:
+            suffix: str = "", cancel: threading.Event | None = None) -> CommandResult:
         """One command in the work folder, its output into raw/stdout and raw/stderr (with suffix)."""
         r = transport.run(argv, cwd=work, timeout=self.case.timeout_s if timeout is None else timeout,
                           stdout_path=raw / f"stdout{suffix}", stderr_path=raw / f"stderr{suffix}",
-                          cancel=self.cancel, env=self.env)
+                          cancel=self.cancel if cancel is None else cancel, env=self.env)
         self.note(r)
         return r
 
@@ -76,24 +76,46 @@ class ToolRun:
 
     def each(self, per_host: dict[str, list[str]], transports: dict[str, Transport], works: dict[str, str],
              raw_of: Callable[[str], Path]) -> CommandResult:
-        """The tool on every host at once, each in its own raw folder; the first failure (else the longest
-        run) stands for the case."""
+        """The tool on every host at once, each in its own raw folder. The first host to fail (its command, or
+        the host lost) stops the others and stands for the case; else the longest run does."""
         results: dict[str, CommandResult] = {}
+        failures: list[tuple[str, Exception | None]] = []  # in the order they happened
+        # the others may be waiting for the failed host at a barrier (NNBench's, metabench's): without this
+        # they would wait for it until the case's timeout
+        stop = threading.Event()
+        lock = threading.Lock()
 
         def run(host: str) -> None:
             raw = raw_of(host)
-            r = self.one(per_host[host], transports[host], works[host], raw)
+            try:
+                r = self.one(per_host[host], transports[host], works[host], raw, cancel=stop)
+            except Exception as exc:  # noqa: BLE001 - raised again below, once the other hosts are stopped
+                with lock:
+                    failures.append((host, exc))
+                stop.set()
+                return
             (raw / "exit_status").write_text(f"{r.exit_status}\n")
             results[host] = r
+            if not r.ok:
+                with lock:
+                    failures.append((host, None))
+                stop.set()
 
         threads = [threading.Thread(target=run, args=(h,), name=f"fsbench-{h}", daemon=True) for h in works]
         for t in threads:
             t.start()
         for t in threads:
-            t.join()
+            while t.is_alive():
+                t.join(0.2)
+                if self.cancel.is_set():  # the case's own cancel (Ctrl-C, a monitor's stop) reaches every host
+                    stop.set()
+        if failures:
+            host, exc = failures[0]
+            if exc is not None:
+                raise exc
+            return results[host]
         done = [results[h] for h in works if h in results]
         if len(done) < len(works):  # a thread that died without a result (a transport bug)
             lost = ", ".join(h for h in works if h not in results)
             raise FsbenchError(f"{self.case.tool} on {lost} ended without a result")
-        failed = [r for r in done if not r.ok]
-        return failed[0] if failed else max(done, key=lambda r: r.duration_s)
+        return max(done, key=lambda r: r.duration_s)
