@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from fsbench.api.case import Case
 from fsbench.api.transport import Transport
-from fsbench.core.tidy import ParseResult
+from fsbench.core.tidy import ParseResult, higher_is_better
 
 
 @dataclass
@@ -433,3 +433,9 @@ def declarations(tool: object) -> Declarations:
         deploy_section=tool.deploy_section if isinstance(tool, DeclaresDeploySection) else None,
         validity_checks=tuple(tool.validity_checks) if isinstance(tool, DeclaresValidityChecks) else (),
     )
+
+
+def better_big(metric: str, plugin: object | None = None) -> bool:
+    """Whether a bigger value of this metric is better, by what the plug-in whose rows carry it declares."""
+    d = declarations(plugin)
+    return higher_is_better(metric, d.higher_is_better, d.metrics)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from fsbench.api.tools import better_big
 from fsbench.compare.model import BETTER, MIN_REPETITIONS, NOT_SIGNIFICANT, SAME, SIGNIFICANT, UNTESTED, WORSE
 from fsbench.compare.tolerance import format_tolerance
 from fsbench.core.stats import mean_std, welch
-from fsbench.core.tidy import higher_is_better
 from fsbench.tools import TOOLS
 
 
@@ -16,7 +16,7 @@ def direction(metric: str, tool: str = "") -> str:
     """'higher' when a bigger value is better (throughputs, and what the tool's plug-in declares so),
     'lower' for latencies, times and the rest."""
     plugin = TOOLS.get(tool) if tool in TOOLS else None
-    return "higher" if higher_is_better(metric, plugin) else "lower"
+    return "higher" if better_big(metric, plugin) else "lower"
 
 
 def judge(a: Sequence[float], b: Sequence[float], metric: str, tolerance: float, alpha: float,

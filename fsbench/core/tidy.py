@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 #: where a row came from (filled by the runner; `fsbench ingest` has `source` instead)
@@ -42,12 +43,12 @@ OUTCOME_UNIT = "result"
 HIGHER_IS_BETTER = {"bandwidth", "iops", "file_rate", "rate", "io_bytes", "ops"}
 
 
-def higher_is_better(metric: str, tool: object | None = None) -> bool:
-    """Whether a bigger value of this metric is better: the tool plug-in's own declaration (its
-    `higher_is_better`, for the metrics it adds), else the vocabulary's."""
-    if metric in (getattr(tool, "higher_is_better", None) or ()):
+def higher_is_better(metric: str, higher: Collection[str] = (), own: Collection[str] = ()) -> bool:
+    """Whether a bigger value of this metric is better: a plug-in's own declaration (`higher`: its metrics
+    better big; `own`: the metrics it adds), else the vocabulary's (fsbench.api.tools.better_big asks a plug-in)."""
+    if metric in higher:
         return True
-    if metric in (getattr(tool, "metrics", None) or {}):
+    if metric in own:
         return False  # a metric of its own it does not call better big: a count of problems, a time
     return metric in HIGHER_IS_BETTER
 

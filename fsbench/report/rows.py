@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from fsbench.api.tools import declarations
-from fsbench.core.tidy import higher_is_better
+from fsbench.api.tools import better_big, declarations
 from fsbench.report.tables import Style
 from fsbench.validity.watch import TOOL as BACKEND
 
@@ -197,7 +196,7 @@ def column_groups(tool: object, wanted: list[str], have: set[str]) -> list[tuple
 
 def up(metric: str, tool: object) -> bool:
     """Whether bigger is better for this metric of this tool."""
-    return higher_is_better(metric, tool)
+    return better_big(metric, tool)
 
 
 def by_target(df: pd.DataFrame) -> dict[str, dict]:

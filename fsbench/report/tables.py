@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from fsbench.api.tools import better_big
 from fsbench.core.thresholds import Threshold, verdict_for
 from fsbench.core.tidy import METRIC_UNITS, higher_is_better
 from fsbench.core.units import format_value
@@ -136,7 +137,7 @@ def compare_table(df: pd.DataFrame, targets: list[str], baseline: str, style: St
         for t in targets:
             r = keyed.get((job, op, metric, t))
             cells.append(cell(pd.Series(r._asdict()) if r is not None else None, metric, t == baseline, style,
-                              workload, up=higher_is_better(metric, tool)))
+                              workload, up=better_big(metric, tool)))
         rows.append({"labels": [_label(job, op, show_job), metric], "operation": _label(job, op, show_job),
                      "metric": metric, "cells": cells})
     return {"kind": "compare", "title": title, "point": title, "head": ["operation", "metric", *targets],
@@ -156,7 +157,7 @@ def pivot_tables(df: pd.DataFrame, param: str, targets: list[str], baseline: str
         sub = df[(df["job"].astype(str) == job) & (df["operation"] == op) & (df["metric"] == metric)]
         keyed = {(str(r[param]), str(r["target"])): r for _, r in sub.iterrows()}
         rows = [{"labels": [v], "cells": [cell(keyed.get((v, t)), metric, t == baseline, style, workload,
-                                               up=higher_is_better(metric, tool)) for t in targets]}
+                                               up=better_big(metric, tool)) for t in targets]}
                 for v in values]
         out.append({"kind": "pivot", "title": f"{_label(job, op, show_job)} · {metric} by {name}",
                     "head": [name, *targets], "targets": targets, "rows": rows})
@@ -185,7 +186,7 @@ def best_table(df: pd.DataFrame, targets: list[str], title: str = "", tool: obje
         vals = {str(t): float(v) for t, v in zip(sub["target"], sub["mean"]) if float(v) > 0}
         if len(vals) < 2:
             continue
-        up = higher_is_better(metric, tool)
+        up = better_big(metric, tool)
         best = max(vals.values()) if up else min(vals.values())
         cells = []
         for t in targets:

@@ -246,10 +246,10 @@ def test_stats_and_profile_views_in_their_columns():
 
 
 def test_a_tool_declares_which_of_its_metrics_are_better_big():
-    from fsbench.core.tidy import higher_is_better
+    from fsbench.api.tools import better_big
     from fsbench.tools import TOOLS
 
-    assert higher_is_better("functional", TOOLS.get("juicefs-objbench"))  # objbench: 1 pass beats -1 failed
-    assert not higher_is_better("exceptions", TOOLS.get("nnbench"))  # its own count of problems
-    assert higher_is_better("rate", TOOLS.get("nnbench")) and not higher_is_better("latency_mean", TOOLS.get("fio"))
-    assert not higher_is_better("functional")  # without the tool: not a metric of the vocabulary
+    assert better_big("functional", TOOLS.get("juicefs-objbench"))  # objbench: 1 pass beats -1 failed
+    assert not better_big("exceptions", TOOLS.get("nnbench"))  # its own count of problems
+    assert better_big("rate", TOOLS.get("nnbench")) and not better_big("latency_mean", TOOLS.get("fio"))
+    assert not better_big("functional")  # without the tool: not a metric of the vocabulary
