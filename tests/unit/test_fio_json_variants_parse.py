@@ -12,6 +12,7 @@ import pytest
 
 from fsbench.core.errors import ParseError
 from fsbench.tools.fio import parse_any, parse_json
+from fsbench.tools.fio.parsed_jobs import whole_file_io
 from tests.golden.golden import check_golden
 from tests.paths import FIXTURES, GOLDEN
 
@@ -147,7 +148,7 @@ def test_whole_file_reads_are_counted_in_files_per_second() -> None:
     ({"bs": "x", "filesize": "x"}, False),
 ])
 def test_whole_file_io(options: dict, whole: bool) -> None:
-    assert parse_json.whole_file_io(options) is whole
+    assert whole_file_io(options) is whole
 
 
 def test_other_outputs_have_no_file_rate() -> None:

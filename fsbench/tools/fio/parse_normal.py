@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, vet
 from fsbench.core.units import parse_count, parse_size
-from fsbench.tools.fio.parse_json import (  # one job model and row builder for every fio parser
+from fsbench.tools.fio.parsed_jobs import (  # one job model and row builder for every fio parser
     METRIC_ORDER,
     PERCENTILES,
     ParsedDirection,

@@ -1,0 +1,96 @@
+"""The jobs every fio output format (JSON, normal text, terse) is parsed into, and the tidy rows they become."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from fsbench.core.tidy import METRIC_UNITS, ParseResult
+from fsbench.core.units import parse_size
+
+TOOL = "fio"
+DIRECTIONS = ("read", "write", "trim")
+#: metric order of every fio parser, so rows of the JSON, normal and terse parsers line up
+METRIC_ORDER = (
+    "bandwidth", "iops", "io_bytes", "ops", "runtime", "clat_mean", "clat_min", "clat_max", "clat_stddev",
+    "clat_p50", "clat_p90", "clat_p95", "clat_p99", "clat_p99.9", "lat_mean", "slat_mean", "file_rate",
+)
+#: clat percentile -> metric; only these are kept ("50.000000" in JSON, "50.00th" in text)
+PERCENTILES = {50.0: "clat_p50", 90.0: "clat_p90", 95.0: "clat_p95", 99.0: "clat_p99", 99.9: "clat_p99.9"}
+ERRNO = {13: "EACCES", 25: "ENOTTY", 28: "ENOSPC", 30: "EROFS", 84: "EILSEQ (verify failed)"}
+
+@dataclass
+class ParsedDirection:
+    """One direction of one job: metric -> value in canonical units."""
+
+    op: str
+    values: dict[str, float] = field(default_factory=dict)
+    complete: bool = False
+
+
+@dataclass
+class ParsedJob:
+    """One job (or All clients) entry of any fio output format, before it becomes rows."""
+
+    name: str
+    groupid: int
+    error: int = 0
+    error_text: str = ""
+    pid: int = 0
+    directions: list[ParsedDirection] = field(default_factory=list)
+    ops: dict[str, float] = field(default_factory=dict)
+    host: str = ""
+    #: the job's own options ("job options" of fio's JSON), for the whole-file test of file_rate
+    options: dict[str, str] = field(default_factory=dict)
+
+
+def whole_file_io(options: dict[str, str]) -> bool:
+    """Whether every I/O of a job is one whole file: one block size equal to one file size (bs=filesize=128k,
+    seed 001's small files). Then its IOPS are files per second, reported as the metric file_rate."""
+    bs, filesize = str(options.get("bs", "")), str(options.get("filesize", ""))
+    if not bs or not filesize or any(c in bs + filesize for c in "-:,/%"):
+        return False  # ranges, per-direction sizes and percentages are not one size
+    try:
+        return parse_size(bs) == parse_size(filesize) > 0
+    except ValueError:
+        return False
+
+
+def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult, global_options: dict | None = None) -> None:
+    """Rows of complete directions that moved data; same-named jobs told apart by job_index."""
+    base = {str(k): str(v) for k, v in (global_options or {}).items()}
+    whole_files = {id(job): whole_file_io({**base, **job.options}) for job in jobs}
+    names_by_group: dict[int, set[str]] = {}
+    for job in jobs:
+        if job.name != "All clients":
+            names_by_group.setdefault(job.groupid, set()).add(job.name)
+    seen: Counter = Counter()
+    for job in jobs:
+        aggregate = job.name == "All clients"
+        host, name = ("all", job.name) if aggregate else (job.host, job.name)
+        if aggregate:  # the aggregate takes its group's job name when there is just one
+            names = names_by_group.get(job.groupid, set())
+            name = next(iter(names)) if len(names) == 1 else "all"
+        index = seen[(host, name)]
+        seen[(host, name)] += 1
+        if job.error:
+            label = ERRNO.get(job.error, job.error_text or f"errno {job.error}")
+            out.warnings.append(f"fio job {name!r}{' on ' + host if host else ''} ended with "
+                                f"error={job.error} ({label})")
+        gid = job.groupid
+        for d in job.directions:
+            values = d.values
+            if d.op in job.ops:
+                values = {**values, "ops": job.ops[d.op]}
+            if whole_files.get(id(job)) and "iops" in values:
+                values = {**values, "file_rate": values["iops"]}
+            if not d.complete or not (values.get("io_bytes", 0) > 0 or values.get("ops", 0) > 0):
+                continue  # a direction is reported only when it moved data
+            op = d.op
+            for metric in METRIC_ORDER:
+                value = values.get(metric)
+                if value is not None:  # not-finite values reach tidy.vet, which drops them with a warning
+                    # tidy.measurement's row, written out: this line runs for every row of a huge output
+                    out.rows.append({"tool": TOOL, "host": host, "job": name, "operation": op, "metric": metric,
+                                     "stat": "value", "value": float(value), "unit": METRIC_UNITS[metric],
+                                     "job_index": index, "groupid": gid})
