@@ -19,15 +19,9 @@ from collections.abc import Iterable
 
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, vet
-from fsbench.tools.fio.parse_normal import (
-    MAX_LINE_WARNINGS,
-    PERCENTILES,
-    ParsedDirection,
-    ParsedJob,
-    rows_from_jobs,
-    scaled,
-    text_lines,
-)
+from fsbench.tools.fio.normal_blocks import scaled
+from fsbench.tools.fio.parse_normal import MAX_LINE_WARNINGS, text_lines
+from fsbench.tools.fio.parsed_jobs import PERCENTILES, ParsedDirection, ParsedJob, rows_from_jobs
 
 TOOL = "fio"
 #: version -> (header fields, directions, fields per direction)
