@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from fsbench.core import secrets
+from fsbench.core import secret_known
 from fsbench.core.errors import ScenarioError
 from fsbench.core.inventory import load_inventory
 from fsbench.core.secrets import SecretRef, redact, secret_param_spans
@@ -19,14 +19,14 @@ from tests.conftest import run_cli, write_scenario
 @pytest.fixture(autouse=True)
 def known():
     """Each test starts and ends with no known secrets (the set is process-wide)."""
-    saved, whole = set(secrets._KNOWN), set(secrets._WHOLE)
-    secrets._KNOWN.clear()
-    secrets._WHOLE.clear()
+    saved, whole = set(secret_known._KNOWN), set(secret_known._WHOLE)
+    secret_known._KNOWN.clear()
+    secret_known._WHOLE.clear()
     yield
-    secrets._KNOWN.clear()
-    secrets._KNOWN.update(saved)
-    secrets._WHOLE.clear()
-    secrets._WHOLE.update(whole)
+    secret_known._KNOWN.clear()
+    secret_known._KNOWN.update(saved)
+    secret_known._WHOLE.clear()
+    secret_known._WHOLE.update(whole)
 
 
 @pytest.mark.parametrize(("text", "masked"), [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fsbench.core import secrets
+from fsbench.core import secret_files, secret_known
 from fsbench.core.secrets import (
     redact,
     redact_data,
@@ -21,14 +21,14 @@ from fsbench.core.secrets import (
 @pytest.fixture(autouse=True)
 def known():
     """Each test starts and ends with no known secrets (the set is process-wide)."""
-    saved, whole = set(secrets._KNOWN), set(secrets._WHOLE)
-    secrets._KNOWN.clear()
-    secrets._WHOLE.clear()
-    yield secrets._KNOWN
-    secrets._KNOWN.clear()
-    secrets._KNOWN.update(saved)
-    secrets._WHOLE.clear()
-    secrets._WHOLE.update(whole)
+    saved, whole = set(secret_known._KNOWN), set(secret_known._WHOLE)
+    secret_known._KNOWN.clear()
+    secret_known._WHOLE.clear()
+    yield secret_known._KNOWN
+    secret_known._KNOWN.clear()
+    secret_known._KNOWN.update(saved)
+    secret_known._WHOLE.clear()
+    secret_known._WHOLE.update(whole)
 
 
 @pytest.mark.parametrize("text, masked", [
@@ -65,8 +65,8 @@ def test_known_values_longest_first_and_short_values_never(known):
 
 
 def test_a_text_file_is_masked_in_a_stream_across_piece_boundaries(tmp_path, monkeypatch):
-    monkeypatch.setattr(secrets, "CHUNK", 4096)
-    monkeypatch.setattr(secrets, "OVERLAP", 64)
+    monkeypatch.setattr(secret_files, "CHUNK", 4096)
+    monkeypatch.setattr(secret_files, "OVERLAP", 64)
     remember("S3cretValue-with-some-length")
     f = tmp_path / "big.log"
     lines = []
@@ -85,8 +85,8 @@ def test_a_text_file_is_masked_in_a_stream_across_piece_boundaries(tmp_path, mon
 
 
 def test_a_file_bigger_than_a_piece_with_one_huge_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(secrets, "CHUNK", 1000)
-    monkeypatch.setattr(secrets, "OVERLAP", 50)
+    monkeypatch.setattr(secret_files, "CHUNK", 1000)
+    monkeypatch.setattr(secret_files, "OVERLAP", 50)
     remember("needle-secret")
     f = tmp_path / "one-line"
     f.write_bytes(b"y" * 5003 + b"needle-secret" + b"z" * 3000 + b"needle-secret")
