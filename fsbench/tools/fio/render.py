@@ -6,8 +6,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping
 
-from fsbench.tools.fio.containment import RBD_ENGINE, RBD_OPTIONS, split_paths
 from fsbench.tools.fio.jobfile import JobFile, Section
+from fsbench.tools.fio.option_reach import RBD_ENGINE, RBD_OPTIONS, split_paths
 
 #: options that name files, which mean nothing on an RBD image (the engine addresses the image)
 FILE_OPTIONS = ("directory", "filename", "filename_format", "nrfiles", "opendir", "unique_filename",
