@@ -33,7 +33,8 @@ from fsbench.scenario.model import (
 )
 from fsbench.scenario.one_host import narrow_one_host_targets
 from fsbench.scenario.report_checks import check_views
-from fsbench.scenario.variables import parse_set, resolve_variables, scale_of_run, substitute
+from fsbench.scenario.substitute import substitute
+from fsbench.scenario.variables import parse_set, resolve_variables, scale_of_run
 from fsbench.services import SERVICE_KINDS
 from fsbench.tools import TOOLS
 from fsbench.transport.registry import TRANSPORTS

@@ -6,23 +6,19 @@ service and collector commands, a fuse mount: the keys the model marks `s.comman
 data, never code: its value is shell-quoted unless it is made of safe characters only, and a list
 gives several words, each quoted; inside quotes the command has ('...' or "...") it is escaped for
 those quotes, and in backquotes or a comment it is refused. Run-time placeholders (`${target.path}`,
-`${secrets.NAME}`...) in a value are left for the run, which quotes them itself.
+`${secrets.NAME}`...) in a value are left for the run, which quotes them itself. Putting the values
+into the scenario's text is fsbench.scenario.substitute's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from fsbench.config.yamllines import MAX_CHARS, LineMap, YamlSyntaxError, load_yaml
-from fsbench.core import shellquote
 from fsbench.core.errors import Issue, ScenarioError
-from fsbench.core.shell import PLACEHOLDER
+from fsbench.scenario.substitute import FAILED, REF, as_text, too_big
 
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_ANY_REF = re.compile(r"\$\{[^{}$]*\}")
-_FAILED = object()  # a variable whose value could not be found (already reported)
 
 
 def parse_set(items: list[str]) -> dict[str, object]:
@@ -88,12 +84,12 @@ class _Resolver:
                 self.issues.append(self.lm.issue(("variables", cycle[0]),
                                                  f"variables refer to each other in a cycle: {' -> '.join(cycle)}",
                                                  "give one of them a plain value"))
-            return _FAILED
+            return FAILED
         origin, spec = self.specs[name]
         chain = chain + (name,)
         if origin == "file" and isinstance(spec, dict):
             spec = self._select(name, spec, chain)
-        value = spec if spec is _FAILED else self.expand(spec, path, chain)
+        value = spec if spec is FAILED else self.expand(spec, path, chain)
         self.done[name] = value
         return value
 
@@ -103,20 +99,20 @@ class _Resolver:
         if not isinstance(selector, str) or selector not in self.specs:
             self.issues.append(self.lm.issue(path + ("by",), f"`by` must name a variable, got {selector!r}",
                                              f"variables: {', '.join(self.specs) or '(none)'}"))
-            return _FAILED
+            return FAILED
         choice = self.value(selector, chain)
-        if choice is _FAILED:
-            return _FAILED
+        if choice is FAILED:
+            return FAILED
         if isinstance(choice, (dict, list)):
             self.issues.append(self.lm.issue(path + ("by",), f"`by: {selector}` needs a plain value to choose with; "
                                              f"{selector} is a {'list' if isinstance(choice, list) else 'mapping'}"))
-            return _FAILED
+            return FAILED
         options = {str(k): v for k, v in spec.items() if k != "by"}
         if str(choice) not in options:
             self.issues.append(self.lm.issue(path, f"no value for {selector}={choice!r}",
                                              f"add one of the keys {', '.join(options)} or --set {selector}= "
                                              "one of them"))
-            return _FAILED
+            return FAILED
         return options[str(choice)]
 
     def expand(self, value: object, path: tuple, chain: tuple[str, ...]) -> object:
@@ -137,142 +133,17 @@ class _Resolver:
                 failed = True
                 return ""
             found = self.value(ref, chain)
-            failed = failed or found is _FAILED
+            failed = failed or found is FAILED
             return found
 
-        whole = _REF.fullmatch(value)
+        whole = REF.fullmatch(value)
         if whole:
             return lookup(whole.group(1))
-        out = _REF.sub(lambda m: _as_text(lookup(m.group(1)), m.group(1), path, self.lm, self.issues), value)
+        out = REF.sub(lambda m: as_text(lookup(m.group(1)), m.group(1), path, self.lm, self.issues), value)
         self.budget -= len(out)
         if self.budget < 0:
-            raise _too_big(self.lm)
-        return _FAILED if failed else out
-
-
-def _as_text(value: object, name: str, path: tuple, lm: LineMap, issues: list[Issue]) -> str:
-    """A variable's value inside a text (not shell): plain values only."""
-    if isinstance(value, (list, dict)):
-        issues.append(lm.issue(path, f"${{{name}}} is a {'list' if isinstance(value, list) else 'mapping'} and "
-                                     "cannot be part of a text",
-                               "use it as a whole value (key: ${" + name + "}), or in a shell command, where a "
-                               "list gives several words"))
-        return ""
-    return "" if value is _FAILED else str(value)
-
-
-def shell_words(value: object, context: str = shellquote.PLAIN) -> str:
-    """A variable's value as shell words: quoted where needed, a list as several words.
-
-    Inside quotes the command already has (context "'" or '"') the value is escaped for those quotes
-    instead, a list joined into one text. Run-time placeholders inside it stay as they are: the run
-    puts them in quoted for the place they end up in.
-    """
-    if isinstance(value, list):
-        if context in (shellquote.SINGLE, shellquote.DOUBLE):
-            return shell_words(" ".join(_flat(value)), context)
-        return " ".join(shell_words(v, context) for v in value)
-    text = str(value)
-    if not text:
-        return "''" if context not in (shellquote.SINGLE, shellquote.DOUBLE) else ""
-    out, last = [], 0
-    for m in PLACEHOLDER.finditer(text):
-        out.append(_quote(text[last:m.start()], context))
-        out.append(m.group(0))
-        last = m.end()
-    out.append(_quote(text[last:], context))
-    return "".join(out)
-
-
-def _flat(value: list) -> list[str]:
-    return [w for v in value for w in (_flat(v) if isinstance(v, list) else [str(v)])]
-
-
-def _quote(text: str, context: str) -> str:
-    return text if not text else shellquote.quote_for(text, context)
-
-
-def substitute(data: object, values: dict[str, object], lm: LineMap,
-               shell: Callable[[tuple], bool] | None = None) -> object:
-    """Replace `${name}` everywhere except under `variables`; a whole-string reference keeps its type.
-
-    shell(path) tells whether the text at path is a shell command; variables put there are quoted.
-    """
-    issues: list[Issue] = []
-    budget = [MAX_CHARS]
-    out = _sub(data, values, lm, (), issues, shell or (lambda path: False), budget)
-    if issues:
-        raise ScenarioError(issues)
-    return out
-
-
-def _sub(data: object, values: dict, lm: LineMap, path: tuple, issues: list, shell: Callable[[tuple], bool],
-         budget: list[int]) -> object:
-    if isinstance(data, dict):
-        return {k: (v if path == () and k == "variables" else _sub(v, values, lm, path + (k,), issues, shell, budget))
-                for k, v in data.items()}
-    if isinstance(data, list):
-        return [_sub(v, values, lm, path + (i,), issues, shell, budget) for i, v in enumerate(data)]
-    if not isinstance(data, str) or "${" not in data:
-        return data
-    in_shell = shell(path)
-    contexts = shellquote.reference_contexts(data) if in_shell else {}
-    if in_shell:
-        _quote_context_issue(data, contexts, path, lm, issues)
-    whole = _REF.fullmatch(data)
-    if whole and whole.group(1) in values and not in_shell:
-        value = values[whole.group(1)]
-        budget[0] -= _cost(value)
-        if budget[0] < 0:
-            raise _too_big(lm)
-        return value
-
-    def repl(m: re.Match) -> str:
-        name = m.group(1)
-        if name not in values:
-            issues.append(lm.issue(path, f"unknown variable ${{{name}}}",
-                                   f"declare it under `variables:`; known: {', '.join(values) or '(none)'}"))
-            return m.group(0)
-        if in_shell:
-            return shell_words(values[name], contexts.get(m.start(), shellquote.PLAIN))
-        return _as_text(values[name], name, path, lm, issues)
-
-    out = _REF.sub(repl, data)
-    budget[0] -= len(out)
-    if budget[0] < 0:
-        raise _too_big(lm)
-    return out
-
-
-def _quote_context_issue(text: str, contexts: dict[int, str], path: tuple, lm: LineMap,
-                         issues: list[Issue]) -> None:
-    """An error where shell text puts a reference in backquotes or a comment, where no quoting holds."""
-    bad = [(m.group(0), contexts[m.start()]) for m in _ANY_REF.finditer(text)
-           if contexts.get(m.start()) in (shellquote.BACKQUOTE, shellquote.COMMENT)]
-    if not bad:
-        return
-    shown = ", ".join(f"{ref} in {shellquote.NAMES[where]}" for ref, where in dict.fromkeys(bad))
-    issues.append(lm.issue(path, f"{shown}: fsbench cannot quote a value there (a line break ends a comment "
-                                 "and runs the rest; backquotes read the text twice)",
-                           "write ${var} without quotes: fsbench quotes it; use $( ) rather than backquotes "
-                           "and keep references out of comments"))
-
-
-def _cost(value: object) -> int:
-    """Roughly how much text a value is (a mapping or list: its parts)."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, list):
-        return 1 + sum(_cost(v) for v in value)
-    if isinstance(value, dict):
-        return 1 + sum(len(str(k)) + _cost(v) for k, v in value.items())
-    return 8
-
-
-def _too_big(lm: LineMap) -> ScenarioError:
-    return ScenarioError([lm.issue(("variables",), f"the scenario expands to more than {MAX_CHARS // 2**20} MiB "
-                                                   "of text once its variables are put in",
-                                   "is a big value used in many places, or inside other variables many times?")])
+            raise too_big(self.lm)
+        return FAILED if failed else out
 
 
 #: the variable a scenario's sizes are chosen by, and its choice with the seed's own sizes

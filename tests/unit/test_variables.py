@@ -15,7 +15,8 @@ from fsbench.config.yamllines import load_yaml
 from fsbench.core.errors import ScenarioError
 from fsbench.core.shell import render
 from fsbench.scenario.load import load_scenario, load_scenario_text
-from fsbench.scenario.variables import parse_set, shell_words
+from fsbench.scenario.substitute import shell_words
+from fsbench.scenario.variables import parse_set
 from tests.paths import REPO
 
 BASE = """\
