@@ -81,13 +81,13 @@ def row_context(run_id: str, scenario: str, case: Case) -> dict:
 
 
 def case_rows(run_id: str, scenario: str, case: Case, parsed: ParseResult, names: dict[str, str],
-              beside: list[ParseResult]) -> tuple[list[dict], list[str]]:
+              beside: list[ParseResult], alone: str = "") -> tuple[list[dict], list[str]]:
     """The case's rows with their context columns, tools' host addresses named as the scenario names them;
-    and the warnings of the tool and of what ran beside it."""
+    and the warnings of the tool and of what ran beside it. `alone`: the one host a one-host tool ran on."""
     context = row_context(run_id, scenario, case)
-    # a row without a host is the whole case's figure: the host's own on one host, `all` across hosts
-    # or beside per-host rows (vdbench totals), so sums over hosts never count it twice
-    whole = "all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0]
+    # a row without a host is the whole case's figure: the host's own on one host (or the one host that
+    # ran it), `all` across hosts or beside per-host rows (vdbench totals), so sums never count it twice
+    whole = alone or ("all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0])
     rows = [{**context, **r, "host": names.get(str(r.get("host")), r.get("host")) or whole} for r in parsed.rows]
     warnings = list(parsed.warnings)
     for part in beside:

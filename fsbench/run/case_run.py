@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsbench.api.transport import Transport
+from fsbench.api.tools import PrepareStep
+from fsbench.api.transport import Transport, work_name
 from fsbench.core import warmup
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.events import Event, Listener
@@ -23,7 +24,7 @@ from fsbench.run.case_caches import drop_client_cache, drop_page_caches
 from fsbench.run.case_context import case_context
 from fsbench.run.case_outcome import CaseOutcome, case_rows, ended, failed, parse, row_context, unexpected
 from fsbench.run.layout_reuse import Layouts, layout_key
-from fsbench.run.leftovers import CASE_MARKER, stop_case_processes
+from fsbench.run.run_processes import CASE_MARKER, stop_case_processes
 from fsbench.run.store import RunDir
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.run.targets.services import free_port
@@ -97,7 +98,7 @@ class CaseRun:
 
     def _stage(self, inv: Invocation, transport: Transport, raw: Path) -> str:
         self._used[where_of(transport)] = transport
-        return stage(inv, transport, raw)
+        return stage(inv, transport, raw, work_name(self.rd.run_id, self.case.case_id, where_of(transport)))
 
     def _servers(self, inv: Invocation, raw_of) -> side_jobs.Servers:
         self._used.update({h: self.transports[h] for h in inv.servers})
@@ -131,7 +132,8 @@ class CaseRun:
                                      free_port())
         try:
             inv = self.tool.build(case, test_dir, ctx)
-            prep = self.tool.prepare(case, test_dir, ctx) if case.prepare and hasattr(self.tool, "prepare") else None
+            tool = self.tool
+            prep = tool.prepare(case, test_dir, ctx) if case.prepare and isinstance(tool, PrepareStep) else None
             # without a folder (an RBD image) a prepare step another case of this target ran leaves its data
             # for this one too: written once per target, as cases of one dataset share its files
             shared = "" if prep is None or folder else repr((sorted(prep.files.items()), prep.env))
@@ -142,9 +144,12 @@ class CaseRun:
             first = hosts[case.hosts[0]]
             if layout and layouts.unchanged(case.dataset, layout, first, test_dir, self._raw(case.hosts[0]) / PREPARE):
                 prep = None  # the files an earlier case of this run laid out, proven unchanged
-            for h, tr in hosts.items():
+            # every host's old files go before any host makes its folder: on a file system the hosts share
+            # (a JuiceFS volume), one host's removal would otherwise take the folders of those before it
+            for tr in hosts.values():
                 if dataset and case.fresh:  # untimed: a write measures new files, not the ones a case left
                     tr.remove_tree(test_dir)
+            for h, tr in hosts.items():
                 if folder:
                     tr.makedirs(inv.host_dirs.get(h, test_dir))
             where = "controller" if inv.controller else case.hosts[0]
@@ -199,7 +204,9 @@ class CaseRun:
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)
         names = {info.address: h for h, info in ctx.hosts.items()}
-        return self._record(raw, result, round(time.monotonic() - start, 3), beside, names, list(works))
+        # a one-host tool on a case of several hosts (juicefs bench): its figures are that host's, not `all`
+        alone = where if len(case.hosts) > 1 and not (inv.controller or inv.per_host or inv.servers) else ""
+        return self._record(raw, result, round(time.monotonic() - start, 3), beside, names, list(works), alone)
 
     def _drop(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:
         """Drop the page cache on every involved host; the proof goes to raw/."""
@@ -262,12 +269,12 @@ class CaseRun:
         return hosts
 
     def _record(self, raw: Path, result: CommandResult, duration: float, beside: list,
-                names: dict[str, str], per_host: list[str]) -> CaseOutcome:
+                names: dict[str, str], per_host: list[str], alone: str = "") -> CaseOutcome:
         outcome, parsed = ended(self.case, result, duration,
                                 lambda: parse(self.tool, raw, {h: self._raw(h) for h in per_host}), raw)
         if parsed is None:
             return outcome
-        rows, warnings = case_rows(self.rd.run_id, self.sc.name, self.case, parsed, names, beside)
+        rows, warnings = case_rows(self.rd.run_id, self.sc.name, self.case, parsed, names, beside, alone)
         if self.validity:  # verdicts on the tool's rows (fsbench.validity), and the backends' own rows
             rows += [{**row_context(self.rd.run_id, self.sc.name, self.case), **r} for r in self.validity.finish(rows)]
         self.rd.set_case_rows(self.case.case_id, rows)

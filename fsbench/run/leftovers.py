@@ -9,104 +9,36 @@ lock, stops its processes (found by the marker), runs its pending clean-ups in r
 its manifest. Clean-ups on hosts the new run does not use are left (and said); a host of the new run
 where a clean-up cannot even be attempted stops the new run with the list (remove
 <state folder>/<run id>.json once cleaned by hand).
-
-Recovery runs the commands it reads, so it reads only what this user wrote: the state folder is per
-user (its uid in the name), made 0700, and refused when someone else owns it or may write in it; an
-index entry or a leftovers.json that is not a regular file of this user, closed to group and others,
-is skipped with a warning.
+The index of runs (and which files recovery trusts) is fsbench.run.run_index; the markers and the
+stopping of marked processes fsbench.run.run_processes.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import signal
-import stat
-import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from fsbench.api.transport import Transport
-from fsbench.core.errors import FsbenchError, PreflightError
+from fsbench.core.errors import FsbenchError
 from fsbench.core.events import Event, Listener, ignore
+from fsbench.run.run_index import (
+    STATE_ENV,
+    dead_runs,
+    read_trusted,
+    register_run,
+    state_dir,
+    state_path,
+    unregister_run,
+    write_private,
+)
+from fsbench.run.run_processes import CASE_MARKER, MARKER, kill_marked, remote_kill_argv, stop_case_processes
 
-#: the index of running runs, per user; FSBENCH_STATE_DIR puts it elsewhere (tests, a shared /var/tmp policy)
-STATE_ENV = "FSBENCH_STATE_DIR"
-MARKER = "FSBENCH_RUN"
-#: in the environment of a case's own commands only (its tool, prepare step and servers), never of the
-#: run's services or mounts: what tells a case's strays from the run's long-lived processes
-CASE_MARKER = "FSBENCH_CASE"
-
-
-def state_path() -> Path:
-    """Where this user's index of running runs lives (not created, not checked)."""
-    given = os.environ.get(STATE_ENV)
-    # one level under the sticky /var/tmp: nobody else can rename or replace it once it is ours
-    return Path(given) if given else Path(f"/var/tmp/fsbench-runs-{os.geteuid()}")
-
-
-def state_dir() -> Path:
-    """This user's index of running runs: created 0700; PreflightError when it is not safe to read."""
-    path = state_path()
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = path.lstat()
-    except OSError as exc:
-        raise PreflightError([("(controller)", "state folder", f"{path}: cannot create it "
-                               f"({exc.strerror or exc}): set {STATE_ENV} to a folder of yours")]) from None
-    problem = _unsafe(info, path, "folder")
-    if problem:
-        raise PreflightError([("(controller)", "state folder", f"{problem}: fsbench runs the clean-up commands "
-                               f"recorded there, so it must be yours alone; remove it (or `chmod go-w` it if it is "
-                               f"yours), or set {STATE_ENV} to a folder of yours")])
-    return path
-
-
-def _unsafe(info: os.stat_result, path: Path, what: str) -> str | None:
-    """Why a file or folder of the index cannot be trusted, or None."""
-    kind = stat.S_ISDIR if what == "folder" else stat.S_ISREG
-    if not kind(info.st_mode):
-        return f"{path} is not a {what} (a symbolic link or something else)"
-    if info.st_uid != os.geteuid():
-        return f"{path} belongs to uid {info.st_uid}, not to this user (uid {os.geteuid()})"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"{path} is writable by its group or by others (mode {stat.S_IMODE(info.st_mode):04o})"
-    return None
-
-
-def read_trusted(path: Path) -> str | None:
-    """The text of a file of this user that only this user can write; None when absent.
-
-    Raises ValueError with the reason when the file exists but cannot be trusted. The file is opened
-    without following links and checked on the open descriptor, so it cannot be swapped in between.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        problem = _unsafe(os.fstat(fd), path, "file")
-        if problem:
-            raise ValueError(problem)
-        return fh.read().decode(errors="replace")
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write a file readable by this user only (whatever the umask), through a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # 0600, a name of its own
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+#: what the campaign and recovery read from here (the index and the markers live in their own modules)
+__all__ = ["CASE_MARKER", "MARKER", "STATE_ENV", "Action", "Leftovers", "NoLeftovers", "dead_runs", "recover",
+           "register_run", "state_dir", "state_path", "stop_case_processes", "unregister_run"]
 
 
 @dataclass
@@ -159,7 +91,7 @@ class Leftovers:
 
     def _save(self) -> None:
         try:  # private: recovery trusts only a file of this user that nobody else can write
-            _write_private(self.path, json.dumps([asdict(a) for a in self.actions], indent=1))
+            write_private(self.path, json.dumps([asdict(a) for a in self.actions], indent=1))
         except OSError:  # a full disk: the file keeps its last state; redoing a done clean-up is harmless
             pass
 
@@ -179,129 +111,6 @@ class NoLeftovers:
 
 def _never_down(host: str) -> str | None:
     return None
-
-
-def register_run(run_dir: Path, run_id: str) -> None:
-    """Note this run in the controller's index of runs (removed when it ends normally)."""
-    _write_private(state_dir() / f"{run_id}.json",
-                   json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()}))
-
-
-def unregister_run(run_id: str) -> None:
-    """The run ended and cleaned up after itself."""
-    (state_path() / f"{run_id}.json").unlink(missing_ok=True)
-
-
-def dead_runs(emit: Listener = ignore) -> list[tuple[str, Path]]:
-    """(run id, run directory) of indexed runs whose fsbench process is gone (nobody holds their lock).
-
-    Entries that are not this user's own (see the module's doc) are skipped with a warning.
-    """
-    out = []
-    folder = state_dir()
-    for entry in sorted(folder.glob("*.json")):
-        try:
-            text = read_trusted(entry)
-            info = json.loads(text or "")
-            run_dir = Path(info["run_dir"])
-        except ValueError as exc:  # JSONDecodeError is one too
-            emit(Event("warning", message=f"ignoring the run index entry {entry}: {exc}"))
-            continue
-        except (KeyError, TypeError):
-            emit(Event("warning", message=f"ignoring the run index entry {entry}: no run_dir in it"))
-            continue
-        if not run_dir.is_dir():
-            entry.unlink(missing_ok=True)  # the run directory was deleted: nothing to read the clean-ups from
-            continue
-        if not _lock_held(run_dir / "lock"):
-            out.append((entry.stem, run_dir))
-    return out
-
-
-def _lock_held(path: Path) -> bool:
-    try:
-        with open(path, "a+") as fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(fh, fcntl.LOCK_UN)
-            return False
-    except OSError:
-        return False
-
-
-def marked_pids(run_id: str, case_id: str | None = None) -> list[int]:
-    """Processes on this machine whose environment carries the run's marker (and the case's, when given)."""
-    needles = {f"{MARKER}={run_id}".encode()} | ({f"{CASE_MARKER}={case_id}".encode()} if case_id else set())
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{d}/environ", "rb") as fh:
-                if needles <= set(fh.read().split(b"\0")):
-                    out.append(int(d))
-        except OSError:
-            continue
-    return out
-
-
-def kill_marked(run_id: str, grace_s: float = 5.0, case_id: str | None = None) -> list[int]:
-    """TERM, then KILL, every local process of the run (of one case of it, when given); the pids found."""
-    pids = marked_pids(run_id, case_id)
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in pids:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + grace_s
-        while marked_pids(run_id, case_id) and time.monotonic() < deadline:
-            time.sleep(0.1)
-    return pids
-
-
-def remote_case_kill_argv(run_id: str, case_id: str, grace_s: int = 2) -> list[str]:
-    """A shell command that stops a case's processes on a host (both markers in their environment):
-    TERM, KILL after grace_s; prints each pid it found with its name."""
-    script = (
-        'found=""; for e in /proc/[0-9]*/environ; do p=${e#/proc/}; p=${p%/environ}; [ "$p" = $$ ] && continue; '
-        '[ "$(tr "\\0" "\\n" 2>/dev/null < "$e" | grep -cxF -e "$1" -e "$2")" = 2 ] || continue; '
-        'echo "$p $(cat /proc/$p/comm 2>/dev/null)"; found="$found $p"; done; '
-        '[ -n "$found" ] || exit 0; kill -s TERM $found 2>/dev/null; i=0; '
-        'while [ $i -lt $(($3 * 10)) ]; do alive=""; for p in $found; do '
-        '[ -e /proc/$p ] && [ "$(cut -d" " -f3 /proc/$p/stat 2>/dev/null)" != Z ] && alive="$alive $p"; done; '
-        '[ -n "$alive" ] || exit 0; sleep 0.1; i=$((i + 1)); done; kill -s KILL $alive 2>/dev/null; true'
-    )
-    return ["/bin/sh", "-c", script, "fsbench-case-stop", f"{MARKER}={run_id}", f"{CASE_MARKER}={case_id}",
-            str(grace_s)]
-
-
-def stop_case_processes(tr: Transport, run_id: str, case_id: str) -> list[str]:
-    """Stop what a case's commands left running on one host; `PID NAME` of each process found."""
-    from fsbench.transport.local import LocalTransport
-
-    if isinstance(tr, LocalTransport):
-        found = []
-        for pid in marked_pids(run_id, case_id):
-            try:
-                found.append(f"{pid} {Path(f'/proc/{pid}/comm').read_text().strip()}")
-            except OSError:
-                continue
-        kill_marked(run_id, 2.0, case_id)
-        return found
-    r = tr.run(remote_case_kill_argv(run_id, case_id), timeout=60)
-    if not r.ok:
-        raise FsbenchError(f"cannot stop the processes case {case_id} left on {tr.host}: {r.describe()}")
-    return [line for line in r.extra.get("stdout", "").splitlines() if line.strip()]
-
-
-def remote_kill_argv(run_id: str) -> list[str]:
-    """A shell command that kills a run's processes on a remote host (found by the marker)."""
-    script = ('for e in /proc/[0-9]*/environ; do p=${e#/proc/}; p=${p%/environ}; [ "$p" = $$ ] && continue; '
-              'tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$1" && kill -s KILL "$p" 2>/dev/null; done; true')
-    return ["/bin/sh", "-c", script, "fsbench-recover", f"{MARKER}={run_id}"]
 
 
 def recover(run_id: str, run_dir: Path, transports: dict[str, Transport], local: Transport,

@@ -1,11 +1,15 @@
-"""The cases' records of a run: cases.csv and the manifest's statuses, kept across a resume."""
+"""The cases' records of a run (cases.csv and the manifest's statuses, kept across a resume) and its outcome."""
 
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from fsbench.core.csv_cells import unguard_row
-from fsbench.run.store import STATUS_OK, STATUS_PENDING, RunDir, utc_now
+from fsbench.core.errors import RunDirError
+from fsbench.core.events import Event, Listener
+from fsbench.run.store import STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, utc_now
 from fsbench.scenario.plan import Case
 
 #: what an earlier attempt recorded about a case that stays ok (a resume keeps it as it was)
@@ -57,9 +61,51 @@ class Records:
     def write(self) -> None:
         self.rd.write_cases(list(self.by_id.values()))
 
+    def close(self, interrupted: bool, emit: Listener) -> RunOutcome:
+        """The end of a run: results from the ok cases' rows, cases.csv, and the manifest's status."""
+        rows = [row for cid, rec in self.by_id.items() if rec["status"] == STATUS_OK for row in self.rd.case_rows(cid)]
+        self.rd.write_results(rows)
+        counts = self.counts()
+        good = counts.get(STATUS_OK, 0) + counts.get(STATUS_SKIPPED, 0)
+        status = "interrupted" if interrupted else "complete" if good == len(self.by_id) else "failed"
+        self.write()
+        if not self.rd.settle(status):
+            raise RunDirError(f"{self.rd.path / 'manifest.json'}: cannot be written: the run ended ({status}) but "
+                              "its manifest still says otherwise")
+        emit(Event("run_end", status=status, data={"counts": counts, "run_dir": str(self.rd.path)}))
+        return RunOutcome(self.rd.path, counts, interrupted)
+
+    def close_full(self, emit: Listener) -> RunOutcome:
+        """The end of a run stopped by a full disk: the manifest says so (from the reserve), resumable."""
+        self.rd.mark_out_of_space()
+        counts = self.counts()
+        emit(Event("run_end", status="out-of-space", data={"counts": counts, "run_dir": str(self.rd.path)}))
+        return RunOutcome(self.rd.path, counts, out_of_space=True)
+
     def counts(self) -> dict[str, int]:
         """How many cases ended in each status."""
         out: dict[str, int] = {}
         for r in self.by_id.values():
             out[r["status"]] = out.get(r["status"], 0) + 1
         return out
+
+
+EXIT_OUT_OF_SPACE = 5
+
+@dataclass
+class RunOutcome:
+    """How a run ended: its directory and the count of cases per status."""
+
+    run_dir: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    interrupted: bool = False
+    out_of_space: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return 130
+        if self.out_of_space:
+            return EXIT_OUT_OF_SPACE
+        good = self.counts.get(STATUS_OK, 0) + self.counts.get(STATUS_SKIPPED, 0)
+        return 0 if good == sum(self.counts.values()) else 1

@@ -3,10 +3,7 @@ kept for resume; failures are data, Ctrl-C stops cleanly."""
 
 from __future__ import annotations
 
-import posixpath
 import threading
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError, RunDirError
@@ -17,7 +14,8 @@ from fsbench.run.case_context import host_infos
 from fsbench.run.case_run import CaseEnv, CaseRun, unexpected
 from fsbench.run.leftovers import NoLeftovers
 from fsbench.run.presence import ToolPresence, tools_of
-from fsbench.run.records import Records
+from fsbench.run.records import Records, RunOutcome
+from fsbench.run.scratch import ScratchFolders
 from fsbench.run.store import STATUS_FAILED, STATUS_OK, STATUS_SKIPPED, RunDir, out_of_space, utc_now
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.run.targets.manager import ServiceManager
@@ -27,26 +25,6 @@ from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.tools.base import HostInfo
 from fsbench.transport.local import LocalTransport
-
-EXIT_OUT_OF_SPACE = 5
-
-@dataclass
-class RunOutcome:
-    """How a run ended: its directory and the count of cases per status."""
-
-    run_dir: Path
-    counts: dict[str, int] = field(default_factory=dict)
-    interrupted: bool = False
-    out_of_space: bool = False
-
-    @property
-    def exit_code(self) -> int:
-        if self.interrupted:
-            return 130
-        if self.out_of_space:
-            return EXIT_OUT_OF_SPACE
-        good = self.counts.get(STATUS_OK, 0) + self.counts.get(STATUS_SKIPPED, 0)
-        return 0 if good == sum(self.counts.values()) else 1
 
 
 class Runner:
@@ -65,8 +43,7 @@ class Runner:
         self.host_facts = host_facts
         self.leftovers = leftovers or NoLeftovers()
         for tr in [*self.transports.values(), self.controller]:
-            if hasattr(tr, "output_cap"):  # (a transport plug-in may keep whole outputs)
-                tr.output_cap = scenario.settings.output_cap
+            tr.cap_output(int(scenario.settings.output_cap))  # sizes are checked as floats
         watch = getattr(self.leftovers, "watch_hosts", None)
         if watch is not None:  # a clean-up tried on a host that stopped answering stays for the next run
             watch(self._host_down)
@@ -112,9 +89,9 @@ class Runner:
         rounds = self.sc.settings.order == "rounds"
         if rounds:  # a service stops after the last case of its last target, wherever that falls
             order.sort(key=lambda name: max(i for i, c in enumerate(todo) if c.target == name))
-        scratch = posixpath.join(self.sc.settings.scratch, self.rd.run_id)
-        cleanups = {name: self.leftovers.add(name, "scratch folders", self._scratch_cleanup(tr, scratch))
-                    for name, tr in self.transports.items()}
+        folders = ScratchFolders(self.sc.settings.scratch, self.rd.run_id, self.transports, self.leftovers, self.emit)
+        folders.record()
+        scratch = folders.path
         services = ServiceManager(self.sc, self.transports, self.rd.run_id, scratch, self.rd.path / "services",
                                   self.emit, order, self.leftovers, self.secrets)
         done = 0
@@ -128,24 +105,14 @@ class Runner:
                                         scratch, hosts, presence, done, len(todo))
         finally:  # a second Ctrl-C here stops the clean-up: the leftovers have the rest for the next run
             services.stop_all()
-            for name, tr in self.transports.items():
-                try:
-                    failed = [r for r in (tr.run(argv, timeout=120) for argv in self._scratch_cleanup(tr, scratch))
-                              if not r.ok]
-                    if failed:  # kept in leftovers.json: the next run tries again
-                        self.emit(Event("warning", message=f"could not remove {scratch} on {name}: "
-                                                           f"{failed[0].describe()}"))
-                    else:
-                        self.leftovers.done(cleanups[name])
-                except FsbenchError as exc:
-                    self.emit(Event("warning", message=f"could not remove {scratch} on {name}: {exc}"))
+            folders.remove()
         self.rd.write_hosts(hosts)
         return self._close()
 
     def _host_down(self, host: str) -> str | None:
         """Why a host was given up for this run (it stopped answering), else None."""
-        dead = getattr(self.transports.get(host), "dead", None)
-        return dead if isinstance(dead, str) else None
+        tr = self.transports.get(host)
+        return tr.dead if tr is not None else None
 
     def _stopped_by(self, exc: OSError) -> RunOutcome:
         """The end of a run whose run directory could not be written: out of space (resumable), or else."""
@@ -164,14 +131,6 @@ class Runner:
         self.full = True
         self.rd.release_reserve()
         self.emit(Event("warning", message=f"the run directory's disk is full ({exc}): stopping"))
-
-    def _scratch_cleanup(self, tr: Transport, scratch: str) -> list[list[str]]:
-        """Removing the run's scratch folder on a host, and on SSH hosts its work folder."""
-        out = [["rm", "-rf", "--", scratch]]
-        base = getattr(tr, "remote_base", None)
-        if isinstance(base, str) and base.startswith("/"):
-            out.append(["rm", "-rf", "--", posixpath.join(base, self.rd.run_id)])
-        return out
 
     def _session(self, target: Target, services: ServiceManager, scratch: str) -> tuple[TargetSession, str | None]:
         """The target's session with its services started, and why it cannot be set up (None: it can)."""
@@ -311,31 +270,13 @@ class Runner:
             self._finish_case(case, STATUS_FAILED, unexpected(self.rd, exc, self.rd.path / "raw" / case.case_id))
 
     def _close_full(self) -> RunOutcome:
-        """The end of a run stopped by a full disk: the manifest says so (from the reserve), resumable."""
-        self.rd.mark_out_of_space()
-        counts = self.book.counts()
-        self.emit(Event("run_end", status="out-of-space", data={"counts": counts, "run_dir": str(self.rd.path)}))
-        return RunOutcome(self.rd.path, counts, out_of_space=True)
+        return self.book.close_full(self.emit)
 
     def _close(self) -> RunOutcome:
         if self.full:
             return self._close_full()
         self.adaptive.write_csv()
-        rows = []
-        for c in self.cases:
-            if self.records[c.case_id]["status"] == STATUS_OK:
-                rows.extend(self.rd.case_rows(c.case_id))
-        self.rd.write_results(rows)
-        counts = self.book.counts()
-        interrupted = self.cancel.is_set()
-        good = counts.get(STATUS_OK, 0) + counts.get(STATUS_SKIPPED, 0)
-        status = "interrupted" if interrupted else "complete" if good == len(self.records) else "failed"
-        self.book.write()
-        if not self.rd.settle(status):
-            raise RunDirError(f"{self.rd.path / 'manifest.json'}: cannot be written: the run ended ({status}) but "
-                              "its manifest still says otherwise")
-        self.emit(Event("run_end", status=status, data={"counts": counts, "run_dir": str(self.rd.path)}))
-        return RunOutcome(self.rd.path, counts, interrupted)
+        return self.book.close(self.cancel.is_set(), self.emit)
 
     def _controller_info(self) -> HostInfo:
         """This machine's facts, once: multi-host launchers (mpirun, fio --client) run here."""

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import errno
 import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import socket
 from dataclasses import dataclass, field
@@ -19,17 +16,17 @@ from typing import TYPE_CHECKING
 import yaml
 
 from fsbench.config.files import read_text_bounded
-from fsbench.core.csv_cells import guard_frame, guard_row, unguard_frame
+from fsbench.core.csv_cells import unguard_frame
 from fsbench.core.errors import RunDirError
-from fsbench.core.secrets import redact, redact_data, redact_frame, redact_rows
-from fsbench.core.tidy import COLUMNS
+from fsbench.core.secrets import redact, redact_data
 from fsbench.core.version import SCHEMA_VERSION, __version__
+from fsbench.run import run_dir_tables
+from fsbench.run.run_dir_checks import _RESTORE, MAX_TABLE_BYTES, check_cases, check_files
+from fsbench.run.run_dir_end import out_of_space, settle_manifest
 
 if TYPE_CHECKING:
     import pandas
 
-CASE_COLUMNS = ["case_id", "index", "target", "workload", "tool", "repetition", "status", "reason",
-                "exit_status", "started", "ended", "duration_s", "tool_wall_s", "estimate_s", "hosts", "warnings"]
 STATUS_OK, STATUS_FAILED, STATUS_INTERRUPTED, STATUS_PENDING = "ok", "failed", "interrupted", "pending"
 STATUS_SKIPPED = "skipped"  # the tool is not installed where the case would run: said plainly, not failed
 
@@ -53,13 +50,6 @@ def _atomic_write(path: Path, text: str) -> None:
 
 #: kept free in every run directory so that a full disk can still record how the run ended
 RESERVE_BYTES = 256 * 1024
-OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT)
-
-
-def out_of_space(exc: BaseException) -> bool:
-    """Whether an error means the run directory's file system is full (or over quota)."""
-    return isinstance(exc, OSError) and exc.errno in OUT_OF_SPACE
-
 
 class RunDirLocked(RunDirError):
     """Another fsbench process works in this run directory."""
@@ -181,54 +171,10 @@ class RunDir:
         self.settle("out-of-space")
 
     def settle(self, status: str, **extra: object) -> bool:
-        """Record how the run ended, whatever happens meanwhile; whether the manifest could be written.
-
-        A full disk gets the reserve back and one more try; a Ctrl-C that arrives while writing does
-        not stop the write: it is raised again once the manifest is on disk.
-        """
+        """Record how the run ended, whatever happens meanwhile (a full disk, a Ctrl-C); whether the manifest
+        could be written (fsbench.run.run_dir_end)."""
         self.manifest.update(status=status, ended=utc_now(), **extra)
-        stopped, written = False, False
-        for _ in range(20):  # each round ends in a write, a give-up, or one more Ctrl-C
-            try:
-                try:
-                    self.save_manifest()
-                    written = True
-                    break
-                except OSError as exc:
-                    if not out_of_space(exc) or not (self.path / ".reserve").exists():
-                        (self.path / "manifest.json.tmp").unlink(missing_ok=True)
-                        written = out_of_space(exc) and self._overwrite_manifest()
-                        break
-                    self.release_reserve()
-            except KeyboardInterrupt:
-                stopped = True
-        if stopped:
-            raise KeyboardInterrupt
-        return written
-
-    def _overwrite_manifest(self) -> bool:
-        """The last resort on a disk too full for a reserve: the manifest rewritten in its own blocks.
-
-        A run that started with less free space than the reserve has none to give back, and the atomic
-        write needs a new file. Written compact (no indent), the manifest is shorter than the indented one
-        on disk, so it fits in the space that file already holds; if not, nothing is written.
-        """
-        text = (json.dumps(self.manifest, separators=(",", ":")) + "\n").encode()
-        try:
-            fd = os.open(self.path / "manifest.json", os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            return False
-        try:
-            if len(text) > os.fstat(fd).st_size:
-                return False
-            if os.write(fd, text) != len(text):
-                return False
-            os.ftruncate(fd, len(text))
-            return True
-        except OSError:
-            return False
-        finally:
-            os.close(fd)
+        return settle_manifest(self.path, self.manifest, self.save_manifest, self.release_reserve)
 
     def is_about(self, exc: OSError) -> bool:
         """Whether an OSError is this run directory's (stop the run) rather than a target's (fail a case).
@@ -278,38 +224,11 @@ class RunDir:
 
     def check_cases(self) -> None:
         """Refuse a cases.csv that is not what fsbench wrote (--resume reads it; the rest it writes anew)."""
-        _check_csv(self.path / "cases.csv", ("case_id", "target", "workload", "status"))
+        check_cases(self.path)
 
     def check_files(self) -> None:
-        """Refuse a run directory whose tables are not what fsbench wrote, naming the file and what is wrong.
-
-        scenario.yaml must be a mapping, cases.csv and hosts.csv CSV in UTF-8 (cases.csv with its key
-        columns), results.parquet a Parquet file and results.csv CSV, both with the columns every reader needs. The
-        report, compare and --resume read them whole later; this keeps their errors plain.
-        """
-        scenario = self.path / "scenario.yaml"
-        if scenario.exists():
-            from fsbench.config.yamllines import load_data
-            from fsbench.core.errors import ScenarioError
-
-            try:
-                data = load_data(scenario)
-            except ScenarioError as exc:
-                raise RunDirError(f"{scenario}: damaged: {exc}; {_RESTORE}") from None
-            if not isinstance(data, dict):
-                raise RunDirError(f"{scenario}: damaged: a YAML {type(data).__name__}, where fsbench writes the "
-                                  f"resolved scenario (a mapping); {_RESTORE}")
-            for key in ("targets", "workloads"):
-                if not isinstance(data.get(key, {}), dict):
-                    raise RunDirError(f"{scenario}: damaged: {key} is a {type(data[key]).__name__}, not a mapping; "
-                                      f"{_RESTORE}")
-        self.check_cases()
-        _check_csv(self.path / "hosts.csv", ())
-        pq, csvf = self.path / "results.parquet", self.path / "results.csv"
-        if pq.exists():
-            _check_parquet(pq)
-        elif csvf.exists():
-            _check_csv(csvf, RESULT_KEYS, numeric=("value",))
+        """Refuse a run directory whose tables are not what fsbench wrote, naming the file and what is wrong."""
+        check_files(self.path)
 
     @property
     def run_id(self) -> str:
@@ -338,104 +257,15 @@ class RunDir:
 
     def write_cases(self, records: list[dict]) -> None:
         """cases.csv: one row per case with its status and parameters (param_<name>)."""
-        params = []
-        for r in records:
-            for k in r.get("params", {}):
-                if k not in params:
-                    params.append(k)
-        cols = CASE_COLUMNS + [f"param_{p}" for p in params]
-        tmp = self.path / "cases.csv.tmp"
-        with tmp.open("w", newline="") as fh:
-            w = csv.DictWriter(fh, cols, extrasaction="ignore")
-            w.writeheader()
-            for r in records:
-                row = {**r, **{f"param_{k}": v for k, v in r.get("params", {}).items()}}
-                w.writerow(guard_row({k: redact(v) if isinstance(v, str) else v for k, v in row.items()}))
-        os.replace(tmp, self.path / "cases.csv")
+        run_dir_tables.write_cases(self.path, records)
 
     def write_hosts(self, hosts: list[dict]) -> None:
         """hosts.csv: one row per host with its facts."""
-        cols: list[str] = []
-        for h in hosts:
-            cols += [k for k in h if k not in cols]
-        with (self.path / "hosts.csv").open("w", newline="") as fh:
-            w = csv.DictWriter(fh, cols)
-            w.writeheader()
-            w.writerows(guard_row(r) for r in redact_rows(hosts))
+        run_dir_tables.write_hosts(self.path, hosts)
 
     def write_results(self, rows: list[dict]) -> None:
         """results.csv and results.parquet from all rows."""
-        import pandas as pd
-
-        df = pd.DataFrame(rows)
-        extra = [c for c in df.columns if c not in COLUMNS]
-        df = redact_frame(df.reindex(columns=COLUMNS + extra))  # parquet is binary: masked before it is written
-        guard_frame(df).to_csv(self.path / "results.csv", index=False)  # a spreadsheet runs no name as a formula
-        try:  # parquet keeps the names as they are: typed, for pandas, never evaluated
-            df.to_parquet(self.path / "results.parquet", index=False)
-        except ImportError:  # pyarrow is a dependency; a broken install must not lose results.csv
-            pass
-
-
-#: what to do about a run directory file that is not what fsbench wrote
-_RESTORE = ("restore the run directory from a copy, or rebuild its tables from the tools' outputs kept in "
-            "raw/ (fsbench ingest TOOL FILES --run-dir NEW)")
-#: the results columns every reader needs (a table from an older fsbench may lack the others)
-RESULT_KEYS = ("case_id", "target", "workload", "operation", "metric", "unit", "value")
-#: a number as pandas reads it from a CSV cell (fsbench writes no other; NaN and infinities are left out)
-_NUMBER_CELL = re.compile(r"\s*[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?)\s*\Z", re.IGNORECASE)
-#: manifest.json is a page; a bigger one was not written by fsbench
-MAX_TABLE_BYTES = 64 * 2**20
-
-
-def _check_csv(path: Path, required: tuple[str, ...], numeric: tuple[str, ...] = ()) -> None:
-    """A CSV file fsbench wrote: UTF-8, well quoted, with the required columns (absent is fine), and a
-    number (or nothing) in every cell of the numeric columns."""
-    if not path.exists():
-        return
-    try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh, strict=True)
-            header = next(reader, [])
-            numbers = [(i, name) for i, name in enumerate(header) if name in numeric]
-            for row in reader:  # read through: a broken quote or a bad byte further down counts too
-                for i, name in numbers:
-                    cell = row[i] if i < len(row) else ""
-                    if cell and not _NUMBER_CELL.match(cell):
-                        raise RunDirError(f"{path}: damaged: line {reader.line_num}: {name} {cell[:40]!r} is not a "
-                                          f"number; {_RESTORE}")
-    except UnicodeDecodeError as exc:
-        raise RunDirError(f"{path}: damaged: not UTF-8 text ({exc.reason}); {_RESTORE}") from None
-    except csv.Error as exc:
-        raise RunDirError(f"{path}: damaged: not CSV as fsbench writes it (line {reader.line_num}: {exc}); "
-                          f"{_RESTORE}") from None
-    except OSError as exc:
-        raise RunDirError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    missing = [c for c in required if c not in header] if header else []
-    if missing:
-        raise RunDirError(f"{path}: damaged: no column {', '.join(missing)} (it has {', '.join(header[:8])}"
-                          f"{'...' if len(header) > 8 else ''}); {_RESTORE}")
-
-
-def _check_parquet(path: Path) -> None:
-    """results.parquet: a Parquet file with the columns every reader needs."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        names = pq.ParquetFile(path).schema_arrow.names
-    except OSError as exc:
-        raise RunDirError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    except Exception as exc:  # noqa: BLE001 - pyarrow's own errors (ArrowInvalid...) for a file that is no Parquet
-        raise RunDirError(f"{path}: damaged: not a Parquet file ({exc}); delete it to use results.csv, or "
-                          f"{_RESTORE}") from None
-    missing = [c for c in RESULT_KEYS if c not in names]
-    if missing:
-        raise RunDirError(f"{path}: damaged: no column {', '.join(missing)}; {_RESTORE}")
-    kind = pq.ParquetFile(path).schema_arrow.field("value").type
-    if not (pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_null(kind)):
-        raise RunDirError(f"{path}: damaged: its value column holds {kind}, not numbers; delete it to use "
-                          f"results.csv, or {_RESTORE}")
+        run_dir_tables.write_results(self.path, rows)
 
 
 def load_results(path: str | os.PathLike) -> "pandas.DataFrame":

@@ -17,13 +17,13 @@ from fsbench.tools.base import Invocation
 
 def where_of(transport: Transport) -> str:
     """The host name a transport reaches."""
-    return str(getattr(transport, "host", "controller"))
+    return transport.host
 
 
-def stage(inv: Invocation, transport: Transport, raw: Path) -> str:
+def stage(inv: Invocation, transport: Transport, raw: Path, place: str) -> str:
     """Input files into raw/ and onto the host that runs the tool; the command line(s) next to them; the
-    folder the tool runs in."""
-    work = transport.workdir(raw)
+    folder the tool runs in (place: its name below the host's remote_base, fsbench.api.transport.work_name)."""
+    work = transport.workdir(raw, place)
     for name, text in inv.files.items():
         (raw / name).write_text(redact(text))
         transport.put_text(f"{work}/{name}", text)

@@ -1,0 +1,90 @@
+"""A run's processes, found by the markers in their environment: a case's strays stopped after it, a dead
+run's processes stopped before its clean-ups run again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from fsbench.api.transport import Transport
+from fsbench.core.errors import FsbenchError
+
+MARKER = "FSBENCH_RUN"
+#: in the environment of a case's own commands only (its tool, prepare step and servers), never of the
+#: run's services or mounts: what tells a case's strays from the run's long-lived processes
+CASE_MARKER = "FSBENCH_CASE"
+
+
+def marked_pids(run_id: str, case_id: str | None = None) -> list[int]:
+    """Processes on this machine whose environment carries the run's marker (and the case's, when given)."""
+    needles = {f"{MARKER}={run_id}".encode()} | ({f"{CASE_MARKER}={case_id}".encode()} if case_id else set())
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as fh:
+                if needles <= set(fh.read().split(b"\0")):
+                    out.append(int(d))
+        except OSError:
+            continue
+    return out
+
+
+def kill_marked(run_id: str, grace_s: float = 5.0, case_id: str | None = None) -> list[int]:
+    """TERM, then KILL, every local process of the run (of one case of it, when given); the pids found."""
+    pids = marked_pids(run_id, case_id)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + grace_s
+        while marked_pids(run_id, case_id) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    return pids
+
+
+def remote_case_kill_argv(run_id: str, case_id: str, grace_s: int = 2) -> list[str]:
+    """A shell command that stops a case's processes on a host (both markers in their environment):
+    TERM, KILL after grace_s; prints each pid it found with its name."""
+    script = (
+        'found=""; for e in /proc/[0-9]*/environ; do p=${e#/proc/}; p=${p%/environ}; [ "$p" = $$ ] && continue; '
+        '[ "$(tr "\\0" "\\n" 2>/dev/null < "$e" | grep -cxF -e "$1" -e "$2")" = 2 ] || continue; '
+        'echo "$p $(cat /proc/$p/comm 2>/dev/null)"; found="$found $p"; done; '
+        '[ -n "$found" ] || exit 0; kill -s TERM $found 2>/dev/null; i=0; '
+        'while [ $i -lt $(($3 * 10)) ]; do alive=""; for p in $found; do '
+        '[ -e /proc/$p ] && [ "$(cut -d" " -f3 /proc/$p/stat 2>/dev/null)" != Z ] && alive="$alive $p"; done; '
+        '[ -n "$alive" ] || exit 0; sleep 0.1; i=$((i + 1)); done; kill -s KILL $alive 2>/dev/null; true'
+    )
+    return ["/bin/sh", "-c", script, "fsbench-case-stop", f"{MARKER}={run_id}", f"{CASE_MARKER}={case_id}",
+            str(grace_s)]
+
+
+def stop_case_processes(tr: Transport, run_id: str, case_id: str) -> list[str]:
+    """Stop what a case's commands left running on one host; `PID NAME` of each process found."""
+    from fsbench.transport.local import LocalTransport
+
+    if isinstance(tr, LocalTransport):
+        found = []
+        for pid in marked_pids(run_id, case_id):
+            try:
+                found.append(f"{pid} {Path(f'/proc/{pid}/comm').read_text().strip()}")
+            except OSError:
+                continue
+        kill_marked(run_id, 2.0, case_id)
+        return found
+    r = tr.run(remote_case_kill_argv(run_id, case_id), timeout=60)
+    if not r.ok:
+        raise FsbenchError(f"cannot stop the processes case {case_id} left on {tr.host}: {r.describe()}")
+    return [line for line in r.extra.get("stdout", "").splitlines() if line.strip()]
+
+
+def remote_kill_argv(run_id: str) -> list[str]:
+    """A shell command that kills a run's processes on a remote host (found by the marker)."""
+    script = ('for e in /proc/[0-9]*/environ; do p=${e#/proc/}; p=${p%/environ}; [ "$p" = $$ ] && continue; '
+              'tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$1" && kill -s KILL "$p" 2>/dev/null; done; true')
+    return ["/bin/sh", "-c", script, "fsbench-recover", f"{MARKER}={run_id}"]

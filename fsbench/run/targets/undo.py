@@ -1,0 +1,100 @@
+"""Undoing a target's setup: its teardown (always, host by host), and the remount around a client-cache drop."""
+
+from __future__ import annotations
+
+import threading
+
+from fsbench.api.transport import Transport
+from fsbench.core.errors import FsbenchError
+from fsbench.core.events import Event
+from fsbench.core.shell import render, sh
+from fsbench.kinds import KindPlan
+from fsbench.run.targets.ownership import NOT_OURS
+from fsbench.run.targets.services import wait_ready
+from fsbench.run.targets.session_state import TargetState
+from fsbench.run.targets.steps import fetch_logs, label, script_name
+
+
+class TargetUndo(TargetState):
+    """Teardown of what the session made (never more), and a guarded remount of fsbench's own mount."""
+
+    def remount(self, host: str, between: list[list[str]],
+                cancel: threading.Event | None = None) -> tuple[str | None, list[str]]:
+        """Unmount fsbench's own mount on host (guarded), run `between` while the client is stopped, mount it
+        again and record the new mount as fsbench's: (why it is not mounted again, or None; the steps of
+        `between` that failed, in their own words)."""
+        tr, plan = self.transports[host], self.plan(host)
+        if host not in self._mounted or host not in self._ours or self.target.existing_mount:
+            return f"{self.target.name} on {host} holds no mount fsbench made: not remounted", []
+        env = {**self.env(host), **plan.env} or None
+        for argv in self._unmounts(host, plan.unmount, plan):
+            r = tr.run(argv, timeout=60, env=env)
+            if not r.ok:
+                return f"unmounting {self.target.path} on {host} failed {r.describe(script_name(argv))}", []
+        self._mounted.discard(host)
+        failed = [r.stderr_tail.strip() or r.describe() for r in (tr.run(a, timeout=300) for a in between) if not r.ok]
+        for argv in plan.mount:
+            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=plan.env)
+            if not r.ok:
+                return f"{label(argv, short=True)} on {host} failed {r.describe(script_name(argv))}", failed
+        self._mounted.add(host)
+        r = wait_ready(tr, ["mountpoint", "-q", self.target.path], self.target.ready_timeout_s, cancel)
+        if not r.ok:
+            return (f"{self.target.path} on {host} is not a mount point again after "
+                    f"{self.target.ready_timeout_s:.0f}s", failed)
+        self._own_mount(host, tr)
+        return None, failed
+
+    def teardown(self) -> None:
+        """Remove the scratch folder, unmount what fsbench mounted, run teardown commands; never raise."""
+        if not self._setup_started:
+            return
+        for host, tr in self.transports.items():
+            try:
+                self._teardown_host(host, tr)
+                self.leftovers.done(self._cleanups.pop(host, ""))
+            except FsbenchError as exc:  # one lost host must not stop the others' teardown
+                self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
+
+    def _teardown_host(self, host: str, tr: Transport) -> None:
+        if host in self._made_scratch:  # never a folder fsbench did not make (a planted link, a user's folder)
+            tr.remove_tree(self.scratch)
+        if host in self._tried and host not in self._ours:
+            # a client that mounted after fsbench stopped waiting: the path held no mount before its command
+            self._own_mount(host, tr)
+        if host in self._mounted:
+            self._unmount(host, tr, self.plan(host))
+        elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing (a URL): undo what it did
+            plan = self.plan(host)
+            for argv in self._unmounts(host, plan.force_unmount if plan.mount else [], plan) + self._after(host, plan):
+                r = tr.run(argv, timeout=self.target.setup_timeout_s, env={**self.env(host), **plan.env} or None)
+                if r.exit_status == NOT_OURS and plan.mount:
+                    self.emit(Event("warning", message=f"{self.target.name} on {host}: {r.describe()}"))
+                if not r.ok and not plan.mount:
+                    self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
+                                                       f"{label(argv, short=True)} failed "
+                                                       f"{r.describe(script_name(argv))}"))
+            fetch_logs(self.log_dir, host, tr, plan)
+        for cmd in self.target.teardown:
+            self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {cmd}"))
+            r = tr.run(sh(render(cmd, self.values(host))), timeout=self.target.setup_timeout_s,
+                       env=self.env(host) or None)
+            if not r.ok:
+                self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
+
+    def _unmount(self, host: str, tr: Transport, plan: KindPlan) -> None:
+        self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: unmount ({self.kind.name})"))
+        results = [tr.run(argv, timeout=60, env=plan.env or None) for argv in self._unmounts(host, plan.unmount, plan)]
+        if not all(r.ok for r in results) and not any(r.exit_status == NOT_OURS for r in results):
+            results = [tr.run(argv, timeout=60, env=plan.env or None)
+                       for argv in self._unmounts(host, plan.force_unmount, plan)]
+        foreign = [r for r in results if r.exit_status == NOT_OURS]
+        if foreign:
+            self.emit(Event("warning", message=f"{self.target.name} on {host}: {foreign[0].describe()}"))
+        elif not all(r.ok for r in results):
+            self.emit(Event("warning", message=f"could not unmount {self.target.path} on {host}"))
+        else:
+            self._mounted.discard(host)
+            for argv in self._after(host, plan):
+                tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
+        fetch_logs(self.log_dir, host, tr, plan)
