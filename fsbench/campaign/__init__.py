@@ -60,7 +60,7 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
         for w in write_run_notes(sc, cases, rd.path):  # which host runs what: a workload on fewer hosts than named
             listener(Event("warning", message=w))
         for tr in transports.values():
-            setattr(tr, "marker", {MARKER: rd.run_id})  # noqa: B010 - not every transport plug-in has one
+            tr.mark({MARKER: rd.run_id})
         try:
             registered = _register(rd, listener)
             outcome = registered or Runner(sc, cases, rd, listener=listener, cancel=cancel, transports=transports,

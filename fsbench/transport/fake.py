@@ -32,7 +32,7 @@ import posixpath
 import re
 import shlex
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +82,9 @@ class Rule:
 class FakeTransport:
     """A host that exists only in memory; see the module's doc for how to script it."""
 
+    #: its work folders live in memory: nothing for a run to remove at its end
+    remote_base: str | None = None
+
     def __init__(self, host: str = "fake", *, journal: list[Call] | None = None, strict: bool = False):
         self.host = host
         self.rules: list[Rule] = []
@@ -95,6 +98,8 @@ class FakeTransport:
         #: what the real transports offer the runner too (a marker, an output cap); kept, never read here
         self.marker: dict[str, str] = {}
         self.output_cap = 0
+        #: why the host was given up (a test sets it to play a host that stopped answering), else None
+        self.dead: str | None = None
         self._lock = threading.Lock()  # a case runs several commands at once (monitors, per-host tools)
 
     # -- scripting ------------------------------------------------------------------------------
@@ -145,9 +150,17 @@ class FakeTransport:
             stderr_path.write_text(result.stderr_tail)
         return result
 
-    def workdir(self, raw_dir: Path) -> str:
-        """A folder on the fake host named after the raw folder (the outputs are fetched from it)."""
-        path = posixpath.join(WORK_ROOT, *raw_dir.parts[-3:])
+    def mark(self, marker: Mapping[str, str]) -> None:
+        """Keep the run's marker (a test reads it in `marker`)."""
+        self.marker = dict(marker)
+
+    def cap_output(self, cap: int) -> None:
+        """Keep the output cap (a test reads it in `output_cap`)."""
+        self.output_cap = cap
+
+    def workdir(self, raw_dir: Path, name: str) -> str:
+        """A folder on the fake host, <WORK_ROOT>/<name>, as over SSH (the outputs are fetched from it)."""
+        path = posixpath.join(WORK_ROOT, name)
         self.makedirs(path)
         return path
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from fsbench.api.transport import HostEntry, Transport, TransportKind
 from fsbench.core.inventory import HostSpec
 from fsbench.transport.ssh import SSHTransport
 
@@ -29,9 +33,9 @@ class SSHTransports:
 
     name = "ssh"
 
-    def make_all(self, hosts: list, inventory: dict) -> dict:
+    def make_all(self, hosts: Sequence[HostEntry], inventory: dict[str, Any]) -> dict[str, Transport]:
         """Transports for the hosts (their specs come from the inventory)."""
         return dict(transports_for(inventory, [h.name for h in hosts]))
 
 
-PLUGIN = SSHTransports()
+PLUGIN: TransportKind = SSHTransports()

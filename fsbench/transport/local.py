@@ -9,9 +9,11 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from fsbench.api.transport import tail
+from fsbench.api.transport import HostEntry, Transport, TransportKind, tail
 from fsbench.core.errors import CommandResult
 from fsbench.transport.capture import DEFAULT_CAP, CappedOutput
 
@@ -23,12 +25,25 @@ CHUNK = 1 << 16
 class LocalTransport:
     """Runs commands on this machine."""
 
+    #: a tool runs in the run directory itself: no work folders elsewhere to remove
+    remote_base: str | None = None
+    #: this machine never stops answering (a run that cannot reach it ends anyway)
+    dead: str | None = None
+
     def __init__(self, host: str = "local"):
         self.host = host
         #: environment every command gets (FSBENCH_RUN=<run id>): finds a killed run's processes later
         self.marker: dict[str, str] = {}
         #: bytes kept per output stream of one command (head and tail; the scenario's settings.output_cap)
         self.output_cap = DEFAULT_CAP
+
+    def mark(self, marker: Mapping[str, str]) -> None:
+        """Every command from now on carries these variables (the run's marker)."""
+        self.marker = dict(marker)
+
+    def cap_output(self, cap: int) -> None:
+        """Keep at most cap bytes of each output stream of one command."""
+        self.output_cap = cap
 
     def run(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
             env: dict[str, str] | None = None, stdout_path: Path | None = None,
@@ -75,8 +90,8 @@ class LocalTransport:
             result.extra["capped"] = capped
         return result
 
-    def workdir(self, raw_dir: Path) -> str:
-        """Locally the tool runs in the raw directory itself, so its output lands there first."""
+    def workdir(self, raw_dir: Path, name: str) -> str:
+        """Locally the tool runs in the raw directory itself, so its output lands there first (name unused)."""
         raw_dir.mkdir(parents=True, exist_ok=True)
         return str(raw_dir)
 
@@ -214,9 +229,9 @@ class LocalTransports:
 
     name = "local"
 
-    def make_all(self, hosts: list, inventory: dict) -> dict:
+    def make_all(self, hosts: Sequence[HostEntry], inventory: dict[str, Any]) -> dict[str, Transport]:
         """A LocalTransport for each host."""
         return {h.name: LocalTransport(h.name) for h in hosts}
 
 
-PLUGIN = LocalTransports()
+PLUGIN: TransportKind = LocalTransports()

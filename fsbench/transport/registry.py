@@ -1,12 +1,14 @@
 """The transports by name: `local`, `ssh`, and those of other packages (entry point group fsbench.transports).
 
-A transport plug-in has a `name` and `make_all(hosts, inventory) -> {host name: Transport}` (all hosts of
-that transport at once, so that e.g. SSH jump hosts share one connection).
+A transport plug-in satisfies fsbench.api.transport.TransportKind: a `name` and `make_all(hosts, inventory)
+-> {host name: Transport}` (all hosts of that transport at once, so that e.g. SSH jump hosts share one
+connection); the registry refuses one that lacks either or takes other parameters.
 """
 
 from __future__ import annotations
 
 from fsbench.api.registry import Registry
+from fsbench.api.transport import TransportKind
 
-TRANSPORTS: Registry = Registry("transport", "fsbench.transports", ("fsbench.transport.local",
-                                                                    "fsbench.transport.hosts"))
+TRANSPORTS: Registry[TransportKind] = Registry("transport", "fsbench.transports", (
+    "fsbench.transport.local", "fsbench.transport.hosts"), TransportKind, ())

@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from fsbench.core.inventory import HostSpec
@@ -92,6 +93,14 @@ class SSHTransport(SSHCommands, SSHFileOps):
     def remote_base(self) -> str:
         """The folder under which per-case work directories are made."""
         return self._remote_base or f"/tmp/fsbench-{self.settings.user}"
+
+    def mark(self, marker: Mapping[str, str]) -> None:
+        """Every command from now on carries these variables (the run's marker)."""
+        self.marker = dict(marker)
+
+    def cap_output(self, cap: int) -> None:
+        """Keep at most cap bytes of each output stream of one command."""
+        self.output_cap = cap
 
     def connection(self):
         """The open paramiko Transport, connecting on first use (or after the link dropped).

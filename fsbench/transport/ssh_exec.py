@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from fsbench.api.transport import tail
 from fsbench.core.errors import CommandResult
 from fsbench.transport import remote
-from fsbench.transport.capture import DEFAULT_CAP
 from fsbench.transport.errors import ConnectError, TransportError
 
 if TYPE_CHECKING:
@@ -31,6 +30,8 @@ class SSHCommands:
         connect_timeout: float
         op_timeout: float
         dead: str | None
+        marker: dict[str, str]
+        output_cap: int
 
         def raise_if_dead(self) -> None: ...
         @property
@@ -42,7 +43,7 @@ class SSHCommands:
             env: dict[str, str] | None = None, stdout_path: Path | None = None,
             stderr_path: Path | None = None, cancel: threading.Event | None = None) -> CommandResult:
         """Run argv to completion, timeout or cancel; a failing command is a result, a dead host raises."""
-        marker = getattr(self, "marker", None) or {}
+        marker = self.marker
         if env:
             # values (secrets among them) never go on the remote command line, where `ps` shows them: they go
             # into a file in the private (0700) work folder, which the command reads and removes first
@@ -72,7 +73,7 @@ class SSHCommands:
         start = time.monotonic()
         t = self.connection()
         log.debug("%s: running %s%s", self.host, "sudo " if sudo else "", argv)
-        cap = getattr(self, "output_cap", DEFAULT_CAP)
+        cap = self.output_cap
         out = remote.Sink(stdout_path, keep=stdout_path is None, cap=cap, name="stdout")
         err = remote.PgidFilter(remote.Sink(stderr_path, keep=False, cap=cap, name="stderr"))
         status, outcome, note = None, "exit", ""

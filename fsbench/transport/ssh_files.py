@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 import stat
 import threading
 from pathlib import Path
@@ -18,7 +16,6 @@ if TYPE_CHECKING:
     from fsbench.transport.ssh_settings import Resolved
 
 log = logging.getLogger("fsbench.transport.ssh")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 # the base folder sits in a shared /tmp: create it private and refuse a symlink planted there
 _WORKDIR_SCRIPT = 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && rm -rf -- "$2" && mkdir -p -- "$2"'
 
@@ -49,10 +46,10 @@ class SSHFileOps:
         self._sftp: Any = None
         self._sftp_lock = threading.Lock()
 
-    def workdir(self, raw_dir: Path) -> str:
-        """A fresh, empty folder for one case under remote_base: <base>/<run>/<case>."""
+    def workdir(self, raw_dir: Path, name: str) -> str:
+        """A fresh, empty folder for one case under remote_base: <base>/<name> (<run>/<case>/<host>)."""
         raw_dir.mkdir(parents=True, exist_ok=True)  # like the local transport: the runner writes there next
-        path = f"{self.remote_base}/{work_name(raw_dir)}"
+        path = f"{self.remote_base}/{name}"
         # as the login user even on sudo hosts: put_text and fetch (SFTP) must be able to write and read it
         result = self.execute(["sh", "-c", _WORKDIR_SCRIPT, "fsbench-workdir", self.remote_base, path],
                               timeout=self.op_timeout, sudo=False)
@@ -154,21 +151,3 @@ class SSHFileOps:
                 sftp.close()
             except self.net_errors():
                 pass  # the connection is going away anyway
-
-
-def work_name(raw_dir: Path) -> str:
-    """`<run>/<case>/<host>` from a raw folder `.../<run>/raw/<case>/<host>[/prepare]` (hosts that share a
-    remote_base, an NFS home or loopback addresses, each get their own); a hashed name for other folders."""
-    parts = raw_dir.parts
-    idx = max((i for i, p in enumerate(parts) if p == "raw"), default=-1)
-    if 0 < idx < len(parts) - 2:
-        return f"{_safe(parts[idx - 1])}/{_safe(parts[idx + 1])}/{_safe(parts[idx + 2])}"
-    if 0 < idx < len(parts) - 1:
-        return f"{_safe(parts[idx - 1])}/{_safe(parts[idx + 1])}"
-    digest = hashlib.sha1(str(raw_dir.resolve()).encode()).hexdigest()[:10]
-    return f"adhoc/{_safe(raw_dir.name)}-{digest}"
-
-
-def _safe(name: str) -> str:
-    name = _UNSAFE.sub("_", name)
-    return name if name.strip(".") else f"_{name}"

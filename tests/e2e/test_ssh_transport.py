@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fsbench.api.transport import TAIL_BYTES, Transport
+from fsbench.api.transport import TAIL_BYTES, Transport, work_name
 from fsbench.core.errors import CommandResult, ScenarioError
 from fsbench.core.inventory import HostSpec, load_inventory
 from fsbench.transport.errors import AuthError, HostKeyError, TransferError
@@ -146,11 +146,13 @@ def test_makedirs_remove_tree_is_dir_and_workdir(lab, opened, tmp_path):
     base = lab.root / "work-base"
     t2 = connect(lab, opened, remote_base=str(base))
     raw = tmp_path / "reports" / "run-1" / "raw" / "case-a" / "127.0.0.2"
-    work = t2.workdir(raw)
+    name = work_name("run-1", "case-a", "127.0.0.2")  # the runner names it; the transport reads no raw path
+    work = t2.workdir(raw, name)
     assert work == f"{base}/run-1/case-a/127.0.0.2" and Path(work).is_dir() and raw.is_dir()
     assert oct(base.stat().st_mode & 0o777) == "0o700"
     (Path(work) / "stale").write_text("from an earlier attempt")
-    assert t2.workdir(raw) == work and list(Path(work).iterdir()) == []
+    assert t2.workdir(raw, name) == work and list(Path(work).iterdir()) == []
+    assert t2.workdir(tmp_path / "elsewhere", work_name("run-1", "../x", ".")) == f"{base}/run-1/.._x/_."
     assert t.remote_base == f"/tmp/fsbench-{lab.user}"
 
 
@@ -318,7 +320,7 @@ def test_sudo_prefix_runs_commands_and_kills_through_sudo(lab, opened, tmp_path)
     t = connect(lab, opened, sudo=True, remote_base=str(lab.root / "base"))
     r = t.run(["sh", "-c", 'echo "$SUDO_USER:$(id -u)"'])
     assert r.ok and r.stdout_tail == f"{lab.user}:0\n"
-    work = t.workdir(tmp_path / "run" / "raw" / "case" / "host")
+    work = t.workdir(tmp_path / "run" / "raw" / "case" / "host", work_name("run", "case", "host"))
     t.put_text(f"{work}/job", "from sftp")
     assert t.run(["cat", "job"], cwd=work).stdout_tail == "from sftp"
     n = unique_seconds()
