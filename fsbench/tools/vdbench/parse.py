@@ -44,111 +44,15 @@ No input makes parse_path raise anything but ParseError.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from pathlib import Path
 
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, vet
-from fsbench.tools.vdbench.flatfile import parse_flatfile
 from fsbench.tools.vdbench.model import RdBlock
+from fsbench.tools.vdbench.output_dir import STANDARD, OutputDir, candidates, linked_hosts, read_report
 from fsbench.tools.vdbench.rows import block_rows
 from fsbench.tools.vdbench.summary import parse_tables
-from fsbench.tools.vdbench.text import COMPLETED, TOOL, Failures, find_version, read_lines, strip_tags
-
-_STANDARD = ("flatfile.html", "summary.html", "totals.html", "logfile.html")
-_CONSOLE_SUFFIXES = (".log", ".txt", ".out")
-_HOST_LINK = re.compile(r'HREF="([A-Za-z0-9_.-]+)\.html"', re.IGNORECASE)
-#: how much of the end of a report is read to find vdbench's completion line
-_TAIL = 64 << 10
-
-
-class _Dir:
-    """Sibling files of one output directory, read line by line on demand (None: absent or unreadable)."""
-
-    def __init__(self, directory: Path):
-        self.directory = directory
-
-    def exists(self, name: str) -> bool:
-        try:
-            return (self.directory / name).is_file()
-        except OSError:
-            return False
-
-    def lines(self, name: str) -> Iterator[str] | None:
-        if not self.exists(name):
-            return None
-        try:
-            return read_lines(self.directory / name)
-        except ParseError:
-            return None
-
-    def contains(self, name: str, needle: str, *, tail: bool = False) -> bool:
-        """Whether a file holds a string (tail: only in its last _TAIL bytes, where vdbench ends a run)."""
-        p = self.directory / name
-        try:
-            with p.open("rb") as f:
-                if tail:
-                    f.seek(0, 2)
-                    f.seek(max(0, f.tell() - _TAIL))
-                    return needle.encode() in f.read()
-                data = needle.encode()
-                carry = b""
-                while block := f.read(1 << 20):
-                    if data in carry + block:
-                        return True
-                    carry = block[-len(data):]
-        except OSError:
-            return False
-        return False
-
-
-def _looks_like_flatfile(lines: Iterator[str] | None) -> bool:
-    """Whether the first line that is not a comment is a flatfile header (Run ... Interval)."""
-    for i, raw in enumerate(lines or ()):
-        line = strip_tags(raw).strip()
-        if line and not line.startswith("*"):
-            names = {t.lower() for t in line.split()}
-            return "run" in names and "interval" in names
-        if i >= 200:
-            break
-    return False
-
-
-def _read(d: _Dir, path: Path, warnings: list[str], keep_intervals: bool) -> tuple[list[RdBlock], bool]:
-    """Blocks of one file and whether it was read as a flatfile."""
-    flat = "flatfile" in path.name.lower() or _looks_like_flatfile(d.lines(path.name))
-    lines = read_lines(path)
-    if flat:
-        return parse_flatfile(lines, warnings, path.name, keep_intervals), True
-    return parse_tables(lines, warnings, path.name, keep_intervals), False
-
-
-def _candidates(d: _Dir, forced: Path | None) -> list[Path]:
-    if forced is not None:
-        return [forced]
-    out = [d.directory / n for n in _STANDARD]
-    try:
-        extra = sorted(p for p in d.directory.iterdir() if p.suffix.lower() in _CONSOLE_SUFFIXES)
-    except OSError:
-        extra = []
-    return out + [p for p in extra if d.exists(p.name) and d.contains(p.name, "Starting RD=")]
-
-
-def _hosts(summary: Iterator[str] | None) -> list[str]:
-    """Host names linked from summary.html's 'Link to HOST reports:' line (and its continuations)."""
-    hosts: list[str] = []
-    inside = False
-    for line in summary or ():
-        if "Starting RD=" in line:
-            break  # the links are all above the first RD
-        if "Link to HOST reports" in line:
-            inside = True
-        elif not (inside and line[:1].isspace() and "HREF" in line.upper()):
-            inside = False
-        if inside:
-            hosts += [h for h in _HOST_LINK.findall(line) if h not in hosts]
-    return hosts
+from fsbench.tools.vdbench.text import COMPLETED, TOOL, Failures, find_version
 
 
 def _attach_loops(blocks: list[RdBlock], starts: list[RdBlock]) -> None:
@@ -175,7 +79,7 @@ def _status_warnings(blocks: list[RdBlock], starts: list[RdBlock]) -> list[str]:
     return out
 
 
-def _failure(d: _Dir, main: Path | None) -> Failures:
+def _failure(d: OutputDir, main: Path | None) -> Failures:
     """What vdbench logged about how the run ended: its fatal exception, I/O and validation errors."""
     found = Failures()
     # errorlog.html holds each I/O error once; the log and the console repeat some of them
@@ -183,7 +87,7 @@ def _failure(d: _Dir, main: Path | None) -> Failures:
     if errorlog is not None:
         found.scan(errorlog)
     # flatfile/summary/totals never hold an exception: only a console log given as the source does
-    console = [main.name] if main is not None and main.name not in _STANDARD else []
+    console = [main.name] if main is not None and main.name not in STANDARD else []
     for name in ("status.html", "logfile.html", *console):
         found.scan(d.lines(name) or (), count_io=not found.io and name != "status.html")
     return found
@@ -218,9 +122,9 @@ def _no_rows_reason(blocks: list[RdBlock], starts: list[RdBlock], reason: str | 
 
 def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
     if path.is_dir():
-        d, forced = _Dir(path), None
+        d, forced = OutputDir(path), None
     elif path.is_file():
-        d, forced = _Dir(path.parent), path
+        d, forced = OutputDir(path.parent), path
     else:
         raise ParseError(TOOL, str(path), "no such file or directory")
     result = ParseResult()
@@ -228,11 +132,11 @@ def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
     blocks: list[RdBlock] = []
     flat = False
     warn: list[str] = []
-    for cand in _candidates(d, forced):
+    for cand in candidates(d, forced):
         if forced is None and not d.exists(cand.name):
             continue
         w: list[str] = []
-        got, is_flat = _read(d, cand, w, intervals)
+        got, is_flat = read_report(d, cand, w, intervals)
         data = any(b.has_data for b in got)
         # the first file that has data wins; else the first that exists explains the failure
         if chosen is None or data:
@@ -249,12 +153,12 @@ def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
     result.warnings += _status_warnings(blocks, starts)
 
     host = ""
-    host_list = _hosts(d.lines("summary.html"))
+    host_list = linked_hosts(d.lines("summary.html"))
     if forced is not None and forced.stem in host_list:
         host = forced.stem  # a host report given directly
     for b in blocks:
         result.rows += block_rows(b, host=host, intervals=intervals, warnings=result.warnings)
-    if hosts and len(host_list) > 1 and (forced is None or forced.name in _STANDARD):
+    if hosts and len(host_list) > 1 and (forced is None or forced.name in STANDARD):
         result.rows += _host_rows(d, host_list, intervals, result.warnings)
 
     found = _failure(d, chosen)
@@ -274,7 +178,7 @@ def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
     vet(result)
     reason = _reason(found)
     if not result.rows:
-        looked = ", ".join(_STANDARD) if forced is None else "no table rows in this file"
+        looked = ", ".join(STANDARD) if forced is None else "no table rows in this file"
         raise ParseError(TOOL, str(path), _no_rows_reason(blocks, starts, reason, looked))
     if reason:
         # a parameter error cannot have given rows: the exception came after them
@@ -282,7 +186,7 @@ def _parse(path: Path, intervals: bool, hosts: bool) -> ParseResult:
     return result
 
 
-def _host_rows(d: _Dir, host_list: list[str], intervals: bool, warnings: list[str]) -> list[dict]:
+def _host_rows(d: OutputDir, host_list: list[str], intervals: bool, warnings: list[str]) -> list[dict]:
     rows: list[dict] = []
     missing = []
     for h in host_list:
