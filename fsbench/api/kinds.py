@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from fsbench.api.registry import PluginError, Registry
 from fsbench.api.sections import Section
+from fsbench.api.tools import DeclaresValidityChecks
 from fsbench.core.errors import FsbenchError
 
 S = TypeVar("S")
@@ -166,8 +167,9 @@ class CountsBackend(Protocol):
 
 
 #: the optional hooks of a kind: the registry checks the signature of each one a kind has, and refuses a
-#: public name one letter or two from a hook's (a misspelt hook would be silently ignored)
-KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, CountsBackend)
+#: public name one letter or two from a hook's (a misspelt hook would be silently ignored); validity_checks
+#: is the tools' declaration (fsbench.validity.judge reads both alike)
+KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, CountsBackend, DeclaresValidityChecks)
 #: the hooks that take a target, whose KindTarget[...] must name the type the kind's section builds
 _TARGET_HOOKS = ("check", "plan", "one_host", "counters")
 

@@ -113,6 +113,13 @@ def test_a_misspelt_hook_is_refused_instead_of_ignored():
 
     assert _register(Misspelt()).endswith("it has 'one_hots', which is no hook: did you mean 'one_host'?")
 
+    class ChecksMisspelt(ToyKind):
+        name = "checks-misspelt"
+        validity_check = ()  # RbdKind's `validity_checks`, one letter short
+
+    assert _register(ChecksMisspelt()).endswith("it has 'validity_check', which is no hook: did you mean "
+                                                "'validity_checks'?")
+
 
 def test_hooks_taking_other_settings_than_the_section_builds_are_refused():
     class Mixed(ToyKind):
