@@ -26,7 +26,7 @@ S_co = TypeVar("S_co", covariant=True)
 ADDRESSES = ("directory", "device", "url")
 
 #: one problem of a target: (key path below the target, message, hint)
-KindIssue = tuple[tuple, str, str]
+KindIssue = tuple[tuple[Any, ...], str, str]
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ class TargetKind(Protocol[S]):
         peak memory are sampled during every case and reported beside the results."""
         ...
 
-    def settings(self, checked: dict | None) -> S | None:
+    def settings(self, checked: dict[str, Any] | None) -> S | None:
         """Typed settings from the checked section (None when the target has none)."""
         ...
 

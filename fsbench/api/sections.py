@@ -13,7 +13,7 @@ The same mechanism writes the scenario itself (fsbench.scenario.model, fsbench.c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from fsbench.config import schema as s
 from fsbench.config.yamllines import LineMap
@@ -25,12 +25,12 @@ class Section(s.Struct, Generic[S]):
     """The checker of a plug-in's section, derived from its settings dataclass, which it also builds."""
 
     def __init__(self, cls: type[S], what: str,
-                 extra: Callable[[dict, tuple, LineMap, list], None] | None = None):
+                 extra: Callable[[dict[str, Any], tuple[Any, ...], LineMap, list[Any]], None] | None = None):
         derived = s.struct_of(cls, what, extra=extra)
         super().__init__(derived.keys, derived.what, derived.extra)
         self.type = cls
 
-    def build(self, checked: dict | None, **given: object) -> S | None:
+    def build(self, checked: dict[str, Any] | None, **given: object) -> S | None:
         """The typed settings of a checked section; None when the scenario has no such section."""
         if not checked:
             return None

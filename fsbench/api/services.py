@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 S = TypeVar("S")
 S_co = TypeVar("S_co", covariant=True)
@@ -103,7 +103,7 @@ class ServiceKind(Protocol[S]):
         """Keys it adds to ${services.NAME.*} beyond port, host and dir."""
         ...
 
-    def settings(self, checked: dict | None) -> S | None:
+    def settings(self, checked: dict[str, Any] | None) -> S | None:
         """Typed settings from the checked section."""
         ...
 

@@ -33,6 +33,10 @@ class SSHCommands:
         marker: dict[str, str]
         output_cap: int
 
+        @property
+        def remote_base(self) -> str: ...
+        def put_text(self, path: str, text: str) -> None: ...
+
         def raise_if_dead(self) -> None: ...
         @property
         def settings(self) -> Resolved: ...
@@ -55,14 +59,14 @@ class SSHCommands:
         import shlex
         import uuid
 
-        base = self.remote_base  # type: ignore[attr-defined]
+        base = self.remote_base
         mkdir = self.execute(["mkdir", "-p", "-m", "700", "--", base], timeout=self.op_timeout, sudo=False)
         if not mkdir.ok:
             from fsbench.core.errors import CommandFailed
 
             raise CommandFailed(mkdir, f"making {base}")
         path = f"{base}/env-{uuid.uuid4().hex}"
-        self.put_text(path, "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))  # type: ignore
+        self.put_text(path, "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
         return ["sh", "-c", '. "$0" && rm -f -- "$0" && exec "$@"', path, *argv]
 
     def execute(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
