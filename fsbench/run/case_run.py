@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from fsbench.api.tools import PrepareStep
 from fsbench.api.transport import Transport, work_name
 from fsbench.core import warmup
 from fsbench.core.errors import CommandResult, FsbenchError
-from fsbench.core.events import Event, Listener
+from fsbench.core.events import Event, Listener, ignore
 from fsbench.core.secrets import has_secrets, redact_tree
 from fsbench.run import side_jobs
 from fsbench.run.case_caches import drop_client_cache, drop_page_caches
@@ -50,7 +51,7 @@ class CaseEnv:
     controller: Transport  # where multi-host launchers run (mpirun, fio --client)
     controller_info: HostInfo
     cancel: threading.Event = field(default_factory=threading.Event)
-    emit: Listener = field(default=lambda event: None)
+    emit: Listener = ignore
 
 
 class CaseRun:
@@ -100,7 +101,7 @@ class CaseRun:
         self._used[where_of(transport)] = transport
         return stage(inv, transport, raw, work_name(self.rd.run_id, self.case.case_id, where_of(transport)))
 
-    def _servers(self, inv: Invocation, raw_of) -> side_jobs.Servers:
+    def _servers(self, inv: Invocation, raw_of: Callable[[str], Path]) -> side_jobs.Servers:
         self._used.update({h: self.transports[h] for h in inv.servers})
         return side_jobs.Servers(inv.servers, self.transports, raw_of, self.case.timeout_s + 60, inv.wait_ports,
                                  env={CASE_MARKER: self.case.case_id})

@@ -2,45 +2,22 @@
 
 from __future__ import annotations
 
-import posixpath
 import shlex
 
 from fsbench.api.tools import PrepareStep
-from fsbench.core.events import ignore
 from fsbench.core.secrets import redact
 from fsbench.kinds import KINDS
 from fsbench.run.case_context import case_context, host_infos
+from fsbench.run.planned import RUN_ID, PlannedSession
 from fsbench.run.targets.cache import drop_command
-from fsbench.run.targets.lifecycle import TargetSession
-from fsbench.scenario.model import Scenario, Target
+from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.tools.base import BuildContext, HostInfo, Invocation
 from fsbench.tools.placement import placement
 
-#: what the run id and the port look like in a plan (both are chosen when the run starts)
-RUN_ID = "<run-id>"
-#: the scratch folder's random part (docs/safety.md: a name nobody can plant beforehand)
-RANDOM = "<random>"
+#: what the port looks like in a plan (chosen when the run starts)
 PORT = 8765
-
-
-class PlannedSession(TargetSession):
-    """A target's session as a plan sees it: nothing set up, run-time values shown as their placeholders."""
-
-    def __init__(self, sc: Scenario, target: Target):
-        super().__init__(target, {}, RUN_ID, ignore, scratch=posixpath.join(sc.settings.scratch, RUN_ID),
-                         token=RANDOM)
-        self.secrets = _AsWritten()  # not resolved for a plan
-
-    def values(self, host: str) -> dict[str, str]:
-        return _AsWritten(super().values(host))
-
-    def store(self, host: str) -> object:
-        try:
-            return super().store(host)
-        except Exception:  # noqa: BLE001 - only a plan display: a kind that needs real values shows no store
-            return None
 
 
 def case_dir(sc: Scenario, case: Case) -> str:
@@ -91,16 +68,6 @@ def describe_case(sc: Scenario, case: Case) -> str:
     # the scenario's secrets were remembered at load: a value given through a variable or --set, a
     # URL's password or a ?password= parameter shows as **** here as in everything a run writes
     return redact("\n".join(lines) + "\n")
-
-
-class _AsWritten(dict):
-    """Run-time values not known yet: every placeholder not given stands for itself (`${services.s3.endpoint}`)."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-    def __missing__(self, key: str) -> str:
-        return "${" + key + "}"
 
 
 def _invocation(title: str, inv: Invocation) -> list[str]:

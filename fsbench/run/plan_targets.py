@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import posixpath
 import shlex
 
 from fsbench.core.secrets import redact
 from fsbench.core.shell import render
 from fsbench.kinds import KINDS
+from fsbench.run.planned import PlannedSession
 from fsbench.scenario.model import Scenario
-
-#: what the run id looks like in a plan (it is chosen when the run starts)
-RUN_ID = "<run-id>"
-
-
-class _Values(dict):
-    """Run-time values of one host: those known before the run, every other placeholder as written."""
-
-    def __contains__(self, key: object) -> bool:
-        return True
-
-    def __missing__(self, key: str) -> str:
-        return "${" + key + "}"
 
 
 def describe_target(sc: Scenario, name: str) -> str:
@@ -29,14 +16,13 @@ def describe_target(sc: Scenario, name: str) -> str:
     t = sc.targets[name]
     kind = KINDS.get(t.kind)
     hosts = sc.resolve_hosts(t.hosts)
-    scratch = posixpath.join(sc.settings.scratch, RUN_ID)
-    values = _Values({"target.path": t.path, "target.name": t.name, "run.id": RUN_ID, "run.scratch": scratch,
-                      "host.name": hosts[0]})
+    session = PlannedSession(sc, t)  # the values and kind plan a run's session derives, run-time ones as written
+    values = session.values(hosts[0])
     lines = [f"== target {name} ({kind.name}) on {', '.join(hosts)}: its commands on {hosts[0]} (the others' "
              "differ only in ${host.name}); ${...} is known when the run starts; each line runs with /bin/sh -e -c"]
     lines += _block("setup", [render(c, values) for c in t.setup])
     try:
-        plan = kind.plan(t, values, scratch)
+        plan = session.plan(hosts[0])
     except Exception:  # noqa: BLE001 - only a display: a kind that needs the run's real values shows no commands
         plan = None
     if plan is not None:
