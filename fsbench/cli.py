@@ -1,15 +1,15 @@
-"""The command line: a thin shell over the library; maps errors to exit codes."""
+"""The command line: a thin shell over the library; its errors meet the user in cli_errors.ErrorBoundary."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
 
 import click
 
-from fsbench.core.errors import FsbenchError, ScenarioError
+from fsbench.cli_errors import ErrorBoundary, cannot_write, os_error, warn
+from fsbench.cli_plugins import DeployCommand, IngestCommand
 from fsbench.core.version import __version__
 
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -18,68 +18,7 @@ _inventory_option = click.option("--inventory", type=click.Path(dir_okay=False),
                                  help="Host inventory file (overrides the scenario's `inventory:`).")
 
 
-def _fail(exc: FsbenchError) -> None:
-    from fsbench.core.secrets import redact
-
-    click.echo(redact(f"error: {exc}" if not isinstance(exc, ScenarioError) else
-                      f"invalid scenario ({len(exc.issues)} problem{'s' if len(exc.issues) != 1 else ''}):\n{exc}"),
-               err=True)
-    sys.exit(exc.exit_code)
-
-
-def _cannot_write(path: str, exc: OSError, option: str = "-o") -> None:
-    """A file the user asked for cannot be written there (exit 2: bad input, as a bad run directory)."""
-    where = exc.filename or path
-    click.echo(f"error: {path}: cannot write it ({where}: {exc.strerror or exc}): give a path you can write to "
-               f"with {option}", err=True)
-    sys.exit(2)
-
-
-def _os_error(exc: OSError, output: str | None) -> None:
-    """An OSError: writing the output the user named (-o), else reading or writing another file; exit 2."""
-    name = str(exc.filename or "")
-    if output and name and os.path.abspath(output).startswith(os.path.abspath(name)):
-        _cannot_write(output, exc)
-    click.echo(f"error: {name or output}: {exc.strerror or exc}", err=True)
-    sys.exit(2)
-
-
-def _warn(warnings: list[str]) -> None:
-    from fsbench.core.secrets import redact
-
-    for w in warnings:
-        click.echo(redact(f"warning: {w}"), err=True)
-
-
-class _DeployCommand(click.Command):
-    """`fsbench deploy`: its tool flags (`--vdbench-zip`) are those the tools declare, read when needed."""
-
-    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        if not getattr(self, "_tool_flags", None):
-            from fsbench.scenario.load import deploy_flags
-
-            self._tool_flags = {f"tool_flag_{i}": f for i, f in enumerate(deploy_flags())}
-            self.params += [click.Option([f.flag.name, name], metavar=f.flag.metavar or None, help=f.flag.help,
-                                         type=click.Choice(f.choices) if f.choices else
-                                         click.Path(dir_okay=False, exists=True) if f.flag.existing_file else None)
-                            for name, f in self._tool_flags.items()]
-        return super().get_params(ctx)
-
-
-class _IngestCommand(click.Command):
-    """`fsbench ingest`: its help names the tools of the registry."""
-
-    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_help_text(ctx, formatter)
-        from fsbench.tools import tool_names
-
-        with formatter.indentation():
-            formatter.write_paragraph()
-            formatter.write_text(f"TOOL is one of {', '.join(tool_names())} (for some, such as vdbench, FILE may "
-                                 "be an output directory).")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ErrorBoundary, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fsbench")
 def main() -> None:
     """fsbench: storage benchmark campaigns (fio, mdtest, vdbench) from one YAML scenario."""
@@ -93,11 +32,8 @@ def validate(scenario: str, sets: tuple[str, ...], inventory: str | None) -> Non
     """Check a scenario file fully (exit 3 when invalid)."""
     from fsbench.scenario.load import load_scenario
 
-    try:
-        sc = load_scenario(scenario, list(sets), inventory)
-    except FsbenchError as exc:
-        _fail(exc)
-    _warn(sc.warnings)
+    sc = load_scenario(scenario, list(sets), inventory)
+    warn(sc.warnings)
     click.echo(f"{scenario}: ok ({len(sc.targets)} targets, {len(sc.workloads)} workloads)")
 
 
@@ -114,11 +50,8 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
     from fsbench.campaign import describe_plan
     from fsbench.core.secrets import redact
 
-    try:
-        sc, cases = describe_plan(scenario, list(sets), inventory)
-    except FsbenchError as exc:
-        _fail(exc)
-    _warn(sc.warnings)
+    sc, cases = describe_plan(scenario, list(sets), inventory)
+    warn(sc.warnings)
     if show:
         from fsbench.run.plan_show import describe_case
         from fsbench.run.plan_targets import describe_target
@@ -180,8 +113,6 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
         outcome = run_scenario(scenario, sets=list(sets), output_root=output, resume=resume,
                                listener=Progress(mode=progress), cancel=cancel, report=not no_report,
                                inventory=inventory)
-    except FsbenchError as exc:
-        _fail(exc)
     except KeyboardInterrupt:  # Ctrl-C twice before a run directory existed
         click.echo("interrupted", err=True)
         sys.exit(130)
@@ -196,7 +127,7 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     sys.exit(outcome.exit_code)
 
 
-@main.command(cls=_DeployCommand)
+@main.command(cls=DeployCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @_set_option
 @_inventory_option
@@ -211,10 +142,7 @@ def deploy(ctx: click.Context, scenario: str, sets: tuple[str, ...], inventory: 
     overrides: dict[str, object] = {declared[k].override: v for k, v in tool_flags.items() if v}
     if install:
         overrides["install"] = True
-    try:
-        rows = deploy_tools(scenario, list(sets), inventory, overrides)
-    except FsbenchError as exc:
-        _fail(exc)
+    rows = deploy_tools(scenario, list(sets), inventory, overrides)
     click.echo(f"{'host':<16} {'tool':<14} {'before':<30} {'after':<30} action")
     for r in rows:
         click.echo(f"{r.host:<16} {r.tool:<14} {r.before[:30]:<30} {r.after[:30]:<30} {r.action}")
@@ -247,10 +175,8 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
 
             md = write_markdown_report(run_dir, output=path.with_suffix(".md") if output else None,
                                        baseline=baseline)
-    except FsbenchError as exc:
-        _fail(exc)
     except OSError as exc:
-        _os_error(exc, output)
+        os_error(exc, output)
     click.echo(str(path))
     if markdown:
         click.echo(str(md))
@@ -290,17 +216,14 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
     if unknown:
         raise click.BadParameter(f"{', '.join(unknown)}; choose from "
                                  f"{', '.join(v.replace(' ', '-') for v in VERDICTS)}", param_hint="--fail-on")
-    try:
-        result = compare_runs(*runs, tolerances=list(tolerances), alpha=alpha, metrics=list(metrics) or None)
-    except FsbenchError as exc:
-        _fail(exc)
+    result = compare_runs(*runs, tolerances=list(tolerances), alpha=alpha, metrics=list(metrics) or None)
     html = (fmt or ("html" if output and output.lower().endswith((".html", ".htm")) else "md")) == "html"
     text = to_html(result) if html else to_markdown(result)
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            _cannot_write(output, exc)
+            cannot_write(output, exc)
         click.echo(output)
         for run_name, counts in result.summary.items():
             click.echo(f"{run_name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n), err=True)
@@ -309,7 +232,7 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
     sys.exit(exit_code(result, wanted) if wanted else 0)
 
 
-@main.command(cls=_IngestCommand)
+@main.command(cls=IngestCommand)
 @click.argument("tool")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="OUT.csv or OUT.parquet.")
@@ -325,27 +248,24 @@ def ingest(tool: str, files: tuple[str, ...], output: str | None, run_dir: str |
 
     from fsbench.ingest import ingest_files, write_rows
 
-    def warn(message: str) -> None:  # as it comes: a long ingest says what it left out file by file
-        _warn([message])
+    def say(message: str) -> None:  # as it comes: a long ingest says what it left out file by file
+        warn([message])
 
-    try:
-        if run_dir:
-            from fsbench.ingest.run import ingest_run_dir
+    if run_dir:
+        from fsbench.ingest.run import ingest_run_dir
 
-            out, errors = ingest_run_dir(tool, list(files), Path(run_dir), target, warn=warn)
-            if with_report:
-                from fsbench.report import write_report
+        out, errors = ingest_run_dir(tool, list(files), Path(run_dir), target, warn=say)
+        if with_report:
+            from fsbench.report import write_report
 
-                write_report(out)
-            click.echo(str(out))
-        else:
-            rows, errors = ingest_files(tool, list(files), warn=warn)
-            try:
-                write_rows(rows, output, sys.stdout)
-            except OSError as exc:
-                _cannot_write(output or "stdout", exc)
-    except FsbenchError as exc:
-        _fail(exc)
+            write_report(out)
+        click.echo(str(out))
+    else:
+        rows, errors = ingest_files(tool, list(files), warn=say)
+        try:
+            write_rows(rows, output, sys.stdout)
+        except OSError as exc:
+            cannot_write(output or "stdout", exc)
     for err in errors:
         click.echo(f"error: {err}", err=True)
     sys.exit(1 if errors else 0)
