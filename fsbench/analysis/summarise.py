@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from fsbench.analysis.ratios import log_ratios
 from fsbench.core import stats
 
 #: how rows of one case combine when a tool reports several jobs or hosts
@@ -145,19 +146,9 @@ def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
         columns={"mean": "baseline_mean", **{c: f"baseline_{c}" for c in extra}})
     out = summary.merge(base, on=key, how="left")
     out["ratio"] = out["mean"] / out["baseline_mean"].where(out["baseline_mean"] != 0)
-    if len(extra) == 3:
-        ratios = [_ratio(r) for r in out[["n", "log_mean", "log_var", "baseline_n", "baseline_log_mean",
-                                         "baseline_log_var"]].itertuples(index=False)]
-        out["ratio_low"] = [r[0] for r in ratios]
-        out["ratio_high"] = [r[1] for r in ratios]
-        out["ratio_p"] = [r[2] for r in ratios]
+    if len(extra) == 3:  # every row's interval at once (stats.log_ratio's arithmetic, by column)
+        low, high, p = log_ratios(*(pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float, na_value=math.nan)
+                                    for c in ("n", "log_mean", "log_var", "baseline_n", "baseline_log_mean",
+                                              "baseline_log_var")))
+        out["ratio_low"], out["ratio_high"], out["ratio_p"] = low, high, p
     return out.drop(columns=["baseline_mean", *(f"baseline_{c}" for c in extra)])
-
-
-def _ratio(r: tuple) -> tuple[float, float, float]:
-    n, lm, lv, bn, blm, blv = r
-    if not all(x == x for x in (n, lm, lv, bn, blm, blv)) or n < 2 or bn < 2:
-        return math.nan, math.nan, math.nan
-    got = stats.log_ratio(stats.LogSummary(int(bn), float(blm), float(blv)),
-                          stats.LogSummary(int(n), float(lm), float(lv)))
-    return got.low, got.high, got.p

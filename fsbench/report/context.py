@@ -248,8 +248,11 @@ def _host_facts(hosts: list[dict]) -> list[tuple[str, list[str]]]:
     return rows
 
 
-def _point_label(row: pd.Series, pcols: list[str]) -> str:
-    return " ".join(f"{c.removeprefix('param_')}={row[c]}" for c in pcols if str(row.get(c, "")) != "")
+def _point_labels(df: pd.DataFrame, pcols: list[str]) -> list[str]:
+    """Each row's sweep point as text (numjobs=4 iodepth=16), column by column (apply by row took 0.5 s)."""
+    names = [c.removeprefix("param_") for c in pcols]
+    return [" ".join(f"{n}={v}" for n, v in zip(names, values) if str(v) != "")
+            for values in zip(*(df[c].tolist() for c in pcols))]
 
 
 def _workload(name: str, w: Workload, sub: pd.DataFrame, targets: list[str], baseline: str, style: Style,
@@ -276,7 +279,7 @@ def _workload(name: str, w: Workload, sub: pd.DataFrame, targets: list[str], bas
     main = main[keep]
     primary = list(metrics.get(tool) or declarations(plugin).primary_metrics)
     pcols = [c for c in main.columns if c.startswith("param_") and (main[c].astype(str) != "").any()]
-    main = main.assign(point=main.apply(_point_label, axis=1, pcols=pcols) if pcols else "")
+    main = main.assign(point=_point_labels(main, pcols) if pcols else "")
     if len(pcols) == 1 and main[pcols[0]].nunique() > 1:
         out["tables"] = pivot_tables(main, pcols[0], present, baseline, style, name,
                                      primary or sorted(set(main["metric"]))[:3], plugin)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from fsbench.api.tools import better_big, declarations
-from fsbench.report.tables import Style
+from fsbench.api.tools import declarations
+from fsbench.report.frames import grouped, records
+from fsbench.report.tables import Style, better
 from fsbench.validity.watch import TOOL as BACKEND
 
 RESOURCE_METRICS = ("cpu_usage", "memory_peak")
@@ -196,16 +197,7 @@ def column_groups(tool: object, wanted: list[str], have: set[str]) -> list[tuple
 
 def up(metric: str, tool: object) -> bool:
     """Whether bigger is better for this metric of this tool."""
-    return better_big(metric, tool)
-
-
-def records(df: pd.DataFrame | list[dict]) -> list[dict]:
-    """df's rows as dicts, the same as `df.to_dict("records")` (values as Python objects) at a fifth of its
-    cost: column by column, where to_dict goes row by row (the report reads thousands of small frames)."""
-    if isinstance(df, list):
-        return df
-    cols = list(df.columns)
-    return [dict(zip(cols, values)) for values in zip(*(df[c].tolist() for c in cols))] if len(df) else []
+    return better(metric, tool)
 
 
 def by_target(df: pd.DataFrame | list[dict]) -> dict[str, dict]:
@@ -224,12 +216,9 @@ def by_metric_target(df: pd.DataFrame | list[dict]) -> dict[tuple[str, str], dic
     return out
 
 
-def by_key(df: pd.DataFrame) -> dict[tuple[str, str], list[dict]]:
+def by_key(df: pd.DataFrame) -> dict[tuple, list[dict]]:
     """(job, operation) -> its rows as dicts, in df's order: of_key for every key in one pass."""
-    out: dict[tuple[str, str], list[dict]] = {}
-    for r in records(df):
-        out.setdefault((str(r["job"]), str(r["operation"])), []).append(r)
-    return out
+    return grouped(records(df), "job", "operation")
 
 
 # -- measurements: what the conclusions compare -----------------------------------------------------------
