@@ -1,8 +1,9 @@
 """Seed campaigns across hosts on a simulated cluster (tests/mhlab.py): one sshd per host, each in its own
 mount namespace with its own /tmp, /var/tmp and /mnt, started once for the session.
 
-The meta-engines campaign runs once (module fixture) with configs/inventory-meta-engines.example.yaml,
-its addresses and keys replaced by the lab's; the tests then check what each host did."""
+Each seed campaign runs once (module fixture) with its inventory example in configs/ (meta-engines,
+hdfs-s3-juicefs, juicefs-evaluation), its addresses and keys replaced by the lab's; the tests then check
+what each host did."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from fsbench import hadoop
 from tests.conftest import require, run_cli
 from tests.mhlab import MultiHostLab, start_multihost
 from tests.paths import REPO
@@ -28,6 +30,9 @@ SMALLER = [f"--set={k}={v}" for k, v in {"fio_size": "4m", "big_file": "4m", "sm
                                         "mdtest_items": 2, "mdtest_files": 3}.items()]
 #: process names whose presence on each host is recorded while the campaign runs (/proc/PID/comm)
 WATCHED = {"juicefs", "fio", "metabench", "mdtest", "orted", "redis-server", "mariadbd", "postgres", "fsbench-s3"}
+#: command-line words that tell apart what runs under one process name (java, juicefs): recorded as the label
+MARKERS = {"fsbench.NNBenchRuns": "nnbench", "namenode.NameNode": "namenode", "datanode.DataNode": "datanode",
+           "juicefs bench": "juicefs bench", "juicefs objbench": "juicefs objbench"}
 
 
 @pytest.fixture(scope="session")
@@ -87,10 +92,12 @@ class Watcher:
                 for pid in h.pids():
                     try:
                         name = Path(f"/proc/{pid}/comm").read_text().strip()
+                        line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
                     except OSError:  # ended between the listing and the read
                         continue
                     if name in WATCHED:
                         self.procs[h.name].add(name)
+                    self.procs[h.name].update(label for word, label in MARKERS.items() if word in line)
 
 
 def test_lab_hosts_have_their_own_name_tmp_and_mounts(mhlab):
@@ -314,3 +321,194 @@ def test_a_client_that_dies_mid_case_fails_that_case_naming_it_and_resume_comple
     assert mhlab.wait_clean() == {}
     for client in CLIENTS:
         assert not mhlab.host(client).path("/var/tmp/fsbench-mhlab-crash").exists(), client
+
+
+HDFS_EXAMPLE = REPO / "configs" / "inventory-hdfs-s3-juicefs.example.yaml"
+EVALUATION_EXAMPLE = REPO / "configs" / "inventory-juicefs-evaluation.example.yaml"
+#: NNBench's concurrency in the test: 4 maps, spread 2, 1, 1 over the three clients
+NNBENCH_SHARE = {"client1": 2, "client2": 1, "client3": 1}
+
+
+def trimmed_hdfs_s3_juicefs(path: Path) -> Path:
+    """scenarios/hdfs-s3-juicefs.yaml with its layout (HDFS on the single client, Redis and the S3 server on
+    meta1, NNBench's maps over the three clients) and less work: one level of 4 maps for each of the three
+    systems instead of 1 and 20, and without metabench through the FUSE mount, which runs on client1 alone
+    (test_hdfs_s3_juicefs runs it on one machine)."""
+    sc = yaml.safe_load((REPO / "scenarios" / "hdfs-s3-juicefs.yaml").read_text())
+    sc["variables"]["levels"]["smoke"] = [sum(NNBENCH_SHARE.values())]
+    del sc["workloads"]["metabench-tps"], sc["targets"]["juicefs-fuse"]
+    sc["report"]["views"] = [{**v, **({"value": sum(NNBENCH_SHARE.values())} if v["view"] == "at" else {})}
+                             for v in sc["report"]["views"] if v["workload"] == "nnbench"]
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def hdfs_run(mhlab, tmp_path_factory):
+    """hdfs-s3-juicefs at smoke scale on meta1 + client1-3: (process, run dir, watcher)."""
+    for tool in ("java", "metabench", "juicefs", "redis-server", "fsbench-s3", "python3", "ip"):
+        require(tool)
+    assert Path(hadoop.home(), "fsbench-hadoop.jar").is_file(), hadoop.MISSING.format(home=hadoop.home())
+    folder = tmp_path_factory.mktemp("hdfs-s3-juicefs")
+    inventory = lab_inventory(mhlab, folder / "inventory.yaml", HDFS_EXAMPLE)
+    scenario = trimmed_hdfs_s3_juicefs(folder / "hdfs-s3-juicefs.yaml")
+    # the NameNode on client1 gives clients its DataNode's address as the DataNode's connection shows it
+    with mhlab.own_source("client1"), Watcher(mhlab) as watched:
+        proc = run_cli("run", str(scenario), "--set", "scale=smoke", "--inventory", str(inventory),
+                       "-o", str(folder / "out"), "--progress", "plain", timeout=900)
+    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
+    return proc, run, watched
+
+
+def test_hdfs_s3_juicefs_spreads_nnbench_maps_over_the_clients_at_one_barrier(hdfs_run):
+    proc, run, _ = hdfs_run
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert sorted(cases.target) == ["hdfs", "juicefs", "s3a"], cases[["case_id", "status", "reason"]].to_string()
+    assert (cases.status == "ok").all(), cases[cases.status != "ok"][["case_id", "reason"]].to_string()
+    assert set(cases.hosts) == {"client1 client2 client3"}
+    for case in cases.case_id:
+        raw = run / "raw" / case
+        for host, maps in NNBENCH_SHARE.items():
+            # its share of the maps, its own base folder, and its own NNBench results
+            command = (raw / host / "command").read_text()
+            assert f"/{case}/{host} -maps {maps} " in command and " -barrier 127.0.28.2:" in command, command
+            assert (raw / host / "exit_status").read_text() == "0\n"
+            assert "RAW DATA: # of exceptions: 0" in (raw / host / "NNBench_results.log").read_text()
+        # one barrier, on client1, for the three: one round per NNBench run (5)
+        server = (raw / "client1" / "server.out").read_text()
+        assert "3 parties joined" in server and "5 rounds, every party left" in server, server
+        assert not (raw / "client2" / "server-command").exists()
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    nn = rows[(rows.tool == "nnbench") & (rows.job == "")]
+    for target in ("hdfs", "s3a", "juicefs"):
+        ops = nn[(nn.target == target) & (nn.metric == "ops")]
+        assert set(ops.host) == {*NNBENCH_SHARE, "all"}, ops
+        # every file operation of every host done (files_per_map 2 at smoke scale), and summed into `all`
+        for host, maps in {**NNBENCH_SHARE, "all": sum(NNBENCH_SHARE.values())}.items():
+            assert set(ops[ops.host == host].value) == {2.0 * maps}, (target, host, ops)
+        assert (nn[(nn.target == target) & (nn.metric == "rate")].value > 0).all()
+
+
+def test_hdfs_s3_juicefs_each_host_did_its_part(hdfs_run, mhlab):
+    _, run, watched = hdfs_run
+    for client in CLIENTS:
+        assert "nnbench" in watched.procs[client], (client, watched.procs)
+        assert not watched.procs[client] & {"redis-server", "fsbench-s3"}
+    assert {"namenode", "datanode"} <= watched.procs["client1"]  # the scenario's single-client group
+    assert not (watched.procs["client2"] | watched.procs["client3"]) & {"namenode", "datanode"}
+    assert {"redis-server", "fsbench-s3"} <= watched.procs["meta1"] and "nnbench" not in watched.procs["meta1"]
+    placed = pd.read_csv(run / "placement.csv", keep_default_na=False)
+    assert set(placed.host) == set(CLIENTS) and set(placed.runs) == {"its own nnbench process"}
+    hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False).set_index("host")
+    assert all(hosts.loc[c, "nnbench_version"].startswith("Hadoop 3.3.6") for c in CLIENTS), hosts.T.to_string()
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert not cases.warnings.str.contains("never seen").any(), cases.warnings.to_string()
+
+
+def test_hdfs_s3_juicefs_leaves_nothing_on_any_host(hdfs_run, mhlab):
+    _, run, _ = hdfs_run
+    assert mhlab.wait_clean() == {}
+    for h in mhlab.hosts:
+        assert not h.path(f"/var/tmp/fsbench/{run.name}").exists(), h.name
+        assert [p.name for p in h.path("/mnt").iterdir()] == [], h.name
+    routes = subprocess.run(["ip", "route", "show", "table", "local"], capture_output=True, text=True).stdout
+    assert f"{mhlab.host('client1').address} dev lo" not in routes.replace("local ", "")
+
+
+def trimmed_juicefs_evaluation(path: Path) -> Path:
+    """scenarios/juicefs-evaluation.yaml with its layout (Redis and the S3 server on meta1, JuiceFS on client1
+    and on the three clients) and its tools where a user of a cluster tries them across hosts: juicefs bench
+    (2 threads) and fio's sequential write on the three clients' target, objbench on client1's, vdbench's
+    read from the three (bring-your-own: skipped where it is missing), juicefs stats and profile on each
+    client meanwhile. Without fio's reads, random writes and vdbench's one-client files: the reads drop the
+    page cache, which another test's stuck `sync` can hold for minutes, and they place as the write does."""
+    sc = yaml.safe_load((REPO / "scenarios" / "juicefs-evaluation.yaml").read_text())
+    for name in ("seq-read-1m", "rand-write-1m", "rand-read-1m", "vdbench-local-big", "vdbench-local-small"):
+        del sc["workloads"][name]
+    sc["variables"]["bench_threads"]["smoke"] = [2]
+    for name in ("juicefs-bench", "seq-write-1m"):
+        sc["workloads"][name]["targets"] = ["juicefs-3-clients"]
+    for collector in sc["collectors"].values():
+        collector.update(targets=["juicefs-3-clients"], workloads=["juicefs-bench", "seq-write-1m"])
+    views = []
+    for view in sc["report"]["views"]:
+        named = [w for w in view.get("workloads", [view.get("workload")]) if w in sc["workloads"]]
+        if named:
+            views.append({**view, **({"workloads": named} if "workloads" in view else {}),
+                          **({"value": 2} if view.get("value") == 4 else {})})
+    sc["report"]["views"] = views
+    path.write_text(yaml.safe_dump(sc, sort_keys=False, allow_unicode=True))
+    return path
+
+
+@pytest.fixture(scope="module")
+def evaluation_run(mhlab, tmp_path_factory):
+    """juicefs-evaluation at smoke scale on meta1 + client1-3: (process, run dir, watcher)."""
+    for tool in ("juicefs", "redis-server", "fsbench-s3", "fio"):
+        require(tool)
+    folder = tmp_path_factory.mktemp("juicefs-evaluation")
+    inventory = lab_inventory(mhlab, folder / "inventory.yaml", EVALUATION_EXAMPLE)
+    scenario = trimmed_juicefs_evaluation(folder / "juicefs-evaluation.yaml")
+    with Watcher(mhlab) as watched:
+        proc = run_cli("run", str(scenario), "--set", "scale=smoke", "--inventory", str(inventory),
+                       "-o", str(folder / "out"), "--progress", "plain", timeout=900)
+    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
+    return proc, run, watched
+
+
+def test_juicefs_evaluation_runs_its_tools_across_the_clients(evaluation_run):
+    proc, run, _ = evaluation_run
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("workload")
+    vdbench = cases.loc["vdbench-small-files-3-clients"]
+    assert vdbench.status == "ok" or (vdbench.status == "skipped" and "not installed" in vdbench.reason)
+    others = cases.drop(index="vdbench-small-files-3-clients")
+    assert (others.status == "ok").all(), others[others.status != "ok"][["reason"]].to_string()
+    assert cases.loc["objbench", "hosts"] == "client1"
+    assert set(cases.drop(index="objbench").hosts) == {"client1 client2 client3"}
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    # fio: each client's own rows beside their sum (every client wrote its 4 files of the dataset)
+    fio = rows[(rows.tool == "fio") & (rows.metric == "bandwidth")]
+    assert set(fio.host) == {*CLIENTS, "all"}, fio[["host", "value"]].to_string()
+    assert (fio.value > 0).all()
+    # juicefs bench ran on client1 alone: its figures are client1's, not the three clients' (`all`)
+    bench = rows[rows.tool == "juicefs-bench"]
+    assert not bench.empty and set(bench.host) == {"client1"}, set(bench.host)
+    # juicefs stats watched the mount on each client while the tools ran
+    stats = rows[(rows.tool == "juicefs-stats") & (rows.workload == "seq-write-1m")]
+    assert set(stats.host) == set(CLIENTS), set(stats.host)
+
+
+def test_juicefs_evaluation_says_which_tool_ran_on_one_host_and_each_host_did_its_part(evaluation_run, mhlab):
+    proc, run, watched = evaluation_run
+    one_host = "workloads.juicefs-bench: juicefs-bench runs on client1 only, not on client2, client3: " \
+               "it is a one-host tool"
+    assert one_host in proc.stderr
+    notes = pd.read_csv(run / "run-warnings.csv", keep_default_na=False)
+    assert notes.warning.str.startswith(one_host).sum() == 1, notes.to_string()
+    # vdbench reaches the three clients itself (an hd= line each), objbench's target is client1's alone
+    assert not notes.warning.str.contains("vdbench runs on|objbench runs on").any(), notes.to_string()
+    placed = pd.read_csv(run / "placement.csv", keep_default_na=False)
+    by = {w: dict(zip(g.host, g.runs, strict=True)) for w, g in placed.groupby("workload")}
+    assert by["juicefs-bench"] == {"client1": "all of juicefs-bench", "client2": "nothing", "client3": "nothing"}
+    assert set(by["seq-write-1m"].values()) == {"a fio server running the job file (4 jobs)"}
+    assert set(by["vdbench-small-files-3-clients"]) == set(CLIENTS)
+    assert "nothing" not in by["vdbench-small-files-3-clients"].values()
+    assert "juicefs bench" in watched.procs["client1"]
+    assert not (watched.procs["client2"] | watched.procs["client3"]) & {"juicefs bench", "juicefs objbench"}
+    for client in CLIENTS:
+        assert {"juicefs", "fio"} <= watched.procs[client], (client, watched.procs)
+        assert "/mnt/fsbench-jfs-3" in watched.mounts[client], (client, watched.mounts)
+    assert "/mnt/fsbench-jfs" in watched.mounts["client1"]
+    assert "/mnt/fsbench-jfs" not in watched.mounts["client2"] | watched.mounts["client3"]
+    assert {"redis-server", "fsbench-s3"} <= watched.procs["meta1"]
+    assert not {m for m in watched.mounts["meta1"] if m.startswith("/mnt/")}
+
+
+def test_juicefs_evaluation_leaves_nothing_on_any_host(evaluation_run, mhlab):
+    _, run, _ = evaluation_run
+    assert mhlab.wait_clean() == {}
+    for h in mhlab.hosts:
+        assert not h.path(f"/var/tmp/fsbench/{run.name}").exists(), h.name
+        assert [p.name for p in h.path("/mnt").iterdir()] == [], h.name
