@@ -414,9 +414,21 @@ class Declarations:
     validity_checks: tuple[Any, ...] = ()
 
 
+#: declarations by plug-in identity (the plug-in kept with them, so its id is not reused): a plug-in declares
+#: once, and a report asks for every cell, where 13 runtime Protocol checks each time cost seconds
+_DECLARED: dict[int, tuple[object, Declarations]] = {}
+
+
 def declarations(tool: object) -> Declarations:
     """What a tool (or any plug-in, or None) declares, defaults for the rest: for code that reads the rows of
     tools and collectors alike (the report), where a tool's required members are one plug-in's optional ones."""
+    hit = _DECLARED.get(id(tool))
+    if hit is None or hit[0] is not tool:
+        hit = _DECLARED[id(tool)] = (tool, _declared(tool))
+    return hit[1]
+
+
+def _declared(tool: object) -> Declarations:
     d = Declarations()
     return Declarations(
         primary_metrics=tuple(tool.primary_metrics) if isinstance(tool, DeclaresPrimaryMetrics) else (),
