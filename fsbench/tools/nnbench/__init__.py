@@ -144,14 +144,15 @@ class NNBenchAdapter:
         mapred-site.xml (both in the case's folder, first on the classpath), secrets in the environment.
         Across hosts: the same on every host at once, each in its own base folder, every run started
         together at `metabench barrier` on the first host."""
-        fs = getattr(ctx, "target_settings", None)
+        fs = ctx.target_settings if ctx is not None else None
         if not isinstance(fs, hadoop.HadoopFileSystem):
             raise FsbenchError(f"nnbench needs a Hadoop file system target (kind hdfs, s3a or jfs), "
-                               f"not a {getattr(ctx, 'target_kind', 'directory')} target")
+                               f"not a {ctx.target_kind if ctx is not None else 'directory'} target")
         o = case.options
         spread = share(int(o.get("maps", 1)), list(ctx.hosts) if ctx is not None and ctx.multi() else [""])
         maps = max(spread.values())
-        base = f"{fs.url(test_dir).rstrip('/')}/fsbench-{getattr(ctx, 'run_id', '') or 'run'}/{case.case_id}"
+        run_id = ctx.run_id if ctx is not None and ctx.run_id else "run"
+        base = f"{fs.url(test_dir).rstrip('/')}/fsbench-{run_id}/{case.case_id}"
         # MapReduce's own settings in mapred-site.xml: mapred-default.xml is read after core-site.xml
         mapred = {"mapreduce.framework.name": "local", "mapreduce.local.map.tasks.maximum": str(maps),
                   "mapreduce.task.io.sort.mb": "1"}

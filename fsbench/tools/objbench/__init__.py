@@ -106,7 +106,7 @@ class ObjbenchAdapter:
             if storage in LOCAL_STORAGES:
                 bucket = _in_case_folder(storage, bucket, test_dir, ctx)
         else:
-            store = getattr(ctx, "store", None)
+            store = ctx.store if ctx is not None else None
             if store is None:
                 raise FsbenchError(f"target {case.target} has no object store behind it (a juicefs, s3fs or rclone "
                                  "target has one): give the workload `storage:` and `bucket:`")
@@ -156,7 +156,7 @@ def _local_bucket_issues(options: dict) -> list[OptionIssue]:
 def _in_case_folder(storage: str, bucket: str, test_dir: str, ctx: BuildContext | None) -> str:
     """A local store's bucket resolved in the case folder (validation refused any other)."""
     name = bucket.removeprefix("file://")
-    if leaves_folder(name) or getattr(ctx, "address", "directory") != "directory":
+    if leaves_folder(name) or (ctx.address if ctx is not None else "directory") != "directory":
         raise FsbenchError(f"juicefs objbench: a {storage} bucket is a name in the case folder, and "
                            f"{bucket!r} cannot be one here (the target has no case folder, or the name leaves it)")
     path = posixpath.join(test_dir, name)
@@ -186,7 +186,7 @@ def _key_issues(options: dict, ctx: CheckContext) -> list[OptionIssue]:
 def _secret(ref: str, ctx: BuildContext | None) -> str:
     """The value of the scenario secret ref names, from the build context (resolved and masked by the run)."""
     m = SECRET_REF.fullmatch(ref)
-    secrets = getattr(ctx, "secrets", None)
+    secrets = ctx.secrets if ctx is not None else None
     secrets = {} if secrets is None else secrets  # a plan's stand-in is an empty mapping that has them all
     if m is None:  # not repeated: it may be a key (validation refuses it before any run)
         raise FsbenchError("juicefs objbench: a key option is not a ${secrets.NAME} reference")

@@ -91,7 +91,7 @@ class VdbenchAdapter:
 
         After a format pass (prepare) the run definition it formatted runs with format=no.
         """
-        rd = self._layout_rd(case, ctx) if getattr(case, "prepare", False) else None
+        rd = self._layout_rd(case, ctx) if case.prepare else None
         jobs = formatpass.measured_jobs(case.jobs, rd) if rd else case.jobs
         return self._invocation(case, case.options, jobs, test_dir, ctx)
 
