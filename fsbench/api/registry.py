@@ -18,9 +18,9 @@ import importlib
 from collections.abc import Iterator
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
-from fsbench.api.signatures import contract_problems
+from fsbench.api.signatures import contract_problems, members
 from fsbench.core.errors import FsbenchError
 
 T = TypeVar("T")
@@ -51,11 +51,11 @@ class Registry(Generic[T]):
         if not isinstance(name, str) or not name:
             raise PluginError(f"a {self.what} plug-in{where} needs a name: {plugin!r}")
         if self.protocol is not None:
-            members = protocol_members(self.protocol)
-            missing = [m for m in members if not hasattr(plugin, m)]
+            declared = protocol_members(self.protocol)
+            missing = [m for m in declared if not hasattr(plugin, m)]
             if missing:
                 raise PluginError(f"the {self.what} plug-in {name!r}{where} lacks {', '.join(missing)}: a "
-                                  f"{self.what} declares {', '.join(members)} ({_qualname(self.protocol)})")
+                                  f"{self.what} declares {', '.join(declared)} ({_qualname(self.protocol)})")
         problems = contract_problems(plugin, self.protocol, self.hooks) if self.hooks is not None else []
         if problems:
             raise PluginError(f"the {self.what} plug-in {name!r}{where} does not keep to its contract: "
@@ -140,14 +140,7 @@ def _all_entry_points() -> Any:  # SelectableGroups in typeshed before 3.12, Ent
 
 def protocol_members(protocol: type | None) -> list[str]:
     """The attributes, properties and methods a protocol declares (its bases' too), in declaration order."""
-    out: list[str] = []
-    for base in reversed((protocol or object).__mro__):
-        if base in (object, Protocol, Generic) or not getattr(base, "_is_protocol", False):
-            continue
-        names = list(getattr(base, "__annotations__", {})) + [
-            k for k, v in vars(base).items() if callable(v) or isinstance(v, property)]
-        out += [n for n in names if not n.startswith("_") and n not in out]
-    return out
+    return list(members(protocol)) if protocol is not None else []
 
 
 def _qualname(protocol: type) -> str:
