@@ -512,3 +512,48 @@ def test_juicefs_evaluation_leaves_nothing_on_any_host(evaluation_run, mhlab):
     for h in mhlab.hosts:
         assert not h.path(f"/var/tmp/fsbench/{run.name}").exists(), h.name
         assert [p.name for p in h.path("/mnt").iterdir()] == [], h.name
+
+
+FAILFAST_SCENARIO = """\
+name: mhlab-failfast
+monitor: {enabled: false}
+targets:
+  local:
+    description: each client's own folder; on client3 metabench is made to fail (after preflight found it)
+    path: /var/tmp/fsbench-mhlab-failfast
+    hosts: [clients]
+    setup:
+      - mkdir -p ${target.path}
+      - "[ ${host.name} != client3 ] || mount --bind /bin/false \\"$(command -v metabench)\\""
+    teardown:
+      - "[ ${host.name} != client3 ] || umount \\"$(command -v metabench)\\""
+      - rm -rf ${target.path}
+workloads:
+  meta:
+    tool: metabench
+    options: {mode: concurrency, threads: 1, files: 2, bytes: 0}
+    timeout: 2m
+"""
+
+
+def test_a_client_that_fails_before_the_barrier_fails_the_case_at_once_naming_it(mhlab, tmp_path):
+    """metabench on client3 exits at once while client1 and client2 wait at the case's barrier for it: the
+    case fails within seconds naming client3, not at its 2-minute timeout, and nothing is left behind."""
+    require("metabench")
+    scenario = tmp_path / "failfast.yaml"
+    scenario.write_text(FAILFAST_SCENARIO)
+    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml")
+    proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(tmp_path / "out"), "--no-report",
+                   "--progress", "plain", timeout=300)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    run = Path(proc.stdout.splitlines()[0])
+    case = pd.read_csv(run / "cases.csv", keep_default_na=False).iloc[0]
+    assert case.status == "failed" and "client3" in case.reason, case.to_dict()
+    assert float(case.duration_s) < 60, case.to_dict()
+    raw = run / "raw" / case.case_id
+    assert (raw / "client3" / "exit_status").read_text() == "1\n"
+    # the others were stopped while they waited: their barrier's server saw two parties of three
+    assert "3 parties joined" not in (raw / "client1" / "server.out").read_text()
+    assert mhlab.wait_clean() == {}
+    for client in CLIENTS:
+        assert not mhlab.host(client).path("/var/tmp/fsbench-mhlab-failfast").exists(), client
