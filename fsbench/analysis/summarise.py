@@ -69,11 +69,18 @@ def summarise(results: pd.DataFrame, exclude_warmup: bool = False) -> pd.DataFra
     group = [*KEYS, "stat", *params]
     if per_case.empty:
         return pd.DataFrame(columns=[*group, "mean", "std", "cv", "n", *SPREAD_COLUMNS])
-    ordered = per_case.sort_values("repetition", kind="stable")
-    ordered = ordered.assign(_rep=list(zip(ordered["repetition"].astype(int), ordered["value"].astype(float))))
-    lists = ordered.groupby(group, sort=False, dropna=False)["_rep"].agg(list).reset_index()
-    figures = pd.DataFrame([_figures(v, exclude_warmup) for v in lists["_rep"]], index=lists.index)
-    out = pd.concat([lists.drop(columns="_rep"), figures], axis=1)
+    ordered = per_case.sort_values("repetition", kind="stable").reset_index(drop=True)
+    # each measurement's (repetition, value) pairs gathered by its group number, in one pass (a pandas
+    # agg(list) calls Python per group: a third of summarising 10,000 cases)
+    codes = ordered.groupby(group, sort=False, dropna=False).ngroup().to_numpy()
+    pairs: list[list] = [[] for _ in range(int(codes.max()) + 1 if len(codes) else 0)]
+    for code, rep, value in zip(codes.tolist(), ordered["repetition"].astype(int).tolist(),
+                                ordered["value"].astype(float).tolist()):
+        pairs[code].append((rep, value))
+    first = ~pd.Series(codes).duplicated().to_numpy()  # the groups in the order they first come, as groupby
+    lists = ordered.loc[first, group].reset_index(drop=True)
+    figures = pd.DataFrame([_figures(v, exclude_warmup) for v in pairs], index=lists.index)
+    out = pd.concat([lists, figures], axis=1)
     out = out[[*group, "mean", "std", "n", *SPREAD_COLUMNS]]
     out.insert(len(group) + 2, "cv", (out["std"] / out["mean"].where(out["mean"] != 0)).fillna(0.0))
     return _with_results(_with_tool_verdicts(out, results, group), results, group)
