@@ -90,6 +90,13 @@ def case_rows(run_id: str, scenario: str, case: Case, parsed: ParseResult, names
     whole = alone or ("all" if len(case.hosts) > 1 or any(r.get("host") for r in parsed.rows) else case.hosts[0])
     rows = [{**context, **r, "host": names.get(str(r.get("host")), r.get("host")) or whole} for r in parsed.rows]
     warnings = list(parsed.warnings)
+    # a tool with rows per host that has none from some of the case's hosts (fio, whose server dropped its
+    # jobs there, still exits 0): its `all` covers fewer hosts than the case names, which the label hides
+    named = {r["host"] for r in rows} & set(case.hosts)
+    silent = [h for h in case.hosts if h not in named] if len(case.hosts) > 1 and named and not alone else []
+    if silent:
+        warnings.append(f"no results from {', '.join(silent)} (see raw/{case.case_id}): the figures of host "
+                        f"`all` cover {', '.join(sorted(named))} only")
     for part in beside:
         rows += [{**context, **r} for r in part.rows]
         warnings += part.warnings
