@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsbench.api.tools import PrepareStep
 from fsbench.api.transport import Transport, work_name
 from fsbench.core import warmup
 from fsbench.core.errors import CommandResult, FsbenchError
@@ -24,7 +23,7 @@ from fsbench.run import side_jobs
 from fsbench.run.case_caches import drop_client_cache, drop_page_caches
 from fsbench.run.case_context import case_context
 from fsbench.run.case_outcome import CaseOutcome, case_rows, ended, failed, parse, row_context, unexpected
-from fsbench.run.layout_reuse import Layouts, layout_key
+from fsbench.run.layout_reuse import case_layout
 from fsbench.run.run_processes import CASE_MARKER, stop_case_processes
 from fsbench.run.store import RunDir
 from fsbench.run.targets.lifecycle import TargetSession
@@ -133,56 +132,28 @@ class CaseRun:
                                      free_port())
         try:
             inv = self.tool.build(case, test_dir, ctx)
-            tool = self.tool
-            prep = tool.prepare(case, test_dir, ctx) if case.prepare and isinstance(tool, PrepareStep) else None
-            # without a folder (an RBD image) a prepare step another case of this target ran leaves its data
-            # for this one too: written once per target, as cases of one dataset share its files
-            shared = "" if prep is None or folder else repr((sorted(prep.files.items()), prep.env))
-            if shared in session.prepared:
-                prep = None
-            layouts = Layouts(session.layouts, self.cancel)
-            layout = layout_key(self.tool, prep) if dataset and not case.fresh and len(hosts) == 1 else ""
-            first = hosts[case.hosts[0]]
-            if layout and layouts.unchanged(case.dataset, layout, first, test_dir, self._raw(case.hosts[0]) / PREPARE):
-                prep = None  # the files an earlier case of this run laid out, proven unchanged
-            # every host's old files go before any host makes its folder: on a file system the hosts share
-            # (a JuiceFS volume), one host's removal would otherwise take the folders of those before it
-            for tr in hosts.values():
-                if dataset and case.fresh:  # untimed: a write measures new files, not the ones a case left
-                    tr.remove_tree(test_dir)
-            for h, tr in hosts.items():
-                if folder:
-                    tr.makedirs(inv.host_dirs.get(h, test_dir))
+            layout = case_layout(self.tool, case, session, ctx, test_dir, folder, self.transports[case.hosts[0]],
+                                 self._raw(case.hosts[0]) / PREPARE, self.cancel)
+            self._make_folders(hosts, inv, test_dir, folder, dataset)
             where = "controller" if inv.controller else case.hosts[0]
             transport = self.env.controller if inv.controller else hosts[where]
             raw = self._raw(where)
-            if prep is not None:  # before the measured run is staged: on a remote host both use one work folder
-                reason, prep_result = self._prepare(prep, transport, raw / PREPARE)
+            if layout.prep is not None:  # before the measured run is staged: on a remote host both use one folder
+                reason, prep_result = self._prepare(layout.prep, transport, raw / PREPARE)
                 if reason:
                     return failed(reason, start, prep_result)
-                if shared:
-                    session.prepared.add(shared)
-                if layout:
-                    layouts.remember(case.dataset, layout, case.case_id, first, test_dir,
-                                     self._raw(case.hosts[0]) / PREPARE)
+                layout.done(case, test_dir)
             work = self._stage(inv, transport, raw) if not inv.per_host else ""
             works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h], self._raw(h))
                      for h, argv in inv.per_host.items()}
             warmup.settle()  # fsbench's background imports end before the cache drop and the measurement
             involved = self._involved()
-            dropped = drop_client_cache(session, case.hosts, self._raw, self.notes) if case.drop_client_cache \
-                else None
-            dropped = dropped or (self._drop(involved) if case.drop_caches else None)
+            dropped = self._drops(session, involved)
             if dropped:
                 return failed(dropped, start)
             self.validity = CaseValidity(self.sc, case, session.values(case.hosts[0]), self.transports, raw,
                                          (self.tool, session.kind))
-            jobs = side_jobs.SideJobs([
-                side_jobs.Monitors(side_jobs.monitors_of(self.sc, case, session, involved, self.transports,
-                                                         self._raw), self.sc.monitor.interval_s, self.cancel),
-                side_jobs.Collectors(side_jobs.collectors_of(self.sc, case, session, test_dir, self.transports,
-                                                             self._raw), self.env.controller),
-                self._servers(inv, self._raw), side_jobs.Validity(self.validity)])
+            jobs = self._side_jobs(session, inv, involved, test_dir, self.validity)
             result, beside, not_listening = self._measure(inv, transport, work, raw, involved, works, jobs)
             if not_listening or result is None:
                 return failed(f"{case.tool} server did not start: {not_listening}", start)
@@ -197,17 +168,48 @@ class CaseRun:
         finally:
             self._stop_strays()  # before its folder goes: a stray writer could recreate files in it
             if folder and not dataset:  # a dataset's files stay for the target's next cases, until its teardown
-                for h, tr in hosts.items():
-                    try:
-                        tr.remove_tree(test_dir)
-                    except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
-                        self.emit(Event("warning", message=f"could not remove {test_dir} on {h}: {exc}"))
+                self._remove_everywhere(hosts, test_dir)
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)
         names = {info.address: h for h, info in ctx.hosts.items()}
         # a one-host tool on a case of several hosts (juicefs bench): its figures are that host's, not `all`
         alone = where if len(case.hosts) > 1 and not (inv.controller or inv.per_host or inv.servers) else ""
         return self._record(raw, result, round(time.monotonic() - start, 3), beside, names, list(works), alone)
+
+    def _make_folders(self, hosts: dict[str, Transport], inv: Invocation, test_dir: str, folder: bool,
+                      dataset: bool) -> None:
+        """The case's folder on each host (a write's dataset emptied first: untimed, so it measures new files)."""
+        # every host's old files go before any host makes its folder: on a file system the hosts share
+        # (a JuiceFS volume), one host's removal would otherwise take the folders of those before it
+        if dataset and self.case.fresh:
+            for tr in hosts.values():
+                tr.remove_tree(test_dir)
+        if folder:
+            for h, tr in hosts.items():
+                tr.makedirs(inv.host_dirs.get(h, test_dir))
+
+    def _drops(self, session: TargetSession, involved: list[str]) -> str | None:
+        """The client's cache emptied, then the page cache dropped, as the case asks; why not, or None."""
+        case = self.case
+        dropped = drop_client_cache(session, case.hosts, self._raw, self.notes) if case.drop_client_cache else None
+        return dropped or (self._drop(involved) if case.drop_caches else None)
+
+    def _side_jobs(self, session: TargetSession, inv: Invocation, involved: list[str], test_dir: str,
+                   validity: CaseValidity) -> side_jobs.SideJobs:
+        """What runs beside the tool, in the order it starts: monitors, collectors, servers, validity watches."""
+        sc, case = self.sc, self.case
+        monitors = side_jobs.monitors_of(sc, case, session, involved, self.transports, self._raw)
+        collectors = side_jobs.collectors_of(sc, case, session, test_dir, self.transports, self._raw)
+        return side_jobs.SideJobs([side_jobs.Monitors(monitors, sc.monitor.interval_s, self.cancel),
+                                   side_jobs.Collectors(collectors, self.env.controller),
+                                   self._servers(inv, self._raw), side_jobs.Validity(validity)])
+
+    def _remove_everywhere(self, hosts: dict[str, Transport], path: str) -> None:
+        for h, tr in hosts.items():
+            try:
+                tr.remove_tree(path)
+            except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
+                self.emit(Event("warning", message=f"could not remove {path} on {h}: {exc}"))
 
     def _drop(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:
         """Drop the page cache on every involved host; the proof goes to raw/."""

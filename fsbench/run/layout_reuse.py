@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
-from fsbench.api.tools import LayoutKey
+from fsbench.api.tools import LayoutKey, PrepareStep
 from fsbench.api.transport import Transport
-from fsbench.tools.base import Invocation
+from fsbench.run.targets.lifecycle import TargetSession
+from fsbench.scenario.plan import Case
+from fsbench.tools.base import BuildContext, Invocation
 
 #: in raw/<case>/<host>/prepare/: the dataset's files after the prepare step, or as a case found them
 LAYOUT = "layout.txt"
@@ -63,3 +66,42 @@ class Layouts:
         (raw / REUSED).write_text(f"the files laid out by {known[1]} in this run, unchanged since "
                                   f"({len(known[0].splitlines())} file(s): {LAYOUT} lists them): not laid out again\n")
         return True
+
+
+@dataclass
+class Layout:
+    """A case's prepare step (None: none runs) and what remembers that it ran, for the target's later cases."""
+
+    prep: Invocation | None
+    shared: str  # the step's identity where it leaves no folder (an RBD image), else ""
+    session: TargetSession
+    layouts: Layouts
+    key: str = ""  # what decides the files it lays out (dataset reuse), else ""
+
+    transport: Transport | None = None  # the one host whose files are listed (dataset reuse)
+    raw: Path | None = None  # where that host's listing goes (raw/<case>/<host>/prepare/)
+
+    def done(self, case: Case, test_dir: str) -> None:
+        """The step ran: later cases of the target that would lay out the same need not."""
+        if self.shared:
+            self.session.prepared.add(self.shared)
+        if self.key and self.transport is not None and self.raw is not None:
+            self.layouts.remember(case.dataset, self.key, case.case_id, self.transport, test_dir, self.raw)
+
+
+def case_layout(tool: object, case: Case, session: TargetSession, ctx: BuildContext, test_dir: str, folder: bool,
+                first: Transport, raw: Path, cancel: threading.Event) -> Layout:
+    """The case's prepare step, unless an earlier case of this target left what it would lay out
+    (first: the case's first host, where a dataset's files are listed; raw: its prepare folder in raw/)."""
+    prep = tool.prepare(case, test_dir, ctx) if case.prepare and isinstance(tool, PrepareStep) else None
+    # without a folder (an RBD image) a prepare step another case of this target ran leaves its data
+    # for this one too: written once per target, as cases of one dataset share its files
+    shared = "" if prep is None or folder else repr((sorted(prep.files.items()), prep.env))
+    if shared in session.prepared:
+        prep = None
+    layout = Layout(prep, shared, session, Layouts(session.layouts, cancel), transport=first, raw=raw)
+    dataset = bool(case.dataset) and folder
+    layout.key = layout_key(tool, prep) if dataset and not case.fresh and len(case.hosts) == 1 else ""
+    if layout.key and layout.layouts.unchanged(case.dataset, layout.key, first, test_dir, raw):
+        layout.prep = None  # the files an earlier case of this run laid out, proven unchanged
+    return layout
