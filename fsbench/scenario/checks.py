@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from fsbench.api.services import BASE_EXPORTS
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
@@ -14,7 +15,6 @@ from fsbench.kinds import KINDS
 from fsbench.scenario.model import MAX_CASES, MAX_SWEEP_POINTS, Scenario, Target, Workload
 from fsbench.scenario.tool_checks import tool_issues
 from fsbench.services import SERVICE_KINDS
-from fsbench.services.base import BASE_EXPORTS
 
 #: one check of the whole scenario: every problem it finds, each located at its key
 Check = Callable[[Scenario, LineMap], list[Issue]]
