@@ -5,6 +5,7 @@ A failed preflight raises PreflightError (exit 4) with a table of what failed wh
 
 from __future__ import annotations
 
+import shlex
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ def run_preflight(sc: Scenario, cases: list[Case], transports: dict[str, Transpo
         gathered = dict(zip(alive, pool.map(lambda t: _facts(t, tools), alive.values())))
     pf.hosts = [gathered.get(h) or {"host": h, "reachable": "no"} for h in transports]
     _tool_checks(sc, cases, gathered, pf)
+    _server_checks(sc, cases, alive, pf)
     _target_checks(sc, cases, alive, pf)
     for h, row in gathered.items():
         skew = row.get("clock_skew_s")
@@ -96,6 +98,32 @@ def _tool_checks(sc: Scenario, cases: list[Case], gathered: dict[str, dict], pf:
             listing = "; ".join(f"{h}: {v}" for h, v in present.items())
             pf.failures.append(("(all)", f"{tool} version", f"differs between hosts ({listing}): results would "
                                 "not compare; install the same version everywhere"))
+
+
+def _server_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport], pf: Preflight) -> None:
+    """The programs a case across hosts starts in the background on some of them (NNBench's barrier:
+    metabench on the first host) are there: a tool's version probe covers only the tool itself."""
+    from fsbench.run.plan_show import plan_context  # the plan's commands, as plan --show and placement.csv build them
+
+    probed: set[tuple[str, str]] = set()
+    for case in cases:
+        if len(case.hosts) < 2:
+            continue
+        try:
+            ctx, folder = plan_context(sc, case)
+            servers = get_tool(case.tool).build(case, folder, ctx).servers
+        except Exception:  # noqa: BLE001 - the case itself reports a command it cannot build
+            continue
+        for host, argv in servers.items():
+            program = next((w for w in argv if w != "env" and "=" not in w), "")
+            t = alive.get(host)
+            if not program or t is None or (host, program) in probed:
+                continue
+            probed.add((host, program))
+            if not t.run(["/bin/sh", "-c", f"command -v {shlex.quote(program)}"], timeout=30).ok:
+                pf.failures.append((host, f"{program} installed", f"{case.tool} across {', '.join(case.hosts)} "
+                                    f"starts `{shlex.join(argv)}` here ({case.workload}): {program} is not "
+                                    "installed; `fsbench deploy SCENARIO` puts it there"))
 
 
 def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport], pf: Preflight) -> None:

@@ -7,6 +7,7 @@ what each host did."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import threading
 import time
@@ -557,3 +558,46 @@ def test_a_client_that_fails_before_the_barrier_fails_the_case_at_once_naming_it
     assert mhlab.wait_clean() == {}
     for client in CLIENTS:
         assert not mhlab.host(client).path("/var/tmp/fsbench-mhlab-failfast").exists(), client
+
+
+BARRIER_SCENARIO = """\
+name: mhlab-barrier
+monitor: {enabled: false}
+services:
+  s3: {kind: s3, hosts: [meta], s3: {buckets: [fsbench]}}
+targets:
+  s3a:
+    kind: s3a
+    path: /fsbench
+    hosts: [clients]
+    services: [s3]
+    s3a: {endpoint: "${services.s3.endpoint}", bucket: "${services.s3.bucket}",
+          access_key: "${services.s3.access_key}", secret_key: "${services.s3.secret_key}"}
+workloads:
+  nn: {tool: nnbench, options: {maps: 3, files_per_map: 1}}
+"""
+
+
+def test_nnbench_across_hosts_is_refused_before_anything_runs_without_metabench_on_its_barrier_host(mhlab, tmp_path):
+    """NNBench's runner (Java and the jars) is on every client, but the barrier NNBench starts on the first
+    client is metabench's, missing there: preflight says so naming client1, before any service starts."""
+    for tool in ("java", "metabench", "fsbench-s3"):
+        require(tool)
+    scenario = tmp_path / "barrier.yaml"
+    scenario.write_text(BARRIER_SCENARIO)
+    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml")
+    binary = shutil.which("metabench") or "metabench"
+    stand_in = mhlab.root / "not-a-program"  # the lab's folder: the one of the machine's /tmp a host sees
+    stand_in.write_text("metabench is not installed on this host\n")
+    anchor = str(mhlab.host("client1").pid)
+    subprocess.run(["nsenter", "-t", anchor, "-m", "mount", "--bind", str(stand_in), binary], check=True, timeout=30)
+    try:
+        proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(tmp_path / "out"),
+                       "--no-report", "--progress", "plain", timeout=300)
+    finally:
+        subprocess.run(["nsenter", "-t", anchor, "-m", "umount", binary], check=True, timeout=30)
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    assert "client1" in proc.stderr and "metabench installed" in proc.stderr, proc.stderr[-3000:]
+    assert "metabench barrier --listen" in proc.stderr
+    assert not list((tmp_path / "out").glob("*/services/s3"))  # refused before the S3 server started
+    assert mhlab.wait_clean() == {}
