@@ -1,4 +1,5 @@
-"""Fixtures of the end-to-end tests: a real sshd on 127.0.0.2-5 (tests/sshlab.py)."""
+"""Fixtures of the end-to-end tests: a real sshd on 127.0.0.2-5 (tests/sshlab.py), and the heavy labs the
+modules share (tests/e2e/labs.py: one Ceph lab, one HDFS with an S3 server)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,27 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require
+from tests.e2e.labs import HadoopLab, SharedLabs
 from tests.sshlab import sshlab
+
+SHARED_LABS = SharedLabs()
+
+
+def pytest_configure(config):
+    """The shared labs' hooks: their modules run together, and each lab stops after its last user."""
+    config.pluginmanager.register(SHARED_LABS, "fsbench-shared-labs")
+
+
+@pytest.fixture
+def ceph_lab() -> str:
+    """The session's Ceph lab (seed 004's smoke cluster), started on first use: its conf path."""
+    return SHARED_LABS.get("ceph_lab")
+
+
+@pytest.fixture
+def hadoop_lab() -> HadoopLab:
+    """The session's single-node HDFS and S3 server, started on first use."""
+    return SHARED_LABS.get("hadoop_lab")
 
 
 @pytest.fixture
@@ -38,9 +59,10 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-#: modules that must not run at the same time as each other under pytest-xdist (tox runs the suite on
-#: several workers): none today; a module is otherwise one group, so its module-scoped servers start once
-SHARED_GROUPS: dict[str, str] = {}
+#: modules run on one pytest-xdist worker together: those sharing a lab (tests/e2e/labs.py), so it starts
+#: once; a module is otherwise one group, so its module-scoped servers start once
+SHARED_GROUPS: dict[str, str] = {"test_backend_counters_real": "ceph-lab", "test_ceph": "ceph-lab",
+                                 "test_hdfs_s3_juicefs": "hadoop-lab", "test_nnbench_hosts_real": "hadoop-lab"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -5,24 +5,23 @@ after fio. A write with end_fsync shows backend PUT bytes close to fio's and no 
 re-read for 2 s comes from JuiceFS's caches and is flagged 'read served from cache'. `juicefs stats` beside a
 512 MiB write gives a mean over fio's run, not over the idle seconds around it.
 
-Ceph: a lab cluster started by the run (the ceph-lab service, two OSDs in RAM); fsbench reads the OSDs'
-perf counters before and after fio. ext4 on RBD: a write with end_fsync reached the pool and passes, one
-without stayed in the page cache (the file is gone before it was written back) and is flagged, and so is
-mdtest, whose file creations never reached the pool while it ran (its ops/s are the client's memory); CephFS
-through ceph-fuse: a re-read of a small file comes from the client's cache and is flagged.
+Ceph: the session's lab cluster (tests/e2e/labs.py), joined by its conf as a user's own cluster would
+be; fsbench reads the OSDs' perf counters before and after fio. ext4 on RBD: a write with end_fsync
+reached the pool and passes, one without stayed in the page cache (the file is gone before it was
+written back) and is flagged, and so is mdtest, whose file creations never reached the pool while it ran
+(its ops/s are the client's memory); CephFS through ceph-fuse: a re-read of a small file comes from the
+client's cache and is flagged.
 """
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from tests.conftest import require, run_cli, write_scenario
-from tests.e2e.test_ceph import _nothing_left, _require_ceph
+from tests.e2e.test_ceph import _images, _nothing_left
 
 SIZE = 16 * 2**20
 #: JuiceFS writes each 4 MiB block once; a little more for its own chunk bookkeeping at most
@@ -100,27 +99,20 @@ def test_juicefs_backend_bytes_match_a_durable_write_and_flag_a_cached_read(tmp_
     assert left == ""
 
 
-def _ceph_scenario(tmp_path: Path, scratch: Path) -> Path:
+def _ceph_scenario(tmp_path: Path, scratch: Path, conf: str) -> Path:
     return write_scenario(tmp_path, f"""\
         name: cb
         settings: {{scratch: {scratch}}}
         monitor: {{enabled: false}}
-        services:
-          ceph:
-            kind: ceph-lab
-            ready_timeout: 5m
-            ceph-lab: {{osds: [{{store: memstore, size: 1g, class: ssd}}, {{store: memstore, size: 1g, class: hdd}}]}}
         targets:
           rbd:
             kind: rbd
             path: {tmp_path / "rbd"}
-            services: [ceph]
-            rbd: {{pool: rbd-ssd, size: 256m, conf: "${{services.ceph.conf}}"}}
+            rbd: {{pool: rbd-ssd, size: 256m, conf: {conf}}}
           cephfs:
             kind: cephfs
             path: {tmp_path / "cephfs"}
-            services: [ceph]
-            cephfs: {{fs: cephfs-hdd, conf: "${{services.ceph.conf}}"}}
+            cephfs: {{fs: cephfs-hdd, conf: {conf}}}
         workloads:
           md: {{tool: mdtest, targets: [rbd], options: {{n: 50, u: true, z: 1, i: 1, tasks: 1}}}}
           write-fsync: {{tool: fio, targets: [rbd], options: {{rw: write, bs: 1m, size: 16m, end_fsync: 1}}}}
@@ -134,19 +126,9 @@ def _ceph_scenario(tmp_path: Path, scratch: Path) -> Path:
         """)
 
 
-def test_ceph_osd_counters_pass_a_durable_write_and_flag_page_cache_writes_and_client_cache_reads(tmp_path):
-    _require_ceph()
-    # a short scratch path: the lab's admin sockets live under it, and a socket path has at most 107 bytes
-    # (an OSD without its socket never answers `ceph tell`)
-    scratch = Path(tempfile.mkdtemp(prefix="fsbc-", dir="/tmp"))
-    try:
-        _ceph_checks(tmp_path, scratch)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _ceph_checks(tmp_path: Path, scratch: Path) -> None:
-    proc = run_cli("run", str(_ceph_scenario(tmp_path, scratch)), "-o", str(tmp_path / "runs"), "--no-report",
+def test_ceph_osd_counters_pass_a_durable_write_and_flag_page_cache_writes_and_client_cache_reads(ceph_lab, tmp_path):
+    conf, scratch = ceph_lab, tmp_path / "scratch"
+    proc = run_cli("run", str(_ceph_scenario(tmp_path, scratch, conf)), "-o", str(tmp_path / "runs"), "--no-report",
                    timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = Path(proc.stdout.splitlines()[0])
@@ -183,3 +165,4 @@ def _ceph_checks(tmp_path: Path, scratch: Path) -> None:
     perf = (run / "raw" / "rbd__write-fsync__r1" / "local" / "backend-rbd.end.txt").read_text()
     assert "osd.0:" in perf and "op_w_in_bytes" in perf
     _nothing_left(str(scratch), (str(tmp_path / "rbd"), str(tmp_path / "cephfs")), run.name)
+    assert _images(conf, "rbd-ssd") == []  # the run's image removed from the shared cluster

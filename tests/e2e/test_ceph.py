@@ -1,10 +1,10 @@
 """A real Ceph (Debian's 16.2 packages) on this machine: the ceph-lab service, the cephfs, rbd and
 rbd-image target kinds, seed 004's scenario end to end, and a killed run's cluster cleaned by the next.
 
-One lab cluster is started for the module through fsbench's own service kind (not a script), with
-the seed scenario's own lab settings, and joined as an existing cluster would be (its conf path) by
-the kinds' scenario and by the seed scenario itself (`--set cluster=existing`). Only the killed run
-starts a cluster of its own, through `fsbench run`: two clusters per test run. Needs root, /dev/fuse
+The session's lab cluster (tests/e2e/labs.py: started once through fsbench's own service kind, not a
+script, with the seed scenario's own lab settings) is joined as an existing cluster would be (its conf
+path) by the kinds' scenario and by the seed scenario itself (`--set cluster=existing`). Only the killed
+run starts a cluster of its own, through `fsbench run`: two clusters per test run. Needs root, /dev/fuse
 and loop devices (as in CI); every test checks that nothing of it remains: daemons, FUSE clients,
 mounts, loop devices, RBD images, scratch folders.
 """
@@ -18,30 +18,16 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
-from fsbench.run.targets.services import ServiceSession
-from fsbench.scenario.load import load_scenario
-from fsbench.transport.local import LocalTransport
-from tests.conftest import require, run_cli, write_scenario
+from tests.conftest import run_cli, write_scenario
+from tests.e2e.labs import require_ceph
 from tests.paths import REPO
 
 CEPH = REPO / "scenarios" / "cephfs-vs-rbd.yaml"
 BINARIES = ("ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds", "ceph-fuse", "rbd-fuse", "rbd", "ceph", "losetup",
             "mkfs.ext4", "fio", "mdtest", "mpirun")
-
-
-def _require_ceph() -> None:
-    for binary in BINARIES:
-        require(binary)
-    r = subprocess.run(["/usr/bin/python3", "-c", "import rados, rbd"], capture_output=True, text=True)
-    assert r.returncode == 0, f"python3-rados / python3-rbd missing: {r.stderr}"
-    assert Path("/dev/fuse").exists() and os.geteuid() == 0, "FUSE mounts and loop devices need root"
 
 
 def _processes_with(text: str) -> list[str]:
@@ -86,48 +72,15 @@ def _nothing_left(marker: str, mounts: tuple[str, ...] = (), run_id: str = "") -
     assert _loops_backed_by(marker) == [] and (not run_id or _loops_backed_by(run_id) == [])
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """The seed scenario's lab cluster (its smoke sizes) for the module, started and stopped by the ceph-lab
-    service kind: its conf path."""
-    _require_ceph()
-    scratch = tmp_path_factory.mktemp("ceph-lab")
-    svc = load_scenario(CEPH, ["scale=smoke"]).services["ceph"]
-    assert [(o.store, o.size, o.device_class) for o in svc.settings.osds] == [
-        ("memstore", 2 * 2**30, "ssd"), ("bluestore", 4 * 2**30, "hdd")]
-    svc = replace(svc, ready_timeout_s=300)
-    tr = LocalTransport("local")
-    tr.marker = {"FSBENCH_RUN": "test-ceph-fixture"}
-    events: list[str] = []
-    session = ServiceSession(svc, "local", tr, "test-ceph-fixture", str(scratch), scratch / "logs",
-                             lambda e: events.append(e.message))
-    started = time.monotonic()
-    reason = session.start(threading.Event())
-    conf = f"{scratch}/services/ceph/ceph.conf"
-    try:
-        assert reason is None, reason
-        assert session.exported()["services.ceph.conf"] == conf
-        address = Path(conf).with_name("address").read_text().strip()
-        assert address.startswith("127.0.10."), address  # a loopback address of its own, chosen for the run
-        print(f"lab cluster ready in {time.monotonic() - started:.1f}s on {address}")
-        yield conf
-    finally:
-        session.stop()
-    data = Path(conf).parent
-    assert _processes_with(str(data)) == []  # daemons gone
-    assert not list(data.glob("osd.*")) and not list(data.glob("mon.*"))  # their data removed
-    assert (scratch / "logs" / "log").is_dir()  # the daemons' logs kept
-
-
-def test_lab_cluster_has_a_pool_and_a_file_system_per_device_class(cluster):
-    osds = json.loads(subprocess.run(["ceph", "-c", cluster, "osd", "tree", "--format", "json"], capture_output=True,
+def test_lab_cluster_has_a_pool_and_a_file_system_per_device_class(ceph_lab):
+    osds = json.loads(subprocess.run(["ceph", "-c", ceph_lab, "osd", "tree", "--format", "json"], capture_output=True,
                                      text=True, timeout=60, check=True).stdout)
     classes = {n["name"]: n.get("device_class") for n in osds["nodes"] if n["type"] == "osd"}
     assert classes == {"osd.0": "ssd", "osd.1": "hdd"}
-    pools = json.loads(subprocess.run(["ceph", "-c", cluster, "osd", "pool", "ls", "detail", "--format", "json"],
+    pools = json.loads(subprocess.run(["ceph", "-c", ceph_lab, "osd", "pool", "ls", "detail", "--format", "json"],
                                       capture_output=True, text=True, timeout=60, check=True).stdout)
     rules = {r["rule_id"]: r["rule_name"] for r in json.loads(subprocess.run(
-        ["ceph", "-c", cluster, "osd", "crush", "rule", "dump", "--format", "json"], capture_output=True, text=True,
+        ["ceph", "-c", ceph_lab, "osd", "crush", "rule", "dump", "--format", "json"], capture_output=True, text=True,
         timeout=60, check=True).stdout)}
     placed = {p["pool_name"]: rules[p["crush_rule"]] for p in pools if p["pool_name"] != "device_health_metrics"}
     assert placed == {"rbd-ssd": "fsbench-ssd", "cephfs-ssd-meta": "fsbench-ssd", "cephfs-ssd-data": "fsbench-ssd",
@@ -135,7 +88,7 @@ def test_lab_cluster_has_a_pool_and_a_file_system_per_device_class(cluster):
     assert all(p["size"] == 1 for p in pools)
 
 
-def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(cluster, tmp_path):
+def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(ceph_lab, tmp_path):
     """The kinds against a cluster named by its conf, as a user's own would be: mdtest and fio on each."""
     scratch = tmp_path / "scratch"
     scenario = write_scenario(tmp_path, f"""\
@@ -147,16 +100,16 @@ def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(cluster, tmp_path):
             kind: rbd
             path: {tmp_path}/rbd
             fstype: ext4
-            rbd: {{pool: rbd-ssd, size: 1g, conf: {cluster}}}
+            rbd: {{pool: rbd-ssd, size: 1g, conf: {ceph_lab}}}
           cephfs-hdd:
             kind: cephfs
             path: {tmp_path}/cephfs
             fstype: fuse.ceph-fuse
-            cephfs: {{fs: cephfs-hdd, conf: {cluster}}}
+            cephfs: {{fs: cephfs-hdd, conf: {ceph_lab}}}
           librbd-hdd:
             kind: rbd-image
             path: "rbd:rbd-hdd"
-            rbd-image: {{pool: rbd-hdd, size: 256m, conf: {cluster}}}
+            rbd-image: {{pool: rbd-hdd, size: 256m, conf: {ceph_lab}}}
         workloads:
           md:
             tool: mdtest
@@ -195,19 +148,19 @@ def test_cephfs_rbd_and_rbd_image_on_an_existing_cluster(cluster, tmp_path):
     assert (run / "targets" / "cephfs-hdd" / "ceph-fuse-local.log").exists()
     # undone: mounts, loop devices, FUSE clients, the images fsbench created, the scratch space
     _nothing_left(str(scratch), (str(tmp_path / "rbd"), str(tmp_path / "cephfs")), run.name)
-    assert _images(cluster, "rbd-ssd") == [] and _images(cluster, "rbd-hdd") == []
+    assert _images(ceph_lab, "rbd-ssd") == [] and _images(ceph_lab, "rbd-hdd") == []
     assert not scratch.exists() or not any(scratch.iterdir())
 
 
-def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(cluster, tmp_path):
-    subprocess.run(["rbd", "-c", cluster, "create", "--size", "64M", "--image-feature", "layering", "rbd-hdd/kept"],
+def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(ceph_lab, tmp_path):
+    subprocess.run(["rbd", "-c", ceph_lab, "create", "--size", "64M", "--image-feature", "layering", "rbd-hdd/kept"],
                    check=True, capture_output=True, timeout=60)
     # another client with the image open until its stdin closes (then it closes the image: no stale watcher)
     holder = subprocess.Popen(["/usr/bin/python3", "-c", (
         "import rados, rbd, sys\n"
         "c = rados.Rados(conffile=sys.argv[1]); c.connect(timeout=30); io = c.open_ioctx('rbd-hdd')\n"
         "img = rbd.Image(io, 'kept'); print('open', flush=True); sys.stdin.read()\n"
-        "img.close(); io.close(); c.shutdown()"), cluster],
+        "img.close(); io.close(); c.shutdown()"), ceph_lab],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "open"  # a watcher: another client has the image open
@@ -217,7 +170,7 @@ def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(cluste
                 settings: {{scratch: {tmp_path}/scratch}}
                 targets:
                   img: {{kind: rbd-image, path: "rbd:rbd-hdd", destructive: {destructive},
-                         rbd-image: {{pool: rbd-hdd, image: kept, conf: {cluster}}}}}
+                         rbd-image: {{pool: rbd-hdd, image: kept, conf: {ceph_lab}}}}}
                 workloads:
                   w: {{tool: fio, options: {{rw: write, bs: 4k, size: 1m}}}}
                 """, f"in-use-{destructive}.yaml")
@@ -230,18 +183,18 @@ def test_an_image_in_use_is_refused_and_an_existing_one_needs_destructive(cluste
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
-    assert _images(cluster, "rbd-hdd") == ["kept"]  # an image fsbench did not create stays
-    subprocess.run(["rbd", "-c", cluster, "rm", "--no-progress", "rbd-hdd/kept"], check=True, capture_output=True,
+    assert _images(ceph_lab, "rbd-hdd") == ["kept"]  # an image fsbench did not create stays
+    subprocess.run(["rbd", "-c", ceph_lab, "rm", "--no-progress", "rbd-hdd/kept"], check=True, capture_output=True,
                    timeout=60)
 
 
-def test_seed_004_runs_for_real_on_the_lab_cluster(cluster, tmp_path):
-    """`fsbench run scenarios/cephfs-vs-rbd.yaml --set scale=smoke --set cluster=existing`: the module's
-    cluster (the scenario's own lab, started once), all four variants, mdtest and fio, the seed's tables
+def test_seed_004_runs_for_real_on_the_lab_cluster(ceph_lab, tmp_path):
+    """`fsbench run scenarios/cephfs-vs-rbd.yaml --set scale=smoke --set cluster=existing`: the session's
+    lab cluster (the scenario's own lab, started once), all four variants, mdtest and fio, the seed's tables
     with real numbers, and nothing left afterwards: mounts, loop devices, FUSE clients, images."""
     started = time.monotonic()
     proc = run_cli("run", str(CEPH), "--set", "scale=smoke", "--set", "cluster=existing",
-                   "--set", f"ceph_conf={cluster}", "-o", str(tmp_path / "out"), timeout=900)
+                   "--set", f"ceph_conf={ceph_lab}", "-o", str(tmp_path / "out"), timeout=900)
     took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr[-4000:]
     print(f"scale=smoke took {took:.0f}s")
@@ -281,14 +234,14 @@ def test_seed_004_runs_for_real_on_the_lab_cluster(cluster, tmp_path):
     run_id = run.name
     _nothing_left(f"/var/tmp/fsbench/{run_id}", ("/mnt/fsbench-rbd-", "/mnt/fsbench-cephfs-"), run_id)
     assert not Path(f"/var/tmp/fsbench/{run_id}").exists()
-    assert _images(cluster, "rbd-ssd") == [] and _images(cluster, "rbd-hdd") == []  # the run's images removed
+    assert _images(ceph_lab, "rbd-ssd") == [] and _images(ceph_lab, "rbd-hdd") == []  # the run's images removed
     assert json.loads((run / "leftovers.json").read_text()) == []
 
 
 def test_a_killed_runs_ceph_is_cleaned_up_by_the_next_run(tmp_path):
     """SIGKILL while an RBD image is mapped and mounted on the run's own cluster: the next run stops the
     daemons and rbd-fuse, unmounts, detaches the loop device and removes the cluster's data first."""
-    _require_ceph()
+    require_ceph()
     scratch = tmp_path / "scratch"
     mount = tmp_path / "rbd"
     scenario = write_scenario(tmp_path, f"""\

@@ -1,7 +1,8 @@
 """Seed 002 for real: NNBench over a real HDFS (NameNode and DataNode JVMs from the Maven jars), over S3A
 against fsbench's S3 server and over JuiceFS's Hadoop SDK on Redis. The seed scenario starts and stops
-its own HDFS, S3 server and Redis; an HDFS and an S3 server started once for the session (by fsbench's
-own service kinds) are joined by the other runs as existing services, the HDFS as an HA nameservice.
+its own HDFS, S3 server and Redis; the session's HDFS and S3 server (tests/e2e/labs.py, started by
+fsbench's own service kinds) are joined by the other runs as existing services, the HDFS as an HA
+nameservice.
 Every run must leave nothing behind and no key in its run directory."""
 
 from __future__ import annotations
@@ -10,121 +11,18 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
-import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
-from fsbench import hadoop
-from fsbench.run.targets.services import ServiceSession
-from fsbench.scenario.model import Service
-from fsbench.services import SERVICE_KINDS
-from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
+from tests.e2e.labs import HADOOP_TOOLS, gone
 from tests.paths import REPO
 
 OPERATIONS = {"create_write", "open_read", "rename", "delete"}
-
-
-@dataclass
-class HadoopLab:
-    """The session's HDFS and S3 server: where they listen."""
-
-    hdfs_url: str
-    hdfs_http: str
-    s3_port: str
-    s3_endpoint: str
-    logs: Path
-
-    def hdfs_list(self, path: str) -> list[str]:
-        """Names in an HDFS folder (WebHDFS); [] when it does not exist."""
-        try:
-            with urllib.request.urlopen(f"{self.hdfs_http}/webhdfs/v1{path}?op=LISTSTATUS", timeout=10) as r:
-                return [s["pathSuffix"] for s in json.load(r)["FileStatuses"]["FileStatus"]]
-        except urllib.error.HTTPError as exc:
-            if exc.code == 404:
-                return []
-            raise
-
-    def s3_keys(self, prefix: str) -> str:
-        """The bucket's listing under prefix (fsbench-s3 checks no signature)."""
-        with urllib.request.urlopen(f"{self.s3_endpoint}/fsbench?prefix={prefix}", timeout=10) as r:
-            return r.read().decode()
-
-
-def _processes_with(text: str) -> list[str]:
-    """Command lines of running processes (other than this one) that mention text."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if text in cmdline and state != "Z":
-            out.append(f"{entry.name}: {cmdline}")
-    return out
-
-
-def _gone(text: str, within_s: float = 20.0) -> list[str]:
-    """The processes that still mention text after waiting up to within_s for them to exit."""
-    deadline = time.monotonic() + within_s
-    while (left := _processes_with(text)) and time.monotonic() < deadline:
-        time.sleep(0.25)
-    return left
-
-
-def _start(kind: str, settings: object, folder: Path, name: str) -> ServiceSession:
-    svc = Service(name=name, kind=kind, hosts=("local",), ready_timeout_s=240.0, settings=settings)
-    session = ServiceSession(svc, "local", LocalTransport("local"), f"test-{secrets.token_hex(3)}",
-                             str(folder / "scratch"), folder / "logs" / name, lambda e: None)
-    reason = session.start()
-    if reason:
-        session.stop()
-        pytest.fail(reason)
-    return session
-
-
-@pytest.fixture(scope="session")
-def hadoop_lab() -> Iterator[HadoopLab]:
-    """A single-node HDFS and an S3 server, started once for the session by fsbench's service kinds."""
-    for tool in ("java", "curl", "fsbench-s3", "redis-server", "juicefs", "python3"):
-        require(tool)
-    assert Path(hadoop.home(), "fsbench-hadoop.jar").is_file(), hadoop.MISSING.format(home=hadoop.home())
-    folder = Path(tempfile.mkdtemp(prefix="fsbench-hadoop-lab-", dir="/var/tmp"))
-    hdfs = _start("hdfs", SERVICE_KINDS.get("hdfs").settings(None), folder, "hdfs")
-    try:
-        s3 = _start("s3", SERVICE_KINDS.get("s3").settings({"buckets": ["fsbench"], "server": "fsbench-s3",
-                                                            "backend": "mem", "region": "us-east-1"}), folder, "s3")
-    except BaseException:
-        hdfs.stop()
-        raise
-    values = {**hdfs.exported(), **s3.exported()}
-    services = str(folder / "scratch" / "services")
-    running = _processes_with(services)
-    try:
-        # what the stop must end, found by the service folder in their command lines
-        assert [n for n in ("NameNode", "DataNode", "fsbench-s3") if not any(n in c for c in running)] == [], running
-        yield HadoopLab(values["services.hdfs.url"], f"http://127.0.0.1:{values['services.hdfs.port_http']}",
-                        values["services.s3.port"], values["services.s3.endpoint"], folder / "logs")
-    finally:
-        s3.stop()
-        hdfs.stop()
-    # stopped: the NameNode and DataNode JVMs (their classpath holds the service's folder) and
-    # fsbench-s3 (its -db file is there) are gone, and the logs were fetched before their folder goes
-    assert _gone(services) == []
-    assert (folder / "logs" / "hdfs" / "logs" / "namenode.log").stat().st_size > 0
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _listening(port: int) -> bool:
@@ -147,7 +45,7 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     DataNode, fsbench-s3 and Redis, measures, stops them all and leaves nothing behind.
 
     (It runs before the session's HDFS exists: the first test of the file, and it does not use it.)"""
-    for tool in ("java", "curl", "fsbench-s3", "redis-server", "juicefs", "python3"):
+    for tool in HADOOP_TOOLS:
         require(tool)
     started = time.monotonic()
     proc = run_cli("run", str(REPO / "scenarios" / "hdfs-s3-juicefs.yaml"), "--set", "scale=smoke",
@@ -206,7 +104,7 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     ports |= {int(p) for p in re.findall(r"^port (\d+)$", (svc / "redis" / "local" / "redis.conf").read_text(), re.M)}
     ports.discard(0)  # the DataNodes' addresses: ports the kernel picked
     assert len(ports) == 4 and [p for p in ports if _listening(p)] == []
-    assert _gone(f"/var/tmp/fsbench/{run.name}") == []
+    assert gone(f"/var/tmp/fsbench/{run.name}") == []
     assert _java_of(run) == []
     assert not list(Path("/var/tmp/fsbench").glob(f"{run.name}*"))
     assert json.loads((run / "leftovers.json").read_text()) == []
@@ -236,7 +134,7 @@ def test_an_existing_hdfs_behind_an_ha_nameservice_and_an_existing_s3_are_joined
     client = _ha_client(hadoop_lab.hdfs_url, free_port())
     props = json.dumps(client)
 
-    def scenario(service_props: str, name: str) -> Path:
+    def scenario(service_props: str, name: str, ready_timeout: str) -> Path:
         return write_scenario(tmp_path, f"""\
             name: hdfs-ha
             hosts: {{local: {{transport: local}}}}
@@ -244,7 +142,7 @@ def test_an_existing_hdfs_behind_an_ha_nameservice_and_an_existing_s3_are_joined
               hdfs:
                 kind: hdfs
                 managed: false
-                ready_timeout: 20s
+                ready_timeout: {ready_timeout}
                 hdfs: {{namenode: "hdfs://{HA_NAMESERVICE}", properties: {service_props}}}
               s3: {{kind: s3, managed: false, port: {hadoop_lab.s3_port}}}
             targets:
@@ -263,7 +161,7 @@ def test_an_existing_hdfs_behind_an_ha_nameservice_and_an_existing_s3_are_joined
               nnbench: {{tool: nnbench, options: {{maps: 2, files_per_map: 2, operations: [create_write, delete]}}}}
             """, name)
 
-    proc = run_cli("run", str(scenario(props, "ha.yaml")), "-o", str(tmp_path / "runs"), "--no-report",
+    proc = run_cli("run", str(scenario(props, "ha.yaml", "20s")), "-o", str(tmp_path / "runs"), "--no-report",
                    "--progress", "plain", timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = Path(proc.stdout.splitlines()[0])
@@ -277,8 +175,10 @@ def test_an_existing_hdfs_behind_an_ha_nameservice_and_an_existing_s3_are_joined
     assert f"dfs.nameservices={HA_NAMESERVICE}" in hosts.loc[0, "client_hdfs"]
     assert not [n for n in hadoop_lab.hdfs_list("/ha") if run.name in n]  # its folder removed, through the HA name
 
-    # the same cluster, the probe without the nameservice's settings: hdfs://fsbench-ns is only a name
-    bare = run_cli("run", str(scenario("{}", "bare.yaml")), "-o", str(tmp_path / "runs"), "--no-report",
+    # the same cluster, the probe without the nameservice's settings: hdfs://fsbench-ns is only a name.
+    # 8 s of probing (each a JVM of about 2 s) shows it never gets ready: the 20 s above only bound a probe
+    # that succeeds (it returns at once), here every second of it was waited out
+    bare = run_cli("run", str(scenario("{}", "bare.yaml", "8s")), "-o", str(tmp_path / "runs"), "--no-report",
                    "--progress", "plain", timeout=600)
     assert bare.returncode != 0
     failed = pd.read_csv(Path(bare.stdout.splitlines()[0]) / "cases.csv", keep_default_na=False)

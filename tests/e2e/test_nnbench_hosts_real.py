@@ -1,6 +1,7 @@
 """NNBench across two client hosts for real: two loopback SSH hosts of the lab run fsbench's NNBench runner
-at once against a real HDFS (NameNode and DataNode JVMs) the scenario starts on this machine, every
-operation started together at metabench's barrier on the first host, each host in its own base folder."""
+at once against a real HDFS (NameNode and DataNode JVMs: the session's, tests/e2e/labs.py, joined as an
+existing service), every operation started together at metabench's barrier on the first host, each host in
+its own base folder."""
 
 from __future__ import annotations
 
@@ -28,32 +29,34 @@ def _when(text: str) -> dt.datetime:
     return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S,%f")
 
 
-def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, tmp_path):
+def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, hadoop_lab, tmp_path):
     for tool in ("java", "metabench"):
         require(tool)
     assert Path(hadoop.home(), "fsbench-hadoop.jar").is_file(), hadoop.MISSING.format(home=hadoop.home())
     inventory(lab, tmp_path / "inventory.yaml")
-    scenario = write_scenario(tmp_path, """\
+    # the HDFS is what the hosts share, not what is tested: the session's, probed, never started or stopped
+    scenario = write_scenario(tmp_path, f"""\
         name: nnbench-hosts
         inventory: inventory.yaml
-        hosts: {local: {transport: local}, h2: {}, h3: {}}
+        hosts: {{local: {{transport: local}}, h2: {{}}, h3: {{}}}}
         services:
           hdfs:
             kind: hdfs
             hosts: [local]
-            ready_timeout: 3m
-            hdfs: {datanodes: 1, replication: 1}
+            managed: false
+            ready_timeout: 1m
+            hdfs: {{namenode: "{hadoop_lab.hdfs_url}"}}
         targets:
           hdfs:
             kind: hdfs
             path: /nnbench-hosts
             hosts: [h2, h3]
             services: [hdfs]
-            hdfs: {namenode: "${services.hdfs.url}"}
+            hdfs: {{namenode: "${{services.hdfs.url}}"}}
         workloads:
           nn:
             tool: nnbench
-            options: {maps: 4, files_per_map: 3, barrier_ms: 1000}
+            options: {{maps: 4, files_per_map: 3, barrier_ms: 1000}}
         """)
     proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--progress", "plain", timeout=900)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
@@ -96,6 +99,9 @@ def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, tmp_path):
     # the report breaks the sum down by host under it
     html = (run / "report.html").read_text()
     assert "nn · rate per host" in html and "nn · latency_mean per host" in html
+    # the run removed its own folders from the shared HDFS, and started and stopped nothing there
+    assert not [n for n in hadoop_lab.hdfs_list("/nnbench-hosts") if run.name in n]
+    assert not list((run / "services").glob("hdfs/*/start-*"))
 
 
 @dataclass
