@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from fsbench.api.tools import DeclaresColumns, DeclaresOperations, DeclaresOrder, DeclaresPrimaryMetrics
+from fsbench.api.tool_hooks import DeclaresColumns, DeclaresOperations, DeclaresOrder, DeclaresPrimaryMetrics
 
 #: the time series columns, the same as the monitor's (monitor-<host>.csv)
 SERIES_COLUMNS = ["t", "host", "scope", "metric", "value", "unit"]
