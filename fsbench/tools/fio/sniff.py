@@ -51,9 +51,10 @@ def _parse_file(path: Path, source: str) -> ParseResult:
 
     # utf-8-sig drops a byte-order mark; undecodable bytes become U+FFFD, never an exception
     with path.open(encoding="utf-8-sig", errors="replace", newline="") as f:
-        kind = _kind(f.read(SNIFF))
-    if kind == "json":
-        return parse_json.parse_path(path, source)
+        head = f.read(SNIFF)
+    kind = _kind(head)
+    if kind == "json":  # a file shorter than the sniff was read whole: its text, not a second read
+        return parse_json.parse_text(head, source) if len(head) < SNIFF else parse_json.parse_path(path, source)
     parser = parse_terse if kind == "terse" else parse_normal
     # universal line ends, as text_lines
     return parser.parse_lines(path_lines("fio", path, encoding="utf-8-sig"), source)
