@@ -148,38 +148,19 @@ def _recover(run_id: str, run_dir: Path, pending: Leftovers, transports: dict[st
              local: Transport, emit: Listener) -> list[str]:
     from fsbench.run.store import RunDir
 
-    problems: list[str] = []
-    killed = kill_marked(run_id)
-    if killed:
-        emit(Event("warning", message=f"run {run_id} had died: stopped its {len(killed)} processes on this machine"))
-    hosts = {a.host for a in pending.actions}
-    for host in sorted(hosts):
-        tr = transports.get(host) or (local if host in ("local", "controller") else None)
-        if tr is not None and tr is not local:
-            try:
-                tr.run(remote_kill_argv(run_id), timeout=60)
-            except FsbenchError as exc:
-                problems.append(f"{host}: cannot stop the processes of run {run_id}: {exc}")
+    def reach(host: str) -> Transport | None:
+        return transports.get(host) or (local if host in ("local", "controller") else None)
+
+    problems = _stop_processes(run_id, sorted({a.host for a in pending.actions}), reach, local, emit)
     elsewhere = []
     for action in reversed(list(pending.actions)):
-        tr = transports.get(action.host) or (local if action.host in ("local", "controller") else None)
+        tr = reach(action.host)
         if tr is None:  # not a host of this run: nothing here can collide with it; said, and kept for later
             elsewhere.append(f"{action.what} on {action.host}")
             continue
-        notes, unknown = [], ""
-        try:
-            for argv in action.commands:
-                r = tr.run(argv, timeout=300)
-                if r.exit_status is None:  # the host was lost meanwhile: whether it ran is not known
-                    unknown = r.describe().splitlines()[0]
-                    break
-                if not r.ok:  # often "not mounted" or "no such process": already gone, which is the aim
-                    notes.append(r.describe().splitlines()[0])
-        except FsbenchError as exc:
-            problems.append(f"{action.host}: {action.what}: {exc}")
-            continue
-        if unknown:
-            problems.append(f"{action.host}: {action.what}: {unknown}")
+        problem, notes = _undo(action, tr)
+        if problem:
+            problems.append(f"{action.host}: {action.what}: {problem}")
             continue
         pending.done(action.id)
         emit(Event("warning", message=f"cleaned up after the dead run {run_id}: {action.what} on {action.host}"
@@ -197,3 +178,35 @@ def _recover(run_id: str, run_dir: Path, pending: Leftovers, transports: dict[st
     elif not problems:
         unregister_run(run_id)
     return problems
+
+
+def _stop_processes(run_id: str, hosts: list[str], reach: Callable[[str], Transport | None], local: Transport,
+                    emit: Listener) -> list[str]:
+    """Stop the dead run's processes here and on its hosts (before its clean-ups run); what could not be."""
+    killed = kill_marked(run_id)
+    if killed:
+        emit(Event("warning", message=f"run {run_id} had died: stopped its {len(killed)} processes on this machine"))
+    problems = []
+    for host in hosts:
+        tr = reach(host)
+        if tr is not None and tr is not local:
+            try:
+                tr.run(remote_kill_argv(run_id), timeout=60)
+            except FsbenchError as exc:
+                problems.append(f"{host}: cannot stop the processes of run {run_id}: {exc}")
+    return problems
+
+
+def _undo(action: Action, tr: Transport) -> tuple[str, list[str]]:
+    """Run one clean-up's commands: (why it cannot count as done, or ""; the failures that mean already gone)."""
+    notes: list[str] = []
+    try:
+        for argv in action.commands:
+            r = tr.run(argv, timeout=300)
+            if r.exit_status is None:  # the host was lost meanwhile: whether it ran is not known
+                return r.describe().splitlines()[0], notes
+            if not r.ok:  # often "not mounted" or "no such process": already gone, which is the aim
+                notes.append(r.describe().splitlines()[0])
+    except FsbenchError as exc:
+        return str(exc), notes
+    return "", notes

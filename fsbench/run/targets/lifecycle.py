@@ -43,59 +43,79 @@ class TargetSession(TargetUndo):
         return None
 
     def _setup(self, cancel: threading.Event) -> str | None:
-        t = self.target
         for host, tr in self.transports.items():
             # recorded before anything is set up: if fsbench dies, the next run undoes it with these
-            self._cleanups[host] = self.leftovers.add(host, f"target {t.name}", self.cleanup_commands(host))
-            for cmd in t.setup:
-                r = self._run(tr, sh(render(cmd, self.values(host))), f"{host}: {cmd}", cancel)
-                if not r.ok:
-                    return f"target setup failed {r.describe()}"
-            plan = self.plan(host)
+            self._cleanups[host] = self.leftovers.add(host, f"target {self.target.name}", self.cleanup_commands(host))
             first = host == next(iter(self.transports))  # e.g. one volume, formatted once, mounted everywhere
-            steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
-            if t.existing_mount:  # the user's mount: checked, never mounted, unmounted nor removed
-                steps = []
-                refused = self._check_existing_mount(host, tr)
-            else:
-                refused = self._mount_point(host, tr) if plan.mount else None
+            refused = (self._user_setup(host, tr, cancel) or self._mount(host, tr, first, cancel)
+                       or self._ready(host, tr, cancel) or self._usable(host, tr))
             if refused:
                 return refused
-            if steps:
-                self._begun.add(host)
-                self._tried.update([host] if plan.mount else [])
-            for argv, mounts in steps:
-                r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=plan.env)
-                if not r.ok:
-                    what = label(argv, short=True)
-                    return (f"{self.kind.name} target: {what} failed {r.describe(script_name(argv))}"
-                            f"{log_tail(self.log_dir, host, tr, self.plan(host))}")
-                if mounts:
-                    self._mounted.add(host)
-            if plan.mount:  # a client that returned before its mount is there (or never mounted) is caught here
-                r = wait_ready(tr, ["mountpoint", "-q", t.path], t.ready_timeout_s, cancel)
-                if not r.ok:
-                    self._mounted.discard(host)  # nothing to unmount: teardown undoes the rest (_begun)
-                    return (f"{self.kind.name} reported success but {t.path} on {host} is not a mount point after "
-                            f"{t.ready_timeout_s:.0f}s{log_tail(self.log_dir, host, tr, self.plan(host))}")
-                self._own_mount(host, tr)
-            if t.ready:
-                r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel,
-                               env=self.env(host) or None)
-                if not r.ok:
-                    return (f"target {t.name} never became ready on {host} within {t.ready_timeout_s:.0f}s: "
-                            f"the check `{t.ready}` {r.describe()}")
-            missing = address_missing(self.kind.address, t.path, tr, host)
-            if missing:
-                return missing
-            unsafe = None if t.destructive or self.kind.address == "url" else resolved_unsafe_reason(tr, t.path)
-            if unsafe:
-                return f"{unsafe}; fsbench will not write there (set `destructive: true` if you mean it)"
-            if self.scratch:
-                refused = self._make_scratch(host, tr)
-                if refused:
-                    return refused
         return None
+
+    def _user_setup(self, host: str, tr: Transport, cancel: threading.Event) -> str | None:
+        """The scenario's setup commands on host; why one failed, or None."""
+        for cmd in self.target.setup:
+            r = self._run(tr, sh(render(cmd, self.values(host))), f"{host}: {cmd}", cancel)
+            if not r.ok:
+                return f"target setup failed {r.describe()}"
+        return None
+
+    def _mount(self, host: str, tr: Transport, first: bool, cancel: threading.Event) -> str | None:
+        """The kind's prepare (once: on the first host only) and mount steps on host, until the path is a mount
+        point; the user's own mount (`existing_mount`) only checked. Why not, or None."""
+        t, plan = self.target, self.plan(host)
+        steps = [(a, False) for a in plan.prepare + (plan.once if first else [])] + [(a, True) for a in plan.mount]
+        if t.existing_mount:  # the user's mount: checked, never mounted, unmounted nor removed
+            steps = []
+            refused = self._check_existing_mount(host, tr)
+        else:
+            refused = self._mount_point(host, tr) if plan.mount else None
+        if refused:
+            return refused
+        if steps:
+            self._begun.add(host)
+            self._tried.update([host] if plan.mount else [])
+        for argv, mounts in steps:
+            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=plan.env)
+            if not r.ok:
+                what = label(argv, short=True)
+                return (f"{self.kind.name} target: {what} failed {r.describe(script_name(argv))}"
+                        f"{log_tail(self.log_dir, host, tr, self.plan(host))}")
+            if mounts:
+                self._mounted.add(host)
+        if plan.mount:  # a client that returned before its mount is there (or never mounted) is caught here
+            r = wait_ready(tr, ["mountpoint", "-q", t.path], t.ready_timeout_s, cancel)
+            if not r.ok:
+                self._mounted.discard(host)  # nothing to unmount: teardown undoes the rest (_begun)
+                return (f"{self.kind.name} reported success but {t.path} on {host} is not a mount point after "
+                        f"{t.ready_timeout_s:.0f}s{log_tail(self.log_dir, host, tr, self.plan(host))}")
+            self._own_mount(host, tr)
+        return None
+
+    def _ready(self, host: str, tr: Transport, cancel: threading.Event) -> str | None:
+        """The target's own ready check, until it passes or its time is up; why not, or None."""
+        t = self.target
+        if not t.ready:
+            return None
+        r = wait_ready(tr, sh(render(t.ready, self.values(host))), t.ready_timeout_s, cancel,
+                       env=self.env(host) or None)
+        if not r.ok:
+            return (f"target {t.name} never became ready on {host} within {t.ready_timeout_s:.0f}s: "
+                    f"the check `{t.ready}` {r.describe()}")
+        return None
+
+    def _usable(self, host: str, tr: Transport) -> str | None:
+        """The path is what the kind addresses, leads nowhere fsbench must not write, and has fsbench's own
+        scratch folder in it; why not, or None."""
+        t = self.target
+        missing = address_missing(self.kind.address, t.path, tr, host)
+        if missing:
+            return missing
+        unsafe = None if t.destructive or self.kind.address == "url" else resolved_unsafe_reason(tr, t.path)
+        if unsafe:
+            return f"{unsafe}; fsbench will not write there (set `destructive: true` if you mean it)"
+        return self._make_scratch(host, tr) if self.scratch else None
 
     def _check_existing_mount(self, host: str, tr: Transport) -> str | None:
         """Why the user's mount (`existing_mount: true`) cannot be used on host, or None."""
