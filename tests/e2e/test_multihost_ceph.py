@@ -58,7 +58,8 @@ def lab_inventory(lab: MultiHostLab, path: Path) -> Path:
 
 def trimmed(path: Path) -> Path:
     """cephfs-vs-rbd with its layout (the lab on `ceph`, every target on `ceph-clients`) and less work: the SSD
-    pair of its four variants (one memstore OSD), fewer mdtest items and one fio workload at one thread count. Each client path (ceph-fuse, rbd-fuse + loop + ext4) and each tool still runs on both clients."""
+    pair of its four variants (one memstore OSD), fewer mdtest items and one fio workload at one thread count.
+    Each client path (ceph-fuse, rbd-fuse + loop + ext4) and each tool still runs on the clients."""
     sc = yaml.safe_load(SCENARIO.read_text())
     for name in ("rbd-hdd", "cephfs-hdd"):
         del sc["targets"][name]
@@ -159,9 +160,10 @@ def test_each_host_did_its_part_in_its_own_namespace(ceph_run):
     assert "mdtest" in watched.procs["client1"], watched.procs
 
 
-def test_nothing_is_left_on_any_host_nor_in_the_cluster(ceph_run, cephlab):
+def test_nothing_is_left_on_any_host_and_the_ceph_daemons_stopped(ceph_run, cephlab):
     _, run, _ = ceph_run
     assert cephlab.wait_clean(30) == {}  # no mount, FUSE client, fio server or Ceph daemon in any namespace
+    # the conf fsbench copied to the clients went with the run's scratch space, on every host
     for h in cephlab.hosts:
         assert [p.name for p in h.path("/mnt").iterdir()] == [], h.name
         assert not h.path(f"/var/tmp/fsbench/{run.name}").exists(), h.name
