@@ -54,6 +54,7 @@ class ErrorBoundary(click.Group):
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Run the sub-command; an fsbench error it raises ends the program here, as fail() says."""
         try:
             return super().invoke(ctx)
         except FsbenchError as exc:

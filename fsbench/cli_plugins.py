@@ -9,6 +9,7 @@ class DeployCommand(click.Command):
     """`fsbench deploy`: its tool flags (`--vdbench-zip`) are those the tools declare, read when needed."""
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        """The options, the tools' deploy flags added the first time they are asked for."""
         if not getattr(self, "_tool_flags", None):
             from fsbench.scenario.load import deploy_flags
 
@@ -24,6 +25,7 @@ class IngestCommand(click.Command):
     """`fsbench ingest`: its help names the tools of the registry."""
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help text, then the names of the tools ingest reads."""
         super().format_help_text(ctx, formatter)
         from fsbench.tools import tool_names
 
