@@ -15,8 +15,9 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from fsbench.core.stats import LEVEL, LogSummary, log_ratio, t_quantile, t_two_sided_p
+from fsbench.core.stats import LEVEL, LogSummary, Ratio, log_ratio, t_quantile, t_two_sided_p
 from fsbench.core.stats_settings import Floors
 
 ALPHA = 1 - LEVEL
@@ -71,14 +72,21 @@ def compare(a: Mapping, b: Mapping) -> Difference:
     if len(ab) >= 3:
         return paired(ab)
     if int(a.get("n", 1)) >= 2 and int(b.get("n", 1)) >= 2 and "log_mean" in a and "log_mean" in b:
-        r = log_ratio(LogSummary(int(a["n"]), a["log_mean"], a["log_var"]),
-                      LogSummary(int(b["n"]), b["log_mean"], b["log_var"]))
+        r = _log_ratio(LogSummary(int(a["n"]), a["log_mean"], a["log_var"]),
+                       LogSummary(int(b["n"]), b["log_mean"], b["log_var"]))
         return Difference(r.ratio, r.low, r.high, r.p, WELCH, min(int(a["n"]), int(b["n"])))
     ratio = b["mean"] / a["mean"] if a["mean"] else math.nan
     if a.get("std") and b.get("std") and int(a.get("n", 1)) >= 2 and int(b.get("n", 1)) >= 2:
         w = _welch_from((a["mean"], a["std"], a["n"]), (b["mean"], b["std"], b["n"]))
         return Difference(ratio, math.nan, math.nan, w, WELCH, min(int(a["n"]), int(b["n"])))
     return Difference(ratio, math.nan, math.nan, math.nan, NONE, 1)
+
+
+@lru_cache(maxsize=1 << 16)
+def _log_ratio(a: LogSummary, b: LogSummary) -> Ratio:
+    """log_ratio, remembered: a report's conclusions and summary page ask about the same pairs again (a
+    10,000-case report: 9,000 questions about 2,400 pairs, a twentieth of its time one at a time)."""
+    return log_ratio(a, b)
 
 
 def _welch_from(a: tuple, b: tuple) -> float:
