@@ -26,6 +26,7 @@ STANDINS = {
     "rbd": 'echo "rbd $*" >> "$FAKE_LOG"\n'
            'case "$*" in\n'
            '  *" status "*) echo \'{"watchers": []}\' ;;\n'
+           '  *" info "*) echo "rbd: error opening image: (2) No such file or directory" >&2; exit 2 ;;\n'
            '  *" map "*) [ "$FAKE_KRBD" = ok ] && echo /dev/rbd0 || '
            '{ echo "rbd: sysfs write failed" >&2; echo "rbd: map failed: (1) Operation not permitted" >&2; exit 1; } ;;\n'
            'esac',
@@ -52,12 +53,12 @@ def host(tmp_path: Path):
     def run(kind: str, settings: object, **answers: str) -> tuple[str, str, subprocess.CompletedProcess]:
         target = Target(name="t", path=str(tmp_path / "mnt"), kind=kind, settings=settings)
         plan = KINDS.get(kind).plan(target, VALUES, str(scratch))
-        for argv in plan.prepare:
-            subprocess.run(argv, check=True)
         log = tmp_path / f"log-{len(list(tmp_path.glob('log-*')))}"
         log.write_text("")
         env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_LOG": str(log),
                **{f"FAKE_{k.upper()}": v for k, v in answers.items()}}
+        for argv in plan.prepare:  # rbd creates its image here (on every host): the stand-ins answer it too
+            subprocess.run(argv, env=env, check=True)
         r = subprocess.run(plan.mount[0], env=env, capture_output=True, text=True, timeout=60)
         via = scratch / "ceph" / "t" / "via"
         return (via.read_text().strip() if via.exists() else ""), log.read_text(), r
