@@ -98,11 +98,19 @@ def _figures(pairs: list, exclude_warmup: bool) -> dict:
     if warm and exclude_warmup:
         vals, pairs = vals[1:], pairs[1:]
     m, sd = stats.mean_std(vals)
-    ci = stats.mean_ci(vals).relative if len(vals) >= 2 else math.nan
+    ci = _relative_ci(m, sd, len(vals))
     logs = stats.LogSummary.of(vals)
     return {"mean": m, "std": sd if sd == sd else 0.0, "n": len(vals), "ci": ci, "warmup": warm,
             "warmup_excluded": warm and exclude_warmup, "log_mean": logs.mean if logs else math.nan,
             "log_var": logs.var if logs else math.nan, "reps": tuple(pairs)}
+
+
+def _relative_ci(m: float, sd: float, n: int) -> float:
+    """stats.mean_ci(values).relative from the mean and sd already at hand (mean_ci would sum them again)."""
+    if n < 2:
+        return math.nan
+    half = stats.t_quantile(1 - (1 - stats.LEVEL) / 2, n - 1) * sd / math.sqrt(n)
+    return abs(half / m) if m else math.nan
 
 
 def _worst(verdicts: pd.Series) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 
 from fsbench.api.tools import declarations
+from fsbench.report.frames import grouped, records
 from fsbench.report.rows import (
     RunView,
-    by_key,
     by_metric_target,
     key_label,
     main_stat,
@@ -39,6 +39,9 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
         tool = rv.tool_of(w, spec)
         mine = shown(df[df["workload"] == w], tool, spec)
         parts = dict(iter(mine.groupby(param, sort=False))) if swept else {None: mine}
+        rows_at: dict[object, list[dict]] = {}  # the same groups as dicts, from one pass over the workload
+        for r in records(mine):
+            rows_at.setdefault(r[param] if swept else None, []).append(r)
         for v in values:
             pkey = ((param, v),) if swept else ()
             wdf = parts.get(v)
@@ -48,7 +51,7 @@ def by_value_view(rv: RunView, spec: dict) -> dict:
             res = resources(rv, w, pkey) if spec.get("resources", True) else pd.DataFrame()
             res_cols = [(m, s, label) for m, s, label in RESOURCES
                         if not res.empty and not res[(res["metric"] == m) & (res["stat"] == s)].empty]
-            keyed = by_key(wdf)
+            keyed = grouped(rows_at[v], "job", "operation")
             indexed = {k: by_metric_target(keyed[k]) for k in {(job, op) for job, op, _ in columns}}
             rows = []
             for t in targets:
