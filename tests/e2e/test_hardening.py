@@ -499,7 +499,8 @@ def test_after_sigkill_the_next_run_cleans_up_the_dead_run_first(tmp_path, fio):
             setup: ["mkdir -p ${{target.path}}", "mount -t tmpfs -o size=64m fsbench-killed ${{target.path}}"]
             teardown: ["umount ${{target.path}}", "rmdir ${{target.path}}"]
         workloads:
-          long: {{tool: fio, options: {{rw: write, size: 8m, time_based: true, runtime: 8}}}}
+          # killed 1 s in, so 3 s is running time to spare; the resume runs it again whole (it was 8 s)
+          long: {{tool: fio, options: {{rw: write, size: 8m, time_based: true, runtime: 3}}}}
         """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "fsbench", "run", str(scenario), "-o", str(tmp_path / "out"),
@@ -531,9 +532,10 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
           t:
             path: {tmp_path}/t
             setup: ["mkdir -p ${{target.path}}"]
-            teardown: ["sleep 4", "rm -rf ${{target.path}}"]
+            teardown: ["sleep 3", "rm -rf ${{target.path}}"]
         workloads:
-          long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 6}}}}
+          # 3 s: the first Ctrl-C lands 0.5 s in; the resume runs the case again, whole (it was 6 s)
+          long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 3}}}}
         """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "fsbench", "run", str(scenario), "-o", str(tmp_path / "out"),
@@ -543,7 +545,7 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    time.sleep(1.5)  # teardown's `sleep 4` is running now
+    time.sleep(1.5)  # teardown's `sleep 3` is running now
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err[-2000:]

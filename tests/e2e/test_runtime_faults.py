@@ -379,12 +379,13 @@ def test_a_second_ctrl_c_while_stopping_a_service_is_cleaned_up_by_the_next_run(
           slow:
             start: ["true"]
             ready: "true"
-            stop: ["touch {stopping}; sleep 5; touch {stopped}"]
+            stop: ["touch {stopping}; sleep 3; touch {stopped}"]  # the second Ctrl-C lands within it
         targets:  # u needs the service too: after Ctrl-C during t, the run's own final clean-up stops it
           t: {{path: {tmp_path}/t, services: [slow], setup: ["mkdir -p ${{target.path}}"]}}
           u: {{path: {tmp_path}/u, services: [slow], setup: ["mkdir -p ${{target.path}}"]}}
         workloads:
-          long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 4}}}}
+          # interrupted 0.5 s in; the resume runs it again for t and u: 2 s each is enough (it was 4 s)
+          long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 2}}}}
         """)
     proc = fsbench("run", str(scenario), "-o", str(tmp_path / "out"), "--progress", "plain", popen=True)
     wait_for(proc, (tmp_path / "out", "*/raw/t__long__r1/local/command"))
