@@ -52,7 +52,12 @@ def test_ratio_intervals_of_a_summary_are_computed_by_column(tmp_path, monkeypat
     summary = summarise(pd.read_parquet(run / "results.parquet"))
     scalar = stats.log_ratio
     asked: list[tuple] = []
-    monkeypatch.setattr(stats, "log_ratio", lambda a, b, *rest: asked.append((a, b)) or scalar(a, b, *rest))
+
+    def counted(a: stats.LogSummary, b: stats.LogSummary, *rest: float) -> stats.Ratio:
+        asked.append((a, b))
+        return scalar(a, b, *rest)
+
+    monkeypatch.setattr(stats, "log_ratio", counted)
     out = with_baseline(summary, "target-00")
     assert not asked, f"{len(asked)} ratios computed one at a time"
     # the results alone (no cases.csv params): one row per workload and metric, the 4 numjobs values pooled

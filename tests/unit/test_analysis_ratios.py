@@ -27,7 +27,7 @@ def _close(a: float, b: float) -> bool:
 
 def test_every_ratio_agrees_with_the_scalar_statistics():
     rng = random.Random(25)
-    rows = []
+    rows: list[tuple[float, ...]] = []
     for _ in range(3000):
         n, bn = rng.choice([1, 2, 3, 4, 5, 8, 30]), rng.choice([1, 2, 3, 4, 5, 8, 30])
         lv = rng.choice([0.0, 1e-12, rng.random() * 1e-3, rng.random(), rng.random() * 50])
@@ -37,7 +37,7 @@ def test_every_ratio_agrees_with_the_scalar_statistics():
     rows += [(3, math.nan, 0.1, 3, 0.0, 0.1), (3, 1.0, 0.0, 3, 1.0, 0.0), (3, 1.0, 0.0, 3, 2.0, 0.0),
              (4, 1.0, 0.0, 4, 2.0, 0.3), (4, 50.0, 1e-30, 4, 0.0, 1e-30), (math.nan, 1.0, 0.1, 3, 1.0, 0.1)]
     cols = [np.array(c, dtype=float) for c in zip(*rows)]
-    low, high, p = log_ratios(*cols)
+    low, high, p = log_ratios(cols[0], cols[1], cols[2], cols[3], cols[4], cols[5])
     for i, r in enumerate(rows):
         want = _scalar(*r)
         got = (float(low[i]), float(high[i]), float(p[i]))
