@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from fsbench.api.tools import declarations
-from fsbench.report.frames import grouped, records
+from fsbench.report.frames import records
 from fsbench.report.tables import Style, better
 from fsbench.validity.watch import TOOL as BACKEND
 
@@ -214,11 +214,6 @@ def by_metric_target(df: pd.DataFrame | list[dict]) -> dict[tuple[str, str], dic
     for r in records(df):
         out.setdefault((str(r["metric"]), str(r["target"])), r)
     return out
-
-
-def by_key(df: pd.DataFrame) -> dict[tuple, list[dict]]:
-    """(job, operation) -> its rows as dicts, in df's order: of_key for every key in one pass."""
-    return grouped(records(df), "job", "operation")
 
 
 # -- measurements: what the conclusions compare -----------------------------------------------------------
