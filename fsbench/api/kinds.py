@@ -157,6 +157,16 @@ class OneHost(Protocol):
 
 
 @runtime_checkable
+class TreePerHost(Protocol):
+    """A kind whose target is a file tree of each host's own (an ext4 on each host's own RBD image), not one
+    tree every host sees: processes on several hosts that must share one tree (mdtest's ranks) cannot."""
+
+    def tree_per_host(self, target: KindTarget[Any]) -> str:
+        """Why each host of the target has a tree of its own ('' when its hosts share one)."""
+        ...
+
+
+@runtime_checkable
 class CountsBackend(Protocol):
     """A kind whose backend's counters fsbench reads around each case (fsbench.validity.backends.CountersKind
     types what it returns: Counters live in the validity layer, above this one)."""
@@ -169,9 +179,9 @@ class CountsBackend(Protocol):
 #: the optional hooks of a kind: the registry checks the signature of each one a kind has, and refuses a
 #: public name one letter or two from a hook's (a misspelt hook would be silently ignored); validity_checks
 #: is the tools' declaration (fsbench.validity.judge reads both alike)
-KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, CountsBackend, DeclaresValidityChecks)
+KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, TreePerHost, CountsBackend, DeclaresValidityChecks)
 #: the hooks that take a target, whose KindTarget[...] must name the type the kind's section builds
-_TARGET_HOOKS = ("check", "plan", "one_host", "counters")
+_TARGET_HOOKS = ("check", "plan", "one_host", "tree_per_host", "counters")
 
 
 def settings_of(target: KindTarget[S], kind: str) -> S:
@@ -191,6 +201,11 @@ def is_store_backed(kind: object) -> bool:
 def one_host_reason(kind: object, target: KindTarget[Any]) -> str:
     """Why the target can live on one host only, when its kind says ('' otherwise)."""
     return kind.one_host(target) if isinstance(kind, OneHost) else ""
+
+
+def tree_per_host_reason(kind: object, target: KindTarget[Any]) -> str:
+    """Why each host of the target has a file tree of its own, when its kind says ('' otherwise)."""
+    return kind.tree_per_host(target) if isinstance(kind, TreePerHost) else ""
 
 
 # -- checked at registration (each hook's signature by fsbench.api.signatures, its settings type here) ----------

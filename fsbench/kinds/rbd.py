@@ -116,6 +116,13 @@ class RbdKind:
         return (f"its image {spec.image!r} is the same on every host, and one ext4 on one image is mounted by one "
                 "client at a time (put ${host.name} in `image:` for an image per host)")
 
+    def tree_per_host(self, target: KindTarget[Rbd]) -> str:
+        """Why each host has a tree of its own: an image per host, each with its own ext4 ('' with one image)."""
+        spec = target.settings
+        if spec is None or "${host.name}" not in spec.image:
+            return ""
+        return "each host mounts an ext4 of its own RBD image, not one tree all hosts see"
+
     def counters(self, target: KindTarget[Rbd], values: dict[str, str]) -> list[Counters]:
         """What the OSDs of the image's pool served (fsbench.validity.ceph): below the file system and its
         page cache, so a read the cache served shows as one the pool did not."""

@@ -23,13 +23,17 @@ WARNINGS_COLUMNS = ("warning", "cases")
 
 def case_placement(sc: Scenario, case: Case) -> tuple[dict[str, str], list[str]]:
     """({host: what runs there}, warnings) of one case, from the command lines the plan builds for it."""
+    from fsbench.api.kinds import tree_per_host_reason
+    from fsbench.kinds import KINDS
     from fsbench.run.plan_show import plan_context
     from fsbench.tools import get_tool
     from fsbench.tools.placement import placement
 
     ctx, folder = plan_context(sc, case)
     inv = get_tool(case.tool).build(case, folder, ctx)
-    return placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv)
+    target = sc.targets[case.target]
+    return placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv,
+                     tree_per_host_reason(KINDS.get(target.kind), target))
 
 
 def write_run_notes(sc: Scenario, cases: list[Case], run_dir: Path) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 
+from fsbench.api.kinds import tree_per_host_reason
 from fsbench.api.tools import PrepareStep
 from fsbench.core.secrets import redact
 from fsbench.kinds import KINDS
@@ -60,7 +61,8 @@ def describe_case(sc: Scenario, case: Case) -> str:
                      "client keeps any (guarded unmount, empty, mount again; docs/safety.md)")
     inv = tool.build(case, folder, ctx)
     lines += _invocation("run (timed and monitored)", inv)
-    where, warnings = placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv)
+    where, warnings = placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv,
+                                tree_per_host_reason(kind, target))
     if len(where) > 1:
         lines.append("-- placement (which host runs what):")
         lines += [f"   {host}: {what}" for host, what in where.items()]

@@ -7,10 +7,11 @@ from fsbench.tools.mdtest import placement as mdtest_placement
 
 
 def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invocation | None = None,
-              ) -> tuple[dict[str, str], list[str]]:
+              own_trees: str = "") -> tuple[dict[str, str], list[str]]:
     """({host: what runs there}, warnings) for a case of tool on hosts [(name, MPI slots)].
 
-    A warning says when a workload whose target names several hosts runs on fewer of them.
+    A warning says when a workload whose target names several hosts runs on fewer of them. own_trees says
+    why each host of the target has a file tree of its own (an RBD image each), '' when they share one.
     """
     names = [h for h, _ in hosts]
     if len(names) < 2:
@@ -21,7 +22,14 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
                                         int(options["ppn"]) if options.get("ppn") else None)
         where = {h: mdtest_placement.describe({h: rs}).split(": ", 1)[1] for h, rs in placed.items()}
         idle = [h for h, rs in placed.items() if not rs]
-        warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(h for h in names if placed[h])} "
+        busy = [h for h in names if placed[h]]
+        if own_trees:  # ranks share one tree: spreading them is what fails, staying on one host is right
+            return where, ([f"mdtest's ranks run on {', '.join(busy)}, but {own_trees}: ranks on several hosts "
+                            "see no common tree (mdtest aborts); keep them on one host (ppn: TASKS, or the "
+                            f"target's hosts: [{busy[0]}])"] if len(busy) > 1 else
+                           [f"mdtest runs on {busy[0]} only, not on {', '.join(idle)}: {own_trees}, and its ranks "
+                            "must share one tree"] if idle else [])
+        warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(busy)} "
                 f"only, not on {', '.join(idle)}: give tasks >= {len(names)}"
                 + (" or map_by: node" if options.get("map_by") == "slot" else "")] if idle else []
         return where, warn

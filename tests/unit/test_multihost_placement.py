@@ -173,3 +173,43 @@ def test_views_get_the_per_host_tables_of_their_workloads_and_metrics():
     attach_per_host(views, [{"workload": "w", "metrics": ["bandwidth"]}, {"workload": "x"}], pd.DataFrame(rows))
     assert [t["head"] for t in views[0]["per_host"]] == [["target", "operation", "client1", "client2", "all"]]
     assert views[0]["per_host"][0]["rows"][0][:2] == ["t", "write"] and views[1]["per_host"] == []
+
+
+RBD_TWO_CLIENTS = """\
+name: rbd-ranks
+hosts:
+  client1: {transport: local, slots: 2}
+  client2: {transport: local, slots: 2}
+targets:
+  own:
+    kind: rbd
+    path: /mnt/fsbench-rbd-ranks
+    hosts: [client1, client2]
+    rbd: {pool: rbd, conf: /etc/ceph/ceph.conf}
+workloads:
+  md: {tool: mdtest, options: {tasks: TASKS, n: 10}}
+"""
+
+
+def test_mdtest_ranks_over_hosts_each_with_its_own_rbd_tree_are_refused_and_one_host_ranks_pass():
+    """An rbd target maps an image per host, each with its own ext4: mdtest's ranks on two hosts see no
+    common tree (seed 004 across hosts aborted so). Refused at validation; one rank, or ppn, stays on one host."""
+    import pytest
+
+    from fsbench.core.errors import ScenarioError
+
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text(RBD_TWO_CLIENTS.replace("TASKS", "2"), "rbd.yaml")
+    text = str(err.value)
+    assert "rbd.yaml:" in text and "workloads.md.options.tasks" in text
+    assert "mdtest's 2 ranks would run on client1, client2 for target 'own'" in text and "ppn: 2" in text
+    assert load_scenario_text(RBD_TWO_CLIENTS.replace("TASKS", "1"), "rbd.yaml").workloads["md"]
+    assert load_scenario_text(RBD_TWO_CLIENTS.replace("TASKS", "2").replace("n: 10", "n: 10, ppn: 2"),
+                              "rbd.yaml").workloads["md"]
+    # one rank: the placement says why it stays on client1, instead of asking for more ranks
+    where, warn = placement("mdtest", {"tasks": 1}, [("client1", 2), ("client2", 2)],
+                            own_trees="each host mounts an ext4 of its own RBD image")
+    assert warn == ["mdtest runs on client1 only, not on client2: each host mounts an ext4 of its own RBD image, "
+                    "and its ranks must share one tree"]
+    # a shared file system (cephfs) still gets the advice to spread
+    assert "give tasks >= 2" in placement("mdtest", {"tasks": 1}, [("client1", 2), ("client2", 2)])[1][0]
