@@ -53,7 +53,7 @@ def processes_with(text: str) -> list[str]:
         except (OSError, IndexError):
             continue
         if text in cmdline and state != "Z":
-            out.append(f"{entry.name}: {cmdline[:160]}")
+            out.append(f"{entry.name}: {cmdline}")  # whole: a JVM's class name comes after its long classpath
     return out
 
 
@@ -81,35 +81,35 @@ def ceph_lab() -> Iterator[str]:
     require_ceph()
     # short: the daemons' admin sockets live under it, and a socket path has at most 107 bytes
     scratch = Path(tempfile.mkdtemp(prefix="fsbench-cl-", dir="/tmp"))
-    svc = load_scenario(CEPH_SCENARIO, ["scale=smoke"]).services["ceph"]
-    assert [(o.store, o.size, o.device_class) for o in svc.settings.osds] == [
-        ("memstore", 2 * 2**30, "ssd"), ("bluestore", 4 * 2**30, "hdd")]
-    svc = replace(svc, ready_timeout_s=300)
-    # a run id of its own: the stop ends the processes marked with it, so a fixed one would stop the lab of
-    # another test session on the machine too (it did: a fixed id here killed a concurrent session's daemons)
-    run_id = f"test-ceph-lab-{secrets.token_hex(4)}"
-    tr = LocalTransport("local")
-    tr.marker = {"FSBENCH_RUN": run_id}
-    session = ServiceSession(svc, "local", tr, run_id, str(scratch), scratch / "logs", lambda e: None)
-    started = time.monotonic()
-    reason = session.start(threading.Event())
-    conf = f"{scratch}/services/ceph/ceph.conf"
     try:
-        assert reason is None, reason
-        assert session.exported()["services.ceph.conf"] == conf
-        address = Path(conf).with_name("address").read_text().strip()
-        assert address.startswith("127.0.10."), address  # a loopback address of its own, chosen for the lab
-        print(f"shared ceph lab ready in {time.monotonic() - started:.1f}s on {address}")
-        yield conf
-    finally:
-        session.stop()
-    data = Path(conf).parent
-    try:
+        svc = load_scenario(CEPH_SCENARIO, ["scale=smoke"]).services["ceph"]
+        assert [(o.store, o.size, o.device_class) for o in svc.settings.osds] == [
+            ("memstore", 2 * 2**30, "ssd"), ("bluestore", 4 * 2**30, "hdd")]
+        svc = replace(svc, ready_timeout_s=300)
+        # a run id of its own: the stop ends the processes marked with it, so a fixed one would stop the lab
+        # of another test session on the machine too (it did: a fixed id killed a concurrent session's daemons)
+        run_id = f"test-ceph-lab-{secrets.token_hex(4)}"
+        tr = LocalTransport("local")
+        tr.marker = {"FSBENCH_RUN": run_id}
+        session = ServiceSession(svc, "local", tr, run_id, str(scratch), scratch / "logs", lambda e: None)
+        started = time.monotonic()
+        reason = session.start(threading.Event())
+        conf = f"{scratch}/services/ceph/ceph.conf"
+        try:
+            assert reason is None, reason
+            assert session.exported()["services.ceph.conf"] == conf
+            address = Path(conf).with_name("address").read_text().strip()
+            assert address.startswith("127.0.10."), address  # a loopback address of its own, chosen for the lab
+            print(f"shared ceph lab ready in {time.monotonic() - started:.1f}s on {address}")
+            yield conf
+        finally:
+            session.stop()
+        data = Path(conf).parent
         assert gone(str(data)) == [], "the lab's daemons outlived its stop"
         assert not list(data.glob("osd.*")) and not list(data.glob("mon.*")), "the lab's data was not removed"
         assert (scratch / "logs" / "log").is_dir(), "the daemons' logs were not kept"
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)  # also after a failed start: nothing of the lab stays
 
 
 @dataclass
@@ -156,31 +156,33 @@ def hadoop_lab() -> Iterator[HadoopLab]:
         require(tool)
     assert Path(hadoop.home(), "fsbench-hadoop.jar").is_file(), hadoop.MISSING.format(home=hadoop.home())
     folder = Path(tempfile.mkdtemp(prefix="fsbench-hadoop-lab-", dir="/var/tmp"))
-    hdfs = _start_service("hdfs", SERVICE_KINDS.get("hdfs").settings(None), folder, "hdfs")
     try:
-        s3 = _start_service("s3", SERVICE_KINDS.get("s3").settings(
-            {"buckets": ["fsbench"], "server": "fsbench-s3", "backend": "mem", "region": "us-east-1"}), folder, "s3")
-    except BaseException:
-        hdfs.stop()
-        raise
-    values = {**hdfs.exported(), **s3.exported()}
-    services = str(folder / "scratch" / "services")
-    running = processes_with(services)
-    try:
-        # what the stop must end, found by the service folder in their command lines
-        assert [n for n in ("NameNode", "DataNode", "fsbench-s3") if not any(n in c for c in running)] == [], running
-        yield HadoopLab(values["services.hdfs.url"], f"http://127.0.0.1:{values['services.hdfs.port_http']}",
-                        values["services.s3.port"], values["services.s3.endpoint"], folder / "logs")
-    finally:
-        s3.stop()
-        hdfs.stop()
-    try:
+        hdfs = _start_service("hdfs", SERVICE_KINDS.get("hdfs").settings(None), folder, "hdfs")
+        try:
+            s3 = _start_service("s3", SERVICE_KINDS.get("s3").settings(
+                {"buckets": ["fsbench"], "server": "fsbench-s3", "backend": "mem", "region": "us-east-1"}), folder,
+                "s3")
+        except BaseException:
+            hdfs.stop()
+            raise
+        values = {**hdfs.exported(), **s3.exported()}
+        services = str(folder / "scratch" / "services")
+        running = processes_with(services)
+        try:
+            # what the stop must end, found by the service folder in their command lines
+            assert [n for n in ("NameNode", "DataNode", "fsbench-s3") if not any(n in c for c in running)] == [], \
+                running
+            yield HadoopLab(values["services.hdfs.url"], f"http://127.0.0.1:{values['services.hdfs.port_http']}",
+                            values["services.s3.port"], values["services.s3.endpoint"], folder / "logs")
+        finally:
+            s3.stop()
+            hdfs.stop()
         # stopped: the NameNode and DataNode JVMs (their classpath holds the service's folder) and
         # fsbench-s3 (its -db file is there) are gone, and the logs were fetched before their folder goes
         assert gone(services) == [], "the lab's HDFS or S3 server outlived its stop"
         assert (folder / "logs" / "hdfs" / "logs" / "namenode.log").stat().st_size > 0
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)  # also after a failed start: nothing of the lab stays
 
 
 #: the shared labs by fixture name (tests/e2e/conftest.py makes each a fixture of that name)
@@ -193,12 +195,19 @@ class SharedLabs:
     def __init__(self) -> None:
         self.running: dict[str, tuple[Any, ExitStack]] = {}
         self.last_user: dict[str, str] = {}  # lab -> node id of the last collected test that uses it
+        self.failed: dict[str, str] = {}  # lab -> why its start failed (its later users fail at once)
 
     def get(self, name: str) -> Any:
-        """The lab, started now if it is not running."""
+        """The lab, started now if it is not running; a start that failed once is not tried again."""
+        if name in self.failed:
+            pytest.fail(f"the shared {name} failed to start earlier in this session: {self.failed[name]}")
         if name not in self.running:
             stack = ExitStack()
-            value = stack.enter_context(LABS[name]())
+            try:
+                value = stack.enter_context(LABS[name]())
+            except BaseException as exc:
+                self.failed[name] = f"{type(exc).__name__}: {str(exc)[:500]}"
+                raise
             self.running[name] = (value, stack)
         return self.running[name][0]
 

@@ -94,3 +94,21 @@ def test_a_session_cut_short_stops_every_running_lab_and_reports_the_first_failu
     with pytest.raises(AssertionError, match="outlived its stop"):
         shared.pytest_sessionfinish()
     assert sorted(stopped) == ["failing", "fine"] and shared.running == {}
+
+
+def test_a_lab_whose_start_failed_is_not_started_again_by_its_later_users(monkeypatch):
+    tries: list[int] = []
+
+    @contextmanager
+    def broken() -> Iterator[str]:
+        tries.append(1)
+        raise AssertionError("service hdfs on local never became ready")
+        yield "never"
+
+    monkeypatch.setattr(labs, "LABS", {"hadoop_lab": broken})
+    shared = labs.SharedLabs()
+    with pytest.raises(AssertionError, match="never became ready"):
+        shared.get("hadoop_lab")
+    with pytest.raises(pytest.fail.Exception, match="failed to start earlier in this session: .*never became ready"):
+        shared.get("hadoop_lab")
+    assert tries == [1] and shared.running == {}
