@@ -59,6 +59,11 @@ def case_values(results: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def empty_summary() -> pd.DataFrame:
+    """A summary without rows (a run whose every case failed), with the columns views select on."""
+    return pd.DataFrame(columns=[*KEYS, "stat", "mean", "std", "cv", "n", *SPREAD_COLUMNS])
+
+
 def summarise(results: pd.DataFrame, exclude_warmup: bool = False) -> pd.DataFrame:
     """Mean, standard deviation, coefficient of variation and count over repetitions, with the 95 % t
     interval's relative half-width (`ci`), whether the first repetition looks like a warm-up (`warmup`,

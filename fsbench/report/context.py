@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from fsbench.analysis.summarise import summarise, with_baseline
+from fsbench.analysis.summarise import empty_summary, summarise, with_baseline
 from fsbench.api.tools import declarations
 from fsbench.collectors import COLLECTORS
 from fsbench.config.yamllines import load_data
@@ -96,7 +96,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     measured = validity_mod.for_summary(results)
     summary = validity_mod.with_validity(
         with_baseline(summarise(measured, _exclude_warmup(data)), baseline), measured) \
-        if not results.empty else pd.DataFrame()
+        if not results.empty else empty_summary()
     if "reps" in summary and _settings(data).get("order") != "rounds":  # rounds that did not run together
         summary = summary.drop(columns="reps")  # pair nothing: Welch on the repetitions instead
     counts: dict[str, int] = {}

@@ -195,6 +195,30 @@ def test_case_timeout_stops_the_tool(tmp_path, fio):
     assert subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True).stdout == b""
 
 
+def test_a_run_whose_every_case_failed_still_gets_its_report_with_every_view(tmp_path, fio):
+    """Every case timed out: no result row at all. The run used to end in a traceback (KeyError
+    'workload' in the best view) instead of a report saying what failed."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    scenario = write_scenario(tmp_path, f"""\
+        name: allfailed
+        monitor: {{enabled: false}}
+        targets:
+          a: {{path: {tmp_path}/a, baseline: true}}
+          b: {{path: {tmp_path}/b}}
+        workloads:
+          w: {{tool: fio, timeout: 1s, options: {{rw: write, size: 1m, time_based: true, runtime: 30}}}}
+        report:
+          views:
+            - {{view: best, workload: w, title: Compare}}
+        """)
+    proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    run = Path(proc.stdout.splitlines()[0])
+    html = (run / "report.html").read_text()
+    assert "Compare" in html and "Cases that did not succeed" in html and "timed out after 1s" in html
+
+
 def test_ctrl_c_keeps_finished_cases_and_leaves_a_resumable_run(tmp_path, fio):
     scenario = write_scenario(tmp_path, f"""\
         name: interrupt
