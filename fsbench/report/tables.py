@@ -62,7 +62,7 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
             cls = "worse"
     cv = float(r.get("cv", 0) or 0)
     ci = r.get("ci")
-    ci = float(ci) if ci is not None and _finite(ci) else None  # type: ignore[arg-type]
+    ci = float(ci) if ci is not None and _finite(ci) else None
     n = int(r.get("n", 1) or 1)
     value = float(r["mean"])
     return {
@@ -97,7 +97,7 @@ def _interval(r: pd.Series | dict) -> str:
     lo, hi = r.get("ratio_low"), r.get("ratio_high")
     if lo is None or hi is None or not (_finite(lo) and _finite(hi)):
         return ""
-    return f" [{ratio_text(float(lo))}–{ratio_text(float(hi))}]"  # type: ignore[arg-type]
+    return f" [{ratio_text(float(lo))}–{ratio_text(float(hi))}]"
 
 
 def _text(value: object) -> str:

@@ -113,9 +113,10 @@ class SSHTransport(SSHCommands, SSHFileOps):
             t = self._client.get_transport() if self._client is not None else None
             if t is None or not t.is_active():
                 self._drop()
-                self._client = self._connect()
+                client = self._connect()
+                self._client = client
                 self.connects += 1
-                t = self._client.get_transport()
+                t = client.get_transport()
                 self._heartbeat = heartbeat.Heartbeat(t, self._declare_dead, interval_s=self.keepalive_s,
                                                       timeout_s=self.dead_after_s, name=self.host)
                 self._heartbeat.start()
@@ -202,7 +203,8 @@ class SSHTransport(SSHCommands, SSHFileOps):
         password = os.environ.get(self.spec.password_env) if self.spec.password_env else None
         ct = self.connect_timeout
         try:
-            client.connect(r.address, r.port, username=r.user, key_filename=list(r.key_files) or None,
+            # paramiko takes a list of key files too (its docs); its type stubs say str only
+            client.connect(r.address, r.port, username=r.user, key_filename=list(r.key_files) or None,  # type: ignore[arg-type]
                            password=password, timeout=ct, banner_timeout=ct, auth_timeout=ct, channel_timeout=ct,
                            allow_agent=self.allow_agent, look_for_keys=not r.key_files, sock=sock)
         except _UnknownHostKey as exc:
