@@ -165,10 +165,9 @@ def _direction(op: str, d: dict) -> ParsedDirection:
             if stat in clat:
                 v[f"clat_{stat}"] = _num(clat[stat]) / scale
         pct = clat.get("percentile")
-        for key, value in pct.items() if isinstance(pct, dict) else ():
-            metric = _percentile_metric(key)
-            if metric is not None:
-                v[metric] = _num(value) / scale
+        if isinstance(pct, dict):
+            for key, metric in _kept_percentiles(pct):
+                v[metric] = _num(pct[key]) / scale
     if isinstance(lat, dict) and "mean" in lat and _sampled(lat, default=True):
         v["lat_mean"] = _num(lat["mean"]) / scale
     if isinstance(slat, dict) and "mean" in slat and _sampled(slat, default=False):
@@ -188,6 +187,21 @@ def _percentile_metric(key: str) -> str | None:
         if len(_PCT_CACHE) < 1000:  # odd outputs must not grow it without bound
             _PCT_CACHE[key] = metric
     return metric
+
+
+_KEPT_CACHE: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
+
+
+def _kept_percentiles(pct: dict) -> tuple[tuple[str, str], ...]:
+    """(key, metric) of the percentiles kept, remembered per set of keys: every job of a run lists the same
+    twenty, so each is looked at once per run instead of once per job and direction."""
+    keys = tuple(pct)
+    kept = _KEPT_CACHE.get(keys)
+    if kept is None:
+        kept = tuple((k, m) for k in keys if (m := _percentile_metric(str(k))) is not None)
+        if len(_KEPT_CACHE) < 100:  # odd outputs must not grow it without bound
+            _KEPT_CACHE[keys] = kept
+    return kept
 
 
 def _sampled(stats: dict, *, default: bool) -> bool:
