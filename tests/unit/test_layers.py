@@ -160,3 +160,42 @@ def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_poi
                               "lacks bring_your_own, metrics, operations, primary_metrics, packages, check_options, "
                               "estimate_seconds, parse_outputs, parse_file, version_argv")
     assert "fsbench.api.tools.ToolAdapter" in message
+
+
+def _doc_layers() -> dict[str, str]:
+    """{layer name: its text} from docs/architecture.md's layer table (continuation lines joined)."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    block = text.split("Folders are layers.", 1)[1].split("```", 2)[1]
+    names = [n for n, _ in LAYERS]
+    out: dict[str, str] = {}
+    current = ""
+    for line in block.splitlines():
+        head = next((n for n in names if line.startswith(n + " ")), None)
+        if head:
+            current = head
+        if current:
+            out[current] = out.get(current, "") + " " + line
+    return out
+
+
+def test_architecture_md_names_the_same_layers_and_folders_as_this_test():
+    """The doc's layer table is this test's LAYERS: same layers in the same order, each folder on its line."""
+    doc = _doc_layers()
+    assert list(doc) == [n for n, _ in reversed(LAYERS)], "docs/architecture.md lists the layers top first"
+    for name, prefixes in LAYERS:
+        for p in prefixes:
+            if p == "fsbench" or p.startswith("fsbench.__") or p == "fsbench.cli":
+                continue  # the package itself and its entry modules: cli.py is named as a file
+            folder = p.removeprefix("fsbench.").replace(".", "/") + "/"
+            assert folder in doc[name], f"{folder} ({name}) is not on the {name} line of docs/architecture.md"
+
+
+def test_every_folder_of_the_package_belongs_to_a_named_layer():
+    """A new folder must be placed in a layer on purpose: only top-level modules fall to the package's own."""
+    loose = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        prefix = max((p for _, ps in LAYERS for p in ps if module == p or module.startswith(p + ".")), key=len)
+        if prefix == "fsbench" and path.parent != PACKAGE:
+            loose.append(module)
+    assert not loose, f"modules in folders no layer names: {loose}; add the folder to LAYERS and the doc's table"
