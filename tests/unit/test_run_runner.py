@@ -11,6 +11,17 @@ from fsbench.run.store import RunDir
 from fsbench.transport.fake import Call, interrupt, journal, result
 from tests.unit.runkit import DATA, fio_writes, lab, said
 
+#: a service used by one target and one fio case: its start, the target's setup, the case, teardown, stop
+ONE_SERVICE_ONE_TARGET = f"""\
+    settings: {{scratch: /scratch}}
+    services:
+      s: {{start: ["echo start"], ready: "true", stop: ["echo stop"]}}
+    targets:
+      t: {{path: {DATA}, services: [s], setup: ["echo up"], teardown: ["echo down"]}}
+    workloads:
+      w: {{tool: fio, options: {{rw: write, size: 1m}}, drop_caches: false}}
+    """
+
 TWO_REPETITIONS = f"""\
     settings: {{scratch: /scratch, repetitions: 2}}
     targets:
@@ -68,15 +79,7 @@ def test_resume_runs_only_the_cases_that_are_not_ok(tmp_path):
 
 
 def test_ctrl_c_mid_case_marks_the_manifest_and_still_tears_down(tmp_path):
-    run = lab(tmp_path, f"""\
-        settings: {{scratch: /scratch}}
-        services:
-          s: {{start: ["echo start"], ready: "true", stop: ["echo stop"]}}
-        targets:
-          t: {{path: {DATA}, services: [s], setup: ["echo up"], teardown: ["echo down"]}}
-        workloads:
-          w: {{tool: fio, options: {{rw: write, size: 1m}}, drop_caches: false}}
-        """)
+    run = lab(tmp_path, ONE_SERVICE_ONE_TARGET)
     run.hosts["local"].on(["fio", "--output-format=json"], then=interrupt)  # a second Ctrl-C: raised in fsbench
     with pytest.raises(KeyboardInterrupt):
         run.run()
@@ -128,15 +131,7 @@ def test_services_stop_after_their_targets_in_reverse_of_their_start(tmp_path):
 
 
 def test_leftovers_are_recorded_before_each_action_and_crossed_off_after(tmp_path):
-    run = lab(tmp_path, f"""\
-        settings: {{scratch: /scratch}}
-        services:
-          s: {{start: ["echo start"], ready: "true", stop: ["echo stop"]}}
-        targets:
-          t: {{path: {DATA}, services: [s], setup: ["echo up"], teardown: ["echo down"]}}
-        workloads:
-          w: {{tool: fio, options: {{rw: write, size: 1m}}, drop_caches: false}}
-        """)
+    run = lab(tmp_path, ONE_SERVICE_ONE_TARGET)
     seen: dict[str, list[str]] = {}
 
     def snapshot(call: Call) -> None:  # what leftovers.json holds at the moment the command starts
