@@ -59,9 +59,9 @@ def case_values(results: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def empty_summary() -> pd.DataFrame:
+def empty_summary(params: list[str] | None = None) -> pd.DataFrame:
     """A summary without rows (a run whose every case failed), with the columns views select on."""
-    return pd.DataFrame(columns=[*KEYS, "stat", "mean", "std", "cv", "n", *SPREAD_COLUMNS])
+    return pd.DataFrame(columns=[*KEYS, "stat", *(params or []), "mean", "std", "cv", "n", *SPREAD_COLUMNS])
 
 
 def summarise(results: pd.DataFrame, exclude_warmup: bool = False) -> pd.DataFrame:
@@ -73,7 +73,7 @@ def summarise(results: pd.DataFrame, exclude_warmup: bool = False) -> pd.DataFra
     params = [c for c in per_case.columns if c.startswith("param_")]
     group = [*KEYS, "stat", *params]
     if per_case.empty:
-        return pd.DataFrame(columns=[*group, "mean", "std", "cv", "n", *SPREAD_COLUMNS])
+        return empty_summary(params)
     ordered = per_case.sort_values("repetition", kind="stable").reset_index(drop=True)
     # each measurement's (repetition, value) pairs gathered by its group number, in one pass (a pandas
     # agg(list) calls Python per group: a third of summarising 10,000 cases)

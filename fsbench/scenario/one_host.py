@@ -49,8 +49,10 @@ def ranks_over_own_trees(sc: Scenario, lm: LineMap) -> list[Issue]:
             if len(hosts) < 2:
                 continue
             o = w.options
-            ppn = int(o["ppn"]) if o.get("ppn") else None
+            ppn = int(o["ppn"]) if str(o.get("ppn", "")).isdigit() and int(o["ppn"]) > 0 else None
             for tasks in o["tasks"] if isinstance(o.get("tasks"), list) else [o.get("tasks", 1)]:
+                if not str(tasks).isdigit():
+                    continue  # not a count: mdtest's own option checks say so
                 placed = ranks(int(tasks), [(h, sc.hosts[h].slots) for h in hosts], str(o.get("map_by", "node")), ppn)
                 busy = [h for h, rs in placed.items() if rs]
                 if len(busy) > 1:

@@ -206,6 +206,9 @@ def test_mdtest_ranks_over_hosts_each_with_its_own_rbd_tree_are_refused_and_one_
     assert load_scenario_text(RBD_TWO_CLIENTS.replace("TASKS", "1"), "rbd.yaml").workloads["md"]
     assert load_scenario_text(RBD_TWO_CLIENTS.replace("TASKS", "2").replace("n: 10", "n: 10, ppn: 2"),
                               "rbd.yaml").workloads["md"]
+    # a tasks that is no count gets mdtest's own message, not a crash of this check
+    with pytest.raises(ScenarioError, match="tasks must be a whole number"):
+        load_scenario_text(RBD_TWO_CLIENTS.replace("TASKS", "many"), "rbd.yaml")
     # one rank: the placement says why it stays on client1, instead of asking for more ranks
     where, warn = placement("mdtest", {"tasks": 1}, [("client1", 2), ("client2", 2)],
                             own_trees="each host mounts an ext4 of its own RBD image")
