@@ -25,12 +25,16 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
+from tests.conftest import run_cli
 from tests.sshlab import SSHD, free_port, make_key, write_known_hosts
 
 NET = "127.0.28"  # issue 28's own loopback range: no other lab of the suite uses it
@@ -341,3 +345,59 @@ def _kill(pid: int, sig: int) -> None:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def lab_inventory(lab: MultiHostLab, path: Path, example: Path) -> Path:
+    """The example inventory with the lab's addresses, port, key and known_hosts: names, groups, slots kept."""
+    inv = yaml.safe_load(example.read_text())
+    inv["defaults"].update(user=lab.user, port=lab.port, key_file=str(lab.client_key),
+                           known_hosts=str(lab.known_hosts))
+    for name, address in lab.inventory_hosts().items():
+        inv["hosts"][name]["address"] = address
+    path.write_text(yaml.safe_dump(inv, sort_keys=False))
+    return path
+
+
+class LabWatcher:
+    """Samples, every 0.3 s, the mounts of each host's namespace and its processes: those named in `names`
+    (by /proc comm), and those whose command line holds a key of `markers` (recorded as its value)."""
+
+    def __init__(self, lab: MultiHostLab, names: set[str], markers: dict[str, str] | None = None):
+        self.lab, self.names, self.markers = lab, names, markers or {}
+        self.mounts: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
+        self.procs: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> LabWatcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.3):
+            for h in self.lab.hosts:
+                self.mounts[h.name].update(h.new_mounts())
+                for pid in h.pids():
+                    try:
+                        name = Path(f"/proc/{pid}/comm").read_text().strip()
+                        line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(
+                            errors="replace") if self.markers else ""  # whole: a JVM's class follows its classpath
+                    except OSError:  # ended between the listing and the read
+                        continue
+                    if name in self.names:
+                        self.procs[h.name].add(name)
+                    self.procs[h.name].update(label for word, label in self.markers.items() if word in line)
+
+
+def run_on_lab(lab: MultiHostLab, scenario: Path, inventory: Path, folder: Path, watcher: LabWatcher,
+               *more: str, timeout: float = 900) -> tuple[subprocess.CompletedProcess, Path, LabWatcher]:
+    """`fsbench run SCENARIO --set scale=smoke --inventory INVENTORY` watched on the lab: (process, run
+    directory, watcher); the run directory is folder when the run printed none."""
+    with watcher:
+        proc = run_cli("run", str(scenario), "--set", "scale=smoke", *more, "--inventory", str(inventory),
+                       "-o", str(folder / "out"), "--progress", "plain", timeout=timeout)
+    return proc, Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder, watcher

@@ -20,7 +20,7 @@ import yaml
 
 from fsbench import hadoop
 from tests.conftest import require, run_cli
-from tests.mhlab import MultiHostLab, start_multihost
+from tests.mhlab import LabWatcher, MultiHostLab, lab_inventory, run_on_lab, start_multihost
 from tests.paths import REPO
 
 LAYOUT = [("meta1", "meta"), ("client1", "clients"), ("client2", "clients"), ("client3", "clients")]
@@ -49,17 +49,6 @@ def mhlab(tmp_path_factory) -> Iterator[MultiHostLab]:
         assert not any(h.proc.poll() is None for h in lab.hosts), "a lab sshd outlived the session"
 
 
-def lab_inventory(lab: MultiHostLab, path: Path, example: Path = EXAMPLE) -> Path:
-    """The example inventory with the lab's addresses, port, key and known_hosts: names, groups, slots kept."""
-    inv = yaml.safe_load(example.read_text())
-    inv["defaults"].update(user=lab.user, port=lab.port, key_file=str(lab.client_key),
-                           known_hosts=str(lab.known_hosts))
-    for name, address in lab.inventory_hosts().items():
-        inv["hosts"][name]["address"] = address
-    path.write_text(yaml.safe_dump(inv, sort_keys=False))
-    return path
-
-
 def ssh(lab: MultiHostLab, host: str, script: str) -> subprocess.CompletedProcess:
     """Run script on a lab host with the system's ssh client."""
     return subprocess.run(["ssh", "-F", "none", "-p", str(lab.port), "-i", str(lab.client_key),
@@ -68,37 +57,9 @@ def ssh(lab: MultiHostLab, host: str, script: str) -> subprocess.CompletedProces
                           capture_output=True, text=True, timeout=60, check=False)
 
 
-class Watcher:
-    """Samples, every 0.3 s, the mounts and the watched processes of each host's namespace."""
-
-    def __init__(self, lab: MultiHostLab):
-        self.lab = lab
-        self.mounts: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
-        self.procs: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> Watcher:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.3):
-            for h in self.lab.hosts:
-                self.mounts[h.name].update(h.new_mounts())
-                for pid in h.pids():
-                    try:
-                        name = Path(f"/proc/{pid}/comm").read_text().strip()
-                        line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    except OSError:  # ended between the listing and the read
-                        continue
-                    if name in WATCHED:
-                        self.procs[h.name].add(name)
-                    self.procs[h.name].update(label for word, label in MARKERS.items() if word in line)
+def watcher(lab: MultiHostLab) -> LabWatcher:
+    """The tools', services' and JVMs' processes and the mounts of every lab host, sampled during a run."""
+    return LabWatcher(lab, WATCHED, MARKERS)
 
 
 def test_lab_hosts_have_their_own_name_tmp_and_mounts(mhlab):
@@ -146,14 +107,9 @@ def meta_run(mhlab, tmp_path_factory):
     for tool in ("juicefs", "redis-server", "mariadbd", "fio", "mdtest", "mpirun", "metabench"):
         require(tool)
     folder = tmp_path_factory.mktemp("meta-engines")
-    inventory = lab_inventory(mhlab, folder / "inventory.yaml")
+    inventory = lab_inventory(mhlab, folder / "inventory.yaml", EXAMPLE)
     scenario = trimmed_meta_engines(folder / "meta-engines.yaml")
-    with Watcher(mhlab) as watched:
-        proc = run_cli("run", str(scenario), "--set", "scale=smoke", *SMALLER,
-                       "--inventory", str(inventory), "-o", str(folder / "out"), "--progress", "plain",
-                       timeout=1200)
-    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
-    return proc, run, watched
+    return run_on_lab(mhlab, scenario, inventory, folder, watcher(mhlab), *SMALLER, timeout=1200)
 
 
 def test_meta_engines_runs_every_case_across_the_hosts(meta_run):
@@ -281,7 +237,7 @@ def test_a_client_that_dies_mid_case_fails_that_case_naming_it_and_resume_comple
     require("fio")
     scenario = tmp_path / "crash.yaml"
     scenario.write_text(CRASH_SCENARIO)
-    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml")
+    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml", EXAMPLE)
     out = tmp_path / "out"
     crashed = threading.Event()
 
@@ -354,11 +310,8 @@ def hdfs_run(mhlab, tmp_path_factory):
     inventory = lab_inventory(mhlab, folder / "inventory.yaml", HDFS_EXAMPLE)
     scenario = trimmed_hdfs_s3_juicefs(folder / "hdfs-s3-juicefs.yaml")
     # the NameNode on client1 gives clients its DataNode's address as the DataNode's connection shows it
-    with mhlab.own_source("client1"), Watcher(mhlab) as watched:
-        proc = run_cli("run", str(scenario), "--set", "scale=smoke", "--inventory", str(inventory),
-                       "-o", str(folder / "out"), "--progress", "plain", timeout=900)
-    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
-    return proc, run, watched
+    with mhlab.own_source("client1"):
+        return run_on_lab(mhlab, scenario, inventory, folder, watcher(mhlab))
 
 
 def test_hdfs_s3_juicefs_spreads_nnbench_maps_over_the_clients_at_one_barrier(hdfs_run):
@@ -451,11 +404,7 @@ def evaluation_run(mhlab, tmp_path_factory):
     folder = tmp_path_factory.mktemp("juicefs-evaluation")
     inventory = lab_inventory(mhlab, folder / "inventory.yaml", EVALUATION_EXAMPLE)
     scenario = trimmed_juicefs_evaluation(folder / "juicefs-evaluation.yaml")
-    with Watcher(mhlab) as watched:
-        proc = run_cli("run", str(scenario), "--set", "scale=smoke", "--inventory", str(inventory),
-                       "-o", str(folder / "out"), "--progress", "plain", timeout=900)
-    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
-    return proc, run, watched
+    return run_on_lab(mhlab, scenario, inventory, folder, watcher(mhlab))
 
 
 def test_juicefs_evaluation_runs_its_tools_across_the_clients(evaluation_run):
@@ -543,7 +492,7 @@ def test_a_client_that_fails_before_the_barrier_fails_the_case_at_once_naming_it
     require("metabench")
     scenario = tmp_path / "failfast.yaml"
     scenario.write_text(FAILFAST_SCENARIO)
-    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml")
+    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml", EXAMPLE)
     proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(tmp_path / "out"), "--no-report",
                    "--progress", "plain", timeout=300)
     assert proc.returncode == 1, proc.stderr[-3000:]
@@ -585,7 +534,7 @@ def test_nnbench_across_hosts_is_refused_before_anything_runs_without_metabench_
         require(tool)
     scenario = tmp_path / "barrier.yaml"
     scenario.write_text(BARRIER_SCENARIO)
-    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml")
+    inventory = lab_inventory(mhlab, tmp_path / "inventory.yaml", EXAMPLE)
     binary = shutil.which("metabench") or "metabench"
     stand_in = mhlab.root / "not-a-program"  # the lab's folder: the one of the machine's /tmp a host sees
     stand_in.write_text("metabench is not installed on this host\n")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,8 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.conftest import require, run_cli
-from tests.mhlab import MultiHostLab, start_multihost
+from tests.conftest import require
+from tests.mhlab import LabWatcher, MultiHostLab, lab_inventory, run_on_lab, start_multihost
 from tests.paths import REPO
 
 NET = "127.0.29"  # this module's lab; test_multihost_campaigns.py's is on 127.0.28
@@ -45,17 +44,6 @@ def cephlab(tmp_path_factory) -> Iterator[MultiHostLab]:
         assert not any(h.proc.poll() is None for h in lab.hosts), "a lab sshd outlived the module"
 
 
-def lab_inventory(lab: MultiHostLab, path: Path) -> Path:
-    """The example inventory with the lab's addresses, port, key and known_hosts: names, groups, slots kept."""
-    inv = yaml.safe_load(EXAMPLE.read_text())
-    inv["defaults"].update(user=lab.user, port=lab.port, key_file=str(lab.client_key),
-                           known_hosts=str(lab.known_hosts))
-    for name, address in lab.inventory_hosts().items():
-        inv["hosts"][name]["address"] = address
-    path.write_text(yaml.safe_dump(inv, sort_keys=False))
-    return path
-
-
 def trimmed(path: Path) -> Path:
     """cephfs-vs-rbd with its layout (the lab on `ceph`, every target on `ceph-clients`) and less work: the SSD
     pair of its four variants (one memstore OSD), fewer mdtest items and one fio workload at one thread count.
@@ -75,48 +63,13 @@ def trimmed(path: Path) -> Path:
     return path
 
 
-class Watcher:
-    """Samples, every 0.3 s, the mounts and the Ceph and tool processes of each host's namespace."""
-
-    def __init__(self, lab: MultiHostLab):
-        self.lab = lab
-        self.mounts: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
-        self.procs: dict[str, set[str]] = {h.name: set() for h in lab.hosts}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> Watcher:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.3):
-            for h in self.lab.hosts:
-                self.mounts[h.name].update(h.new_mounts())
-                for pid in h.pids():
-                    try:
-                        name = Path(f"/proc/{pid}/comm").read_text().strip()
-                    except OSError:  # ended between the listing and the read
-                        continue
-                    if name in DAEMONS | CLIENT_PROCS:
-                        self.procs[h.name].add(name)
-
-
 @pytest.fixture(scope="module")
 def ceph_run(cephlab, tmp_path_factory):
     """cephfs-vs-rbd at smoke scale, trimmed, on ceph1 + client1-2: (process, run dir, watcher)."""
     folder = tmp_path_factory.mktemp("cephfs-vs-rbd")
-    inventory = lab_inventory(cephlab, folder / "inventory.yaml")
+    inventory = lab_inventory(cephlab, folder / "inventory.yaml", EXAMPLE)
     scenario = trimmed(folder / "cephfs-vs-rbd.yaml")
-    with Watcher(cephlab) as watched:
-        proc = run_cli("run", str(scenario), "--set", "scale=smoke", "--inventory", str(inventory),
-                       "-o", str(folder / "out"), "--progress", "plain", timeout=900)
-    run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder
-    return proc, run, watched
+    return run_on_lab(cephlab, scenario, inventory, folder, LabWatcher(cephlab, DAEMONS | CLIENT_PROCS))
 
 
 def test_cephfs_and_rbd_run_on_both_clients_of_the_lab_on_ceph1(ceph_run):
