@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
-from fsbench.tools.base import BuildContext, HostInfo
 
 
 def host_infos(sc: Scenario, hosts: tuple[str, ...], facts: list[dict] | None = None) -> dict[str, HostInfo]:

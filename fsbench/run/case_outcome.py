@@ -7,12 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fsbench.api.tools import CombinesHosts
+from fsbench.api.tools import CombinesHosts, ToolAdapter
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.run.store import STATUS_FAILED, STATUS_INTERRUPTED, STATUS_OK, RunDir
 from fsbench.scenario.plan import Case
-from fsbench.tools.base import ToolAdapter
 
 
 @dataclass

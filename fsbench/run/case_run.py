@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fsbench.api.tools import HostInfo, Invocation
 from fsbench.api.transport import Transport, work_name
 from fsbench.core import warmup
 from fsbench.core.errors import CommandResult, FsbenchError
@@ -32,7 +33,6 @@ from fsbench.run.tool_run import ToolRun, fetch, stage, where_of
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.base import HostInfo, Invocation
 from fsbench.validity import CaseValidity
 
 __all__ = ["CaseEnv", "CaseOutcome", "CaseRun", "unexpected"]

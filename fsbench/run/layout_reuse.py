@@ -7,11 +7,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsbench.api.tools import LayoutKey, PrepareStep
+from fsbench.api.tools import BuildContext, Invocation, LayoutKey, PrepareStep
 from fsbench.api.transport import Transport
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.plan import Case
-from fsbench.tools.base import BuildContext, Invocation
 
 #: in raw/<case>/<host>/prepare/: the dataset's files after the prepare step, or as a case found them
 LAYOUT = "layout.txt"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 from fsbench.api.kinds import tree_per_host_reason
-from fsbench.api.tools import PrepareStep
+from fsbench.api.tools import BuildContext, HostInfo, Invocation, PrepareStep
 from fsbench.core.secrets import redact
 from fsbench.kinds import KINDS
 from fsbench.run.case_context import case_context, host_infos
@@ -14,7 +14,6 @@ from fsbench.run.targets.cache import drop_command
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext, HostInfo, Invocation
 from fsbench.tools.placement import placement
 
 #: what the port looks like in a plan (chosen when the run starts)

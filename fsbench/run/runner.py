@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from fsbench.api.tools import HostInfo
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError, RunDirError
 from fsbench.core.events import Event, Listener, ignore
@@ -23,7 +24,6 @@ from fsbench.scenario import repetitions as reps
 from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.base import HostInfo
 from fsbench.transport.local import LocalTransport
 
 

@@ -8,11 +8,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from fsbench.api.tools import Invocation
 from fsbench.api.transport import Transport
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.secrets import redact
 from fsbench.scenario.plan import Case
-from fsbench.tools.base import Invocation
 
 
 def where_of(transport: Transport) -> str:

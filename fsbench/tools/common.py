@@ -13,9 +13,9 @@ from itertools import chain
 from pathlib import Path
 from typing import TextIO
 
+from fsbench.api.tools import OptionIssue
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult
-from fsbench.tools.base import OptionIssue
 
 #: a parser of one output read as lines (each with its line end; a last line cut short has none)
 LineParser = Callable[[Iterable[str], str], ParseResult]

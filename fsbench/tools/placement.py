@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.tools.base import Invocation
+from fsbench.api.tools import Invocation
 from fsbench.tools.mdtest import placement as mdtest_placement
 
 

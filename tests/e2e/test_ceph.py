@@ -22,27 +22,10 @@ import time
 from pathlib import Path
 
 from tests.conftest import run_cli, write_scenario
-from tests.e2e.labs import require_ceph
+from tests.e2e.labs import gone, processes_with, require_ceph
 from tests.paths import REPO
 
 CEPH = REPO / "scenarios" / "cephfs-vs-rbd.yaml"
-BINARIES = ("ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds", "ceph-fuse", "rbd-fuse", "rbd", "ceph", "losetup",
-            "mkfs.ext4", "fio", "mdtest", "mpirun")
-
-
-def _processes_with(text: str) -> list[str]:
-    """Command lines of processes (other than this one) that mention text."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if text in cmdline:
-            out.append(f"{entry.name}: {cmdline[:160]}")
-    return out
 
 
 def _mounts_under(*prefixes: str) -> list[str]:
@@ -64,10 +47,7 @@ def _images(conf: str, pool: str) -> list[str]:
 def _nothing_left(marker: str, mounts: tuple[str, ...] = (), run_id: str = "") -> None:
     """No process, mount or loop device of a run (found by its scratch path, its mounts, the run id in
     its images' names: a loop device whose rbd-fuse died shows its file as /IMAGE) remains."""
-    deadline = time.monotonic() + 15
-    while _processes_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert _processes_with(marker) == []
+    assert gone(marker, within_s=15) == []
     assert _mounts_under(marker, *mounts) == []
     assert _loops_backed_by(marker) == [] and (not run_id or _loops_backed_by(run_id) == [])
 
@@ -274,7 +254,7 @@ def test_a_killed_runs_ceph_is_cleaned_up_by_the_next_run(tmp_path):
     proc.communicate(timeout=30)
     run = next((tmp_path / "out").iterdir())
     # what a SIGKILL leaves: the daemons, rbd-fuse, the loop device, the mount, the cluster's data
-    assert _processes_with(str(scratch)) and _mounts_under(str(mount)) and _loops_backed_by(str(scratch))
+    assert processes_with(str(scratch)) and _mounts_under(str(mount)) and _loops_backed_by(str(scratch))
     other = write_scenario(tmp_path, f"""\
         name: next
         targets: {{t: {{path: {tmp_path}/t, setup: ["mkdir -p ${{target.path}}"]}}}}

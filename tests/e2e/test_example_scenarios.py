@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.core.tidy import ParseResult, measurement
 from fsbench.ingest import parser_for
 from fsbench.report import write_report
@@ -21,7 +22,6 @@ from fsbench.run.store import RunDir, utc_now
 from fsbench.scenario.load import load_scenario
 from fsbench.scenario.plan import Case, plan_cases
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext, HostInfo
 from tests.conftest import run_cli
 from tests.paths import FIXTURES, GOLDEN, REPO
 

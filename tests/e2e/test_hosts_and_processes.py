@@ -222,7 +222,7 @@ CHATTY = '''\
 from pathlib import Path
 
 from fsbench.core.tidy import ParseResult, measurement
-from fsbench.tools.base import Invocation
+from fsbench.api.tools import Invocation
 
 
 class ChattyTool:

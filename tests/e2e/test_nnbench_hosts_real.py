@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from fsbench import hadoop
+from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.run.targets.services import free_port
-from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.tools.nnbench import PLUGIN
 from fsbench.tools.nnbench.parse import OPERATIONS, blocks, runner_lines
 from tests.conftest import require, run_cli, write_scenario

@@ -101,7 +101,7 @@ import re
 from pathlib import Path
 
 from fsbench.core.tidy import ParseResult, measurement
-from fsbench.tools.base import Invocation
+from fsbench.api.tools import Invocation
 
 
 class CrashyTool:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, measurement
-from fsbench.tools.base import Invocation, OptionIssue
+from fsbench.api.tools import Invocation, OptionIssue
 
 _SUMMARY = re.compile(r"^(\\d+) bytes .* copied, ([\\d.]+) s, ")
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 
+from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.core.errors import ScenarioError
 from fsbench.kinds import KINDS
 from fsbench.kinds.cephfs import CephFS
@@ -22,7 +23,6 @@ from fsbench.services import SERVICE_KINDS
 from fsbench.services import ceph_lab_helper as helper
 from fsbench.services.ceph_lab import CephLab, Osd, conf_template, pool_commands
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.tools.fio.containment import TargetPlace, find_escapes
 from fsbench.tools.fio.jobfile import parse_jobfile
 from tests.paths import REPO

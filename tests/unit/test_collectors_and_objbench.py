@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fsbench.api.tools import BuildContext
 from fsbench.collectors import COLLECTORS
 from fsbench.collectors.juicefs_profile import count_log, parse_profile
 from fsbench.collectors.juicefs_stats import parse_stats
@@ -17,7 +18,6 @@ from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.model import Collector
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext
 from fsbench.tools.objbench.parse import parse_path, parse_text
 from tests.golden.golden import check_golden
 from tests.paths import GOLDEN

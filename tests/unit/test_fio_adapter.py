@@ -126,8 +126,8 @@ def test_repeated_globals_and_job_names_are_rendered_as_fio_reads_them():
 
 
 def _rbd_ctx(hosts=("local",)):
+    from fsbench.api.tools import BuildContext, HostInfo
     from fsbench.kinds.rbd_image import RbdImage
-    from fsbench.tools.base import BuildContext, HostInfo
 
     return BuildContext({h: HostInfo(h, f"10.0.0.{i + 1}") for i, h in enumerate(hosts)}, port=8765,
                         address="url", target_kind="rbd-image",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from fsbench import hadoop
-from fsbench.api.tools import CheckContext
+from fsbench.api.tools import BuildContext, CheckContext
 from fsbench.core.errors import FsbenchError, ScenarioError
 from fsbench.core.shell import render
 from fsbench.kinds import KINDS
@@ -18,7 +18,6 @@ from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.load import load_scenario_text
 from fsbench.services import SERVICE_KINDS
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext
 from fsbench.tools.nnbench import sequence
 
 SCENARIO = """\

@@ -136,7 +136,7 @@ def test_a_plug_in_lacking_part_of_its_protocol_is_refused_by_name_and_entry_poi
 
     import fsbench.api.registry
     from fsbench.api.registry import PluginError, Registry
-    from fsbench.tools.base import ToolAdapter
+    from fsbench.api.tools import ToolAdapter
 
     class Half:
         name = "half"

@@ -81,7 +81,7 @@ def test_the_t_quantile_agrees_with_bisection_on_the_tail_at_fractional_degrees_
 
 
 def test_a_layout_key_ignores_how_files_are_read_but_not_which_files_there_are():
-    from fsbench.tools.base import Invocation
+    from fsbench.api.tools import Invocation
     from fsbench.tools.fio.layout import layout_key
 
     def prep(*lines: str) -> Invocation:

@@ -8,11 +8,11 @@ import shlex
 import pytest
 import yaml
 
+from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.core.errors import ScenarioError
 from fsbench.run.plan_show import describe_case
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
-from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.tools.mdtest.adapter import PLUGIN
 
 HEAD = "name: s\ntargets:\n  t: {path: /srv/bench/t}\nworkloads:\n  m:\n    tool: mdtest\n"

@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from fsbench.collectors.base import ToolWindow
+from fsbench.api.collectors import ToolWindow
 from fsbench.collectors.juicefs_stats import parse_stats
 from fsbench.report.html import write_report
 from fsbench.scenario.load import load_scenario

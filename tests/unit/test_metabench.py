@@ -277,8 +277,8 @@ def test_fsbench_ingest_reads_existing_outputs(tmp_path: Path) -> None:
 def test_across_hosts_every_host_gets_its_folder_and_the_barrier() -> None:
     from types import SimpleNamespace
 
+    from fsbench.api.tools import BuildContext, HostInfo
     from fsbench.run.plan_show import _invocation
-    from fsbench.tools.base import BuildContext, HostInfo
 
     case = SimpleNamespace(options={"mode": "concurrency", "threads": 10, "files": 100})
     ctx = BuildContext({"c1": HostInfo("c1", "10.0.0.11"), "c2": HostInfo("c2", "fd00::12")}, port=4242)

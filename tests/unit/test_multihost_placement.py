@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
+from fsbench.api.tools import Invocation
 from fsbench.kinds import KINDS
 from fsbench.run.monitor_expect import expected_processes
 from fsbench.scenario.load import load_scenario_text
-from fsbench.tools.base import Invocation
 from fsbench.tools.mdtest.placement import describe, ranks
 from fsbench.tools.placement import placement
 
@@ -36,7 +36,7 @@ def test_placement_warns_when_a_workload_of_several_hosts_runs_on_fewer():
 
 def test_a_tool_that_reaches_every_host_itself_is_not_called_a_one_host_tool():
     """vdbench across hosts runs here with one hd= line per host (seed 003's three clients): no warning."""
-    from fsbench.tools.base import BuildContext, HostInfo
+    from fsbench.api.tools import BuildContext, HostInfo
     from fsbench.tools.vdbench.adapter import PLUGIN as VDBENCH
 
     class Case:

@@ -7,9 +7,9 @@ import math
 from dataclasses import dataclass, field
 
 from fsbench import hadoop
+from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.core.tidy import ParseResult
 from fsbench.run.plan_show import _invocation
-from fsbench.tools.base import BuildContext, HostInfo
 from fsbench.tools.nnbench import PLUGIN, share
 from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import parse_path

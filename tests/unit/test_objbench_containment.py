@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from fsbench.api.tools import BuildContext
 from fsbench.core.errors import FsbenchError, ScenarioError
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext
 
 SCENARIO = """\
 name: k

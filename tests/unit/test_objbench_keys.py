@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from fsbench.api.tools import BuildContext
 from fsbench.core.errors import FsbenchError, ScenarioError
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.base import BuildContext
 
 KEY, SECRET = "AKIA-objbench-test-1", "objbench-secret-value-2"
 OTHER_STORE = {"storage": "s3", "bucket": "http://127.0.0.1:9/b", "access_key": "${secrets.ak}",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 
+from fsbench.api.tools import HostInfo
 from fsbench.run.case_context import host_infos
 from fsbench.run.case_run import CaseEnv, CaseRun
 from fsbench.run.run_processes import CASE_MARKER
 from fsbench.run.side_jobs import SideJobs
 from fsbench.run.targets.lifecycle import TargetSession
-from fsbench.tools.base import HostInfo
 from fsbench.transport.fake import WORK_ROOT, Call
 from tests.unit.runkit import DATA, FIO_JSON, Lab, fio_writes, lab
 

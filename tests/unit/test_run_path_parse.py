@@ -231,7 +231,7 @@ def test_a_kind_that_reads_texts_is_not_given_a_huge_one(tmp_path: Path, monkeyp
 
         def parse(self, collector, output, after, host):
             seen.append(output)
-            from fsbench.collectors.base import Collected
+            from fsbench.api.collectors import Collected
 
             return Collected()
 

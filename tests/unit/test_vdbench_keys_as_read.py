@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from fsbench.api.tools import BuildContext, CheckContext, CheckTarget, HostInfo
 from fsbench.core.errors import ScenarioError
 from fsbench.run.plan_show import describe_case
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
-from fsbench.tools.base import BuildContext, CheckContext, CheckTarget, HostInfo
 from fsbench.tools.vdbench.adapter import PARMFILE, PLUGIN
 from fsbench.tools.vdbench.parmcheck import check
 

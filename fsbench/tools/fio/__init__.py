@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 
 from fsbench.api.case import Case
+from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult
-from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fsbench.tools.base import Invocation
+from fsbench.api.tools import Invocation
 
 #: options that decide how files are read, never which files there are, their sizes or their content
 #: (a case sweeping one of these reads the files the previous case's prepare step laid out)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from fsbench.api.tools import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
-from fsbench.tools.base import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_lines, parse_path
 

@@ -14,10 +14,10 @@ import re
 import shlex
 from pathlib import Path
 
+from fsbench.api.tools import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.config import schema as s
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
-from fsbench.tools.base import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options
 from fsbench.tools.mdtest import placement as mdtest_placement

@@ -14,7 +14,7 @@ import difflib
 import posixpath
 import re
 
-from fsbench.tools.base import CheckContext, OptionIssue
+from fsbench.api.tools import CheckContext, OptionIssue
 from fsbench.tools.common import leaves_folder
 
 SWITCH, VALUE, PATH, OUTPUT, COMMAND, OWN_DIR = "switch", "value", "path", "output", "command", "own-dir"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.config import schema as s
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_duration, parse_size
-from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import last_lines
 from fsbench.tools.metabench import deploy as metabench_deploy
 from fsbench.tools.metabench.parse import CALLS, CONCURRENCY, MODES, OUTPUT, TOOL, combine_hosts, parse_path

@@ -28,10 +28,10 @@ import shlex
 from pathlib import Path
 
 from fsbench import hadoop
+from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.core.errors import FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.host import packages as hostpkg
-from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import unknown_options
 from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path

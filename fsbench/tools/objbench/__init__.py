@@ -7,10 +7,10 @@ import posixpath
 import re
 from pathlib import Path
 
+from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.core.errors import FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
-from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.common import leaves_folder, parse_stdout_then_both, unknown_options
 from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_lines, parse_path
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.config import schema as s
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
-from fsbench.tools.base import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.tools.vdbench import deploy as vdbench_deploy
 from fsbench.tools.vdbench import formatpass, parmcheck, parmfile
 from fsbench.tools.vdbench.parse import parse_path

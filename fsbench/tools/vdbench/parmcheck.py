@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from fsbench.tools.base import CheckContext, OptionIssue
+from fsbench.api.tools import CheckContext, OptionIssue
 from fsbench.tools.common import leaves_folder
 from fsbench.tools.vdbench.keywords import Keyword
 from fsbench.tools.vdbench.parmfile import (
