@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fsbench.core.units import parse_count, parse_size
-from fsbench.tools.fio.parsed_jobs import PERCENTILES, ParsedDirection, ParsedJob
+from fsbench.tools.fio.parsed_jobs import ParsedDirection, ParsedJob, percentile_metric
 
 #: power of ten of each time unit in seconds
 _EXP = {"nsec": -9, "usec": -6, "msec": -3, "sec": 0}
@@ -64,7 +64,7 @@ def read_block(block: Block, warn: Callable[[str], None]) -> bool:
                 if s[0] == "|":
                     if in_pct:
                         for pct, value in _PCT_ITEM.findall(s) if pct_exp is not None else ():
-                            if (metric := _percentile_metric(pct)) is not None:
+                            if (metric := percentile_metric(pct)) is not None:
                                 d.values[metric] = scaled(value, pct_exp or 0)
                         continue
                 elif m := _STAT.match(s):
@@ -135,19 +135,6 @@ def scaled(text: str, exp10: int) -> float:
         exp10 += suffix
         t = t[:-1]
     return float(t + "e" + str(exp10))
-
-
-_PCT_CACHE: dict[str, str | None] = {}
-
-
-def _percentile_metric(printed: str) -> str | None:
-    """'99.90' -> 'clat_p99.9' (None for a percentile not kept); remembered, as each block repeats them."""
-    metric = _PCT_CACHE.get(printed, "")
-    if metric == "":
-        metric = PERCENTILES.get(float(printed))
-        if len(_PCT_CACHE) < 1000:  # odd outputs must not grow it without bound
-            _PCT_CACHE[printed] = metric
-    return metric
 
 
 def _issued(total: str) -> dict[str, float]:

@@ -31,7 +31,14 @@ from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, vet
 from fsbench.tools.common import open_text
 from fsbench.tools.fio.json_objects import CUT, JsonObjects
-from fsbench.tools.fio.parsed_jobs import DIRECTIONS, PERCENTILES, TOOL, ParsedDirection, ParsedJob, rows_from_jobs
+from fsbench.tools.fio.parsed_jobs import (
+    DIRECTIONS,
+    TOOL,
+    ParsedDirection,
+    ParsedJob,
+    percentile_metric,
+    rows_from_jobs,
+)
 
 #: text read at a time from a file; an object longer than this is read by doubling the buffer
 CHUNK = 1 << 20
@@ -175,20 +182,6 @@ def _direction(op: str, d: dict) -> ParsedDirection:
     return ParsedDirection(op, v, complete=True)
 
 
-_PCT_CACHE: dict[str, str | None] = {"50.000000": "clat_p50", "90.000000": "clat_p90", "95.000000": "clat_p95",
-                                     "99.000000": "clat_p99", "99.900000": "clat_p99.9"}
-
-
-def _percentile_metric(key: str) -> str | None:
-    """'99.900000' -> 'clat_p99.9', None for a percentile not kept; remembered (every job repeats them)."""
-    metric = _PCT_CACHE.get(key, "")
-    if metric == "":
-        metric = PERCENTILES.get(_num(key))
-        if len(_PCT_CACHE) < 1000:  # odd outputs must not grow it without bound
-            _PCT_CACHE[key] = metric
-    return metric
-
-
 _KEPT_CACHE: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
 
 
@@ -198,7 +191,7 @@ def _kept_percentiles(pct: dict) -> tuple[tuple[str, str], ...]:
     keys = tuple(pct)
     kept = _KEPT_CACHE.get(keys)
     if kept is None:
-        kept = tuple((k, m) for k in keys if (m := _percentile_metric(str(k))) is not None)
+        kept = tuple((k, m) for k in keys if (m := percentile_metric(str(k))) is not None)
         if len(_KEPT_CACHE) < 100:  # odd outputs must not grow it without bound
             _KEPT_CACHE[keys] = kept
     return kept

@@ -17,6 +17,21 @@ METRIC_ORDER = (
 )
 #: clat percentile -> metric; only these are kept ("50.000000" in JSON, "50.00th" in text)
 PERCENTILES = {50.0: "clat_p50", 90.0: "clat_p90", 95.0: "clat_p95", 99.0: "clat_p99", 99.9: "clat_p99.9"}
+_PERCENTILE_NAMES: dict[str, str | None] = {}
+
+
+def percentile_metric(text: str) -> str | None:
+    """'99.900000' (JSON) or '99.90' (text) -> 'clat_p99.9', None for a percentile not kept; remembered,
+    as every job and block repeats the same ones."""
+    metric = _PERCENTILE_NAMES.get(text, "")
+    if metric == "":
+        try:
+            metric = PERCENTILES.get(float(text))
+        except (ValueError, OverflowError):
+            metric = None
+        if len(_PERCENTILE_NAMES) < 1000:  # odd outputs must not grow it without bound
+            _PERCENTILE_NAMES[text] = metric
+    return metric
 ERRNO = {13: "EACCES", 25: "ENOTTY", 28: "ENOSPC", 30: "EROFS", 84: "EILSEQ (verify failed)"}
 
 @dataclass
