@@ -13,7 +13,9 @@ import pytest
 
 from tests.conftest import require, run_cli, write_scenario
 
-# a hog that is busy for a random part of each 0.8 s, twice (2 cores): fio's throughput varies by tens of %
+# a hog that is busy for a random part of each 0.8 s. Two of them and the noisy fio job are pinned to the
+# first CPU, so they contend on any machine, however many cores it has (unpinned, a machine with spare cores
+# let fio run beside the hogs undisturbed and its case converged): fio's throughput varies by tens of %
 HOG = """\
 while :; do
   t=$(( $(od -An -N1 -tu1 /dev/urandom) % 8 ))
@@ -48,6 +50,7 @@ def _hogs(marker: str) -> list[str]:
 
 def test_adaptive_repetitions_stop_early_when_stable_and_late_when_noisy(tmp_path, tmpfs_dir):
     require("fio")
+    require("taskset")
     marker = f"hog-{uuid.uuid4().hex[:8]}.sh"
     hog = "\n".join(" " * 16 + line for line in HOG.splitlines())
     scenario = write_scenario(tmp_path, f"""\
@@ -63,7 +66,8 @@ def test_adaptive_repetitions_stop_early_when_stable_and_late_when_noisy(tmp_pat
               {marker}: |
 {hog}
             ready: "true"
-            start: ["sh ${{service.dir}}/{marker} > /dev/null 2>&1 &", "sh ${{service.dir}}/{marker} > /dev/null 2>&1 &"]
+            start: ["taskset -c 0 sh ${{service.dir}}/{marker} > /dev/null 2>&1 &",
+                    "taskset -c 0 sh ${{service.dir}}/{marker} > /dev/null 2>&1 &"]
         targets:
           tmpfs: {{path: {tmpfs_dir}}}
           disk: {{path: {tmp_path}/disk, services: [hog], setup: ["mkdir -p ${{target.path}}"]}}
@@ -74,7 +78,7 @@ def test_adaptive_repetitions_stop_early_when_stable_and_late_when_noisy(tmp_pat
           busy:      # as fast as it goes, beside the hog on the disk target: noisy
             tool: fio
             targets: [disk]
-            options: {{rw: randread, bs: 4k, size: 16m, runtime: 1, time_based: 1}}
+            options: {{rw: randread, bs: 4k, size: 16m, runtime: 1, time_based: 1, cpus_allowed: 0}}
         """)
     plan = run_cli("plan", str(scenario), check=True)
     assert "adaptive repetitions" in plan.stdout and "9 to 12 cases" in plan.stdout
