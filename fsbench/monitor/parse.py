@@ -11,6 +11,10 @@ The target's client (`#client`) is a scope of its own, named like it: only the p
 command line holds its words (the mount point), so `juicefs bench` beside a JuiceFS mount is not the
 client. A watched name that is also the client's keeps every pid of that name as `<name> (all)`.
 
+A watched name counts this run's processes (those with the run's marker) when it has any; when it has
+none, another target's name counts nothing (another run's client), and any other name counts them all,
+its rows flagged in their `warnings` column (see fsbench.monitor.processes.owners).
+
 A memory peak read from fewer than MIN_MEMORY_SAMPLES samples of RSS may have missed the real peak: its
 row is flagged in its `warnings` column, unless the peak is the kernel's own VmHWM (exact, reached while
 monitored). A watched name never seen is a warning only when the case expects it (`expected`: the
@@ -25,7 +29,7 @@ from dataclasses import dataclass, field
 
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import WARNINGS, ParseResult, measurement
-from fsbench.monitor.processes import hwm_peaks, proc_cpu, rss_by_name, scoping
+from fsbench.monitor.processes import hwm_peaks, owners, proc_cpu, rss_by_name, scoping
 from fsbench.monitor.samples import Raw, Sample, read_raw
 
 TOOL = "monitor"
@@ -83,7 +87,8 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
         raise ParseError(TOOL, source, what)
     out = Monitored(warnings=list(raw.warnings), samples=len(raw.samples))
     scopes: dict[str, _Scope] = {"host": _Scope()}
-    scopes_of = scoping(raw, host, out.warnings)
+    owned = owners(raw, host, expected)
+    scopes_of = scoping(raw, host, out.warnings, owned)
     t0 = raw.samples[0].t
     ncpu = _int(raw.header.get("ncpu"))
 
@@ -114,7 +119,7 @@ def analyse(text: str, host: str, *, clk_tck: int = CLK_TCK, source: str = "moni
         prev = cur
     for name, peak in hwm_peaks(raw, clk_tck, scopes_of).items():
         scopes.setdefault(name, _Scope()).mem(peak, sampled=False)
-    out.summary = _summary(scopes, host)
+    out.summary = _summary(scopes, host, owned.doubts)
     out.warnings += _coverage_warnings(raw, scopes, host, expected)
     return out
 
@@ -197,19 +202,25 @@ def _mem_used(s: Sample) -> float | None:
     return used if used is not None and used >= 0 else None
 
 
-def _summary(scopes: dict[str, _Scope], host: str) -> list[dict]:
+def _summary(scopes: dict[str, _Scope], host: str, doubts: dict[str, str]) -> list[dict]:
+    """cpu_usage mean/max and memory_peak per scope; `doubts`: scope -> why its rows may not be this run's."""
     rows = []
     for scope, acc in scopes.items():
         op = "host" if scope == "host" else "process"
+        mine: list[dict] = []
         if acc.span_s > 0 and acc.cpu_max is not None:
-            rows.append(measurement(TOOL, op, "cpu_usage", acc.cpu_s / acc.span_s, host=host, job=scope, stat="mean"))
-            rows.append(measurement(TOOL, op, "cpu_usage", acc.cpu_max, host=host, job=scope, stat="max"))
+            mine.append(measurement(TOOL, op, "cpu_usage", acc.cpu_s / acc.span_s, host=host, job=scope, stat="mean"))
+            mine.append(measurement(TOOL, op, "cpu_usage", acc.cpu_max, host=host, job=scope, stat="max"))
         if acc.mem_peak is not None:
             row = measurement(TOOL, op, "memory_peak", acc.mem_peak, host=host, job=scope, stat="max")
             if not acc.mem_exact and acc.mem_samples < MIN_MEMORY_SAMPLES:
                 row[WARNINGS] = (f"memory peak of {scope} on {host} from {acc.mem_samples} samples of its RSS "
                                  f"(fewer than {MIN_MEMORY_SAMPLES}): the real peak may lie between them")
-            rows.append(row)
+            mine.append(row)
+        if scope in doubts:  # beside each of its numbers, in the row's own warnings column
+            for row in mine:
+                row[WARNINGS] = "; ".join(t for t in (doubts[scope], row.get(WARNINGS)) if t)
+        rows += mine
     return rows
 
 

@@ -3,16 +3,79 @@ its CPU share over an interval, and memory peaks (sampled RSS, or the kernel's V
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 
 from fsbench.monitor.samples import Proc, Raw, Sample
 
 
-def scoping(raw: Raw, host: str, warnings: list[str]) -> Callable[[Proc], list[str]]:
-    """The scopes a process counts in: its watched name's, and the client's when it is the client."""
+@dataclass
+class Owners:
+    """Which processes of each watched name count: the run's own, all of them, or none."""
+
+    #: names with at least one process that carries the run's marker: only those count
+    own_only: set[str] = field(default_factory=set)
+    #: another target's names none of whose processes is this run's (another run's client): none count
+    dropped: set[str] = field(default_factory=set)
+    #: scope -> why its figures may include processes this run did not start (all of them counted)
+    doubts: dict[str, str] = field(default_factory=dict)
+
+    def counts(self, p: Proc) -> bool:
+        """Whether p counts in its watched name's scope."""
+        if p.name in self.dropped:
+            return False
+        return p.own is True or p.name not in self.own_only
+
+
+def owners(raw: Raw, host: str, expected: Collection[str] | None = None) -> Owners:
+    """Per watched name, whose processes count (the sampler's `m`/`n` lines; none checked: all count).
+
+    A name the case does not expect (another target's client or service) with none of its processes this
+    run's is another run's or another user's: left out. A name the case expects (its own, or one no
+    target starts: an existing server) with none of them this run's counts them all, said so."""
+    out = Owners()
+    if raw.header.get("marker") != "1":
+        return out  # a sampler without the run's marker cannot tell: every process of a name counts
+    seen: dict[str, dict[tuple[int, int], bool | None]] = {}
+    for s in raw.samples:
+        for key, p in s.procs.items():
+            if p.name in raw.watched:
+                procs = seen.setdefault(p.name, {})
+                procs[key] = _known(procs.get(key, None), p.own)
+    client = raw.client.name if raw.client else None
+    for name, procs in seen.items():
+        if any(procs.values()):
+            out.own_only.add(name)
+        elif expected is not None and name not in expected:
+            out.dropped.add(name)
+        else:
+            unknown = sum(v is None for v in procs.values())
+            scope = f"{name} (all)" if name == client else name
+            out.doubts[scope] = (
+                f"process {name!r}: {_count(len(procs))} of that name on {host}, none started by this run"
+                + (f" ({unknown} with an environment fsbench could not read)" if unknown else "")
+                + ": the figures may include other users' processes")
+    return out
+
+
+def _known(before: bool | None, now: bool | None) -> bool | None:
+    """A process's marker over the scans: this run's when any scan said so, unknown until one read it."""
+    if before or now:
+        return True
+    return False if False in (before, now) else None
+
+
+def _count(n: int) -> str:
+    return f"{n} process" + ("es" if n != 1 else "")
+
+
+def scoping(raw: Raw, host: str, warnings: list[str], owned: Owners | None = None) -> Callable[[Proc], list[str]]:
+    """The scopes a process counts in: its watched name's (when it counts there), and the client's when it
+    is the client (the client rule, by command line, decides that scope alone)."""
+    own = owned or Owners()
     client = raw.client
     if client is None:
-        return lambda p: [p.name]
+        return lambda p: [p.name] if own.counts(p) else []
     everyone = False  # no pid ever matched the client's words: its name alone decides, said so
     named = [p for s in raw.samples for p in s.procs.values() if p.name == client.name]
     if named and not any(p.client for p in named):
@@ -23,8 +86,8 @@ def scoping(raw: Raw, host: str, warnings: list[str]) -> Callable[[Proc], list[s
 
     def scopes(p: Proc) -> list[str]:
         if p.name != client.name:
-            return [p.name]
-        out = [f"{client.name} (all)"] if watched_too else []
+            return [p.name] if own.counts(p) else []
+        out = [f"{client.name} (all)"] if watched_too and own.counts(p) else []
         return out + [client.name] if p.client or everyone else out
 
     return scopes

@@ -24,6 +24,7 @@ class Proc:
     rss: int | None = None  # bytes
     hwm: int | None = None  # bytes, peak RSS since the process started
     client: bool = False  # of the client's name, with the client's words in its command line
+    own: bool | None = None  # carries this run's marker (True), does not (False), or unknown / not checked
 
 
 @dataclass
@@ -104,6 +105,7 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
     names: dict[int, str] = {}
     cmdlines: dict[int, list[str]] = {}
     marked: set[int] = set()
+    unmarked: set[int] = set()
     section = "mem"
     status: Proc | None = None
     for line in lines[1:]:
@@ -117,9 +119,9 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
             pid, _, words = line[2:].partition(" ")
             if pid.isdigit():
                 cmdlines[int(pid)] = words.split(US)
-        elif line.startswith("m ") and section == "mem" and not sample.mem:
+        elif line[:2] in ("m ", "n ") and section == "mem" and not sample.mem:
             if line[2:].strip().isdigit():
-                marked.add(int(line[2:]))
+                (marked if line[0] == "m" else unmarked).add(int(line[2:]))
         elif line.startswith("Inter-|"):
             section = "net"
         elif line.startswith(" face |"):
@@ -128,7 +130,10 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
             section = "stat"
             _stat(int(m.group(1)), m.group(2), line, names, sample)
             proc = next(reversed(sample.procs.values()), None)
-            if client and proc is not None and proc.pid == int(m.group(1)) and proc.name == client.name:
+            if proc is None or proc.pid != int(m.group(1)):
+                continue
+            proc.own = True if proc.pid in marked else False if proc.pid in unmarked else None
+            if client and proc.name == client.name:
                 proc.client = is_client(cmdlines.get(proc.pid), client, proc.pid in marked)
         elif line.startswith("Name:"):
             section, status = "status", None

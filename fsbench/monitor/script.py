@@ -1,8 +1,8 @@
-"""The /proc sampler: a POSIX sh loop that needs nothing on the host but sh, cat, sleep and /proc.
+"""The /proc sampler: a POSIX sh loop that needs nothing on the host but sh, cat, sleep, tr, grep and /proc.
 
 It runs through any Transport (local now, SSH later) and prints one block per sample:
 
-    #fsbench-monitor 1 pid=<sampler pid> interval=<s> ncpu=<cpuN lines in /proc/stat> scan=<pids>
+    #fsbench-monitor 1 pid=<sampler pid> interval=<s> ncpu=<cpuN lines in /proc/stat> scan=<pids> marker=<1|0>
     #watch <name>                      one per watched process name, once, before the first sample
     #client <name>US<word>US<word>...  the target's client, when there is one: its name, and the words
                                        its command line holds (US: the 0x1f byte), once
@@ -12,8 +12,10 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
                                        last pid scan: see SCAN_PIDS_PER_S; the parser checks the comm)
     c <pid> <arg>US<arg>US...          after the p line of each pid of the client's name: its command
                                        line as of that scan (NUL and line breaks shown as US)
-    m <pid>                            after a c line whose command line is a title cut short (it ends in
-                                       NUL padding): the process carries this run's FSBENCH_RUN marker
+    m <pid>                            after the p and c lines, when marker=1: the pid carries this run's
+                                       marker (FSBENCH_RUN=<the sampler's own value>) in /proc/PID/environ
+    n <pid>                            ... its environment was read and has no such marker; a pid with
+                                       neither line is unknown (its environment could not be read)
     <cat /proc/meminfo /proc/diskstats /proc/net/dev, then /proc/PID/stat and /proc/PID/status of each
      pid above, verbatim; a pid that exited meanwhile simply has no lines>
     . <seq>                            the sample is complete
@@ -21,12 +23,15 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
 Names match /proc/PID/comm (what `ps -o comm` and `pgrep NAME` show), which the kernel cuts to 15
 bytes: a longer watched name matches a 15-byte comm that starts it. A name alone is not the client:
 `juicefs bench` and `juicefs stats` are `juicefs` too, so the parser keeps, of the client's name, the
-pids whose command line holds the kind's words (the mount point; `mount` for JuiceFS). JuiceFS rewrites
-its command line into one title, cut at 255 bytes (often before the mount point): for such a title the
-sampler also says whether the process carries the run's marker (fsbench.run.leftovers.MARKER, which every
-command of a run, the sampler included, has in its environment). The loop ends when killed (the
-runner cancels it and the transport kills its process group), when its stdout goes away (SIGPIPE),
-or after `max_s` seconds, so an abandoned sampler never runs for ever.
+pids whose command line holds the kind's words (the mount point; `mount` for JuiceFS). A name alone is
+not this run's either: another run, or another user, may run a process of that name on the same host.
+So each pid scan also says which watched pids carry the run's marker (fsbench.run.leftovers.MARKER, which
+every command of a run, the sampler included, has in its environment; marker=0 when the sampler has none
+and so cannot tell). The parser keeps, of a name, this run's processes when it has any (see
+fsbench.monitor.processes). JuiceFS rewrites its command line into one title, cut at 255 bytes (often
+before the mount point): the marker then also says such a cut title is this run's. The loop ends when
+killed (the runner cancels it and the transport kills its process group), when its stdout goes away
+(SIGPIPE), or after `max_s` seconds, so an abandoned sampler never runs for ever.
 
 Sampling is dense at first: the first samples come every `first_interval_s` (0.1 s), and the interval
 doubles every DOUBLE_EVERY samples up to the scenario's, so a case of a second has about ten samples
@@ -35,8 +40,10 @@ right after the tool, and the sampler's last sample is taken on the way out, so 
 deltas) covers the window to the tick even when it is shorter than one interval.
 
 Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`; a pid scan
-adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read), and
-a `tr | grep` of the environment of each whose title is cut.
+adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read), and one
+`grep -z` for the environments of all the watched pids it found together (none when it found none): an
+environment is a few KiB, so reading them costs little beside that grep's ~1 ms fork and exec. A host
+with fewer pids than `scan=` is scanned every sample.
 """
 
 from __future__ import annotations
@@ -82,20 +89,21 @@ n=0
 while read -r l; do
   case $l in cpu[0-9]*) n=$((n + 1)) ;; cpu*) ;; *) break ;; esac
 done < /proc/stat
-printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s\n' "$$" "$iv" "$n" "$sp"
+# marker=1: the sampler knows the run's marker, so its pid scans say which processes carry it
+mk=0; [ -z "${FSBENCH_RUN:-}" ] || mk=1
+printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s marker=%s\n' "$$" "$iv" "$n" "$sp" "$mk"
 all=/
 for w in "$@"; do printf '#watch %s\n' "$w"; all="$all$w/"; done
 if [ -n "$cn" ]; then printf '#client %s\037%s\n' "$cn" "$cw"; all="$all$cn/"; fi
-us=$(printf '\037')
 read -r up _ < /proc/uptime
 # uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
 end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
-s=0 next=1 files= pl=
+s=0 next=1 files= envs= pl=
 sample() {
   busy=1
   s=$((s + 1))
   if [ "$s" -ge "$next" ]; then
-    files= pl= n=0
+    files= envs= pl= n=0
     for d in /proc/[0-9]*; do
       n=$((n + 1))
       IFS= read -r c < "$d/comm" || continue
@@ -112,18 +120,22 @@ p ${d#/proc/} $w"
             cl=$(tr '\000\n\r\013\014\034\035\036' '\037\037\037\037\037\037\037\037' < "$d/cmdline")
             pl="$pl
 c ${d#/proc/} $cl"
-            # a title cut short may hide the mount point: is the process this run's?
-            case $cl in *"$us$us")
-              if [ -n "${FSBENCH_RUN:-}" ] && tr '\000' '\n' < "$d/environ" | grep -qxF "FSBENCH_RUN=$FSBENCH_RUN"
-              then pl="$pl
-m ${d#/proc/}"; fi ;;
-            esac
           fi
-          files="$files $d/stat $d/status"
+          files="$files $d/stat $d/status" envs="$envs $d/environ"
           break
         fi
       done
     done 2>/dev/null
+    # which watched pids are this run's: one grep for all their environments per scan (not per pid);
+    # -c prints "<file>:<count>" for each file it could read, nothing for one it could not (unknown)
+    if [ "$mk" = 1 ] && [ -n "$envs" ]; then
+      for l in $(grep -HcsxzF "FSBENCH_RUN=$FSBENCH_RUN" $envs 2>/dev/null); do
+        e=${l#/proc/} e=${e%%/*}
+        case $l in *:0) pl="$pl
+n $e" ;; *:[0-9]*) pl="$pl
+m $e" ;; esac
+      done
+    fi
     # dense samples scan as many pids each as a sample at the full interval: a tool's processes, born
     # during a short case, are found at once (a bounded cost: the dense start lasts about a second)
     next=$((s + (n + sp - 1) / sp))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import os
 import re
 import subprocess
@@ -136,14 +137,48 @@ def test_pids_found_by_a_sparse_scan_are_still_sampled_every_time(tmp_path):
     try:
         # one comm read allowed per sample: a full scan every ~(number of pids) samples
         argv = sampler_argv(0.1, [name], max_s=1, scan_pids_per_s=1)
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=_no_run()).stdout
     finally:
         keeper.kill()
         keeper.wait()
-    assert " scan=1\n" in out
+    assert " scan=1 marker=0\n" in out
     samples = analyse(out, "local").series
     rss = [r for r in samples if r["scope"] == name and r["metric"] == "memory_rss"]
     assert len(rss) == out.count("\n. ") >= 5
+
+
+def _no_run(**more: str) -> dict[str, str]:
+    """This environment without a run's marker (a test may itself run inside one), plus `more`."""
+    return {**{k: v for k, v in os.environ.items() if k != "FSBENCH_RUN"}, **more}
+
+
+def test_the_sampler_says_which_watched_processes_carry_the_runs_marker(tmp_path):
+    name = f"fsbm-mark{os.getpid() % 100000}"
+    exe, sleep, run = named_python(tmp_path, name), "import time; time.sleep(30)", "fsbm-run-1"
+    # the run's own, one without a marker, one of another run whose id starts like this run's
+    procs = [subprocess.Popen([exe, "-c", sleep], env=_no_run(**env)) for env in
+             ({"FSBENCH_RUN": run}, {}, {"FSBENCH_RUN": f"{run}0"})]
+    try:
+        time.sleep(0.3)  # exec'd: /proc/PID/comm is the name
+        marked = subprocess.run(sampler_argv(0.1, [name], max_s=0.3), capture_output=True, text=True, timeout=30,
+                                env=_no_run(FSBENCH_RUN=run)).stdout
+        unmarked = subprocess.run(sampler_argv(0.1, [name], max_s=0.3), capture_output=True, text=True, timeout=30,
+                                  env=_no_run()).stdout
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    mine, none, other = (p.pid for p in procs)
+    assert " marker=1\n" in marked and f"\nm {mine}\n" in marked
+    assert f"\nn {none}\n" in marked and f"\nn {other}\n" in marked and f"\nm {other}\n" not in marked
+    # one line per pid per scan, after the scan's p lines and before meminfo
+    first = marked[marked.index("\n@ "):marked.index("MemTotal:")]
+    assert sorted(re.findall(r"^([mn]) (\d+)$", first, re.M)) == sorted([("m", str(mine)), ("n", str(none)),
+                                                                         ("n", str(other))])
+    # a sampler without the marker cannot tell, and says so in its header instead of guessing
+    assert " marker=0\n" in unmarked and not re.search(r"^[mn] \d+$", unmarked, re.M)
+    got = {(r["job"], r["metric"]) for r in analyse(marked, "local").summary}
+    assert (name, "memory_peak") in got
 
 
 def test_the_client_is_told_from_other_processes_of_its_name_by_its_command_line(tmp_path):
@@ -242,3 +277,87 @@ def test_juicefs_client_figures_leave_out_juicefs_bench_and_stats(tmp_path):
         mon.loc[("juicefs (all)", "cpu_usage", "mean"), "value"]
     assert client_mem < all_mem and client_cpu < all_cpu  # bench and stats used memory and CPU of their own
     assert "client CPU" in (run / "report.html").read_text()
+
+
+GHOST = """\
+import sys, time
+block = b"x" * (160 << 20)  # filled, so every page is resident: the ghost is told apart by its memory
+print("ready", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.fixture(scope="module")
+def ghost_run(tmp_path_factory):
+    """One real run beside processes it did not start, named like the ones it watches (ghosts, no marker).
+
+    - `own`: the target's service starts one (small, with the run's marker); a 160 MiB ghost has its name
+    - `lone`: nobody in the scenario starts it; only a 160 MiB ghost runs
+    - `other`: another target's client process name (a target without cases); only a ghost runs
+    """
+    from tests.conftest import require, run_cli, write_scenario
+
+    require("fio")
+    tmp = tmp_path_factory.mktemp("ghosts")
+    tag = str(os.getpid() % 100000)
+    names = {k: f"fsbm-{k}{tag}" for k in ("own", "lone", "other")}
+    exes = {k: named_python(tmp, n) for k, n in names.items()}
+    env = {k: v for k, v in os.environ.items() if k != "FSBENCH_RUN"}  # the ghosts are nobody's run
+    ghosts = {k: subprocess.Popen([exe, "-c", GHOST], stdout=subprocess.PIPE, text=True, env=env)
+              for k, exe in exes.items()}
+    try:
+        for g in ghosts.values():
+            assert g.stdout is not None and g.stdout.readline().strip() == "ready"
+        scenario = write_scenario(tmp, f"""\
+            name: monitor-ghosts
+            monitor: {{interval: 0.5s, processes: [{names['own']}, {names['lone']}, {names['other']}]}}
+            services:
+              own:
+                start: ["{exes['own']} -c 'import time; time.sleep(300)' >/dev/null 2>&1 & echo $! > {tmp}/own.pid"]
+                ready: "true"
+                stop: ["kill $(cat {tmp}/own.pid)"]
+            targets:
+              t: {{path: {tmp}/t, services: [own], setup: ["mkdir -p ${{target.path}}"]}}
+              u: {{path: {tmp}/u, client_process: {names['other']}}}
+            workloads:
+              w: {{tool: fio, targets: [t], options: {{rw: write, size: 4m}}}}
+            """)
+        proc = run_cli("run", str(scenario), "-o", str(tmp / "out"), "--progress", "plain", timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        run = Path(proc.stdout.splitlines()[0])
+        alive = {k: g.poll() is None for k, g in ghosts.items()}
+    finally:
+        for g in ghosts.values():
+            g.kill()
+            g.wait()
+    results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    procs = results[(results.tool == "monitor") & (results.operation == "process")]
+    yield {"run": run, "names": names, "pids": {k: g.pid for k, g in ghosts.items()}, "alive": alive,
+           "own_pid": int((tmp / "own.pid").read_text()), "procs": procs.set_index(["job", "metric", "stat"])}
+
+
+def test_a_watched_name_counts_the_runs_own_process_not_a_ghost_of_that_name(ghost_run):
+    names, procs = ghost_run["names"], ghost_run["procs"]
+    own = procs.loc[(names["own"], "memory_peak", "max")]
+    # the run's own python sleeps in ~10 MiB; with the 160 MiB ghost beside it the row read 170 MiB
+    assert own.value < 60 * MiB, own.value / MiB
+    assert "none started by this run" not in own.get("warnings", "")
+    text = (ghost_run["run"] / "raw" / "t__w__r1" / "local" / "monitor.txt").read_text()
+    assert re.search(r"^#fsbench-monitor 1 .* marker=1$", text, re.M)
+    # the sampler read both environments: the service's process carries the run's marker, the ghost not
+    assert f"\nm {ghost_run['own_pid']}\n" in text and f"\nn {ghost_run['pids']['own']}\n" in text
+    assert all(ghost_run["alive"].values()), "fsbench ended a process it did not start"
+
+
+def test_a_name_none_of_whose_processes_is_the_runs_counts_them_all_and_says_so(ghost_run):
+    names, procs = ghost_run["names"], ghost_run["procs"]
+    lone = procs.loc[(names["lone"], "memory_peak", "max")]
+    assert lone.value > 150 * MiB  # the ghost's own figures ...
+    why = f"process '{names['lone']}': 1 process of that name on local, none started by this run"
+    assert why in lone["warnings"]  # ... with why they may not be this run's, beside them
+    assert why in procs.loc[(names["lone"], "cpu_usage", "mean"), "warnings"]
+    assert why in html.unescape((ghost_run["run"] / "report.html").read_text())  # in its Warnings table
+    # another target's client name, none of its processes this run's: another run's client, left out
+    assert names["other"] not in set(procs.index.get_level_values(0))
+    cases = pd.read_csv(ghost_run["run"] / "cases.csv", keep_default_na=False)
+    assert "never seen" not in " ".join(cases.warnings)

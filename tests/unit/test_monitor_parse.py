@@ -32,6 +32,7 @@ class P:
     comm: str | None = None  # what the kernel shows, when it differs from the watched name
     state: str = "S"  # /proc/PID/stat's state letter (Z: a zombie)
     cmdline: tuple[str, ...] | None = None  # printed as the sampler does for pids of the client's name
+    own: bool | None = None  # the run's marker in its environment: m (True), n (False), no line (unknown)
 
 
 @dataclass
@@ -54,6 +55,7 @@ def block(seq: int, s: Snap) -> str:
         out.append(f"p {p.pid} {p.name}")
         if p.cmdline is not None:
             out.append(f"c {p.pid} " + US.join(p.cmdline) + US)
+    out += [f"{'m' if p.own else 'n'} {p.pid}" for p in s.procs if p.own is not None]
     out += [f"MemTotal:       {s.mem_total_kb} kB", f"MemFree:        {s.mem_avail_kb // 2} kB",
             f"MemAvailable:   {s.mem_avail_kb} kB", "Buffers:           15548 kB", "HugePages_Total:       0"]
     for i, (name, (rd, wr)) in enumerate(s.disks.items()):
@@ -74,8 +76,9 @@ def block(seq: int, s: Snap) -> str:
 
 
 def raw(*snaps: Snap, ncpu: int | None = 2, watch: tuple[str, ...] = ("ossfs",),
-        client: tuple[str, tuple[str, ...]] | None = None) -> str:
-    head = "#fsbench-monitor 1 pid=42 interval=1" + (f" ncpu={ncpu}" if ncpu is not None else "") + "\n"
+        client: tuple[str, tuple[str, ...]] | None = None, marker: bool = False) -> str:
+    head = "#fsbench-monitor 1 pid=42 interval=1" + (f" ncpu={ncpu}" if ncpu is not None else "")
+    head += " marker=1\n" if marker else "\n"
     head += "".join(f"#watch {w}\n" for w in watch)
     head += f"#client {US.join([client[0], *client[1]])}\n" if client else ""
     return head + "".join(block(i + 1, s) for i, s in enumerate(snaps))
@@ -189,6 +192,81 @@ def test_the_sampler_checks_the_marker_every_command_of_a_run_has():
     from fsbench.run.leftovers import MARKER
 
     assert f"{MARKER}=${MARKER}" in SCRIPT
+
+
+def _owned(own: bool | None, ghost: bool | None, **kw) -> dict:
+    """One of the run's s3fs processes (100 ticks a second, 10 MiB) beside another's (50, 500 MiB)."""
+    def snap(t: float, k: int) -> Snap:
+        return Snap(t, procs=[P(10, "s3fs", 5, 100 * k, rss_kb=10 * 1024, own=own),
+                              P(20, "s3fs", 6, 50 * k, rss_kb=500 * 1024, own=ghost)])
+    m = analyse(raw(snap(100.0, 0), snap(101.0, 1), watch=("s3fs",), marker=True), "h1", **kw)
+    return {"rows": {(r["job"], r["metric"], r["stat"]): r for r in m.summary}, "warnings": m.warnings}
+
+
+def test_a_name_counts_only_the_runs_own_processes_when_it_has_any():
+    got = _owned(True, False)["rows"]
+    assert got["s3fs", "cpu_usage", "mean"]["value"] == 100.0  # not 150: the other one is another run's
+    assert got["s3fs", "memory_peak", "max"]["value"] == 10 * MiB
+    assert not any("none started" in r.get("warnings", "") for r in got.values())
+    # an environment that could not be read is not shown to be the run's: left out as well
+    assert _owned(True, None)["rows"]["s3fs", "memory_peak", "max"]["value"] == 10 * MiB
+
+
+@pytest.mark.parametrize("own, ghost, unknown", [(False, False, ""), (None, False, " (1 with an environment fsbench "
+                                                                                   "could not read)")])
+def test_a_name_none_of_whose_processes_is_the_runs_counts_them_all_flagged(own, ghost, unknown):
+    got = _owned(own, ghost)
+    why = (f"process 's3fs': 2 processes of that name on h1, none started by this run{unknown}: the figures may "
+           "include other users' processes")
+    assert got["rows"]["s3fs", "cpu_usage", "mean"]["value"] == 150.0
+    assert got["rows"]["s3fs", "memory_peak", "max"]["value"] == 510 * MiB
+    for key in (("s3fs", "cpu_usage", "mean"), ("s3fs", "cpu_usage", "max"), ("s3fs", "memory_peak", "max")):
+        assert got["rows"][key]["warnings"].startswith(why)  # beside each number; the sample count may follow
+    assert "none started" not in got["rows"]["host", "memory_peak", "max"].get("warnings", "") and got["warnings"] == []
+
+
+def test_another_targets_name_none_of_whose_processes_is_the_runs_counts_nothing():
+    # a case on rclone watching juicefs, the name of another target's client: another run's mount is no ghost row
+    got = _owned(False, False, expected={"rclone"})
+    assert {k[0] for k in got["rows"]} == {"host"} and got["warnings"] == []  # nor "never seen"
+    # the run's own process of that name (left by an earlier case) still counts
+    assert _owned(True, False, expected={"rclone"})["rows"]["s3fs", "memory_peak", "max"]["value"] == 10 * MiB
+
+
+def test_a_sampler_without_the_runs_marker_counts_every_process_as_before():
+    # marker=0 (or an older raw file): nothing says whose a process is, so nothing is left out or flagged
+    def snap(t: float, k: int) -> Snap:
+        return Snap(t, procs=[P(10, "s3fs", 5, 100 * k), P(20, "s3fs", 6, 50 * k)])
+    m = analyse(raw(snap(100.0, 0), snap(101.0, 1), watch=("s3fs",)), "h1")
+    assert {(r["job"], r["metric"], r["stat"]): r["value"] for r in m.summary}["s3fs", "cpu_usage", "mean"] == 150.0
+    assert not any("none started" in r.get("warnings", "") for r in m.summary) and m.warnings == []
+
+
+def test_a_process_is_the_runs_when_any_scan_read_its_marker():
+    from fsbench.monitor.processes import owners
+
+    # the first scan could not read its environment, the second did: the run's; the ghost's reads said no
+    snaps = [Snap(100.0 + k, procs=[P(10, "s3fs", 5, 100 * k, own=(None, True)[k]),
+                                    P(20, "s3fs", 6, 50 * k, own=(False, None)[k])]) for k in (0, 1)]
+    text = raw(*snaps, watch=("s3fs",), marker=True)
+    assert owners(read_raw(text), "h1").own_only == {"s3fs"}
+    got = rows(text)
+    assert got["s3fs", "cpu_usage", "mean"] == 100.0
+
+
+def test_the_client_rule_stays_and_the_all_scope_counts_the_runs_own():
+    # the run's mount and its juicefs stats (both marked) beside another run's mount of the same path
+    other = P(30, "juicefs", 8, 0, rss_kb=900_000, cmdline=MOUNT, own=False)
+
+    def snap(t: float, k: int) -> Snap:
+        return Snap(t, procs=[P(10, "juicefs", 5, 100 * k, rss_kb=1000, cmdline=MOUNT, own=True),
+                              P(20, "juicefs", 7, 10 * k, rss_kb=40_000, cmdline=STATS, own=True), other])
+    text = raw(snap(100.0, 0), snap(101.0, 1), watch=("juicefs",), client=("juicefs", ("mount", "/mnt/jfs")),
+               marker=True)
+    got = rows(text)
+    assert got["juicefs (all)", "memory_peak", "max"] == 41_000 * 1024  # the run's two, not the other mount
+    # the client is decided by its command line alone, as before (another run cannot mount the same path)
+    assert got["juicefs", "memory_peak", "max"] == 901_000 * 1024
 
 
 def test_a_client_whose_words_never_match_falls_back_to_its_name_and_says_so():
