@@ -1,5 +1,6 @@
-"""Per-process figures of the monitor's samples: the scopes a process counts in (its name, the target's client),
-its CPU share over an interval, and memory peaks (sampled RSS, or the kernel's VmHWM when reached while watched)."""
+"""Per-process figures of the monitor's samples: the scopes a process counts in (its name, unless another run's;
+the target's client), its CPU share over an interval, and memory peaks (sampled RSS, or the kernel's VmHWM when
+reached while watched)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,14 @@ class Owners:
     dropped: set[str] = field(default_factory=set)
     #: scope -> why its figures may include processes this run did not start (all of them counted)
     doubts: dict[str, str] = field(default_factory=dict)
+    #: (pid, start) of the processes any scan found the marker in (a later unreadable scan changes nothing)
+    mine: set[tuple[int, int]] = field(default_factory=set)
 
     def counts(self, p: Proc) -> bool:
         """Whether p counts in its watched name's scope."""
         if p.name in self.dropped:
             return False
-        return p.own is True or p.name not in self.own_only
+        return p.name not in self.own_only or (p.pid, p.start) in self.mine
 
 
 def owners(raw: Raw, host: str, expected: Collection[str] | None = None) -> Owners:
@@ -44,6 +47,7 @@ def owners(raw: Raw, host: str, expected: Collection[str] | None = None) -> Owne
                 procs[key] = _known(procs.get(key, None), p.own)
     client = raw.client.name if raw.client else None
     for name, procs in seen.items():
+        out.mine |= {key for key, own in procs.items() if own}
         if any(procs.values()):
             out.own_only.add(name)
         elif expected is not None and name not in expected:

@@ -245,13 +245,14 @@ def test_a_sampler_without_the_runs_marker_counts_every_process_as_before():
 def test_a_process_is_the_runs_when_any_scan_read_its_marker():
     from fsbench.monitor.processes import owners
 
-    # the first scan could not read its environment, the second did: the run's; the ghost's reads said no
-    snaps = [Snap(100.0 + k, procs=[P(10, "s3fs", 5, 100 * k, own=(None, True)[k]),
-                                    P(20, "s3fs", 6, 50 * k, own=(False, None)[k])]) for k in (0, 1)]
+    # only the second scan could read its environment: the run's in every sample; the ghost's reads said no
+    snaps = [Snap(100.0 + k, procs=[P(10, "s3fs", 5, 100 * k, rss_kb=1024, own=(None, True, None)[k]),
+                                    P(20, "s3fs", 6, 50 * k, rss_kb=9 * 1024, own=(False, None, None)[k])])
+             for k in (0, 1, 2)]
     text = raw(*snaps, watch=("s3fs",), marker=True)
     assert owners(read_raw(text), "h1").own_only == {"s3fs"}
-    got = rows(text)
-    assert got["s3fs", "cpu_usage", "mean"] == 100.0
+    assert series(text, "s3fs", "cpu_usage") == [(1.0, 100.0), (2.0, 100.0)]
+    assert series(text, "s3fs", "memory_rss") == [(0.0, MiB), (1.0, MiB), (2.0, MiB)]
 
 
 def test_the_client_rule_stays_and_the_all_scope_counts_the_runs_own():
