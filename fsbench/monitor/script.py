@@ -42,8 +42,9 @@ deltas) covers the window to the tick even when it is shorter than one interval.
 Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`; a pid scan
 adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read), and one
 `grep -z` for the environments of all the watched pids it found together (none when it found none): an
-environment is a few KiB, so reading them costs little beside that grep's ~1 ms fork and exec. A host
-with fewer pids than `scan=` is scanned every sample.
+environment is a few KiB, so reading them costs little beside that grep's fork and exec. A host with
+fewer pids than `scan=` is scanned every sample. Measured on a 2-core VM with 250 pids and 3 watched
+processes: 4.8 ms of CPU per sample without the marker check, 6.3 ms with it (0.6 % of a core at 1 s).
 """
 
 from __future__ import annotations
