@@ -8,6 +8,7 @@ with a measurement for the CPU or the page cache.
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 _thread: threading.Thread | None = None
@@ -34,6 +35,10 @@ def start() -> None:
     if _thread is None:
         _thread = threading.Thread(target=_import_all, name="fsbench-warmup", daemon=True)
         _thread.start()
+        # a process that ends early (a scenario refused at once) must not finalise the interpreter while the
+        # thread is inside a C extension's import: that aborts it (SIGABRT, "PyGILState_Release") instead of
+        # exiting with its own status
+        atexit.register(settle)
 
 
 def settle() -> None:
