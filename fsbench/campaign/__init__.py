@@ -18,6 +18,7 @@ from fsbench.run.leftovers import (
     unregister_run,
 )
 from fsbench.run.preflight import run_preflight
+from fsbench.run.run_index import claim_run_id
 from fsbench.run.runner import Runner, RunOutcome
 from fsbench.run.store import RunDir, out_of_space, scenario_hash
 from fsbench.run.transports import close_all, make_transports
@@ -159,7 +160,7 @@ def _run_dir(sc: Scenario, cases: list, path: str | Path, output_root, resume) -
         _set_aside_unfinished(rd, cases)
         return rd
     root = Path(output_root) if output_root else _default_root(sc)
-    rd = RunDir.create(root, sc.name, sc.resolved, input_digests(sc))
+    rd = RunDir.create(root, sc.name, sc.resolved, input_digests(sc), claim=claim_run_id)
     rd.lock()
     return rd
 

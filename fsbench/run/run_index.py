@@ -89,6 +89,21 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
+def claim_run_id(run_dir: Path, run_id: str) -> bool:
+    """Take run_id in the index for run_dir; False when another run holds it (running, or killed and not yet
+    cleaned up after). A run id names the run's processes (their FSBENCH_RUN marker), its services' and its
+    cases' (a case's strays are stopped by run id and case id), so two runs of one scenario started in the same
+    second into two folders must not share one: each would stop the other's processes."""
+    path = state_dir() / f"{run_id}.json"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()}))
+    return True
+
+
 def register_run(run_dir: Path, run_id: str) -> None:
     """Note this run in the controller's index of runs (removed when it ends normally)."""
     write_private(state_dir() / f"{run_id}.json",

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ from fsbench.core.version import SCHEMA_VERSION, __version__
 from fsbench.run import run_dir_tables
 from fsbench.run.run_dir_checks import _RESTORE, MAX_TABLE_BYTES, check_cases, check_files
 from fsbench.run.run_dir_end import out_of_space, settle_manifest
+from fsbench.run.run_dir_name import new_run_folder
 
 if TYPE_CHECKING:
     import pandas
@@ -64,30 +66,13 @@ class RunDir:
     _lock: object = field(default=None, repr=False)
 
     @classmethod
-    def create(cls, root: Path, scenario_name: str, resolved: dict, inputs: dict[str, str] | None = None) -> "RunDir":
+    def create(cls, root: Path, scenario_name: str, resolved: dict, inputs: dict[str, str] | None = None,
+               claim: Callable[[Path, str], bool] | None = None) -> "RunDir":
         """A new, unique run directory under root; inputs: the digests of the files the run reads (a resume
-        compares them, fsbench.scenario.inputs)."""
-        if not scenario_name or "/" in scenario_name or scenario_name.startswith(".") or "\0" in scenario_name:
-            raise RunDirError(f"{scenario_name!r} cannot name a folder under {root}")
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-        base = root / f"{scenario_name}-{stamp}"
-        path, n = base, 1
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            while True:  # mkdir is the atomic claim: two runs started in the same second get -2, -3...
-                try:
-                    path.mkdir()
-                    break
-                except FileExistsError:
-                    n += 1
-                    path = base.with_name(f"{base.name}-{n}")
-        except OSError as exc:  # a bad -o: a file on the way, a read-only or full file system, no permission
-            if out_of_space(exc):
-                raise RunDirError(f"{root}: no space left to create a run directory: free some space or give "
-                                  "another folder with -o") from None
-            where = exc.filename or root
-            raise RunDirError(f"{root}: cannot create a run directory there ({where}: {exc.strerror or exc}): "
-                              "give a folder you can write to with -o") from None
+        compares them, fsbench.scenario.inputs); claim(folder, run id): whether the id is free beyond root
+        too (the controller's index of runs: another run started in the same second into another folder
+        holds it), else the next suffix is tried."""
+        path = new_run_folder(root, scenario_name, claim)
         try:
             (path / "raw").mkdir()
             rd = cls._initialise(path, scenario_name, resolved, inputs or {})
@@ -287,3 +272,4 @@ def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
     cases = unguard_frame(pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""]))
     keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
     return results.merge(cases[keep], on="case_id", how="left")
+

@@ -140,3 +140,25 @@ def test_a_dead_run_being_cleaned_by_another_run_is_left_to_it(tmp_path, state):
     marker.unlink()
     assert recover(run.name, run, {}, LocalTransport("controller")) == []  # the index entry is gone: done already
     assert not marker.exists()
+
+
+def test_a_run_id_another_run_holds_is_not_taken_even_in_another_folder(tmp_path, state):
+    """Two runs of one scenario started in the same second into two folders: the second gets -2. Its
+    processes carry its run id, which stops a case's strays and a service's daemons: a shared id would let
+    each run stop the other's."""
+    from fsbench.run.run_index import claim_run_id
+
+    first = RunDir.create(tmp_path / "a", "same", {"name": "same"}, claim=claim_run_id)
+    assert json.loads((state / f"{first.run_id}.json").read_text())["run_dir"] == str(first.path)
+    assert not claim_run_id(tmp_path / "b" / first.run_id, first.run_id)  # held: nobody else gets it
+    offered = []
+
+    def held_elsewhere_first(folder: Path, run_id: str) -> bool:
+        """As if another run (in another folder) held the first id this run is offered."""
+        offered.append(run_id)
+        return len(offered) > 1 and claim_run_id(folder, run_id)
+
+    second = RunDir.create(tmp_path / "b", "same", {"name": "same"}, claim=held_elsewhere_first)
+    assert second.run_id == f"{offered[0]}-2" and offered == [offered[0], second.run_id]
+    assert [p.name for p in (tmp_path / "b").iterdir()] == [second.run_id]  # the refused folder is gone
+    assert json.loads((state / f"{second.run_id}.json").read_text())["run_dir"] == str(second.path)
