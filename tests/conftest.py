@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import itertools
 import os
 import shutil
 import subprocess
@@ -15,10 +16,19 @@ import pytest
 
 from tests.paths import REPO
 
-# runs started by the tests index themselves (for recovery after a kill) apart from the machine's own
-if "FSBENCH_STATE_DIR" not in os.environ:
-    os.environ["FSBENCH_STATE_DIR"] = tempfile.mkdtemp(prefix="fsbench-test-state-")
-    atexit.register(shutil.rmtree, os.environ["FSBENCH_STATE_DIR"], ignore_errors=True)  # one per session, not kept
+# runs started by the tests index themselves (for recovery after a kill) apart from the machine's own, and
+# apart from each other's: every test gets its own index under this process's folder (an xdist worker is a
+# process of its own), so a run that a test kills is recovered by that test's next run, never by a test beside
+# it on another worker, and a dead run one test leaves is no warning in another's output
+_STATE_ROOT = Path(tempfile.mkdtemp(prefix="fsbench-test-state-"))
+atexit.register(shutil.rmtree, _STATE_ROOT, ignore_errors=True)  # one per process, not kept
+_STATE_TESTS = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(monkeypatch):
+    """This test's own index of running runs (FSBENCH_STATE_DIR), made by fsbench on first use."""
+    monkeypatch.setenv("FSBENCH_STATE_DIR", str(_STATE_ROOT / f"t{next(_STATE_TESTS)}"))
 
 
 def require(binary: str) -> str:
