@@ -3,6 +3,7 @@ interface and started, told and stopped in one loop."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import at_once
 from fsbench.core.secrets import secret_env
 from fsbench.core.tidy import ParseResult
 from fsbench.kinds import KINDS
@@ -72,8 +74,9 @@ class SideJobs:
             job.tool_end()
 
     def stop(self) -> None:
-        for job in reversed(self._started):
-            job.stop()
+        """Stop them all at once: each stop waits on its own (a last sample, a process's end), so the case
+        waits for the slowest instead of for their sum."""
+        at_once([job.stop for job in reversed(self._started)])
 
     def collect(self) -> list[ParseResult]:
         return [part for job in self._started for part in job.collect()]
@@ -102,7 +105,8 @@ class Monitors:
     def stop(self) -> None:
         # a long case has its tail sampled already; a short one waits for one more sample
         short = time.monotonic() - self._began < 3 * self.interval_s
-        self._summaries = [m.stop(final_sample=short and not self.cancel.is_set()) for m in self.sessions]
+        final = short and not self.cancel.is_set()
+        self._summaries = at_once([functools.partial(m.stop, final_sample=final) for m in self.sessions])
 
     def collect(self) -> list[ParseResult]:
         return self._summaries
@@ -130,8 +134,7 @@ class Collectors:
             c.mark_tool_end()
 
     def stop(self) -> None:
-        for c in self.sessions:
-            c.stop()
+        at_once([c.stop for c in self.sessions])
 
     def collect(self) -> list[ParseResult]:
         out = []
