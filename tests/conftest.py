@@ -69,6 +69,22 @@ def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path
     return path
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """On xdist workers (tox: `-n 3`), tests go out in the units and order of tests/xdist_groups.py."""
+    from tests.xdist_groups import UnitScheduling
+
+    return UnitScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On an xdist worker, the heaviest units first (every worker orders alike: xdist checks it)."""
+    if hasattr(config, "workerinput"):
+        from tests.xdist_groups import heaviest_first
+
+        order = {nodeid: i for i, nodeid in enumerate(heaviest_first([item.nodeid for item in items]))}
+        items.sort(key=lambda item: order[item.nodeid])
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A skipped test is a failure, in CI and here alike: a test that needs a tool must find it installed."""

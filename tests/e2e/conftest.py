@@ -59,24 +59,10 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-#: modules run on one pytest-xdist worker together: those sharing a lab (tests/e2e/labs.py), so it starts
-#: once; a module is otherwise one group, so its module-scoped servers start once
-SHARED_GROUPS: dict[str, str] = {"test_backend_counters_real": "ceph-lab", "test_ceph": "ceph-lab",
-                                 # a Ceph cluster of its own, in the lab's namespaces: never two clusters at
-                                 # once on 2 cores (their OSDs starve each other's heartbeats)
-                                 "test_multihost_ceph": "ceph-lab",
-                                 "test_hdfs_s3_juicefs": "hadoop-lab", "test_nnbench_hosts_real": "hadoop-lab"}
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e is end-to-end: `pytest -m "not e2e"` (tox -e fast) leaves them all out.
-    Each module is one xdist group (`--dist loadgroup`): its tests run on one worker, in order, sharing the
-    servers its module fixtures start; modules run beside each other on the other workers. First (tryfirst):
-    xdist's own hook turns the group marks into node ids, and a mark added after it is no group at all."""
+    (How they spread over xdist workers: tests/xdist_groups.py.)"""
     here = Path(__file__).parent
     for item in items:
-        path = Path(str(item.fspath))
-        if here in path.parents:
+        if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.e2e)
-            item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(path.stem, path.stem)))
