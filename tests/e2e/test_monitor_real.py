@@ -255,8 +255,11 @@ def test_juicefs_client_figures_leave_out_juicefs_bench_and_stats(tmp_path):
     for line in text.splitlines():
         if line.startswith("c "):
             pid, _, words = line[2:].partition(" ")
-            if int(pid) in seen:
-                seen[int(pid)] = (seen[int(pid)][0], " ".join(words.split("\x1f")))
+            cmd = " ".join(words.split("\x1f"))
+            # the first full command line of each pid: one read as the process exits may be empty or its
+            # bare name (seen under load: juicefs bench's last line was "juicefs")
+            if int(pid) in seen and len(cmd.split()) > len(seen[int(pid)][1].split()):
+                seen[int(pid)] = (seen[int(pid)][0], cmd)
     clients = {pid: cmd for pid, (client, cmd) in seen.items() if client}
     others = {pid: cmd for pid, (client, cmd) in seen.items() if not client}
     # the mount's supervisor and worker, and only they (their title may be cut before the mount point:
