@@ -49,8 +49,27 @@ class SideJob(Protocol):
         ...
 
 
+class QuietSideJob:
+    """A side job's hooks that do nothing: each side job below overrides the ones it needs."""
+
+    def start(self) -> str | None:
+        return None
+
+    def tool_start(self) -> None:
+        return None
+
+    def tool_end(self) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+    def collect(self) -> list[ParseResult]:
+        return []
+
+
 class SideJobs:
-    """Side jobs in the order they start; stopped in reverse, whatever happened in between."""
+    """Side jobs in the order they start; stopped at once, whatever happened in between."""
 
     def __init__(self, jobs: Sequence[SideJob]):
         self.jobs = list(jobs)
@@ -82,7 +101,7 @@ class SideJobs:
         return [part for job in self._started for part in job.collect()]
 
 
-class Monitors:
+class Monitors(QuietSideJob):
     """The /proc samplers of the case's hosts (fsbench.monitor.MonitorSession)."""
 
     def __init__(self, sessions: list, interval_s: float, cancel: threading.Event):
@@ -96,12 +115,6 @@ class Monitors:
             m.start()
         return None
 
-    def tool_start(self) -> None:
-        return None
-
-    def tool_end(self) -> None:
-        return None
-
     def stop(self) -> None:
         # a long case has its tail sampled already; a short one waits for one more sample
         short = time.monotonic() - self._began < 3 * self.interval_s
@@ -112,7 +125,7 @@ class Monitors:
         return self._summaries
 
 
-class Collectors:
+class Collectors(QuietSideJob):
     """The scenario's collectors of the case (fsbench.collectors.session), their means over the tool's run."""
 
     def __init__(self, sessions: list, controller: Transport):
@@ -144,7 +157,7 @@ class Collectors:
         return out
 
 
-class Servers:
+class Servers(QuietSideJob):
     """A tool's background servers (fio --server): started, listening before the tool, stopped after it."""
 
     def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
@@ -157,39 +170,21 @@ class Servers:
         self.background.start()
         return self.background.wait_ports(self.ports)
 
-    def tool_start(self) -> None:
-        return None
-
-    def tool_end(self) -> None:
-        return None
-
     def stop(self) -> None:
         self.background.stop()
 
-    def collect(self) -> list[ParseResult]:
-        return []
 
-
-class Validity:
+class Validity(QuietSideJob):
     """The store's counters around the tool (fsbench.validity.CaseValidity); judged once the rows exist."""
 
     def __init__(self, watch: CaseValidity):
         self.watch = watch
-
-    def start(self) -> str | None:
-        return None
 
     def tool_start(self) -> None:
         self.watch.tool_start()
 
     def tool_end(self) -> None:
         self.watch.tool_end()
-
-    def stop(self) -> None:
-        return None
-
-    def collect(self) -> list[ParseResult]:
-        return []
 
 
 def _clients(sc: Scenario, case: Case, session: TargetSession, hosts: list[str]) -> dict:

@@ -7,34 +7,21 @@ import threading
 import pytest
 
 from fsbench.core.at_once import at_once
-from fsbench.core.tidy import ParseResult
-from fsbench.run.side_jobs import SideJobs
+from fsbench.run.side_jobs import QuietSideJob, SideJobs
 
 
-class Job:
+class Job(QuietSideJob):
     """A side job whose stop only returns once every other job's stop has begun (a barrier): stopped one
     after the other, the first stop's wait would time out."""
 
     def __init__(self, barrier: threading.Barrier, fail: bool = False):
         self.barrier, self.fail, self.stopped = barrier, fail, False
 
-    def start(self) -> str | None:
-        return None
-
-    def tool_start(self) -> None:
-        return None
-
-    def tool_end(self) -> None:
-        return None
-
     def stop(self) -> None:
         self.barrier.wait(timeout=10)
         self.stopped = True
         if self.fail:
             raise RuntimeError("its process would not end")
-
-    def collect(self) -> list[ParseResult]:
-        return []
 
 
 def test_side_jobs_stop_at_once_and_every_one_is_stopped():
