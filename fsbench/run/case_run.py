@@ -160,7 +160,6 @@ class CaseRun:
             ran = {h: (hosts[h], w, self._raw(h)) for h, w in works.items()} or {where: (transport, work, raw)}
             for tr, w, r in ran.values():
                 fetch(inv.outputs, tr, w, r)
-            self.validity.settle()  # what the client still uploads after the tool, before the files go
             if not works:  # each host of a per-host run has its own exit status already
                 (raw / "exit_status").write_text(f"{result.exit_status}\n")
         except FsbenchError as exc:
@@ -202,7 +201,7 @@ class CaseRun:
         collectors = side_jobs.collectors_of(sc, case, session, test_dir, self.transports, self._raw)
         return side_jobs.SideJobs([side_jobs.Monitors(monitors, sc.monitor.interval_s, self.cancel),
                                    side_jobs.Collectors(collectors, self.env.controller),
-                                   self._servers(inv, self._raw), side_jobs.Validity(validity)])
+                                   self._servers(inv, self._raw), side_jobs.Validity(validity, self.cancel)])
 
     def _remove_everywhere(self, hosts: dict[str, Transport], path: str) -> None:
         for h, tr in hosts.items():

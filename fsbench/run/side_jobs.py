@@ -177,14 +177,22 @@ class Servers(QuietSideJob):
 class Validity(QuietSideJob):
     """The store's counters around the tool (fsbench.validity.CaseValidity); judged once the rows exist."""
 
-    def __init__(self, watch: CaseValidity):
-        self.watch = watch
+    def __init__(self, watch: CaseValidity, cancel: threading.Event):
+        self.watch, self.cancel = watch, cancel
+        self._ended = False
 
     def tool_start(self) -> None:
         self.watch.tool_start()
 
     def tool_end(self) -> None:
         self.watch.tool_end()
+        self._ended = True
+
+    def stop(self) -> None:
+        # what the client still uploads after the tool (a write-back), waited for while the samplers and
+        # collectors stop beside it, and before the case's files go; not after an interrupted run
+        if self._ended and not self.cancel.is_set():
+            self.watch.settle()
 
 
 def _clients(sc: Scenario, case: Case, session: TargetSession, hosts: list[str]) -> dict:
