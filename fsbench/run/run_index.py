@@ -99,15 +99,23 @@ def claim_run_id(run_dir: Path, run_id: str) -> bool:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "w") as fh:
-        fh.write(json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()}))
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(_entry(run_dir))
+    except BaseException:  # a half-written entry would hold the id for ever, and warn at every run
+        path.unlink(missing_ok=True)
+        raise
     return True
 
 
 def register_run(run_dir: Path, run_id: str) -> None:
     """Note this run in the controller's index of runs (removed when it ends normally)."""
-    write_private(state_dir() / f"{run_id}.json",
-                   json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()}))
+    write_private(state_dir() / f"{run_id}.json", _entry(run_dir))
+
+
+def _entry(run_dir: Path) -> str:
+    """An index entry: the run directory (where its clean-ups are) and the fsbench process running it."""
+    return json.dumps({"run_dir": str(run_dir.resolve()), "pid": os.getpid()})
 
 
 def unregister_run(run_id: str) -> None:
@@ -136,9 +144,24 @@ def dead_runs(emit: Listener = ignore) -> list[tuple[str, Path]]:
         if not run_dir.is_dir():
             entry.unlink(missing_ok=True)  # the run directory was deleted: nothing to read the clean-ups from
             continue
+        if not (run_dir / "lock").exists() and _running(info.get("pid")):
+            continue  # a run that claimed its id and is making its run directory: it locks that next
         if not _lock_held(run_dir / "lock"):
             out.append((entry.stem, run_dir))
     return out
+
+
+def _running(pid: object) -> bool:
+    """Whether a process of that pid exists (a starting run's: it holds no lock yet)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _lock_held(path: Path) -> bool:

@@ -28,6 +28,7 @@ def dead_run(tmp_path: Path, name: str, marker: Path) -> Path:
     """A run directory whose leftovers.json would create marker when recovered."""
     rd = RunDir.create(tmp_path / "runs", name, {"name": name})
     Leftovers(rd.path / "leftovers.json").add("local", "scratch folders", [["touch", str(marker)]])
+    (rd.path / "lock").touch()  # a run locks its directory before anything of it starts (nobody holds it now)
     return rd.path
 
 
@@ -162,3 +163,31 @@ def test_a_run_id_another_run_holds_is_not_taken_even_in_another_folder(tmp_path
     assert second.run_id == f"{offered[0]}-2" and offered == [offered[0], second.run_id]
     assert [p.name for p in (tmp_path / "b").iterdir()] == [second.run_id]  # the refused folder is gone
     assert json.loads((state / f"{second.run_id}.json").read_text())["run_dir"] == str(second.path)
+
+
+def test_a_run_that_claimed_its_id_and_holds_no_lock_yet_is_not_taken_for_dead(tmp_path, state):
+    """Between claiming its id and locking its run directory a run is starting, not dead: another run's
+    recovery must not take its entry away (a third run could then claim the same id)."""
+    from fsbench.run.run_index import claim_run_id
+
+    starting = tmp_path / "runs" / "s-1"
+    starting.mkdir(parents=True)
+    assert claim_run_id(starting, "s-1")  # this process's pid: running
+    killed = tmp_path / "runs" / "k-1"
+    killed.mkdir()
+    (state / "k-1.json").write_text(json.dumps({"run_dir": str(killed), "pid": 2 ** 22 + 1}))  # no such pid
+    (state / "k-1.json").chmod(0o600)
+    assert [run_id for run_id, _ in dead_runs()] == ["k-1"]
+    assert not (starting / "lock").exists()  # looking did not create its lock file either
+
+
+def test_a_claim_that_cannot_be_written_leaves_no_entry(tmp_path, state, monkeypatch):
+    from fsbench.run import run_index
+
+    def full(_run_dir):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(run_index, "_entry", full)
+    with pytest.raises(OSError):
+        run_index.claim_run_id(tmp_path, "x-1")
+    assert not (state / "x-1.json").exists()
