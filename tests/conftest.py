@@ -23,6 +23,9 @@ from tests.paths import REPO
 _STATE_ROOT = Path(tempfile.mkdtemp(prefix="fsbench-test-state-"))
 atexit.register(shutil.rmtree, _STATE_ROOT, ignore_errors=True)  # one per process, not kept
 _STATE_TESTS = itertools.count()
+# what runs outside a test's own (module and session fixtures, set up before it) use: this process's, never
+# the machine's /var/tmp/fsbench-runs-<uid> nor another worker's (a worker inherits the controller's environment)
+os.environ["FSBENCH_STATE_DIR"] = str(_STATE_ROOT / "fixtures")
 
 
 @pytest.fixture(autouse=True)
