@@ -65,13 +65,22 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Check:
 
 def duration(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A duration such as 30s, 5m, 1h (a bare number is seconds) -> seconds."""
+    seconds = pause(value, path, lm, issues)
+    if seconds == 0:
+        issues.append(lm.issue(path, f"must be longer than zero, got {value!r}"))
+        return None
+    return seconds
+
+
+def pause(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
+    """A duration that may be none (0s): a pause such as the cooldown between cases -> seconds."""
     try:
         seconds = parse_duration(value)  # type: ignore[arg-type]
     except (ValueError, TypeError):
         issues.append(lm.issue(path, f"expected a duration such as 30s, 5m or 1h, got {value!r}"))
         return None
-    if seconds <= 0:
-        issues.append(lm.issue(path, f"must be longer than zero, got {value!r}"))
+    if seconds < 0:
+        issues.append(lm.issue(path, f"must not be negative, got {value!r}"))
         return None
     return seconds
 

@@ -28,7 +28,7 @@ class Settings:
     stats: dict = option(STATS, factory=dict, convert=dict,
                          doc="when a difference is stated: min_effect (10%), time_floor (20us)")
     case_timeout_s: float | None = option(s.duration, None, key="case_timeout")
-    cooldown_s: float = option(s.duration, 0.0, key="cooldown")
+    cooldown_s: float = option(s.pause, 0.0, key="cooldown", doc="the pause between two cases (0s: none)")
     output_root: str = option(s.string, "reports")
     progress: str = option(s.one_of("auto", "plain", "none"), "auto")
     scratch: str = option(s.line_text, "/var/tmp/fsbench")

@@ -51,6 +51,15 @@ def test_set_overrides_a_variable_and_by_selects():
     assert sc.resolved["variables"] == {"scale": "full", "size": "4g"}
 
 
+def test_a_cooldown_may_be_none_and_a_timeout_may_not():
+    """The pause between cases is a duration that may be 0s (the default, and the seeds' smoke scale);
+    a case timeout of zero would fail every case, so it is refused where it is written."""
+    assert load_scenario_text(GOOD + "settings:\n  cooldown: 0s\n", "s.yaml").settings.cooldown_s == 0
+    assert load_scenario_text(GOOD + "settings:\n  cooldown: 2s\n", "s.yaml").settings.cooldown_s == 2
+    (issue,) = issues_of(GOOD + "settings:\n  case_timeout: 0s\n")
+    assert issue.path == "settings.case_timeout" and "longer than zero" in issue.message and issue.line == 22
+
+
 def test_unknown_option_names_line_path_and_suggestion():
     (issue,) = issues_of(GOOD.replace("      bs: 1m", "      bss: 1m"))
     assert issue.file == "s.yaml" and issue.line == 19
