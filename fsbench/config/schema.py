@@ -43,6 +43,6 @@ from fsbench.core.errors import Issue
 __all__ = [
     "MAX_NAME", "Check", "Flag", "Issue", "Key", "Part", "Struct", "address", "anything", "boolean", "build",
     "choices_of", "command", "command_line", "doc_of", "duration", "integer", "is_shell", "line_text", "list_of",
-    "mapping_of", "matches", "name", "one_of", "option", "part", "pause", "scalar", "scalar_or_list", "shell", "size", "string",
-    "struct_of",
+    "mapping_of", "matches", "name", "one_of", "option", "part", "pause", "scalar", "scalar_or_list", "shell",
+    "size", "string", "struct_of",
 ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from fsbench.api.tools import HostInfo, Invocation
 from fsbench.api.transport import Transport, work_name
 from fsbench.core import warmup
+from fsbench.core.at_once import Pending
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.events import Event, Listener, ignore
 from fsbench.core.secrets import has_secrets, redact_tree
@@ -128,6 +129,7 @@ class CaseRun:
         folder = session.kind.address == "directory"  # devices and URLs: the tool addresses the path itself
         dataset = bool(case.dataset) and folder
         hosts = {h: self.transports[h] for h in case.hosts}
+        validity: Pending[CaseValidity] | None = None
         ctx, test_dir = case_context(session, case, self.hosts, self.env.controller_info, self.rd.run_id,
                                      free_port())
         try:
@@ -138,6 +140,10 @@ class CaseRun:
             where = "controller" if inv.controller else case.hosts[0]
             transport = self.env.controller if inv.controller else hosts[where]
             raw = self._raw(where)
+            # the backends' scope (which OSDs serve the target: monitor queries) is found while the case
+            # lays out its files, stages and drops caches; it has ended before anything is measured
+            validity = Pending(lambda: CaseValidity(self.sc, case, session.values(case.hosts[0]), self.transports,
+                                                    raw, (self.tool, session.kind)), "fsbench-validity-scope")
             if layout.prep is not None:  # before the measured run is staged: on a remote host both use one folder
                 reason, prep_result = self._prepare(layout.prep, transport, raw / PREPARE)
                 if reason:
@@ -151,8 +157,7 @@ class CaseRun:
             dropped = self._drops(session, involved)
             if dropped:
                 return failed(dropped, start)
-            self.validity = CaseValidity(self.sc, case, session.values(case.hosts[0]), self.transports, raw,
-                                         (self.tool, session.kind))
+            self.validity = validity.result()
             jobs = self._side_jobs(session, inv, involved, test_dir, self.validity)
             result, beside, not_listening = self._measure(inv, transport, work, raw, involved, works, jobs)
             if not_listening or result is None:
@@ -165,6 +170,8 @@ class CaseRun:
         except FsbenchError as exc:
             return failed(str(exc), start)
         finally:
+            if validity is not None:  # a case that failed before its measurement: the scope's commands end first
+                validity.wait()
             self._stop_strays()  # before its folder goes: a stray writer could recreate files in it
             if folder and not dataset:  # a dataset's files stay for the target's next cases, until its teardown
                 self._remove_everywhere(hosts, test_dir)

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from fsbench.core.at_once import at_once
+from fsbench.core.at_once import Pending, at_once
 from fsbench.run.side_jobs import QuietSideJob, SideJobs
 
 
@@ -46,3 +46,25 @@ def test_a_failing_stop_is_raised_after_the_others_stopped():
 def test_results_come_in_the_calls_order():
     assert at_once([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
     assert at_once([]) == [] and at_once([lambda: "one"]) == ["one"]
+
+
+def test_a_pending_call_runs_while_the_caller_goes_on_and_hands_over_its_result_or_error():
+    """The case's validity scope runs beside its layout and cache drops: the call is under way before
+    result() is asked for (it waits on the caller here), and its error reaches the caller."""
+    caller_went_on = threading.Event()
+
+    def scope() -> str:
+        assert caller_went_on.wait(timeout=10)
+        return "osd.1"
+
+    pending = Pending(scope)
+    caller_went_on.set()
+    assert pending.result() == "osd.1"
+
+    def broken() -> str:
+        raise RuntimeError("no monitor answered")
+
+    failing = Pending(broken)
+    failing.wait()  # waiting alone does not raise: a case that failed before its measurement only waits
+    with pytest.raises(RuntimeError, match="no monitor answered"):
+        failing.result()

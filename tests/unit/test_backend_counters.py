@@ -62,6 +62,25 @@ def test_the_scope_finds_the_osds_of_a_file_systems_data_pools_and_of_a_named_po
     assert snap is not None and snap.ops["rados_write"].bytes_in == 2306  # osd.1's only
 
 
+def test_the_scope_reads_the_three_answers_of_one_ceph_process_by_their_shape():
+    """The scope command asks the monitors its three queries through one `ceph` (its interactive mode,
+    Ceph 16.2's real output): the same OSDs as the older one-command-per-query sections; an answer that
+    is missing (a query that failed) leaves the scope undecided instead of taking another answer for it."""
+    text = (DATA / "ceph-scope-queries-cephfs-hdd.txt").read_text()
+    assert ceph.serving_osds(text, fs="cephfs-hdd") == {1} and ceph.serving_osds(text, fs="") == {0}
+    assert ceph.serving_osds(text, pools=("rbd-ssd",)) == {0} and ceph.serving_osds(text, pools=("rbd-hdd",)) == {1}
+    head, fs_line, *rest = text.splitlines()
+    assert head == f"{ceph.SECTION}queries" and '"data_pool_ids"' in fs_line
+    without_fs = "\n".join([head, *rest])
+    assert ceph.serving_osds(without_fs, fs="cephfs-hdd") is None  # no file system list: not the pools' PGs
+    assert ceph.serving_osds(without_fs, pools=("rbd-ssd",)) == {0}
+    no_pgs = "\n".join(line for line in text.splitlines() if '"pg_stats"' not in line)
+    assert ceph.serving_osds(no_pgs, pools=("rbd-ssd",)) is None
+    argv = ceph.scope_argv(["ceph", "-c", "/s/ceph.conf"], pools=("rbd-ssd",))
+    assert "printf '%s\\n' 'osd pool ls detail' 'pg dump pgs_brief' | ceph -c /s/ceph.conf --format json" in argv[-1]
+    assert "'fs ls'" in ceph.scope_argv(["ceph"], fs="")[-1]
+
+
 def test_kinds_declare_their_counters_with_the_targets_settings():
     jfs = SimpleNamespace(name="jfs", path="/mnt/jfs", settings=None)
     (c,) = JUICEFS.counters(jfs, {})
@@ -72,10 +91,10 @@ def test_kinds_declare_their_counters_with_the_targets_settings():
     assert c.argv == ["ceph", "-c", "/s/ceph.conf", "--id", "admin", "tell", "osd.*", "perf", "dump",
                       "--format", "json"]
     assert not c.per_host and c.scope_argv is not None and "'osd' 'pool' 'ls'" not in c.scope_argv[-1]
-    assert "ceph -c /s/ceph.conf --id admin osd pool ls detail --format json" in c.scope_argv[-1]
+    assert "'osd pool ls detail' 'pg dump pgs_brief' | ceph -c /s/ceph.conf --id admin --format json" in c.scope_argv[-1]
     fs = SimpleNamespace(name="f", path="/mnt/f", settings=CephFS(fs="cephfs-hdd"))
     (c,) = CEPHFS.counters(fs, {})
-    assert "fs ls --format json" in c.scope_argv[-1] and c.what == "the OSDs of CephFS cephfs-hdd"
+    assert "'fs ls'" in c.scope_argv[-1] and c.what == "the OSDs of CephFS cephfs-hdd"
 
 
 def test_a_clients_counters_and_its_stores_are_not_added_up():
