@@ -111,7 +111,7 @@ def per_host(parts: dict[str, ParseResult]) -> ParseResult:
 #: op/s, 1 EB, 1e15 operations, 116 days, 1,000 busy cores. Above it a parser misread something
 #: (a unit, a corrupt number); the row is kept but flagged, so nobody averages it unknowingly.
 PLAUSIBLE_MAX: dict[str, float] = {"B/s": 1e15, "op/s": 1e10, "B": 1e18, "count": 1e15, "s": 1e7, "%": 1e5}
-_FLOAT_MAX = 1.7976931348623157e308
+FLOAT_MAX = 1.7976931348623157e308
 #: the column that says what is wrong with a flagged row (absent on rows that are fine)
 WARNINGS = "warnings"
 
@@ -152,7 +152,7 @@ def vet(result: "ParseResult") -> "ParseResult":
     for row in result.rows:
         value = row.get("value")
         # the common case first, in one comparison (NaN and infinity fail it and are examined below)
-        if isinstance(value, float) and 0.0 <= value <= PLAUSIBLE_MAX.get(str(row.get("unit")), _FLOAT_MAX):
+        if isinstance(value, float) and 0.0 <= value <= PLAUSIBLE_MAX.get(str(row.get("unit")), FLOAT_MAX):
             kept.append(row)
             continue
         problem = check_row(row)

@@ -198,6 +198,20 @@ def test_fio_json_flags_negative_and_huge_and_drops_non_finite() -> None:
     assert any("negative bandwidth" in w and "flagged" in w for w in result.warnings)
 
 
+def test_fio_json_integers_too_long_for_a_float_or_for_int_are_left_out_with_a_warning() -> None:
+    """JSON's integers are read as ints: one of 400 digits does not fit a float, one of 4,400 is refused
+    by int() itself (the object is then decoded again with every integer a float). Either is left out
+    with a warning; the rest of the job is kept."""
+    doc = json.loads(TEXTS["fio-json"])
+    text = json.dumps(doc).replace('"total_ios": ', '"total_ios": ' + "9" * 400, 1)
+    text = text.replace('"io_bytes": ', '"io_bytes": ' + BIG_INT, 1)
+    result = parse_json.parse_text(text)
+    job0 = {r["metric"]: r for r in result.rows if r["job_index"] == 0 and r["operation"] == "read"}
+    assert "ops" not in job0 and "io_bytes" not in job0 and job0["bandwidth"]["value"] > 0
+    assert any("read ops: value inf is not a finite number; left out" in w for w in result.warnings)
+    assert any("read io_bytes: value inf is not a finite number; left out" in w for w in result.warnings)
+
+
 def test_text_parsers_flag_negative_values() -> None:
     # "   Directory creation        :      -1416.582 ..." : a rate cannot be negative
     negative = mdtest.parse_text(re.sub(r"(Directory creation\s+:\s+)(\d)", r"\1-\2", TEXTS["mdtest"], count=1))

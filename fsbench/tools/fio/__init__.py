@@ -233,7 +233,7 @@ class FioAdapter:
 
     def parse_file(self, path: Path) -> ParseResult:
         """Any fio output: JSON (also mixed with text), normal text or terse; read as a stream."""
-        return parse_any(Path(path))
+        return parse_any(path if isinstance(path, Path) else Path(path))
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`fio --version` prints e.g. fio-3.33."""

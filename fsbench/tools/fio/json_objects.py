@@ -38,7 +38,7 @@ class JsonObjects:
         self.eof = False
         self.seen_text = False
         self.first_line = ""
-        self._decoder = json.JSONDecoder(object_hook=object_hook, parse_int=float)
+        self._decoder, self._floats = _decoders(object_hook)
 
     def _read(self, at_least: int) -> str:
         parts: list[str] = []
@@ -82,7 +82,7 @@ class JsonObjects:
                 continue
             brace = m.end() - 1
             try:
-                obj, end = self._decoder.raw_decode(buf, brace)
+                obj, end = self._decode(buf, brace)
             except json.JSONDecodeError as exc:
                 near_end = exc.pos >= len(buf) - _TAIL or exc.msg.startswith("Unterminated string")
                 if near_end and not self.eof:
@@ -109,6 +109,30 @@ class JsonObjects:
                 cut = buf.rfind("\n", 0, pos) + 1
                 if cut:
                     buf, pos, line_start = buf[cut:], pos - cut, True
+
+
+    def _decode(self, buf: str, brace: int) -> tuple[object, int]:
+        try:
+            return self._decoder.raw_decode(buf, brace)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # an integer int() refuses: read as a float, as every number ends up
+            return self._floats.raw_decode(buf, brace)
+
+
+_DECODERS: dict[Callable[[dict], object], tuple[json.JSONDecoder, json.JSONDecoder]] = {}
+
+
+def _decoders(hook: Callable[[dict], object]) -> tuple[json.JSONDecoder, json.JSONDecoder]:
+    """The decoders of a hook, made once (a file's parse is a few milliseconds; making them was 2 % of it):
+    integers as json reads them (in C), and, for an object holding an integer too long for int() (over
+    4,300 digits, which Python refuses), one that reads every integer as a float."""
+    got = _DECODERS.get(hook)
+    if got is None:
+        got = (json.JSONDecoder(object_hook=hook), json.JSONDecoder(object_hook=hook, parse_int=float))
+        if len(_DECODERS) < 8:
+            _DECODERS[hook] = got
+    return got
 
 
 def _cut_at(buf: str, exc: json.JSONDecodeError) -> bool:

@@ -16,7 +16,7 @@ never its whole Python tree. With --status-interval the last complete result obj
 
 On any input the only exception is ParseError: NaN / Infinity are read (and their rows dropped with
 a warning by tidy.vet), integers of any length are read as floats (Python refuses int() of more
-than 4,300 digits), an object nested deeper than the interpreter's recursion limit is skipped with
+than 4,300 digits: such an object is decoded again with every integer a float), an object nested deeper than the interpreter's recursion limit is skipped with
 a reason, and binary junk is text that holds no document.
 """
 
@@ -100,8 +100,9 @@ def _parse(chunks: Iterable[str], source: str) -> ParseResult:
         for job in jobs:
             job.host = ""  # only client/server entries name their host
     options = final.get("global options")
-    rows_from_jobs(jobs, out, options if isinstance(options, dict) and not client_mode else None)
-    vet(out)
+    # every value plausible: tidy.vet would keep every row as it is, so it is not run a second time
+    if not rows_from_jobs(jobs, out, options if isinstance(options, dict) and not client_mode else None):
+        vet(out)
     if not out.rows:
         errors = [w for w in out.warnings if "error=" in w]
         reason = "; ".join(errors) + " before moving any data" if errors else "fio moved no data in any job"
@@ -149,28 +150,33 @@ def _job(d: dict) -> ParsedJob:
 def _direction(op: str, d: dict) -> ParsedDirection:
     """One direction in canonical units; fio 2.x when neither bw_bytes nor io_kbytes is there."""
     v: dict[str, float] = {}
-    fio2 = "bw_bytes" not in d and "io_kbytes" not in d
-    if "bw_bytes" in d:
-        v["bandwidth"] = _num(d["bw_bytes"])
+    get = d.get
+    bw_bytes, io_kbytes = get("bw_bytes"), get("io_kbytes")
+    fio2 = bw_bytes is None and io_kbytes is None and "bw_bytes" not in d and "io_kbytes" not in d
+    if bw_bytes is not None or "bw_bytes" in d:
+        v["bandwidth"] = _num(bw_bytes)
     elif "bw" in d:
         v["bandwidth"] = _num(d["bw"]) * 1024
     if "iops" in d:
         v["iops"] = _num(d["iops"])
     if "io_bytes" in d:
         v["io_bytes"] = _num(d["io_bytes"]) * (1024 if fio2 else 1)
-    elif "io_kbytes" in d:
-        v["io_bytes"] = _num(d["io_kbytes"]) * 1024
+    elif io_kbytes is not None or "io_kbytes" in d:
+        v["io_bytes"] = _num(io_kbytes) * 1024
     if "total_ios" in d:
         v["ops"] = _num(d["total_ios"])
     if "runtime" in d:
         v["runtime"] = _num(d["runtime"]) / 1e3
-    ns = any(k in d for k in ("clat_ns", "lat_ns", "slat_ns"))
-    scale, suffix = (1e9, "_ns") if ns else (1e6, "")
-    clat, lat, slat = (d.get(k + suffix) for k in ("clat", "lat", "slat"))
+    clat = get("clat_ns")
+    if clat is not None or "clat_ns" in d or "lat_ns" in d or "slat_ns" in d:
+        scale, lat, slat = 1e9, get("lat_ns"), get("slat_ns")
+    else:
+        scale, clat, lat, slat = 1e6, get("clat"), get("lat"), get("slat")
     if isinstance(clat, dict) and clat and _sampled(clat, default=True):
-        for stat in ("mean", "min", "max", "stddev"):
-            if stat in clat:
-                v[f"clat_{stat}"] = _num(clat[stat]) / scale
+        for stat, metric in _CLAT_STATS:
+            x = clat.get(stat)
+            if x is not None or stat in clat:
+                v[metric] = _num(x) / scale
         pct = clat.get("percentile")
         if isinstance(pct, dict):
             for key, metric in _kept_percentiles(pct):
@@ -182,6 +188,7 @@ def _direction(op: str, d: dict) -> ParsedDirection:
     return ParsedDirection(op, v, complete=True)
 
 
+_CLAT_STATS = (("mean", "clat_mean"), ("min", "clat_min"), ("max", "clat_max"), ("stddev", "clat_stddev"))
 _KEPT_CACHE: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
 
 
@@ -205,11 +212,13 @@ def _sampled(stats: dict, *, default: bool) -> bool:
 
 
 def _num(value: object) -> float:
-    if type(value) is float:  # every JSON number is read as a float
+    if type(value) is float:
         return value
     try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
+        return float(value)  # type: ignore[arg-type]  # an int (JSON's integers), else whatever was there
+    except OverflowError:  # an integer beyond a float's range: infinite, as reading it as a float gives
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
+    except (TypeError, ValueError):
         return math.nan
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fsbench.core.tidy import METRIC_UNITS, ParseResult
+from fsbench.core.tidy import FLOAT_MAX, METRIC_UNITS, PLAUSIBLE_MAX, ParseResult
 from fsbench.core.units import parse_size
 
 TOOL = "fio"
@@ -15,6 +15,8 @@ METRIC_ORDER = (
     "bandwidth", "iops", "io_bytes", "ops", "runtime", "clat_mean", "clat_min", "clat_max", "clat_stddev",
     "clat_p50", "clat_p90", "clat_p95", "clat_p99", "clat_p99.9", "lat_mean", "slat_mean", "file_rate",
 )
+#: (metric, unit, the largest plausible value of the unit: tidy.vet's common case) in row order
+_METRICS = tuple((m, METRIC_UNITS[m], PLAUSIBLE_MAX.get(METRIC_UNITS[m], FLOAT_MAX)) for m in METRIC_ORDER)
 #: clat percentile -> metric; only these are kept ("50.000000" in JSON, "50.00th" in text)
 PERCENTILES = {50.0: "clat_p50", 90.0: "clat_p90", 95.0: "clat_p95", 99.0: "clat_p99", 99.9: "clat_p99.9"}
 _PERCENTILE_NAMES: dict[str, str | None] = {}
@@ -71,8 +73,11 @@ def whole_file_io(options: dict[str, str]) -> bool:
         return False
 
 
-def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult, global_options: dict | None = None) -> None:
-    """Rows of complete directions that moved data; same-named jobs told apart by job_index."""
+def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult, global_options: dict | None = None) -> bool:
+    """Rows of complete directions that moved data; same-named jobs told apart by job_index. True when
+    every row's value passes tidy.vet's common case (a finite float from 0 to its unit's plausible
+    maximum), so vet would keep every row as it is."""
+    plausible = True
     base = {str(k): str(v) for k, v in (global_options or {}).items()}
     whole_files = {id(job): whole_file_io({**base, **job.options}) for job in jobs}
     names_by_group: dict[int, set[str]] = {}
@@ -102,10 +107,13 @@ def rows_from_jobs(jobs: list[ParsedJob], out: ParseResult, global_options: dict
             if not d.complete or not (values.get("io_bytes", 0) > 0 or values.get("ops", 0) > 0):
                 continue  # a direction is reported only when it moved data
             op = d.op
-            for metric in METRIC_ORDER:
+            for metric, unit, limit in _METRICS:
                 value = values.get(metric)
                 if value is not None:  # not-finite values reach tidy.vet, which drops them with a warning
+                    value = float(value)
                     # tidy.measurement's row, written out: this line runs for every row of a huge output
                     out.rows.append({"tool": TOOL, "host": host, "job": name, "operation": op, "metric": metric,
-                                     "stat": "value", "value": float(value), "unit": METRIC_UNITS[metric],
-                                     "job_index": index, "groupid": gid})
+                                     "stat": "value", "value": value, "unit": unit, "job_index": index,
+                                     "groupid": gid})
+                    plausible = plausible and 0.0 <= value <= limit
+    return plausible

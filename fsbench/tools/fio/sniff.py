@@ -32,7 +32,7 @@ def parse_any(text: str | os.PathLike, source: str | None = None) -> ParseResult
         from fsbench.tools.fio import parse_normal, parse_terse
 
         return (parse_terse if kind == "terse" else parse_normal).parse_text(text, src)
-    path = Path(text)
+    path = text if isinstance(text, Path) else Path(text)
     src = source or str(path)
     try:
         return _parse_file(path, src)
