@@ -15,9 +15,10 @@ each job is turned into a small summary (an object_hook), so memory holds the te
 never its whole Python tree. With --status-interval the last complete result object counts.
 
 On any input the only exception is ParseError: NaN / Infinity are read (and their rows dropped with
-a warning by tidy.vet), integers of any length are read as floats (Python refuses int() of more
-than 4,300 digits: such an object is decoded again with every integer a float), an object nested deeper than the interpreter's recursion limit is skipped with
-a reason, and binary junk is text that holds no document.
+a warning by tidy.vet), integers of any length become floats (one beyond a float's range is infinite;
+Python refuses int() of more than 4,300 digits, so such an object is decoded again with every integer
+read as a float), an object nested deeper than the interpreter's recursion limit is skipped with a
+reason, and binary junk is text that holds no document.
 """
 
 from __future__ import annotations
