@@ -31,7 +31,7 @@ class JsonObjects:
     never once per chunk (which would cost its size squared).
     """
 
-    def __init__(self, chunks: Iterable[str], chunk: int, object_hook: Callable[[dict], object]):
+    def __init__(self, chunks: Iterable[str], chunk: int, object_hook: Callable[[dict], object] | None):
         self._chunks: Iterator[str] = iter(chunks)
         #: text read at a time; an object longer than this is read by doubling the buffer
         self.chunk = chunk
@@ -120,10 +120,10 @@ class JsonObjects:
             return self._floats.raw_decode(buf, brace)
 
 
-_DECODERS: dict[Callable[[dict], object], tuple[json.JSONDecoder, json.JSONDecoder]] = {}
+_DECODERS: dict[Callable[[dict], object] | None, tuple[json.JSONDecoder, json.JSONDecoder]] = {}
 
 
-def _decoders(hook: Callable[[dict], object]) -> tuple[json.JSONDecoder, json.JSONDecoder]:
+def _decoders(hook: Callable[[dict], object] | None) -> tuple[json.JSONDecoder, json.JSONDecoder]:
     """The decoders of a hook, made once (a file's parse is a few milliseconds; making them was 2 % of it):
     integers as json reads them (in C), and, for an object holding an integer too long for int() (over
     4,300 digits, which Python refuses), one that reads every integer as a float."""

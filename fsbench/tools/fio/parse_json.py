@@ -24,7 +24,7 @@ reason, and binary junk is text that holds no document.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -47,7 +47,8 @@ CHUNK = 1 << 20
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
     """Parse fio's JSON output held in a string; the last complete result object wins."""
-    return parse_chunks([text], source)
+    # held whole anyway when it is short: decoded by json alone, and only the last result's jobs are read
+    return parse_chunks([text], source, streaming=len(text) > CHUNK)
 
 
 def parse_path(path: Path, source: str | None = None) -> ParseResult:
@@ -66,10 +67,12 @@ def _chunks(f: TextIO, source: str) -> Iterator[str]:
         raise ParseError(TOOL, source, f"cannot read the file: {exc.strerror or exc}") from None
 
 
-def parse_chunks(chunks: Iterable[str], source: str = "<string>") -> ParseResult:
-    """Parse fio's JSON output read as successive pieces of text (a file read CHUNK by CHUNK)."""
+def parse_chunks(chunks: Iterable[str], source: str = "<string>", streaming: bool = True) -> ParseResult:
+    """Parse fio's JSON output read as successive pieces of text (a file read CHUNK by CHUNK). `streaming`:
+    each job is summarised as soon as it is decoded (memory holds no object's whole tree); without it,
+    for a text held whole, objects are decoded by json alone and only the last result's jobs are read."""
     try:
-        return _parse(chunks, source)
+        return _parse(chunks, source, _hook if streaming else None)
     except ParseError:
         raise
     except MemoryError:
@@ -78,8 +81,8 @@ def parse_chunks(chunks: Iterable[str], source: str = "<string>") -> ParseResult
         raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
 
 
-def _parse(chunks: Iterable[str], source: str) -> ParseResult:
-    scan = JsonObjects(chunks, CHUNK, _hook)
+def _parse(chunks: Iterable[str], source: str, hook: Callable[[dict], object] | None) -> ParseResult:
+    scan = JsonObjects(chunks, CHUNK, hook)
     final: dict | None = None
     results = 0
     failure_after_last: str | None = None
