@@ -96,8 +96,6 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     from fsbench.campaign.progress import Progress
     from fsbench.core import warmup
 
-    warmup.start()  # the results' and the report's libraries, while the run waits on its first commands
-
     cancel = threading.Event()
 
     def stop(signum, frame):  # noqa: ANN001
@@ -112,7 +110,7 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     try:
         outcome = run_scenario(scenario, sets=list(sets), output_root=output, resume=resume,
                                listener=Progress(mode=progress), cancel=cancel, report=not no_report,
-                               inventory=inventory)
+                               inventory=inventory, warm_up=warmup.start)
     except KeyboardInterrupt:  # Ctrl-C twice before a run directory existed
         click.echo("interrupted", err=True)
         sys.exit(130)

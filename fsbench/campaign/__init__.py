@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from fsbench.core.errors import Issue, PreflightError, RunDirError, ScenarioError
@@ -30,13 +31,19 @@ from fsbench.transport.local import LocalTransport
 def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root: str | Path | None = None,
                  resume: str | Path | None = None, listener: Listener = ignore,
                  cancel: threading.Event | None = None, report: bool = True,
-                 inventory: str | Path | None = None) -> RunOutcome:
+                 inventory: str | Path | None = None, warm_up: Callable[[], None] | None = None) -> RunOutcome:
     """Validate, plan, preflight and run a scenario (or resume an earlier run of it); writes the report.
+
+    `warm_up` is called once the scenario is loaded and planned, before the run first waits on commands
+    (the CLI's background imports of the end's libraries: started earlier, they only slowed the loading,
+    which is Python's own work, and held the first case back).
 
     Raises ScenarioError (nothing ran) or PreflightError (nothing ran) before touching a target.
     """
     sc = load_scenario(path, sets, inventory)
     cases = plan_cases(sc)
+    if warm_up is not None:
+        warm_up()
     transports = make_transports(sc)
     listener = _redacting(listener)
     for warning in sc.warnings:  # a literal secret in the file: masked, but better as a reference

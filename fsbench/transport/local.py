@@ -16,6 +16,7 @@ from typing import Any
 from fsbench.api.transport import HostEntry, Transport, TransportKind, tail
 from fsbench.core.errors import CommandResult
 from fsbench.transport.capture import DEFAULT_CAP, CappedOutput
+from fsbench.transport.exit_wait import Ended, wait_exit
 
 GRACE_S = 5.0
 EOF_GRACE_S = 2.0  # the command ended but a background child of it still holds its output open
@@ -61,21 +62,11 @@ class LocalTransport:
             except OSError as exc:
                 return CommandResult(self.host, list(argv), 127, "", f"cannot start {argv[0]}: {exc.strerror}",
                                      time.monotonic() - start)
-            timed_out = interrupted = False
             pipes = _Pump(proc, out, err)
-            while True:
-                try:
-                    proc.wait(timeout=0.05)  # also how fast a cancel (Ctrl-C, a monitor's stop) is seen
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                if cancel is not None and cancel.is_set():
-                    interrupted = True
-                elif timeout is not None and time.monotonic() - start > timeout:
-                    timed_out = True
-                if timed_out or interrupted:
-                    _stop_group(proc)
-                    break
+            ended = wait_exit(proc, cancel, timeout, start)
+            timed_out, interrupted = ended is Ended.TIMED_OUT, ended is Ended.CANCELLED
+            if timed_out or interrupted:
+                _stop_group(proc)
             pipes.finish(EOF_GRACE_S)
         finally:
             out.close()
