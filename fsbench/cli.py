@@ -110,7 +110,7 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     try:
         outcome = run_scenario(scenario, sets=list(sets), output_root=output, resume=resume,
                                listener=Progress(mode=progress), cancel=cancel, report=not no_report,
-                               inventory=inventory, warm_up=warmup.start)
+                               inventory=inventory, warm_up=lambda: warmup.start(report=not no_report))
     except KeyboardInterrupt:  # Ctrl-C twice before a run directory existed
         click.echo("interrupted", err=True)
         sys.exit(130)

@@ -14,26 +14,29 @@ import threading
 _thread: threading.Thread | None = None
 
 
-def _import_all() -> None:
+def _import_all(report: bool) -> None:
     # third-party modules only: no fsbench module, so the main thread never waits on a lock this holds
     # while holding one this needs
     try:
-        import jinja2  # noqa: F401
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
         import pandas  # noqa: F401
         import pyarrow.parquet  # noqa: F401
+
+        if report:
+            import jinja2  # noqa: F401
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401
     except Exception:  # noqa: BLE001, S110 - the main thread imports them again and reports any error itself
         pass
 
 
-def start() -> None:
-    """Begin importing in the background (once per process)."""
+def start(report: bool = True) -> None:
+    """Begin importing in the background (once per process): the results' libraries, and the report's
+    (matplotlib and jinja2, about a third of a second of CPU) only for a run that writes one."""
     global _thread
     if _thread is None:
-        _thread = threading.Thread(target=_import_all, name="fsbench-warmup", daemon=True)
+        _thread = threading.Thread(target=_import_all, args=(report,), name="fsbench-warmup", daemon=True)
         _thread.start()
         # a process that ends early (a scenario refused at once) must not finalise the interpreter while the
         # thread is inside a C extension's import: that aborts it (SIGABRT, "PyGILState_Release") instead of
