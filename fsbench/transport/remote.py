@@ -32,6 +32,8 @@ from fsbench.transport.capture import CappedOutput
 PGID_MARK = b"fsbench-pgid "
 CHUNK = 1 << 16
 POLL_S = 0.2
+#: how often a cancel is looked at while a command that can be cancelled runs
+CANCEL_POLL_S = 0.05
 EOF_GRACE_S = 2.0  # exit status came but a background child still holds the output open
 _SETSID_REPORT = re.compile(rb"setsid: child \d+ did not exit normally[^\n]*\n?\Z")
 _SCRIPT = (
@@ -117,6 +119,9 @@ def pump(chan, out: Sink, err: PgidFilter, *, timeout: float | None, cancel: thr
     """Stream the channel until the command ends: returns 'exit', 'timeout', 'cancel' or 'lost'."""
     start = time.monotonic()
     status_at: float | None = None
+    # the command's output and end wake the wait at once; a cancel (Ctrl-C, a monitor's stop, which every case
+    # waits for) is only looked at between waits, so those are short while something can cancel
+    wait_s = CANCEL_POLL_S if cancel is not None else POLL_S
     while True:
         got = _drain(chan, out, err)
         if chan.status_event.is_set():
@@ -139,9 +144,9 @@ def pump(chan, out: Sink, err: PgidFilter, *, timeout: float | None, cancel: thr
             continue
         if chan.eof_received:
             # the readiness pipe stays set after EOF, so wait on the status instead of spinning
-            chan.status_event.wait(POLL_S)
+            chan.status_event.wait(wait_s)
         else:
-            select.select([chan], [], [], POLL_S)
+            select.select([chan], [], [], wait_s)
 
 
 def _drain_all(chan, out: Sink, err: PgidFilter) -> None:
