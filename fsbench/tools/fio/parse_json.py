@@ -142,7 +142,7 @@ def _job(d: dict) -> ParsedJob:
     options = d.get("job options")
     job = ParsedJob(name if isinstance(name, str) else str(name), _int(d.get("groupid")), _int(d.get("error")),
                     host=host if isinstance(host, str) else str(host),
-                    options={str(k): str(v) for k, v in options.items() if k in ("bs", "filesize")}
+                    options={k: str(options[k]) for k in ("bs", "filesize") if k in options}
                     if isinstance(options, dict) else {})
     for op in DIRECTIONS:
         dd = d.get(op)
