@@ -6,6 +6,7 @@ fio-3.33 ones are real runs, re-encoded as their names say."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,32 @@ def test_any_chunking_gives_the_same_rows(name: str, size: int) -> None:
     text = (FIXTURES / "fio" / name).read_text()
     chunks = [text[i:i + size] for i in range(0, len(text), size)]
     assert parse_json.parse_chunks(chunks).rows == parse_json.parse_text(text).rows
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "fio").glob("json*")), ids=lambda p: p.name)
+def test_a_short_text_read_from_its_last_object_gives_what_reading_every_object_gives(path: Path) -> None:
+    """A text held whole is read from its last object that begins a line when that is a complete result with
+    nothing after it (a status-interval output's earlier results are not decoded); the rows, warnings and
+    meta are those of reading every object in order, and a text where that does not hold is read in order."""
+    text = path.read_text()
+    try:
+        every = parse_json.parse_chunks([text], streaming=False)
+    except ParseError as exc:
+        with pytest.raises(ParseError, match=re.escape(str(exc.reason))):
+            parse_json.parse_text(text)
+        return
+    got = parse_json.parse_text(text)
+    assert (got.rows, got.warnings, got.meta) == (every.rows, every.warnings, every.meta)
+    # the same output cut inside its last object, or followed by another line that starts an object
+    for odd in (text[: text.rstrip().rfind("}")], text + "{not json\n"):
+        try:
+            expected = parse_json.parse_chunks([odd], streaming=False)
+        except ParseError:
+            with pytest.raises(ParseError):
+                parse_json.parse_text(odd)
+            continue
+        got = parse_json.parse_text(odd)
+        assert (got.rows, got.warnings, got.meta) == (expected.rows, expected.warnings, expected.meta)
 
 
 def test_objects_longer_than_a_chunk(monkeypatch: pytest.MonkeyPatch) -> None:

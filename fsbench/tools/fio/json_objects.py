@@ -135,6 +135,24 @@ def _decoders(hook: Callable[[dict], object] | None) -> tuple[json.JSONDecoder, 
     return got
 
 
+def last_line_object(text: str) -> tuple[object, int] | None:
+    """The last object that begins a line at the line's first character (fio's layout of every top-level
+    object, and json.dumps's) when nothing after it can begin another: (the object, how many objects begin
+    a line up to it and with it); None when there is none, it does not decode, or something follows it that
+    may be an object (the caller then reads them all, in order). A text that holds several results (fio's
+    --status-interval prints one per interval) needs only its last one."""
+    at = text.rfind("\n{") + 1
+    if at == 0 and not text.startswith("{"):
+        return None
+    try:
+        obj, end = _decoders(None)[0].raw_decode(text, at)
+    except (ValueError, RecursionError):  # a cut or odd object: the reader in order says what it is
+        return None
+    if _OBJECT_START.search(text, end) is not None:
+        return None
+    return obj, text.count("\n{", 0, at + 1) + text.startswith("{")
+
+
 def _cut_at(buf: str, exc: json.JSONDecodeError) -> bool:
     """Whether a decode error at the end of all the text means the text stops inside the object."""
     rest = buf[exc.pos:].strip()

@@ -31,7 +31,7 @@ from typing import TextIO
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, vet
 from fsbench.tools.common import open_text
-from fsbench.tools.fio.json_objects import CUT, JsonObjects
+from fsbench.tools.fio.json_objects import CUT, JsonObjects, last_line_object
 from fsbench.tools.fio.parsed_jobs import (
     DIRECTIONS,
     TOOL,
@@ -47,8 +47,20 @@ CHUNK = 1 << 20
 
 def parse_text(text: str, source: str = "<string>") -> ParseResult:
     """Parse fio's JSON output held in a string; the last complete result object wins."""
-    # held whole anyway when it is short: decoded by json alone, and only the last result's jobs are read
-    return parse_chunks([text], source, streaming=len(text) > CHUNK)
+    if len(text) > CHUNK:
+        return parse_chunks([text], source)
+    # held whole anyway when it is short: decoded by json alone, and only the last result's jobs are read;
+    # when the last object that begins a line is a complete result with nothing after it, it alone is decoded
+    # (a status-interval output's earlier results would change nothing but the count of them)
+    last = last_line_object(text)
+    if last is not None and isinstance(last[0], dict) and _is_result(last[0]):
+        try:
+            return _result(last[0], last[1], None, source)
+        except ParseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the contract is "ParseError or rows", even for a bug of ours
+            raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+    return parse_chunks([text], source, streaming=False)
 
 
 def parse_path(path: Path, source: str | None = None) -> ParseResult:
@@ -93,6 +105,11 @@ def _parse(chunks: Iterable[str], source: str, hook: Callable[[dict], object] | 
             final, results, failure_after_last = obj, results + 1, None
     if final is None:
         raise ParseError(TOOL, source, _no_result_reason(scan, failure_after_last))
+    return _result(final, results, failure_after_last, source)
+
+
+def _result(final: dict, results: int, failure_after_last: str | None, source: str) -> ParseResult:
+    """The rows of the result object used (the `results`-th), warned about an unusable object after it."""
     out = ParseResult(meta={"fio_version": str(final.get("fio version", "")), "objects": results})
     if failure_after_last:
         out.warnings.append(f"a JSON object after the last complete one is unusable ({failure_after_last}); "
