@@ -10,32 +10,6 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-def at_once(calls: Sequence[Callable[[], T]]) -> list[T]:
-    """Each call in a thread of its own, all joined; their results in the calls' order. The first call's
-    error (in that order) is raised once every call has ended, so none is left running."""
-    if len(calls) <= 1:
-        return [call() for call in calls]
-    results: list[T | None] = [None] * len(calls)
-    errors: list[BaseException | None] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            results[i] = calls[i]()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
-            errors[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,), name=f"fsbench-at-once-{i}", daemon=True)
-               for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for exc in errors:
-        if exc is not None:
-            raise exc
-    return results  # type: ignore[return-value]  # every slot was set: no call raised
-
-
 class Pending(Generic[T]):
     """A call started in a thread of its own while the caller goes on; `result()` waits for it."""
 
@@ -61,3 +35,14 @@ class Pending(Generic[T]):
         if self._error is not None:
             raise self._error
         return self._result  # type: ignore[return-value]  # set: the call returned
+
+
+def at_once(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """Each call in a thread of its own, all waited for; their results in the calls' order. The first call's
+    error (in that order) is raised once every call has ended, so none is left running."""
+    if len(calls) <= 1:
+        return [call() for call in calls]
+    pending = [Pending(call, f"fsbench-at-once-{i}") for i, call in enumerate(calls)]
+    for p in pending:
+        p.wait()
+    return [p.result() for p in pending]
