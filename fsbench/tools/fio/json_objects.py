@@ -7,6 +7,7 @@ instead of an object, so the caller can say why no document was usable.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -110,7 +111,6 @@ class JsonObjects:
                 if cut:
                     buf, pos, line_start = buf[cut:], pos - cut, True
 
-
     def _decode(self, buf: str, brace: int) -> tuple[object, int]:
         try:
             return self._decoder.raw_decode(buf, brace)
@@ -120,19 +120,12 @@ class JsonObjects:
             return self._floats.raw_decode(buf, brace)
 
 
-_DECODERS: dict[Callable[[dict], object] | None, tuple[json.JSONDecoder, json.JSONDecoder]] = {}
-
-
+@functools.cache
 def _decoders(hook: Callable[[dict], object] | None) -> tuple[json.JSONDecoder, json.JSONDecoder]:
-    """The decoders of a hook, made once (a file's parse is a few milliseconds; making them was 2 % of it):
-    integers as json reads them (in C), and, for an object holding an integer too long for int() (over
-    4,300 digits, which Python refuses), one that reads every integer as a float."""
-    got = _DECODERS.get(hook)
-    if got is None:
-        got = (json.JSONDecoder(object_hook=hook), json.JSONDecoder(object_hook=hook, parse_int=float))
-        if len(_DECODERS) < 8:
-            _DECODERS[hook] = got
-    return got
+    """The decoders of a hook (the parser's two), made once (a file's parse is a few milliseconds; making
+    them was 2 % of it): integers as json reads them (in C), and, for an object holding an integer too long
+    for int() (over 4,300 digits, which Python refuses), one that reads every integer as a float."""
+    return json.JSONDecoder(object_hook=hook), json.JSONDecoder(object_hook=hook, parse_int=float)
 
 
 def last_line_object(text: str) -> tuple[object, int] | None:

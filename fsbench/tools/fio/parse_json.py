@@ -52,15 +52,7 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
     # held whole anyway when it is short: decoded by json alone, and only the last result's jobs are read;
     # when the last object that begins a line is a complete result with nothing after it, it alone is decoded
     # (a status-interval output's earlier results would change nothing but the count of them)
-    last = last_line_object(text)
-    if last is not None and isinstance(last[0], dict) and _is_result(last[0]):
-        try:
-            return _result(last[0], last[1], None, source)
-        except ParseError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the contract is "ParseError or rows", even for a bug of ours
-            raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
-    return parse_chunks([text], source, streaming=False)
+    return _guarded(source, lambda: _parse_whole(text, source))
 
 
 def parse_path(path: Path, source: str | None = None) -> ParseResult:
@@ -83,14 +75,28 @@ def parse_chunks(chunks: Iterable[str], source: str = "<string>", streaming: boo
     """Parse fio's JSON output read as successive pieces of text (a file read CHUNK by CHUNK). `streaming`:
     each job is summarised as soon as it is decoded (memory holds no object's whole tree); without it,
     for a text held whole, objects are decoded by json alone and only the last result's jobs are read."""
+    return _guarded(source, lambda: _parse(chunks, source, _hook if streaming else None))
+
+
+def _guarded(source: str, parse: Callable[[], ParseResult]) -> ParseResult:
+    """parse(), whose only exception is a ParseError."""
     try:
-        return _parse(chunks, source, _hook if streaming else None)
+        return parse()
     except ParseError:
         raise
     except MemoryError:
         raise ParseError(TOOL, source, "the output does not fit in memory") from None
     except Exception as exc:  # noqa: BLE001 - the contract is "ParseError or rows", even for a bug of ours
         raise ParseError(TOOL, source, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+
+
+def _parse_whole(text: str, source: str) -> ParseResult:
+    """A short text: from its last object that begins a line when that is a complete result with nothing after
+    it, else every object in order."""
+    last = last_line_object(text)
+    if last is not None and isinstance(last[0], dict) and _is_result(last[0]):
+        return _result(last[0], last[1], None, source)
+    return _parse([text], source, None)
 
 
 def _parse(chunks: Iterable[str], source: str, hook: Callable[[dict], object] | None) -> ParseResult:
@@ -171,33 +177,29 @@ def _job(d: dict) -> ParsedJob:
 def _direction(op: str, d: dict) -> ParsedDirection:
     """One direction in canonical units; fio 2.x when neither bw_bytes nor io_kbytes is there."""
     v: dict[str, float] = {}
-    get = d.get
-    bw_bytes, io_kbytes = get("bw_bytes"), get("io_kbytes")
-    fio2 = bw_bytes is None and io_kbytes is None and "bw_bytes" not in d and "io_kbytes" not in d
-    if bw_bytes is not None or "bw_bytes" in d:
-        v["bandwidth"] = _num(bw_bytes)
+    fio2 = "bw_bytes" not in d and "io_kbytes" not in d
+    if "bw_bytes" in d:
+        v["bandwidth"] = _num(d["bw_bytes"])
     elif "bw" in d:
         v["bandwidth"] = _num(d["bw"]) * 1024
     if "iops" in d:
         v["iops"] = _num(d["iops"])
     if "io_bytes" in d:
         v["io_bytes"] = _num(d["io_bytes"]) * (1024 if fio2 else 1)
-    elif io_kbytes is not None or "io_kbytes" in d:
-        v["io_bytes"] = _num(io_kbytes) * 1024
+    elif "io_kbytes" in d:
+        v["io_bytes"] = _num(d["io_kbytes"]) * 1024
     if "total_ios" in d:
         v["ops"] = _num(d["total_ios"])
     if "runtime" in d:
         v["runtime"] = _num(d["runtime"]) / 1e3
-    clat = get("clat_ns")
-    if clat is not None or "clat_ns" in d or "lat_ns" in d or "slat_ns" in d:
-        scale, lat, slat = 1e9, get("lat_ns"), get("slat_ns")
+    if "clat_ns" in d or "lat_ns" in d or "slat_ns" in d:
+        scale, clat, lat, slat = 1e9, d.get("clat_ns"), d.get("lat_ns"), d.get("slat_ns")
     else:
-        scale, clat, lat, slat = 1e6, get("clat"), get("lat"), get("slat")
+        scale, clat, lat, slat = 1e6, d.get("clat"), d.get("lat"), d.get("slat")
     if isinstance(clat, dict) and clat and _sampled(clat, default=True):
         for stat, metric in _CLAT_STATS:
-            x = clat.get(stat)
-            if x is not None or stat in clat:
-                v[metric] = _num(x) / scale
+            if stat in clat:
+                v[metric] = _num(clat[stat]) / scale
         pct = clat.get("percentile")
         if isinstance(pct, dict):
             for key, metric in _kept_percentiles(pct):
