@@ -67,30 +67,24 @@ def _sections(text: str) -> dict[str, str]:
     return out
 
 
-def _answers(parts: dict[str, str]) -> dict[str, object]:
-    """The monitors' answers by what they are, whatever section they came in (`queries`, or the `fs`,
-    `pools` and `pgs` sections of one command per query): `fs` (fs ls), `pools` (osd pool ls detail) and
-    `pgs` (pg dump pgs_brief), each known by its shape, so a query that failed leaves its answer missing
-    instead of shifting the others."""
+def _answers(text: str) -> dict[str, object]:
+    """The monitors' answers in the `queries` section by what they are: `fs` (fs ls), `pools` (osd pool ls
+    detail) and `pgs` (pg dump pgs_brief), each known by its shape, so a query that failed leaves its answer
+    missing instead of shifting the others (an empty list says nothing, and is as good as missing)."""
     out: dict[str, object] = {}
-    for name, text in parts.items():
-        if name == "perf":
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
             continue
-        for line in text.splitlines():
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict) and "pg_stats" in value:
-                out["pgs"] = value
-            elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                first = value[0]
-                kind = "fs" if "data_pool_ids" in first else "pools" if "pool_id" in first else \
-                    "pgs" if "pgid" in first else ""
-                if kind:
-                    out[kind] = value
-            elif value == [] and name in ("fs", "pools", "pgs"):
-                out[name] = value
+        if isinstance(value, dict) and "pg_stats" in value:
+            out["pgs"] = value
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            first = value[0]
+            kind = "fs" if "data_pool_ids" in first else "pools" if "pool_id" in first else \
+                "pgs" if "pgid" in first else ""
+            if kind:
+                out[kind] = value
     return out
 
 
@@ -98,7 +92,7 @@ def serving_osds(text: str, *, fs: str | None = None, pools: tuple[str, ...] = (
     """The acting primaries of the placement groups of the named pools, or of `fs`'s data pools ("" = the
     first file system), from the scope command's output; None when the output does not say."""
     try:
-        answers = _answers(_sections(text))
+        answers = _answers(_sections(text).get("queries", ""))
         ids: set[int] = set()
         if fs is not None:
             systems: Any = answers.get("fs", [])
