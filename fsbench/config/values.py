@@ -80,7 +80,7 @@ def pause(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         issues.append(lm.issue(path, f"expected a duration such as 30s, 5m or 1h, got {value!r}"))
         return None
     if seconds < 0:
-        issues.append(lm.issue(path, f"must not be negative, got {value!r}"))
+        issues.append(lm.issue(path, f"must not be negative, got {value!r}; 0s means none"))
         return None
     return seconds
 

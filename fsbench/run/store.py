@@ -272,4 +272,3 @@ def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
     cases = unguard_frame(pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""]))
     keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
     return results.merge(cases[keep], on="case_id", how="left")
-
