@@ -82,7 +82,9 @@ def test_monitor_measures_a_busy_process_and_a_big_one(tmp_path):
     # a loaded machine (load 14 on 2 cores was seen) gives the burner far less than a core: the
     # reference is what the kernel charged it, not an assumed 100 %
     assert abs(cpu_mean - truth) < 12, (cpu_mean, truth)
-    assert 0 < cpu_mean < 110 and cpu_max < 130  # one thread: at most one core, plus sampling jitter
+    # one thread: at most one core, plus sampling jitter; the peak is over a second or more, so the stop
+    # sample's few ms (150 % was seen under load) cannot make it
+    assert 0 < cpu_mean < 110 and cpu_max < 115
     if truth > 90:  # it did get its core
         assert cpu_mean > 70
     assert got[hog_name, "memory_peak", "max"] == pytest.approx(200 * MiB, rel=0.10)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsbench.core.errors import ParseError
-from fsbench.monitor.parse import analyse, delta, parse_result
+from fsbench.monitor.parse import PEAK_WINDOW_S, analyse, delta, parse_result, peak_rate
 from fsbench.monitor.samples import read_raw
 from fsbench.monitor.script import US, Client, sampler_argv
 
@@ -111,6 +111,42 @@ def test_host_cpu_mean_is_time_weighted_and_max_is_the_busiest_interval():
     got = rows(text)
     assert got["host", "cpu_usage", "mean"] == pytest.approx(50.0)  # 200 % for 1 s, 0 % for 3 s
     assert got["host", "cpu_usage", "max"] == 200.0
+
+
+def test_a_process_cpu_peak_is_over_a_second_not_one_short_interval():
+    # a busy thread on a loaded host: dense 0.1 s intervals, then the stop sample 20 ms later whose read
+    # of /proc/PID/stat came late (3 ticks in 20 ms reads 150 % for one thread). The series keeps what the
+    # samples say; the peak is the busiest second, the mean the whole window's.
+    ts, ticks = [100.0 + 0.1 * i for i in range(13)] + [101.22], [10 * i for i in range(13)] + [123]
+    snaps = [Snap(t, procs=[P(7, "burn", start=9000, utime=u)]) for t, u in zip(ts, ticks)]
+    text = raw(*snaps, watch=("burn",))
+    assert series(text, "burn", "cpu_usage")[-1][1] == pytest.approx(150.0)
+    got = rows(text, expected=("burn",))
+    assert got["burn", "cpu_usage", "max"] == pytest.approx(103 / 1.02)  # the last 1.02 s: ten 0.1 s and the 20 ms
+    assert got["burn", "cpu_usage", "mean"] == pytest.approx(123 / 1.22)
+
+
+def test_peak_rate_is_the_busiest_stretch_of_at_least_the_window():
+    assert peak_rate([], 1.0) is None
+    assert peak_rate([(50.0, 0.5)], 1.0) == 100.0  # shorter than the window: the whole rate
+    # 1 s at 0, 1 s at 200, 0.1 s at 900: the busiest stretch of a second or more is the 200 one with
+    # the spike (290 over 1.1 s), not the 0.1 s spike alone
+    assert peak_rate([(0.0, 1.0), (200.0, 1.0), (90.0, 0.1)], 1.0) == pytest.approx(290 / 1.1)
+    # ten 0.1 s pieces at 100 then one at 300: the last second holds nine at 100 and the 300
+    pieces = [(10.0, 0.1)] * 10 + [(30.0, 0.1)]
+    assert peak_rate(pieces, PEAK_WINDOW_S) == pytest.approx(120.0)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1000), st.floats(0.01, 2)), min_size=1, max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_peak_rate_is_the_best_of_every_stretch_and_lies_between_the_mean_and_the_highest_piece(raw_pieces):
+    pieces = [(rate * span, span) for rate, span in raw_pieces]
+    peak = peak_rate(pieces, 1.0)
+    mean = sum(a for a, _ in pieces) / sum(s for _, s in pieces)
+    assert mean - 1e-6 <= peak <= max(rate for rate, _ in raw_pieces) + 1e-6
+    stretches = [pieces[i:j] for i in range(len(pieces)) for j in range(i + 1, len(pieces) + 1)]
+    wide = [sum(a for a, _ in r) / sum(s for _, s in r) for r in stretches if sum(s for _, s in r) >= 1.0]
+    assert peak == pytest.approx(max(wide) if wide else mean, abs=1e-6)  # the short cut misses none
 
 
 def test_host_cpu_without_cpu_count_uses_clock_ticks():
