@@ -5,13 +5,20 @@ operation, as seed 003 does by hand.
 Rows (tool `juicefs-profile`, job = the collector's name), per operation: `ops` (count),
 `latency_mean` (s) and `time` (s, the total). Where the replay is not possible (no juicefs on the
 controller), the same totals are counted from the log itself, with a warning saying so.
+
+The recording ends with a kill, so its last line may be cut, and `juicefs profile` panics on a line
+without its `<duration>` (1.4.2 does: "slice bounds out of range"). The replay then reads a copy of the
+log's whole lines (`collector-NAME.whole.txt`, made only when the last line is cut); the recording
+itself stays as it was received.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 
 from fsbench.api.collectors import Collected, CollectorKind, CollectorSpec
 from fsbench.core.tidy import measurement
@@ -43,7 +50,7 @@ class JuiceFSProfile:
 
     def after(self, collector: CollectorSpec, output: str) -> list[str] | None:
         options = dict(collector.options)
-        return [str(options.get("binary", "juicefs")), "profile", output, "--interval", "0"]
+        return [str(options.get("binary", "juicefs")), "profile", str(whole_lines(Path(output))), "--interval", "0"]
 
     def tail_s(self, collector: CollectorSpec) -> float:
         """The log's last lines reach the reader a moment after the operations."""
@@ -77,6 +84,49 @@ class JuiceFSProfile:
 
 def _lines(text: str | Iterable[str]) -> Iterable[str]:
     return text.splitlines() if isinstance(text, str) else split_lines(text)
+
+
+#: bytes read at a time from the end of a log while looking for its last line break
+_TAIL_BLOCK = 64 * 1024
+
+
+def whole_lines(path: Path) -> Path:
+    """`path` when it is empty, absent or ends with a line break; else a copy of its whole lines beside it
+    (`<stem>.whole.txt`, copied by the kernel), which an earlier copy of the same log is replaced by."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return path
+    keep = _last_line_end(path, size)
+    if keep == size:
+        return path
+    copy = path.with_name(f"{path.stem}.whole.txt")
+    with open(path, "rb") as src, open(copy, "wb") as dst:
+        left = keep
+        while left > 0:
+            try:
+                n = os.copy_file_range(src.fileno(), dst.fileno(), left)
+            except OSError:  # a file system without it: through user space
+                dst.write(src.read(left))
+                break
+            if n == 0:
+                break
+            left -= n
+    return copy
+
+
+def _last_line_end(path: Path, size: int) -> int:
+    """The length of the file's part up to and with its last line break (0 when it has none)."""
+    with open(path, "rb") as fh:
+        end = size
+        while end > 0:
+            start = max(0, end - _TAIL_BLOCK)
+            fh.seek(start)
+            at = fh.read(end - start).rfind(b"\n")
+            if at >= 0:
+                return start + at + 1
+            end = start
+    return 0
 
 
 def parse_profile(text: str | Iterable[str]) -> dict[str, tuple[int, float, float]]:

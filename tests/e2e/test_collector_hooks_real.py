@@ -54,3 +54,27 @@ def test_juicefs_stats_means_cover_the_tool_s_run_and_profile_counts_its_calls(t
 
     profile = results[(results.tool == "juicefs-profile") & (results.metric == "ops")].set_index("operation")
     assert profile.loc["create", "value"] >= 50 and profile.loc["write", "value"] > 0
+
+
+def test_juicefs_profile_replays_a_recording_cut_mid_line(tmp_path):
+    """The real juicefs profile on an access log whose last line a kill cut before its <duration>: on the
+    log itself it panics (1.4.2), on the whole lines fsbench hands it, it gives every operation's totals."""
+    from fsbench.collectors import COLLECTORS
+    from fsbench.collectors.juicefs_profile import count_log, parse_profile
+    from fsbench.scenario.model import Collector
+    from fsbench.transport.local import LocalTransport
+
+    juicefs = require("juicefs")
+    log = (Path(__file__).parents[1] / "golden" / "collectors" / "inputs" / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text()
+    raw = tmp_path / "collector-profile.txt"
+    last = log.splitlines()[-1]
+    raw.write_text(log + last[:last.index(" OK <")])  # as a kill cut one in CI: "... 4096]) -"
+    on_the_cut = LocalTransport().run([juicefs, "profile", str(raw), "--interval", "0"], timeout=60,
+                                      stdout_path=tmp_path / "cut.out", stderr_path=tmp_path / "cut.err")
+    assert not on_the_cut.ok and "panic" in (tmp_path / "cut.err").read_text()  # why the copy exists
+    argv = COLLECTORS.get("juicefs-profile").after(Collector(name="profile", kind="juicefs-profile",
+                                                             options={"binary": juicefs}), str(raw))
+    replay = LocalTransport().run(argv, timeout=60, stdout_path=tmp_path / "replay.out")
+    assert replay.ok, replay.describe()
+    got = parse_profile((tmp_path / "replay.out").read_text())
+    assert {op: n for op, (n, _, _) in got.items()} == {op: n for op, (n, _, _) in count_log(log).items()}

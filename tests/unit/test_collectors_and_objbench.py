@@ -10,7 +10,7 @@ import pytest
 
 from fsbench.api.tools import BuildContext
 from fsbench.collectors import COLLECTORS
-from fsbench.collectors.juicefs_profile import count_log, parse_profile
+from fsbench.collectors.juicefs_profile import _TAIL_BLOCK, count_log, parse_profile, whole_lines
 from fsbench.collectors.juicefs_stats import parse_stats
 from fsbench.core.errors import ParseError, ScenarioError
 from fsbench.kinds import StoreAccess
@@ -151,6 +151,36 @@ def test_juicefs_stats_columns_units_and_summaries() -> None:
     series = [s for s in got.series if s["metric"] == "fuse.ops"]
     assert len(series) == 12 and series[2] == {"t": 3.0, "host": "h1", "scope": "stats", "metric": "fuse.ops",
                                                "value": 467.0, "unit": "op/s"}
+
+
+def test_a_cut_access_log_is_replayed_from_a_copy_of_its_whole_lines(tmp_path) -> None:
+    # the recording is stopped by a kill: its last line can end before its <duration>, which juicefs
+    # profile 1.4.2 panics on; the replay reads the whole lines, the recording stays as received
+    log = (COLLECTED / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text()
+    cut = log + log.splitlines()[0][:60]
+    raw = tmp_path / "collector-profile.txt"
+    raw.write_text(cut)
+    kind = COLLECTORS.get("juicefs-profile")
+    argv = kind.after(Collector(name="profile", kind="juicefs-profile"), str(raw))
+    copy = tmp_path / "collector-profile.whole.txt"
+    assert argv == ["juicefs", "profile", str(copy), "--interval", "0"]
+    assert copy.read_text() == log and raw.read_text() == cut
+    # a log that ends with its line break, an empty one and an absent one are replayed as they are
+    raw.write_text(log)
+    assert whole_lines(raw) == raw
+    (tmp_path / "empty.txt").write_text("")
+    assert whole_lines(tmp_path / "empty.txt") == tmp_path / "empty.txt"
+    assert whole_lines(tmp_path / "absent.txt") == tmp_path / "absent.txt"
+
+
+@pytest.mark.parametrize("tail", [0, 1, _TAIL_BLOCK - 1, _TAIL_BLOCK, _TAIL_BLOCK + 1, 3 * _TAIL_BLOCK])
+def test_whole_lines_finds_the_last_line_break_across_read_blocks(tmp_path, tail) -> None:
+    raw = tmp_path / "log.txt"
+    raw.write_bytes(b"a line\n" * 3 + b"x" * tail)
+    got = whole_lines(raw)
+    assert got.read_bytes() == b"a line\n" * 3
+    raw.write_bytes(b"y" * (tail + 1))  # no line break at all: nothing whole to replay
+    assert whole_lines(raw).read_bytes() == b""
 
 
 def test_juicefs_stats_without_a_header_is_an_error() -> None:
