@@ -44,7 +44,8 @@ import org.apache.log4j.spi.LoggingEvent;
  * NNBench_results.log. The start barrier is set only after the control files exist, so it covers
  * the job's start and not the file system's speed at creating them: now + the larger of -barrierMs
  * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier (the
- * first run, which loads MapReduce's classes, gets -firstBarrierMs). How many maps waited at the barrier is counted
+ * first run, which loads MapReduce's classes, gets -firstBarrierMs, and its maps' arrival, two to three
+ * times a later run's for that loading, does not size the second's). How many maps waited at the barrier is counted
  * from NNBench's own log line; a map that did not wait started late. A measured run with late maps is
  * done again with a longer barrier, so that every map of the measurement runs together: create_write
  * and open_read as they are (create_write starts from scratch, open_read changes nothing), rename and
@@ -290,7 +291,9 @@ public final class NNBenchRuns {
         if (took[0] != 0) {
           failed++;
         }
-        arrivalMs = took[1];
+        // the first run's maps also loaded MapReduce's classes: their arrival (2-4 s under load, where a
+        // later run's takes 1 s) would make the second run wait seconds for nothing
+        arrivalMs = n == 0 ? 0 : took[1];
       }
     } catch (HostBarrier.Broken | IOException e) {
       // the hosts can no longer run in step (or never could): the runs stop here
