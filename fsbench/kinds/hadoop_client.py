@@ -69,7 +69,7 @@ def run_url(spec: hadoop.HadoopFileSystem, target: KindTarget[Any], values: dict
 def fs_shell(spec: hadoop.HadoopFileSystem, args: list[str]) -> list[str]:
     """`hadoop fs ARGS` from the jar cache, with the target's client configuration as -D options."""
     return hadoop.java(hadoop.FS_SHELL, args, jars=hadoop.home(spec.jars), heap="256m",
-                       properties=spec.client_conf())
+                       properties=spec.client_conf(), brief=True)
 
 
 def url_plan(spec: hadoop.HadoopFileSystem, target: KindTarget[Any], values: dict[str, str],
@@ -81,7 +81,7 @@ def url_plan(spec: hadoop.HadoopFileSystem, target: KindTarget[Any], values: dic
         once=[*(before or []), fs_shell(spec, ["-mkdir", "-p", folder])],
         after=[fs_shell(spec, ["-rm", "-r", "-f", "-skipTrash", folder])],
         env={**spec.client_env(), **(env or {})},
-        version=hadoop.java(hadoop.VERSION_INFO, [], jars=jars, heap="64m"),
+        version=hadoop.java(hadoop.VERSION_INFO, [], jars=jars, heap="64m", brief=True),
         shown=["hadoop-client", *(f"{k}={v}" for k, v in spec.client_conf().items())])
 
 

@@ -82,8 +82,8 @@ def hdfs_site(spec: Hdfs) -> dict[str, str]:
     return {**site, **{str(k): str(v) for k, v in spec.properties.items()}}
 
 
-def _java(main: str, args: list[str], spec: Hdfs, heap: str, jars: str) -> str:
-    return shlex.join(hadoop.java(main, args, jars=jars, heap=heap, conf_dirs=("${service.dir}",)))
+def _java(main: str, args: list[str], spec: Hdfs, heap: str, jars: str, brief: bool = False) -> str:
+    return shlex.join(hadoop.java(main, args, jars=jars, heap=heap, conf_dirs=("${service.dir}",), brief=brief))
 
 
 def start_script(spec: Hdfs) -> str:
@@ -92,7 +92,7 @@ def start_script(spec: Hdfs) -> str:
     lines = ["#!/bin/sh", "# written by fsbench: a single-host HDFS from the jar cache", "set -e",
              'cd "${service.dir}"', hadoop.check_jars_sh(jars).rstrip(), "mkdir -p logs data",
              "if [ ! -d data/name/current ]; then",
-             f"  {_java(NAMENODE, ['-format', '-force', '-nonInteractive'], spec, '256m', jars)} "
+             f"  {_java(NAMENODE, ['-format', '-force', '-nonInteractive'], spec, '256m', jars, brief=True)} "
              "> logs/namenode-format.log 2>&1 || { tail -20 logs/namenode-format.log >&2; exit 1; }",
              "fi",
              f"nohup {_java(NAMENODE, [], spec, spec.namenode_heap, jars)} > logs/namenode.log 2>&1 &",
@@ -178,7 +178,7 @@ class HdfsKind:
         jars = hadoop.home(spec.jars)
         client = {str(k): str(v) for k, v in spec.properties.items()}
         probe = shlex.join(hadoop.java(DFSADMIN, ["-fs", url, "-safemode", "get"], jars=jars, heap="256m",
-                                       properties=client))
+                                       properties=client, brief=True))
         return ServicePlan(ready=f"{hadoop.check_jars_sh(jars)}{probe} 2>&1 | grep -q 'Safe mode is OFF'",
                            exports={"url": url}, default_port=None if spec.namenode else "8020")
 

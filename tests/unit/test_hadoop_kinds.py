@@ -269,3 +269,27 @@ def test_the_java_command_quotes_nothing_secret_and_uses_the_jar_cache():
     argv = hadoop.java("Main", ["a"], jars="/opt/j", heap="1g", conf_dirs=("/c",), properties={"k": "v"})
     assert shlex.join(argv) == "java @/opt/j/jvm.args -Xmx1g -cp '/c:/opt/j/web:/opt/j/fsbench-hadoop.jar:/opt/j/lib/*' Main -D k=v a"
     assert hadoop.site_xml({"a<b": "x&y"}).count("<property>") == 1 and "a&lt;b" in hadoop.site_xml({"a<b": "1"})
+
+
+def test_only_fsbench_s_own_helper_jvms_start_brief(scenario):
+    """A folder made or removed, a probe, a version, the NameNode's format: the first JIT tier only. The
+    NameNode, the DataNodes and NNBench, whose speed a scenario measures, start as Hadoop would."""
+    brief = list(hadoop.BRIEF_JVM)
+
+    def is_brief(argv: list[str]) -> bool:
+        return argv[2:2 + len(brief)] == brief
+
+    for name in ("hdfs", "s3a", "jfs"):
+        plan = _plan(scenario, name)
+        assert all(is_brief(a) for a in (plan.once[-1], *plan.after, plan.version)), name
+    probe = SERVICE_KINDS.get("hdfs").plan(scenario.services["cluster"]).ready
+    assert " ".join(brief) in probe
+    start = SERVICE_KINDS.get("hdfs").plan(scenario.services["hdfs"]).files["start-hdfs.sh"]
+    jvms = [line for line in start.splitlines() if "java @" in line]
+    assert [" ".join(brief) in line for line in jvms] == [True, False, False, False]  # format; NN, 2 DNs
+    assert is_brief(get_tool("nnbench").version_argv())
+    session = TargetSession(scenario.targets["hdfs"], {}, "r1", lambda e: None,
+                            service_values={k: v for k, v in VALUES.items() if k.startswith("services.")})
+    ctx = BuildContext(target_kind="hdfs", address="url", target_settings=session.tool_settings("local"), run_id="r1")
+    measured = get_tool("nnbench").build(_Case("hdfs__nn__maps=1__r1", {"maps": 1}), "/bench", ctx).argv
+    assert not set(brief) & set(measured)

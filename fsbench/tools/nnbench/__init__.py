@@ -207,7 +207,7 @@ class NNBenchAdapter:
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """Hadoop's version from the jar cache (`Hadoop 3.3.6`); fails where Java or the jars are missing."""
-        return hadoop.java(hadoop.VERSION_INFO, [], jars=hadoop.home(), heap="64m")
+        return hadoop.java(hadoop.VERSION_INFO, [], jars=hadoop.home(), heap="64m", brief=True)
 
 
 def provide(t, settings) -> str:
