@@ -26,7 +26,15 @@ HOSTS = ("h2", "h3")
 
 
 def _when(text: str) -> dt.datetime:
-    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S,%f")
+    """NNBench's `Start time` (SimpleDateFormat `yyyy-MM-dd HH:mm:ss,S`): the milliseconds are not padded,
+    so `40,90` is 40.090 s, which strptime's %f would read as 40.900."""
+    stamp, _, millis = text.rpartition(",")
+    return dt.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S") + dt.timedelta(milliseconds=int(millis))
+
+
+def test_nnbench_start_times_read_their_unpadded_milliseconds():
+    assert _when("2026-11-27 04:29:40,90") - _when("2026-11-27 04:29:40,118") == dt.timedelta(milliseconds=-28)
+    assert _when("2026-11-27 04:29:43,0") == dt.datetime(2026, 11, 27, 4, 29, 43)
 
 
 def test_nnbench_on_two_ssh_hosts_starts_each_operation_together(lab, hadoop_lab, tmp_path):
