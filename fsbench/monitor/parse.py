@@ -167,7 +167,8 @@ def peak_rate(pieces: list[tuple[float, float]], window: float) -> float | None:
     best = 0.0
     for i in range(len(pieces)):
         amount = span = 0.0
-        for a, s in pieces[i:]:
+        for j in range(i, len(pieces)):  # by index: a slice would copy the rest of a long case's samples
+            a, s = pieces[j]
             amount, span = amount + a, span + s
             if span >= window:
                 best = max(best, amount / span)
