@@ -80,7 +80,8 @@ class CollectorKind(Protocol):
 
     def after(self, collector: CollectorSpec, output: str) -> list[str] | None:
         """argv run on the controller once the output (a local file) is complete, or None; its stdout is
-        kept beside the output (juicefs profile replaying an access log)."""
+        kept beside the output (juicefs profile replaying an access log). Called once, just before the
+        command runs: it may prepare the command's input beside the output (never change the output)."""
         ...
 
     def parse(self, collector: CollectorSpec, output: str, after: str | None, host: str) -> Collected:

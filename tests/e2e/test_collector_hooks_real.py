@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.collectors import COLLECTORS
+from fsbench.collectors.juicefs_profile import count_log, parse_profile
+from fsbench.scenario.model import Collector
+from fsbench.transport.local import LocalTransport
 from tests.conftest import require, run_cli, write_scenario
+from tests.paths import GOLDEN
 
 
 def test_juicefs_stats_means_cover_the_tool_s_run_and_profile_counts_its_calls(tmp_path):
@@ -59,13 +64,8 @@ def test_juicefs_stats_means_cover_the_tool_s_run_and_profile_counts_its_calls(t
 def test_juicefs_profile_replays_a_recording_cut_mid_line(tmp_path):
     """The real juicefs profile on an access log whose last line a kill cut before its <duration>: on the
     log itself it panics (1.4.2), on the whole lines fsbench hands it, it gives every operation's totals."""
-    from fsbench.collectors import COLLECTORS
-    from fsbench.collectors.juicefs_profile import count_log, parse_profile
-    from fsbench.scenario.model import Collector
-    from fsbench.transport.local import LocalTransport
-
     juicefs = require("juicefs")
-    log = (Path(__file__).parents[1] / "golden" / "collectors" / "inputs" / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text()
+    log = (GOLDEN / "collectors" / "inputs" / "juicefs-1.4.2_accesslog_bench_p1.txt").read_text()
     raw = tmp_path / "collector-profile.txt"
     last = log.splitlines()[-1]
     raw.write_text(log + last[:last.index(" OK <")])  # as a kill cut one in CI: "... 4096]) -"
