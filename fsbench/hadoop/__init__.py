@@ -30,7 +30,7 @@ VERSION_INFO = "org.apache.hadoop.util.VersionInfo"
 NNBENCH_RUNS = "fsbench.NNBenchRuns"
 #: JVM options of fsbench's own short helpers (a folder made or removed, a probe, a version): the first
 #: JIT tier only and the serial collector start a JVM on half the CPU (0.85 -> 0.41 s for an FsShell
-#: -mkdir here), which a loaded client shares with what it measures. Never on the services or NNBench,
+#: -mkdir here). They run between cases, never while one is measured. Never on the services or NNBench,
 #: whose speed is what a scenario measures.
 BRIEF_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
