@@ -7,8 +7,9 @@ N operations -> "ops" count, cost per file / per op -> "latency_mean" s; the Tim
 operation "total" with "runtime" s, "cpu_usage" % and "memory_peak" B. The parameter line (or the
 sizes in old result lines) goes to meta as BlockSize / BigFileSize / SmallFileSize (bytes),
 SmallFileCount and NumThreads (counts). ANSI colours, `\\r` progress bars, indentation and log lines
-are tolerated; a table cut off keeps its complete rows. No result at all raises ParseError; no
-other exception escapes.
+are tolerated. No result at all raises ParseError, and so does an output that is not whole (a table cut
+off, or without the rows its parameters call for: complete.py), naming what is missing; no other
+exception escapes.
 
 Verdicts: on a terminal juicefs bench colours each VALUE and COST green, yellow or red against its own
 limits (which scale with -p). Where the output holds those colours (fsbench runs it under a
@@ -34,6 +35,7 @@ from fsbench.core.errors import ParseError
 from fsbench.core.tidy import WARNINGS, ParseResult, measurement, snake, vet
 from fsbench.core.units import parse_size
 from fsbench.tools.common import FirstText, parse_file_with, text_lines
+from fsbench.tools.juicefs_bench.complete import Seen, incomplete
 
 TOOL = "juicefs-bench"
 _N = r"-?\d+(?:\.\d+)?"
@@ -56,6 +58,9 @@ _OLD_SMALL = re.compile(
 )
 _OLD_STAT = re.compile(rf"^Stated (\d+) files:\s*({_N})\s*files/s,\s*({_N})\s*ms for each file")
 _OLD_METRIC = re.compile(rf"^([A-Za-z][A-Za-z ]*?):\s*({_N}),\s*avg:\s*({_N})\s*ms$")
+#: how every old result line starts: a last line that starts so and did not read as one was cut
+_OLD_START = re.compile(r"^(?:Written|Read|Stated|FUSE operation|Update meta|Put object|Get object|Delete object"
+                        r"|Write into cache|Read from cache|Used)\b")
 _LOG = re.compile(r"<(WARNING|ERROR|FATAL)>:\s*(.*?)\s*(?:\[[^\]]*\])?$")
 _PROGRESS = re.compile(r"\b(?:blocks|files)(?: count)?:\s*\d+\s*/\s*\d+")
 _OLD_NAMES = {"Written": "write", "Read": "read"}
@@ -81,6 +86,8 @@ def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
         except (ValueError, OverflowError) as exc:
             state.out.warnings.append(f"cannot read {line[:80]!r} ({exc})")
     out = vet(state.finish())
+    if why := incomplete(state.seen, out.meta):
+        raise ParseError(TOOL, source, why)
     if not out.rows:
         raise ParseError(TOOL, source, _no_result_reason(first.line(), state.progress))
     return out
@@ -112,9 +119,9 @@ class _State:
     def __init__(self) -> None:
         self.out = ParseResult(meta={"format": ""})
         self.logs: Counter = Counter()
-        self.table_rows = 0
-        self.table_open = False  # a row was read and no closing border yet
+        self.table_open = False  # a row was read and no border after it yet
         self.progress = False
+        self.seen = Seen()
 
     def add(self, operation: str, metric: str, value: float, verdict: str = "") -> None:
         # a value that is not finite reaches tidy.vet, which leaves it out with a warning
@@ -124,17 +131,24 @@ class _State:
         self.out.rows.append(row)
 
     def feed(self, line: str, raw: str = "") -> None:
+        self.seen.last, self.seen.old_partial = line, False
         if m := _LOG.search(line):
             self.logs[f"<{m.group(1)}>: {m.group(2)}"] += 1
         elif line.startswith("|"):
             self._table_row(line, raw)
         elif _BORDER.match(line):
+            self.seen.border(line, self.table_open)
             self.table_open = False
+        elif line == "Benchmark finished!":
+            self.seen.finished = True
         elif m := _TOTAL.match(line):
+            self.seen.time_used = line.startswith("Time used")
+            self.seen.old_used = not self.seen.time_used
             self.add("total", "runtime", float(m.group(1)))
             self.add("total", "cpu_usage", float(m.group(2)))
             self.add("total", "memory_peak", parse_size(m.group(3) + m.group(4)))
         elif line.startswith("BlockSize:"):
+            self.seen.params = True
             for key, value in _PARAM.findall(line):
                 self.out.meta[key] = parse_size(value)
         elif _PROGRESS.search(line):
@@ -147,14 +161,15 @@ class _State:
         colours = [_colour_of(c) for c in raw.strip().strip("|").split("|")] if "\x1b" in raw else []
         value_verdict, cost_verdict = (colours[1], colours[2]) if len(colours) == 3 else ("", "")
         if cells and cells[0].upper() == "ITEM":
+            self.seen.header = True
             return
         if not line.endswith("|") or len(cells) != 3:
-            self.out.warnings.append(f"table row cut off or malformed, left out: {line[:80]!r}")
+            self.seen.bad_rows.append(line)
             return
         self.out.meta["format"] = "table"
-        self.table_rows += 1
         self.table_open = True
         label, value, cost = cells
+        self.seen.row(label)
         operation = snake(label)
         if not (v := _VALUE.match(value)):
             self.out.warnings.append(f"{operation}: value {value!r} not understood, row left out")
@@ -190,19 +205,23 @@ class _State:
         """The free-text results of juicefs <= 0.15."""
         if m := _OLD_BIG.match(line):
             operation = f"{_OLD_NAMES[m.group(1)]}_big_file"
+            self.seen.old_steps.append(operation)
             self.out.meta["BigFileSize"] = parse_size(m.group(2))
             self.add(operation, "bandwidth", float(m.group(3)) * 2**20)
         elif m := _OLD_SMALL.match(line):
             operation = f"{_OLD_NAMES[m.group(1)]}_small_file"
+            self.seen.old_steps.append(operation)
             self.out.meta["SmallFileCount"] = float(m.group(2))
             self.out.meta["SmallFileSize"] = parse_size(m.group(3))
             self.add(operation, "rate", float(m.group(4)))
             self.add(operation, "latency_mean", _scaled(m.group(5), -3))
         elif m := _OLD_STAT.match(line):
+            self.seen.old_steps.append("stat_file")
             self.add("stat_file", "rate", float(m.group(2)))
             self.add("stat_file", "latency_mean", _scaled(m.group(3), -3))
         elif m := _OLD_METRIC.match(line):
             operation = snake(m.group(1))
+            self.seen.old_counters = True
             count = float(m.group(2))
             self._count(operation, count)
             if count <= 0:
@@ -210,13 +229,12 @@ class _State:
             else:
                 self.add(operation, "latency_mean", _scaled(m.group(3), -3))
         else:
+            self.seen.old_partial = bool(_OLD_START.match(line))
             return
         self.out.meta["format"] = self.out.meta["format"] or "text"
 
     def finish(self) -> ParseResult:
-        """Warnings about what is missing or was logged; the result."""
-        if self.table_open:
-            self.out.warnings.append(f"the result table is cut off after {self.table_rows} rows")
+        """Warnings about what was logged; the result."""
         for message, count in self.logs.items():
             self.out.warnings.append(f"juicefs logged {message}" + (f" ({count} times)" if count > 1 else ""))
         return self.out
