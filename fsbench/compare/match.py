@@ -15,11 +15,14 @@ from fsbench.compare.model import COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE,
 from fsbench.compare.runs import Point, RunData, load_run
 from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
 from fsbench.core.tidy import METRIC_UNITS
+from fsbench.run.store import STATUS_INTERRUPTED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED
 from fsbench.scenario.repetitions import not_needed
 
 Measure = tuple[str, str, str, str, str]  # (job, operation, metric, stat, unit)
 _METRIC_ORDER = {m: i for i, m in enumerate(METRIC_UNITS)}
 _SKIPPED_STATS = {"stddev"}  # a tool's own spread is not a performance; the comparison has its own
+#: statuses of a case that never ran to its end: the run stopped before it, Ctrl-C, the tool not installed
+NOT_RUN = {STATUS_PENDING, STATUS_INTERRUPTED, STATUS_SKIPPED}
 
 
 @dataclass
@@ -117,10 +120,15 @@ def _point_rows(a: RunData, da: _PointData | None, b: RunData, db: _PointData | 
         # a new point that failed is a failure a CI gate must see, not just something new
         verdict = FAILED if failed else NEW if da is None else MISSING
         detail = "only in this run" if da is None else "not in this run"
-        return _plain(base, measures, da, db, verdict, "; ".join([detail, *failed]))
+        return _plain(base, measures, da, db, verdict, "; ".join([detail, *(failed or _not_run(db, "this run"))]))
     failed = _failures(da, "the reference") + _failures(db, "this run")
     if failed:
         return _plain(base, measures, da, db, FAILED, "; ".join(failed))
+    # a side that never ran the point (stopped before it, Ctrl-C, the tool not installed) has nothing to
+    # compare: not comparable, and no failure of the system measured
+    unrun = [why for p, side in ((da, "the reference"), (db, "this run")) if not _ran(p) for why in _not_run(p, side)]
+    if unrun:
+        return _plain(base, measures, da, db, NOT_COMPARABLE, "; ".join(unrun))
     differs = differences(a, da, b, db, str(base["workload"]))
     if differs:
         return _plain(base, measures, da, db, NOT_COMPARABLE, "; ".join(differs))
@@ -135,6 +143,9 @@ def _point_rows(a: RunData, da: _PointData | None, b: RunData, db: _PointData | 
         rows.append({**base, **_measure(m, str(base["tool"])),
                      **judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha,
                              str(base["tool"]))})
+    partly = _not_run(da, "the reference") + _not_run(db, "this run")  # judged on the repetitions that ran
+    for row in rows if partly else []:
+        row["detail"] = "; ".join([row["detail"], *partly])
     return rows
 
 
@@ -165,14 +176,33 @@ def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _Poin
 
 
 def _failures(p: _PointData, side: str) -> list[str]:
-    # adaptive repetitions a point did not need are neither failures nor missing
-    bad = [c for c in p.cases if str(c["status"]) != "ok" and not not_needed(str(c["status"]), str(c["reason"]))]
-    if not bad:
-        return []
-    statuses = ", ".join(sorted({str(c["status"]) for c in bad}))
+    # adaptive repetitions a point did not need are neither failures nor missing; cases never run, not failures
+    bad = [c for c in p.cases if _counts(c) and str(c["status"]) not in NOT_RUN]
+    return [f"{_how_many(bad, len(p.cases))} in {side}{_reason(bad)}"] if bad else []
+
+
+def _not_run(p: _PointData | None, side: str) -> list[str]:
+    """Which repetitions of a point never ran (pending, interrupted, skipped), or []."""
+    bad = [c for c in p.cases if _counts(c) and str(c["status"]) in NOT_RUN] if p else []
+    return [f"not run in {side}: {_how_many(bad, len(p.cases))}{_reason(bad)}"] if p and bad else []
+
+
+def _ran(p: _PointData) -> bool:
+    return any(str(c["status"]) == STATUS_OK for c in p.cases)
+
+
+def _counts(case: pd.Series) -> bool:
+    """Whether a case record is one the verdict must account for (not ok, and not an unneeded repetition)."""
+    return str(case["status"]) != STATUS_OK and not not_needed(str(case["status"]), str(case["reason"]))
+
+
+def _how_many(bad: list[pd.Series], total: int) -> str:
+    return f"{len(bad)} of {total} repetitions {', '.join(sorted({str(c['status']) for c in bad}))}"
+
+
+def _reason(bad: list[pd.Series]) -> str:
     reason = next((str(c["reason"]).strip().splitlines()[0] for c in bad if str(c["reason"]).strip()), "")
-    reason = reason if len(reason) <= 200 else reason[:199] + "…"
-    return [f"{len(bad)} of {len(p.cases)} repetitions {statuses} in {side}" + (f": {reason}" if reason else "")]
+    return f": {reason if len(reason) <= 200 else reason[:199] + '…'}" if reason else ""
 
 
 def differences(a: RunData, da: _PointData, b: RunData, db: _PointData, workload: str) -> list[str]:
