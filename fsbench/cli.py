@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import sys
 import threading
@@ -117,11 +118,13 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     click.echo(str(outcome.run_dir))
     if not no_report and (outcome.run_dir / "report.html").exists():
         click.echo(str(outcome.run_dir / "report.html"))
+    # quoted, so that the command pastes into a shell whatever the paths hold (a space, a quote)
+    again = f"fsbench run {shlex.quote(scenario)} --resume {shlex.quote(str(outcome.run_dir))}"
     if outcome.interrupted:
-        click.echo(f"interrupted: resume with  fsbench run {scenario} --resume {outcome.run_dir}", err=True)
+        click.echo(f"interrupted: resume with  {again}", err=True)
     if outcome.out_of_space:
         click.echo(f"the disk holding {outcome.run_dir} is full: the finished cases are kept; free some space, "
-                   f"then resume with  fsbench run {scenario} --resume {outcome.run_dir}", err=True)
+                   f"then resume with  {again}", err=True)
     sys.exit(outcome.exit_code)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -109,7 +110,7 @@ def _register(rd: RunDir, listener: Listener) -> RunOutcome | None:
         rd.settle("failed", error=f"{where}: {exc.strerror or exc}")
         raise PreflightError([("(controller)", "state folder", f"cannot index the run in {where} "
                                f"({exc.strerror or exc}): fix that, or set {STATE_ENV} to a folder of yours; "
-                               f"then resume with --resume {rd.path}")]) from None
+                               f"then resume with --resume {shlex.quote(str(rd.path))}")]) from None
 
 
 def _redacting(listener: Listener) -> Listener:

@@ -3,6 +3,7 @@ kept for resume; failures are data, Ctrl-C stops cleanly."""
 
 from __future__ import annotations
 
+import shlex
 import threading
 
 from fsbench.api.tools import HostInfo
@@ -124,7 +125,7 @@ class Runner:
         self.rd.settle("failed", error=f"{where}: {exc.strerror or exc}")
         raise RunDirError(f"{where}: {exc.strerror or exc}: the run stopped; the finished cases are kept in "
                           f"{self.rd.path}: fix that, then resume with  fsbench run SCENARIO --resume "
-                          f"{self.rd.path}") from None
+                          f"{shlex.quote(str(self.rd.path))}") from None
 
     def _disk_full(self, exc: OSError) -> None:
         """The run directory's disk is full: stop after this case, with room for the clean-up's own writes."""
@@ -258,6 +259,8 @@ class Runner:
                 self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED, reason)
             elif ready is not None:
                 self._finish_case(case, STATUS_FAILED, ready)
+            elif session.fault:  # an earlier case saw the system under test fail: this one would wait on it too
+                self._finish_case(case, STATUS_FAILED, f"not run: {session.fault}")
             else:
                 self._run_case(case, session)
         except OSError as exc:
