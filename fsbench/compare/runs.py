@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pandas as pd
 from fsbench.analysis.summarise import case_values
 from fsbench.config.yamllines import load_data
 from fsbench.core.csv_cells import unguard_frame
+from fsbench.run.run_files import read_run_bytes, read_run_csv, read_run_parquet
 from fsbench.run.store import RunDir
 
 #: workload keys that do not change what one case ran (sweeps show up as the cases' parameters)
@@ -75,10 +77,10 @@ def load_run(path: str | Path, label: str | None = None) -> RunData:
     cases = _read_strings(run / "cases.csv")
     hosts = _read_strings(run / "hosts.csv").to_dict("records")
     pq, csvf = run / "results.parquet", run / "results.csv"
-    if pq.exists():
-        results = pd.read_parquet(pq)
-    elif csvf.exists():
-        results = unguard_frame(pd.read_csv(csvf, keep_default_na=False, na_values=[""]))
+    if os.path.lexists(pq):  # each read bounded, of a regular file (fsbench.run.run_files)
+        results = read_run_parquet(pq)
+    elif os.path.lexists(csvf):
+        results = unguard_frame(read_run_csv(csvf, keep_default_na=False, na_values=[""]))
     else:
         results = pd.DataFrame(columns=["case_id", "repetition", "target", "workload", "operation", "metric",
                                         "unit", "stat", "host", "value"])
@@ -88,6 +90,6 @@ def load_run(path: str | Path, label: str | None = None) -> RunData:
 
 def _read_strings(path: Path) -> pd.DataFrame:
     """A CSV as strings: parameters stay `1`, not `1.0` as they would in a float column with blanks."""
-    if not path.exists() or not path.read_text().strip():
+    if not os.path.lexists(path) or not read_run_bytes(path).strip():  # bounded, a regular file
         return pd.DataFrame()
-    return unguard_frame(pd.read_csv(path, dtype=str, keep_default_na=False))
+    return unguard_frame(read_run_csv(path, dtype=str, keep_default_na=False))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import json
+import os
 import re
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from fsbench.report.summary_page import one_page
 from fsbench.report.tables import Style, best_table, compare_table, pivot_tables, stats_table
 from fsbench.report.views import build_view
 from fsbench.run.notes import PLACEMENT_CSV, WARNINGS_CSV, read_csv
+from fsbench.run.run_files import read_run_csv, read_run_json, read_run_parquet, read_run_rows
 from fsbench.scenario.model import Workload
 from fsbench.scenario.repetitions import not_needed
 from fsbench.tools import TOOLS
@@ -40,18 +40,17 @@ MONITOR_METRICS = list(RESOURCE_METRICS)
 
 
 def _read_csv(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with path.open(newline="") as fh:
-        return [unguard_row(r) for r in csv.DictReader(fh)]  # the names as they are, not as guarded for spreadsheets
+    # bounded, a regular file (fsbench.run.run_files); the names as they are, not as guarded for spreadsheets
+    return [unguard_row(r) for r in read_run_rows(path)]
 
 
 def _results(run: Path) -> pd.DataFrame:
-    pq = run / "results.parquet"
-    if pq.exists():
-        return pd.read_parquet(pq)
-    f = run / "results.csv"
-    return unguard_frame(pd.read_csv(f, keep_default_na=False, na_values=[""])) if f.exists() else pd.DataFrame()
+    pq, f = run / "results.parquet", run / "results.csv"
+    if os.path.lexists(pq):
+        return read_run_parquet(pq)
+    if os.path.lexists(f):
+        return unguard_frame(read_run_csv(f, keep_default_na=False, na_values=[""]))
+    return pd.DataFrame()
 
 
 def _with_params(results: pd.DataFrame, cases: list[dict]) -> pd.DataFrame:
@@ -83,7 +82,7 @@ def _exclude_warmup(data: dict) -> bool:
 
 def build_context(run: Path, baseline: str | None = None) -> dict:
     """The report's data: use case, conclusions, the views in order, more measurements, environment."""
-    manifest = json.loads((run / "manifest.json").read_text())
+    manifest = read_run_json(run / "manifest.json")
     data = load_data(run / "scenario.yaml") or {}
     sc = read_scenario(data, str(run / "scenario.yaml"))  # the scenario's own checks and defaults
     cases = _read_csv(run / "cases.csv")

@@ -12,6 +12,7 @@ import csv
 from pathlib import Path
 
 from fsbench.core.secrets import redact
+from fsbench.run.run_files import read_run_rows
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 
@@ -63,11 +64,9 @@ def write_run_notes(sc: Scenario, cases: list[Case], run_dir: Path) -> list[str]
 
 
 def read_csv(path: Path) -> list[dict]:
-    """Rows of a run note; [] when the run directory has none (made by an older fsbench)."""
-    if not path.is_file():
-        return []
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
+    """Rows of a run note; [] when the run directory has none (made by an older fsbench); RunDirError naming
+    it when it is not a plain file or too big (fsbench.run.run_files)."""
+    return read_run_rows(path)
 
 
 def _write(path: Path, columns: tuple[str, ...], rows: list[dict]) -> None:

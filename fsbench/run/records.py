@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench.core.csv_cells import unguard_row
 from fsbench.core.errors import RunDirError
 from fsbench.core.events import Event, Listener
+from fsbench.run.run_files import read_run_rows
 from fsbench.run.store import STATUS_OK, STATUS_PENDING, STATUS_SKIPPED, RunDir, utc_now
 from fsbench.scenario.plan import Case
 
@@ -34,14 +34,11 @@ class Records:
 
     def keep_earlier(self) -> None:
         """Keep what earlier attempts recorded (cases.csv) about cases whose status is ok: they will not rerun."""
-        old = self.rd.path / "cases.csv"
-        if not old.exists():
-            return
-        with old.open(newline="") as fh:
-            for row in map(unguard_row, csv.DictReader(fh)):  # as written before the spreadsheet guard
-                rec = self.by_id.get(row["case_id"])
-                if rec and rec["status"] == STATUS_OK:
-                    rec.update({k: row.get(k, "") for k in KEPT})
+        # bounded, a regular file (fsbench.run.run_files); as written before the spreadsheet guard
+        for row in map(unguard_row, read_run_rows(self.rd.path / "cases.csv")):
+            rec = self.by_id.get(row["case_id"])
+            if rec and rec["status"] == STATUS_OK:
+                rec.update({k: row.get(k, "") for k in KEPT})
 
     def begin(self) -> None:
         """The run is going: the manifest says so, with every case's status."""

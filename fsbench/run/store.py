@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from fsbench.config.files import read_text_bounded
 from fsbench.core.csv_cells import unguard_frame
 from fsbench.core.errors import RunDirError
 from fsbench.core.secrets import redact, redact_data
 from fsbench.core.version import SCHEMA_VERSION, __version__
 from fsbench.run import run_dir_tables
-from fsbench.run.run_dir_checks import _RESTORE, MAX_TABLE_BYTES, check_cases, check_files
+from fsbench.run.run_dir_checks import check_cases, check_files
 from fsbench.run.run_dir_end import out_of_space, settle_manifest
 from fsbench.run.run_dir_name import new_run_folder
+from fsbench.run.run_files import RESTORE, read_run_csv, read_run_json, read_run_parquet
 
 if TYPE_CHECKING:
     import pandas
@@ -189,22 +189,17 @@ class RunDir:
         if not mf.exists():
             raise RunDirError(f"{path}: not a run directory (no manifest.json); "
                               "give the folder `fsbench run` printed")
-        try:
-            manifest = json.loads(read_text_bounded(mf, MAX_TABLE_BYTES))
-        except OSError as exc:
-            raise RunDirError(f"{mf}: cannot read the manifest: {exc.strerror or exc}") from None
-        except ValueError as exc:  # not JSON, or not UTF-8
-            raise RunDirError(f"{mf}: damaged manifest, not JSON ({exc}); {_RESTORE}") from None
+        manifest = read_run_json(mf)  # bounded, a regular file, not nested deeper than fsbench writes
         if not isinstance(manifest, dict):
             raise RunDirError(f"{mf}: damaged manifest: a JSON {type(manifest).__name__}, where fsbench writes an "
-                              f"object; {_RESTORE}")
+                              f"object; {RESTORE}")
         version = manifest.get("schema_version")
         if version != SCHEMA_VERSION:
             raise RunDirError(f"{mf}: schema_version {version!r}; this fsbench reads {SCHEMA_VERSION}")
         for key, kind in (("run_id", str), ("cases", dict)):
             if not isinstance(manifest.get(key, {} if key == "cases" else None), kind):
                 raise RunDirError(f"{mf}: damaged manifest: {key!r} is {type(manifest.get(key)).__name__}, not "
-                                  f"{'text' if kind is str else 'an object'}; {_RESTORE}")
+                                  f"{'text' if kind is str else 'an object'}; {RESTORE}")
         return cls(path, manifest)
 
     def check_cases(self) -> None:
@@ -238,7 +233,7 @@ class RunDir:
     def case_rows(self, case_id: str) -> list[dict]:
         """The parsed rows of one case, or [] when it has none."""
         f = self.path / "raw" / case_id / "rows.json"
-        return json.loads(f.read_text()) if f.exists() else []
+        return read_run_json(f) if os.path.lexists(f) else []
 
     def write_cases(self, records: list[dict]) -> None:
         """cases.csv: one row per case with its status and parameters (param_<name>)."""
@@ -255,20 +250,18 @@ class RunDir:
 
 def load_results(path: str | os.PathLike) -> "pandas.DataFrame":
     """Results of a run directory merged with its cases (status and param_* columns)."""
-    import pandas as pd
-
     p = Path(path)
     rd = RunDir.open(p)
     rd.check_files()
     pq, csvf = rd.path / "results.parquet", rd.path / "results.csv"
-    if pq.exists():
-        results = pd.read_parquet(pq)
-    elif csvf.exists():
-        results = unguard_frame(pd.read_csv(csvf, keep_default_na=False, na_values=[""]))
+    if os.path.lexists(pq):
+        results = read_run_parquet(pq)
+    elif os.path.lexists(csvf):
+        results = unguard_frame(read_run_csv(csvf, keep_default_na=False, na_values=[""]))
     else:
         raise RunDirError(f"{p}: no results.csv yet (the run may still be going or was interrupted early)")
-    if not (rd.path / "cases.csv").exists():
+    if not os.path.lexists(rd.path / "cases.csv"):
         raise RunDirError(f"{p}: no cases.csv yet (the run may still be going or was interrupted early)")
-    cases = unguard_frame(pd.read_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""]))
+    cases = unguard_frame(read_run_csv(rd.path / "cases.csv", keep_default_na=False, na_values=[""]))
     keep = ["case_id", "status"] + [c for c in cases.columns if c.startswith("param_")]
     return results.merge(cases[keep], on="case_id", how="left")

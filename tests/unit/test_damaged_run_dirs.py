@@ -22,7 +22,9 @@ DAMAGE = {
     "manifest_list": ("manifest.json", lambda d: (d / "manifest.json").write_text("[]\n"),
                       "damaged manifest: a JSON list, where fsbench writes an object"),
     "manifest_binary": ("manifest.json", lambda d: (d / "manifest.json").write_bytes(b"\xff\xfe"),
-                        "damaged manifest, not JSON"),
+                        "damaged: not JSON"),
+    "manifest_deep": ("manifest.json", lambda d: (d / "manifest.json").write_text("[" * 400_000 + "]" * 400_000),
+                      "damaged: JSON nested too deeply"),
     "manifest_cases": ("manifest.json", lambda d: (d / "manifest.json").write_text(
         (d / "manifest.json").read_text().replace('"cases": {', '"cases": [0], "x": {')),
         "'cases' is list, not an object"),
