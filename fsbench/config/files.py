@@ -25,13 +25,16 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a plain file")
 
 
-def read_bytes_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> bytes:
+def read_bytes_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES, *, dir_fd: int | None = None,
+                       follow: bool = True) -> bytes:
     """At most limit + 1 bytes of a regular file (more than limit: the caller says what is too big).
 
     Raises OSError with a strerror that says why for anything but a regular file, before a byte is
     read: the open never blocks (O_NONBLOCK), the type is checked on the open descriptor (fstat).
+    `dir_fd`: path is relative to that open folder; `follow=False`: a link there is refused (ELOOP).
     """
-    fd = os.open(Path(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(Path(path), flags, dir_fd=dir_fd)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -50,13 +53,14 @@ def read_bytes_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) ->
         os.close(fd)
 
 
-def read_text_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES) -> str:
+def read_text_bounded(path: str | os.PathLike, limit: int = MAX_INPUT_BYTES, *, dir_fd: int | None = None,
+                      follow: bool = True) -> str:
     """The text of a small regular file; OSError (with a strerror that says why) for anything else.
 
     Devices, pipes and folders are refused before a byte is read, and at most limit + 1 bytes are
-    ever read, so /dev/zero or a multi-gigabyte file cost nothing.
+    ever read, so /dev/zero or a multi-gigabyte file cost nothing. `dir_fd`, `follow`: read_bytes_bounded's.
     """
-    data = read_bytes_bounded(path, limit)
+    data = read_bytes_bounded(path, limit, dir_fd=dir_fd, follow=follow)
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"larger than {_size(limit)}: an input file is a page of options, not data",
                       str(path))
