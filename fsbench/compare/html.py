@@ -1,16 +1,18 @@
-"""A comparison as one self-contained HTML page (Jinja, autoescaped; inline CSS, nothing fetched)."""
+"""A comparison as one self-contained HTML page (Jinja in the report's sandbox, autoescaped; inline CSS,
+nothing fetched)."""
 
 from __future__ import annotations
 
 from fsbench.compare.model import TEXT_MARKS, Comparison
 from fsbench.compare.view import build_view
-from fsbench.report.html import environment
+from fsbench.report import template_env
 
 TEMPLATE = "compare.html.j2"
 
 
 def render(c: Comparison) -> str:
-    """The comparison page; a top-level templates/compare.html.j2 overrides the packaged one."""
-    env = environment()
-    assert env.autoescape is not False  # names and failure reasons from run directories go in as text
-    return env.get_template(TEMPLATE).render(**build_view(c, TEXT_MARKS))
+    """The comparison page, from fsbench's own template only (names and reasons from run directories go in
+    as text: autoescaped, in the sandbox)."""
+    env = template_env.environment()
+    assert env.autoescape is not False
+    return template_env.render(env, TEMPLATE, build_view(c, TEXT_MARKS))

@@ -1,78 +1,63 @@
-"""Render report.html with Jinja2: a team's templates folder (--templates or report.templates) first, by block."""
+"""Render report.html with Jinja2 in a sandbox: a team's templates folder (--templates, or the scenario
+`fsbench run` runs) first, by block; a run directory's own scenario.yaml never names them (docs/report.md)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-
-import jinja2
 
 from fsbench.core.errors import FsbenchError
 from fsbench.report.context import build_context
-from fsbench.report.summary_page import ratio_text, summary_markdown
-from fsbench.report.tables import command_line
+from fsbench.report.summary_page import summary_markdown
+from fsbench.report.template_env import environment, render
 
-PACKAGE_TEMPLATES = Path(__file__).parent / "templates"
 #: what a template may use (docs/report.md, "Templates"): raised when a name is removed or changes meaning
 TEMPLATE_CONTEXT_VERSION = 1
 
-
-def environment(templates: Path | None = None) -> jinja2.Environment:
-    """Templates from `templates` first, then the packaged ones; `fsbench/NAME` is always the packaged one
-    (so a team's report.html.j2 can extend fsbench's and replace only some blocks). Nothing is read from
-    the working directory: a report must not depend on where it is built."""
-    own = jinja2.FileSystemLoader(str(PACKAGE_TEMPLATES))
-    loaders: list[jinja2.BaseLoader] = [jinja2.PrefixLoader({"fsbench": own}, delimiter="/")]
-    if templates is not None:
-        loaders.append(jinja2.FileSystemLoader(str(templates)))
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader([*loaders, own]),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]),
-                             trim_blocks=True, lstrip_blocks=True)
-    env.filters["command_line"] = command_line  # a client's script shows its mount command, the rest folded
-    env.filters["ratio_text"] = ratio_text
-    return env
+__all__ = ["environment", "render_html", "templates_dir", "write_report"]
 
 
-def templates_dir(run: Path, given: str | Path | None, scenario_value: str) -> Path | None:
-    """The folder of a team's templates: --templates, else the scenario's report.templates; checked."""
-    chosen, where = (Path(given), "--templates") if given else (
-        (Path(scenario_value), f"{run / 'scenario.yaml'}: report.templates") if scenario_value else (None, ""))
-    if chosen is None:
+def templates_dir(given: str | Path | None) -> Path | None:
+    """The folder of a team's templates the user named (--templates, or their scenario's), checked."""
+    if not given:
         return None
+    chosen = Path(given)
     if not chosen.is_dir():
-        raise FsbenchError(f"{where}: {chosen} is not a folder of templates; give the folder that holds your "
+        raise FsbenchError(f"--templates: {chosen} is not a folder of templates; give the folder that holds your "
                            "report.html.j2 (see docs/report.md, Templates), or leave the option out for "
                            "fsbench's own")
     return chosen
 
 
 def render_html(run: Path, baseline: str | None = None, templates: str | Path | None = None,
-                out: Path | None = None) -> tuple[str, dict]:
-    """The report's HTML and the context it was rendered from."""
+                out: Path | None = None, warn: Callable[[str], None] | None = None) -> tuple[str, dict]:
+    """The report's HTML and the context it was rendered from. Templates come from `templates` only: the
+    run's scenario.yaml may come from someone else, so its report.templates is named in a warning, not used."""
     ctx = build_context(run, baseline)
     target = out or run / "report.html"
     rel = Path(os.path.relpath(run.resolve(), target.resolve().parent))
     ctx["results_href"] = (rel / "results.csv").as_posix()
     ctx["cases_href"] = (rel / "cases.csv").as_posix()
     ctx["template_context_version"] = TEMPLATE_CONTEXT_VERSION
-    folder = templates_dir(run, templates, str(ctx.get("templates_folder") or ""))
+    folder = templates_dir(templates)
+    named = str(ctx.get("templates_folder") or "")
+    if named and folder is None and warn is not None:
+        warn(f"{run / 'scenario.yaml'} names report templates (report.templates: {named}); they are not used, "
+             "as a run directory may come from someone else: to use them, look at them, then pass "
+             f"--templates {named}")
     ctx["templates_folder"] = str(folder or "")
-    try:
-        html = environment(folder).get_template("report.html.j2").render(**ctx)
-    except jinja2.TemplateError as exc:  # a team's template: say which file and line
-        where = f"{getattr(exc, 'filename', None) or 'report.html.j2'}:{getattr(exc, 'lineno', None) or '?'}"
-        raise FsbenchError(f"{where}: the report template does not render: {exc}; fix the template (the names "
-                           "a template may use are in docs/report.md, Templates)") from None
-    return html, ctx
+    return render(environment(folder), "report.html.j2", ctx), ctx
 
 
 def write_report(run_dir: str | Path, output: str | Path | None = None, baseline: str | None = None,
-                 templates: str | Path | None = None) -> Path:
-    """Build the report of a run directory (and summary.md beside it); returns the HTML file written."""
+                 templates: str | Path | None = None, warn: Callable[[str], None] | None = None) -> Path:
+    """Build the report of a run directory (and summary.md beside it); returns the HTML file written.
+    `templates`: a folder of the user's templates; `warn` hears of a run's own report.templates, not used."""
     run = Path(run_dir)
     out = Path(output) if output else run / "report.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    html, ctx = render_html(run, baseline, templates, out)
+    html, ctx = render_html(run, baseline, templates, out, warn)
     out.write_text(html)
     (out.parent / "summary.md").write_text(summary_markdown(ctx))
     return out

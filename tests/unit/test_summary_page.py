@@ -1,12 +1,12 @@
 """The one-page summary's own rules: log axis where ratios span a decade, the ratio's text, what was not run,
-and the template environment (no ./templates of the working directory; fsbench/ is always fsbench's)."""
+and the template environment (no ./templates of the working directory; fsbench/ is always fsbench's; a sandbox)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
 import pytest
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from fsbench.core.errors import FsbenchError
 from fsbench.report.html import environment, templates_dir
@@ -50,9 +50,9 @@ def test_templates_come_from_the_given_folder_never_the_working_directory(tmp_pa
     assert "{% block summary %}" in env.loader.get_source(env, "fsbench/report.html.j2")[0]  # type: ignore[union-attr]
 
 
-def test_a_missing_templates_folder_says_where_it_came_from(tmp_path):
-    with pytest.raises(FsbenchError, match=r"scenario.yaml: report.templates: .* is not a folder of templates"):
-        templates_dir(tmp_path, None, str(tmp_path / "gone"))
-    assert templates_dir(tmp_path, None, "") is None
-    assert templates_dir(tmp_path, str(tmp_path), "ignored") == Path(tmp_path)
-    assert isinstance(environment(), jinja2.Environment)
+def test_a_missing_templates_folder_is_refused_and_templates_render_in_the_immutable_sandbox(tmp_path):
+    with pytest.raises(FsbenchError, match=r"--templates: .* is not a folder of templates"):
+        templates_dir(str(tmp_path / "gone"))
+    assert templates_dir(None) is None and templates_dir("") is None
+    assert templates_dir(str(tmp_path)) == Path(tmp_path)
+    assert isinstance(environment(), ImmutableSandboxedEnvironment)  # the report's and the compare page's
