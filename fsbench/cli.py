@@ -156,7 +156,8 @@ def deploy(ctx: click.Context, scenario: str, sets: tuple[str, ...], inventory: 
 @click.option("--baseline", help="Target to compare against (default: the scenario's baseline).")
 @click.option("--markdown", is_flag=True, help="Also write report.md next to the HTML (for wikis and pull requests).")
 @click.option("--templates", type=click.Path(), help="A folder of your own report templates (blocks of "
-              "report.html.j2: docs/report.md, Templates); default: the scenario's report.templates, else fsbench's.")
+              "report.html.j2: docs/report.md, Templates); default: fsbench's (a run's own report.templates is "
+              "not used: the run directory may come from someone else).")
 @click.option("--pdf", is_flag=True, help="Also write report.pdf next to the HTML (printed by the local Chromium).")
 def report(run_dir: str, output: str | None, baseline: str | None, markdown: bool, templates: str | None,
            pdf: bool) -> None:
@@ -166,7 +167,8 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
 
     try:
         open_run(run_dir)
-        path = write_report(run_dir, output=output, baseline=baseline, templates=templates)
+        path = write_report(run_dir, output=output, baseline=baseline, templates=templates,
+                            warn=lambda message: warn([message]))
         if pdf:
             from fsbench.report.pdf import write_pdf
 

@@ -89,7 +89,7 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
         from fsbench.report import write_report
 
         try:
-            write_report(rd.path)
+            write_report(rd.path, templates=(sc.resolved.get("report") or {}).get("templates") or None)
         except Exception as exc:  # noqa: BLE001 - a report bug must not hide a finished run
             (rd.path / "report-error.txt").write_text(f"{type(exc).__name__}: {exc}\n")
             raise

@@ -125,6 +125,16 @@ def _report_view_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
     return out
 
 
+def _report_templates_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
+    """report.templates is a folder, found beside the scenario file (else the run would end without a report)."""
+    given = sc.report.templates
+    if not given or (sc.base_dir / given).is_dir():  # an absolute path stays itself
+        return []
+    return [lm.issue(("report", "templates"), f"{sc.base_dir / given} is not a folder",
+                     "name the folder that holds your report.html.j2, relative to this scenario file "
+                     "(docs/report.md, Templates), or leave the key out for fsbench's own templates")]
+
+
 def _workload_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
     """Each workload: known targets, a sweep that makes sense, then its tool's own checks of its options."""
     out: list[Issue] = []
@@ -245,5 +255,5 @@ def _local_client_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
 
 #: the checks, in the order their issues are listed
 CHECKS: tuple[Check, ...] = (_sections_present, _one_baseline, _target_issues, _service_issues, _local_client_issues,
-                             _collector_issues, _report_view_issues, _workload_issues, ranks_over_own_trees,
-                             _case_count_issues)
+                             _collector_issues, _report_view_issues, _report_templates_issues, _workload_issues,
+                             ranks_over_own_trees, _case_count_issues)

@@ -58,9 +58,10 @@ def test_example_templates_restyle_a_seed_report_by_block(tmp_path, browser):
     page.close()
 
 
-def test_scenario_templates_key_is_relative_to_the_scenario_and_cwd_is_not_read(tmp_path, browser):
-    """report.templates from the scenario file's folder, whatever folder `fsbench report` runs in; a
-    ./templates where the command runs is not used any more (a report must not depend on where it is built)."""
+def test_a_runs_own_templates_are_used_only_through_templates_and_cwd_is_not_read(tmp_path, browser):
+    """A run's report.templates (resolved beside its scenario file) is named in a warning by a plain `fsbench
+    report RUN`, never used (the run directory may come from someone else: test_template_safety.py); given
+    with --templates it restyles the report. A ./templates where the command runs is never read."""
     src = tmp_path / "src"
     (src / "house").mkdir(parents=True)
     (src / "house" / "report.html.j2").write_text(
@@ -73,7 +74,10 @@ def test_scenario_templates_key_is_relative_to_the_scenario_and_cwd_is_not_read(
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "templates").mkdir(parents=True)
     (elsewhere / "templates" / "report.html.j2").write_text("<p id='cwd'>from the working directory</p>\n")
-    [html] = _report(str(run), cwd=elsewhere)
+    plain = run_cli("report", str(run), cwd=elsewhere, check=True)
+    assert f"--templates {src / 'house'}" in plain.stderr
+    assert 'id="ours"' not in (run / "report.html").read_text()
+    [html] = _report(str(run), "--templates", "../src/house", cwd=elsewhere)
     page, errors = _page(browser, Path(html))
     assert errors == []
     assert page.locator("#ours").inner_text() == "Decided by the storage team."
