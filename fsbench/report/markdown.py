@@ -7,21 +7,9 @@ import re
 from pathlib import Path
 
 from fsbench.report.context import build_context
+from fsbench.report.md_text import code, escape
 
-
-def escape(text: object) -> str:
-    """Text that Markdown (and the HTML GitHub allows in it) shows as written."""
-    s = str(text)
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def code(text: object) -> str:
-    """An inline code span that survives backticks inside it."""
-    s = str(text)
-    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") else ""
-    return f"{fence}{pad}{s}{pad}{fence}"
+__all__ = ["code", "escape", "render", "table", "write_markdown_report"]
 
 
 def _cell(text: object) -> str:

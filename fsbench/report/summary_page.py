@@ -13,6 +13,7 @@ from fsbench.analysis.difference import stated
 from fsbench.core.stats_settings import Floors
 from fsbench.report import voice
 from fsbench.report.conclusions import judge, label
+from fsbench.report.md_text import cell, code, escape
 from fsbench.report.rows import metric_text
 
 #: the answer chart and table show at most this many measurements (the views below hold every one)
@@ -151,33 +152,36 @@ def ratio_text(r: dict) -> str:
 
 
 def summary_markdown(ctx: dict) -> str:
-    """summary.md: the one-page summary for a chat or a ticket (plain Markdown, no HTML)."""
+    """summary.md: the one-page summary for a chat or a ticket (plain Markdown: every text from the scenario
+    or the run shown as written, no HTML or link of its own; fsbench.report.md_text)."""
     s = ctx.get("summary") or one_page(ctx)
     m = ctx["manifest"]
-    out = [f"# {ctx['title']}: summary", "",
-           f"Run `{m.get('run_id', '')}` · {m.get('status', '')} · {ctx['total_cases']} cases · fsbench "
-           f"{m.get('fsbench_version', '')}", "", f"**Question:** {s['question']}"]
+    out = [f"# {escape(ctx['title'])}: summary", "",
+           f"Run {code(m.get('run_id', ''))} · {escape(m.get('status', ''))} · {ctx['total_cases']} cases · fsbench "
+           f"{escape(m.get('fsbench_version', ''))}", "", f"**Question:** {escape(s['question'])}"]
     if s["required"]:
-        out += ["", f"**Required:** {s['required']}"]
+        out += ["", f"**Required:** {escape(s['required'])}"]
     out += ["", "## Answer", ""]
     if s["winners"]:
-        out += [f"- **{w['view']}**: " + (f"{w['winner']}, by {w['margin']} over the next, " if w["winner"] and
-                                          w["margin"] else f"{w['winner']}, " if w["winner"] else "")
-                + w["confidence"] for w in s["winners"]]
+        out += [f"- **{escape(w['view'])}**: " + escape(
+            f"{w['winner']}, by {w['margin']} over the next, " if w["winner"] and w["margin"] else
+            f"{w['winner']}, " if w["winner"] else "") + escape(w["confidence"]) for w in s["winners"]]
     else:
         out.append("- No comparison to draw: one target, or no results.")
     if s["answers"]:
-        out += ["", f"Ratio to the baseline ({s['baseline']}), 95 % interval; * = a stated difference:", "",
-                "| measurement | " + " | ".join(t for t in _targets(s)) + " |",
+        out += ["", f"Ratio to the baseline ({escape(s['baseline'])}), 95 % interval; * = a stated difference:", "",
+                "| measurement | " + " | ".join(cell(t) for t in _targets(s)) + " |",
                 "|---|" + "---|" * len(_targets(s))]
         for a in s["answers"]:
             cells = {r["target"]: ratio_text(r) + (" *" if r["stated"] else "") + (" ⚠" if r["flagged"] else "")
                      for r in a["ratios"]}
-            out.append(f"| {a['view']}: {a['what']} | " + " | ".join(cells.get(t, "") for t in _targets(s)) + " |")
+            out.append(f"| {cell(a['view'])}: {cell(a['what'])} | "
+                       + " | ".join(cells.get(t, "") for t in _targets(s)) + " |")  # our own numbers
         if s["more_answers"]:
             out += ["", f"and {s['more_answers']} more in report.html"]
-    out += ["", "## Flagged", ""] + ([f"- {f}" for f in s["flagged"]] or ["- nothing"])
-    out += ["", "## Not run here", ""] + ([f"- {n}" for n in s["not_run"]] or ["- nothing: the scenario as written"])
+    out += ["", "## Flagged", ""] + ([f"- {escape(f)}" for f in s["flagged"]] or ["- nothing"])
+    out += ["", "## Not run here", ""] + ([f"- {escape(n)}" for n in s["not_run"]]
+                                         or ["- nothing: the scenario as written"])
     return "\n".join(out) + "\n"
 
 
