@@ -108,5 +108,6 @@ def stop_own(pidfile: str, wait_s: int = 20) -> str:
     return (f'pid=$(cat "${{service.dir}}/{pidfile}" 2>/dev/null) || exit 0; '
             'case "$(readlink /proc/$pid/cwd 2>/dev/null)" in '
             '"${service.dir}"|"${service.dir}"/*) ;; *) exit 0;; esac; '
-            f'kill "$pid" 2>/dev/null || exit 0; i=0; '
+            # a stopped server (SIGSTOP) takes its TERM only once continued
+            f'kill "$pid" 2>/dev/null || exit 0; kill -s CONT "$pid" 2>/dev/null; i=0; '
             f'while kill -0 "$pid" 2>/dev/null && [ $i -lt {wait_s * 5} ]; do sleep 0.2; i=$((i + 1)); done')

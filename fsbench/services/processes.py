@@ -110,6 +110,7 @@ case $mode in
     [ -z "$left" ] && exit 0
     for p in $left; do echo "term $p $(cmd "$p")"; done
     kill -s TERM $left 2>/dev/null
+    kill -s CONT $left 2>/dev/null  # a stopped process (SIGSTOP) takes its TERM only once continued
     i=0
     while [ -n "$(mine)" ] && [ $i -lt $((grace_s * 5)) ]; do sleep 0.2 2>/dev/null || sleep 1; i=$((i + 1)); done
     left=$(mine)
