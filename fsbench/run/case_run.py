@@ -28,6 +28,7 @@ from fsbench.run.case_outcome import CaseOutcome, case_rows, ended, failed, pars
 from fsbench.run.layout_reuse import case_layout
 from fsbench.run.run_processes import CASE_MARKER, stop_case_processes
 from fsbench.run.store import RunDir
+from fsbench.run.target_watch import TargetWatch, watch_of
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.run.targets.services import free_port
 from fsbench.run.tool_run import ToolRun, fetch, stage, where_of
@@ -64,6 +65,7 @@ class CaseRun:
         self.validity: CaseValidity | None = None  # backend counters around the tool, verdicts on its rows
         self.notes: list[str] = []  # warnings of the case itself (output capped, strays stopped)
         self._used: dict[str, Transport] = {}  # hosts the case ran commands on: where its strays may be
+        self.watch: TargetWatch | None = None  # the mount's watch while the tool runs (a fault ends the case)
 
     def run(self, session: TargetSession) -> CaseOutcome:
         """Execute the case; failures of any step become the outcome, never an exception.
@@ -95,7 +97,8 @@ class CaseRun:
     def _tool_run(self, env: dict[str, str] | None) -> ToolRun:
         """The case's commands: its timeout and Ctrl-C, the tool's environment and the case's marker
         (fsbench.run.leftovers), which tells its strays from the run's long-lived processes."""
-        return ToolRun(self.case, self.cancel, {**(env or {}), CASE_MARKER: self.case.case_id}, self._note_capped)
+        cancel = self.watch.tool_cancel if self.watch is not None else self.cancel  # the watch passes Ctrl-C on
+        return ToolRun(self.case, cancel, {**(env or {}), CASE_MARKER: self.case.case_id}, self._note_capped)
 
     def _stage(self, inv: Invocation, transport: Transport, raw: Path) -> str:
         self._used[where_of(transport)] = transport
@@ -160,6 +163,8 @@ class CaseRun:
             self.validity = validity.result()
             jobs = self._side_jobs(session, inv, involved, test_dir, self.validity)
             result, beside, not_listening = self._measure(inv, transport, work, raw, involved, works, jobs)
+            if self.watch is not None and self.watch.fault:  # the system under test failed under the tool
+                return failed(self.watch.fault, start)
             if not_listening or result is None:
                 return failed(f"{case.tool} server did not start: {not_listening}", start)
             ran = {h: (hosts[h], w, self._raw(h)) for h, w in works.items()} or {where: (transport, work, raw)}
@@ -173,7 +178,8 @@ class CaseRun:
             if validity is not None:  # a case that failed before its measurement: the scope's commands end first
                 validity.wait()
             self._stop_strays()  # before its folder goes: a stray writer could recreate files in it
-            if folder and not dataset:  # a dataset's files stay for the target's next cases, until its teardown
+            # a dataset's files stay for the target's next cases; a faulted mount would hang the removal for ever
+            if folder and not dataset and not session.fault:
                 self._remove_everywhere(hosts, test_dir)
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)
@@ -206,15 +212,18 @@ class CaseRun:
         sc, case = self.sc, self.case
         monitors = side_jobs.monitors_of(sc, case, session, involved, self.transports, self._raw)
         collectors = side_jobs.collectors_of(sc, case, session, test_dir, self.transports, self._raw)
+        self.watch = watch_of(session, list(case.hosts), self.transports, self.cancel, sc.settings)
         return side_jobs.SideJobs([side_jobs.Monitors(monitors, sc.monitor.interval_s, self.cancel),
                                    side_jobs.Collectors(collectors, self.env.controller),
-                                   self._servers(inv, self._raw), side_jobs.Validity(validity, self.cancel)])
+                                   self._servers(inv, self._raw),
+                                   side_jobs.Validity(validity, self._tool_run(None).cancel),  # none if faulted
+                                   *([self.watch] if self.watch else [])])
 
     def _remove_everywhere(self, hosts: dict[str, Transport], path: str) -> None:
-        for h, tr in hosts.items():
+        for h, tr in hosts.items():  # one host's failure never hides the case's own outcome
             try:
                 tr.remove_tree(path)
-            except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
+            except (FsbenchError, OSError) as exc:
                 self.emit(Event("warning", message=f"could not remove {path} on {h}: {exc}"))
 
     def _drop(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:

@@ -88,3 +88,31 @@ def remote_kill_argv(run_id: str) -> list[str]:
     script = ('for e in /proc/[0-9]*/environ; do p=${e#/proc/}; p=${p%/environ}; [ "$p" = $$ ] && continue; '
               'tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$1" && kill -s KILL "$p" 2>/dev/null; done; true')
     return ["/bin/sh", "-c", script, "fsbench-recover", f"{MARKER}={run_id}"]
+
+
+#: in the environment of a target's mount commands only: what tells its client (a FUSE daemon, which may
+#: rewrite its command line as a title, cut short) from every other process of the run
+TARGET_MARKER = "FSBENCH_TARGET"
+
+
+def client_stop_argv(run_id: str, target: str, grace_s: int = 5) -> list[str]:
+    """A shell command that stops the mount client(s) fsbench started for `target` in this run: the processes
+    whose environment carries the run's marker and the target's, and no case's. TERM (and CONT: a stopped
+    process takes TERM only once continued), KILL after grace_s: a FUSE client whose servers died ignores TERM
+    while it waits for them. Prints `term PID NAME`, `kill PID NAME`, and `alive PID NAME` for one that
+    outlived KILL (exit 1)."""
+    script = (
+        # the run's processes first (one grep over every environment), then the few of them that qualify
+        'mine() { grep -lsxzF -e "$1" /proc/[0-9]*/environ | while IFS= read -r e; do p=${e#/proc/}; '
+        'p=${p%/environ}; grep -qsxzF -e "$2" "$e" || continue; grep -qsz "^$3=" "$e" && continue; '
+        '[ "$(cut -d" " -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] && continue; echo "$p"; done; }; '
+        'name() { cat "/proc/$1/comm" 2>/dev/null || echo "?"; }; '
+        'left=$(mine "$@"); [ -n "$left" ] || exit 0; '
+        'for p in $left; do echo "term $p $(name $p)"; done; kill -s TERM $left 2>/dev/null; '
+        'kill -s CONT $left 2>/dev/null; i=0; '
+        'while [ $i -lt $(($4 * 10)) ]; do left=$(mine "$@"); [ -n "$left" ] || exit 0; sleep 0.1; i=$((i + 1)); '
+        'done; for p in $left; do echo "kill $p $(name $p)"; done; kill -s KILL $left 2>/dev/null; sleep 0.5; '
+        'left=$(mine "$@"); [ -n "$left" ] || exit 0; for p in $left; do echo "alive $p $(name $p)"; done; exit 1'
+    )
+    return ["/bin/sh", "-c", script, "fsbench-client-stop", f"{MARKER}={run_id}", f"{TARGET_MARKER}={target}",
+            CASE_MARKER, str(grace_s)]

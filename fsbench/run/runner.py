@@ -257,10 +257,8 @@ class Runner:
             if absent:
                 skip, reason = presence.reason(case, absent)
                 self._finish_case(case, STATUS_SKIPPED if skip else STATUS_FAILED, reason)
-            elif ready is not None:
-                self._finish_case(case, STATUS_FAILED, ready)
-            elif session.fault:  # an earlier case saw the system under test fail: this one would wait on it too
-                self._finish_case(case, STATUS_FAILED, f"not run: {session.fault}")
+            elif ready is not None or session.fault:  # not ready, or an earlier case saw it fail (target_watch)
+                self._finish_case(case, STATUS_FAILED, ready or f"not run: {session.fault}")
             else:
                 self._run_case(case, session)
         except OSError as exc:

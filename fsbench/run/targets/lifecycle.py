@@ -77,7 +77,8 @@ class TargetSession(TargetUndo):
             self._begun.add(host)
             self._tried.update([host] if plan.mount else [])
         for argv, mounts in steps:
-            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=plan.env)
+            env = {**plan.env, **self.client_tag()} if mounts else plan.env  # the client: known by its tag
+            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=env)
             if not r.ok:
                 what = label(argv, short=True)
                 return (f"{self.kind.name} target: {what} failed {r.describe(script_name(argv))}"

@@ -15,6 +15,7 @@ from fsbench.core.secrets import redact, secret_env
 from fsbench.core.shell import render, sh
 from fsbench.kinds import KINDS, KindPlan
 from fsbench.run.leftovers import NoLeftovers
+from fsbench.run.run_processes import TARGET_MARKER, client_stop_argv
 from fsbench.run.targets.ownership import (
     guarded,
     read_identity,
@@ -44,6 +45,9 @@ class TargetState:
         name = f"fsbench-{run_id}-{token or random_names.token_hex(6)}"
         self.scratch = posixpath.join(target.path, name) if self.kind.address == "directory" else ""
         self._setup_started = False
+        #: a fault of the system under test seen during a case (fsbench.run.target_watch): the target's later
+        #: cases are not run, and its teardown forces the unmount and stops the client at once
+        self.fault: str | None = None
         self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
         self._mounted: set[str] = set()
         self._tried: set[str] = set()  # hosts where fsbench ran its mount command on a path that held no mount
@@ -97,6 +101,14 @@ class TargetState:
             return ""
         return " ".join(r.extra.get("stdout", "").split()) if r.ok else ""
 
+    def client_tag(self) -> dict[str, str]:
+        """The environment variable a mount command gets, so its client is found by it (never by name)."""
+        return {TARGET_MARKER: self.target.name}
+
+    def mounted(self, hosts: list[str]) -> list[str]:
+        """Those of hosts where the target is a mount: fsbench's own, or the user's (`existing_mount`)."""
+        return [h for h in hosts if h in self._mounted or (self.target.existing_mount and h in self.transports)]
+
     def _run(self, tr: Transport, argv: list[str], what: str, cancel: threading.Event | None,
              env: dict[str, str] | None = None) -> CommandResult:
         self.emit(Event("target_setup", message=redact(f"{self.target.name}: {what}")))
@@ -109,7 +121,9 @@ class TargetState:
         plan = self.plan(host)
         out = [["rm", "-rf", "--", self.scratch]] if self.scratch else []
         if not self.target.existing_mount:
-            out += self._unmounts(host, plan.force_unmount, plan) + self._after(host, plan)
+            # the client of a forced (lazy) unmount goes on running: stopped too (TERM, then KILL)
+            stop = [client_stop_argv(self.run_id, self.target.name)] if plan.mount else []
+            out += self._unmounts(host, plan.force_unmount, plan) + stop + self._after(host, plan)
         return out + [sh(render(cmd, self.values(host))) for cmd in self.target.teardown]
 
     def _unmounts(self, host: str, argvs: list[list[str]], plan: KindPlan) -> list[list[str]]:

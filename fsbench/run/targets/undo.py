@@ -9,10 +9,14 @@ from fsbench.core.errors import FsbenchError
 from fsbench.core.events import Event
 from fsbench.core.shell import render, sh
 from fsbench.kinds import KindPlan
+from fsbench.run.run_processes import client_stop_argv
 from fsbench.run.targets.ownership import NOT_OURS
 from fsbench.run.targets.services import wait_ready
 from fsbench.run.targets.session_state import TargetState
 from fsbench.run.targets.steps import fetch_logs, label, script_name
+
+#: seconds a forced unmount may take after a fault (the servers it would wait for are gone)
+FAULT_UNMOUNT_S = 20.0
 
 
 class TargetUndo(TargetState):
@@ -34,7 +38,7 @@ class TargetUndo(TargetState):
         self._mounted.discard(host)
         failed = [r.stderr_tail.strip() or r.describe() for r in (tr.run(a, timeout=300) for a in between) if not r.ok]
         for argv in plan.mount:
-            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=plan.env)
+            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env={**plan.env, **self.client_tag()})
             if not r.ok:
                 return f"{label(argv, short=True)} on {host} failed {r.describe(script_name(argv))}", failed
         self._mounted.add(host)
@@ -51,19 +55,32 @@ class TargetUndo(TargetState):
             return
         for host, tr in self.transports.items():
             try:
-                self._teardown_host(host, tr)
-                self.leftovers.done(self._cleanups.pop(host, ""))
+                left = self._teardown_host(host, tr)
             except FsbenchError as exc:  # one lost host must not stop the others' teardown
                 self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
+                continue
+            if left:  # kept in leftovers.json: the run stays indexed, and the next run stops and unmounts it
+                self.emit(Event("warning", message=f"{self.target.name} on {host}: {left}; left for the next "
+                                                   "fsbench run, which stops it before anything else"))
+                continue
+            self.leftovers.done(self._cleanups.pop(host, ""))
 
-    def _teardown_host(self, host: str, tr: Transport) -> None:
-        if host in self._made_scratch:  # never a folder fsbench did not make (a planted link, a user's folder)
+    def _teardown_host(self, host: str, tr: Transport) -> str:
+        """Undo the target on host; what is still there ("" when nothing: its clean-up can be crossed off)."""
+        left = ""
+        if host in self._made_scratch and self.fault and host in self._mounted:
+            # on the faulted mount the removal would wait for ever; nor can a later run reach it unmounted
+            self.emit(Event("warning", message=f"{self.target.name} on {host}: its scratch folder {self.scratch} "
+                                               "stays on the volume, which failed during a case (its reason says "
+                                               "how): if the volume outlives this run, mount it and remove that "
+                                               "folder"))
+        elif host in self._made_scratch:  # never a folder fsbench did not make (a planted link, a user's folder)
             tr.remove_tree(self.scratch)
         if host in self._tried and host not in self._ours:
             # a client that mounted after fsbench stopped waiting: the path held no mount before its command
             self._own_mount(host, tr)
         if host in self._mounted:
-            self._unmount(host, tr, self.plan(host))
+            left = self._unmount(host, tr, self.plan(host))
         elif host in self._begun:  # setup stopped half-way, or the kind mounts nothing (a URL): undo what it did
             plan = self.plan(host)
             for argv in self._unmounts(host, plan.force_unmount if plan.mount else [], plan) + self._after(host, plan):
@@ -81,20 +98,45 @@ class TargetUndo(TargetState):
                        env=self.env(host) or None)
             if not r.ok:
                 self.emit(Event("warning", message=f"teardown of {self.target.name} failed {r.describe()}"))
+        return left
 
-    def _unmount(self, host: str, tr: Transport, plan: KindPlan) -> None:
+    def _unmount(self, host: str, tr: Transport, plan: KindPlan) -> str:
+        """Unmount fsbench's mount on host, then stop its client if it outlived that; what is left, or ""."""
         self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: unmount ({self.kind.name})"))
-        results = [tr.run(argv, timeout=60, env=plan.env or None) for argv in self._unmounts(host, plan.unmount, plan)]
+        # after a fault the polite unmount would wait on the dead servers (a minute each): forced at once
+        polite, wait = (plan.force_unmount, FAULT_UNMOUNT_S) if self.fault else (plan.unmount, 60.0)
+        results = [tr.run(argv, timeout=wait, env=plan.env or None) for argv in self._unmounts(host, polite, plan)]
         if not all(r.ok for r in results) and not any(r.exit_status == NOT_OURS for r in results):
-            results = [tr.run(argv, timeout=60, env=plan.env or None)
+            results = [tr.run(argv, timeout=wait, env=plan.env or None)
                        for argv in self._unmounts(host, plan.force_unmount, plan)]
         foreign = [r for r in results if r.exit_status == NOT_OURS]
-        if foreign:
+        if foreign:  # someone else's mount there now: neither it nor its client is fsbench's to stop
             self.emit(Event("warning", message=f"{self.target.name} on {host}: {foreign[0].describe()}"))
-        elif not all(r.ok for r in results):
-            self.emit(Event("warning", message=f"could not unmount {self.target.path} on {host}"))
-        else:
-            self._mounted.discard(host)
-            for argv in self._after(host, plan):
-                tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
+            fetch_logs(self.log_dir, host, tr, plan)
+            return ""
+        # the client of a forced (lazy) unmount, or of one whose servers died, goes on running: stopped here
+        client = self._stop_client(host, tr)
+        if not all(r.ok for r in results):
+            lazy = tr.run(self._unmounts(host, [["umount", "-l", self.target.path]], plan)[0], timeout=30)
+            if not lazy.ok:
+                fetch_logs(self.log_dir, host, tr, plan)
+                return f"could not unmount {self.target.path} {lazy.describe()}" + (f"; {client}" if client else "")
+        self._mounted.discard(host)
+        for argv in self._after(host, plan):
+            tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
         fetch_logs(self.log_dir, host, tr, plan)
+        return client
+
+    def _stop_client(self, host: str, tr: Transport) -> str:
+        """Stop the client processes fsbench started for this mount on host (TERM, then KILL); what outlived
+        them, or ""; a client that needed KILL is said in a warning."""
+        r = tr.run(client_stop_argv(self.run_id, self.target.name), timeout=60)
+        lines = [line.split(None, 2) for line in r.extra.get("stdout", "").splitlines() if line.strip()]
+        killed = [f"{p[2] if len(p) > 2 else '?'} (pid {p[1]})" for p in lines if p[0] == "kill"]
+        if killed:
+            self.emit(Event("warning", message=f"{self.target.name} on {host}: its client ignored TERM after the "
+                                               f"unmount: fsbench killed {', '.join(killed)}"))
+        alive = [f"{p[2] if len(p) > 2 else '?'} (pid {p[1]})" for p in lines if p[0] == "alive"]
+        if alive:
+            return f"its client outlived KILL: {', '.join(alive)}"
+        return "" if r.ok else f"could not stop its client {r.describe()}"
