@@ -167,6 +167,16 @@ class TreePerHost(Protocol):
 
 
 @runtime_checkable
+class CountsMetaRequests(Protocol):
+    """A kind whose client counts the requests it sends to its metadata engine in a file at the mount's root:
+    (the file's name, the prefix of its `PREFIX<what> <count>` lines), read by tools around each call
+    (metabench's `--counters`) to tell a call the engine served from one a cache served."""
+
+    @property
+    def meta_counters(self) -> tuple[str, str]: ...
+
+
+@runtime_checkable
 class CountsBackend(Protocol):
     """A kind whose backend's counters fsbench reads around each case (fsbench.validity.backends.CountersKind
     types what it returns: Counters live in the validity layer, above this one)."""
@@ -179,7 +189,8 @@ class CountsBackend(Protocol):
 #: the optional hooks of a kind: the registry checks the signature of each one a kind has, and refuses a
 #: public name one letter or two from a hook's (a misspelt hook would be silently ignored); validity_checks
 #: is the tools' declaration (fsbench.validity.judge reads both alike)
-KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, TreePerHost, CountsBackend, DeclaresValidityChecks)
+KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, TreePerHost, CountsBackend, CountsMetaRequests,
+                                 DeclaresValidityChecks)
 #: the hooks that take a target, whose KindTarget[...] must name the type the kind's section builds
 _TARGET_HOOKS = ("check", "plan", "one_host", "tree_per_host", "counters")
 

@@ -76,6 +76,9 @@ class BuildContext:
     #: the scenario's `secrets:` by name, resolved and already masked (fsbench.core.secrets), for tools whose
     #: options refer to one as ${secrets.NAME} (objbench's keys of another store); values go only into env
     secrets: dict[str, str] = field(default_factory=dict)
+    #: the target client's count of its metadata-engine requests (fsbench.api.kinds.CountsMetaRequests: a file
+    #: at the mount's root and the prefix of its lines), for tools that time single calls; None without
+    meta_counters: tuple[str, str] | None = None
 
     def multi(self) -> bool:
         """Whether the case spans several hosts (each tool then uses its own multi-node engine)."""

@@ -86,6 +86,9 @@ class JuiceFSKind:
     object_store = True  # its plan names the store behind it (KindPlan.store)
     section = SECTION
     client_process = "juicefs"  # its CPU and peak memory are reported beside each result
+    #: the client's own count of its metadata-engine requests by method (`.stats` at the mount's root, JuiceFS
+    #: 1.x): metabench reads it around every timed call, telling a call the engine served from a cached one
+    meta_counters = (jfs_counters.STATS_FILE, "juicefs_meta_ops_total_")
 
     def settings(self, checked: dict | None) -> JuiceFS | None:
         return SECTION.build(checked)

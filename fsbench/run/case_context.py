@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fsbench.api.kinds import CountsMetaRequests
 from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.model import Scenario
@@ -20,5 +21,6 @@ def case_context(session: TargetSession, case: Case, hosts: dict[str, HostInfo],
     kind, first = session.kind, case.hosts[0]
     ctx = BuildContext(dict(hosts), port=port, controller=controller, address=kind.address, target_kind=kind.name,
                        target_settings=session.tool_settings(first), store=session.store(first), run_id=run_id,
-                       secrets=session.secrets)
+                       secrets=session.secrets,
+                       meta_counters=kind.meta_counters if isinstance(kind, CountsMetaRequests) else None)
     return ctx, session.test_dir(case)

@@ -32,6 +32,16 @@ class Check(Protocol):
         ...
 
 
+class RowsCheck:
+    """A check that reads only the tool's own rows (figures the tool measured of its backend), so it judges
+    also a case whose backends gave no counters (fsbench.validity.judge)."""
+
+    name = ""
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        raise NotImplementedError
+
+
 def tool_sum(rows: list[dict], operation: str, metric: str) -> float:
     """A tool's figure summed over its jobs and hosts (host `all`, an aggregate, only when alone)."""
     picked = [r for r in rows if r.get("operation") == operation and r.get("metric") == metric

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fsbench.api.tools import declarations
-from fsbench.validity.checks import Check, Verdict
+from fsbench.validity.checks import Check, RowsCheck, Verdict
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
 
@@ -26,7 +26,9 @@ def checks_of(*plugins: object) -> list[Check]:
 def judge(rows: list[dict], tool: str, checks: list[Check], seen: Evidence | None,
           limits: Thresholds) -> list[Verdict]:
     """Run the checks over the tool's rows and mark each row of an operation they judged, in place."""
-    if seen is None or not checks:
+    if seen is None:  # no backend counted anything: only the checks that read the tool's own rows
+        checks, seen = [c for c in checks if isinstance(c, RowsCheck)], Evidence.host_only(None)
+    if not checks:
         return []
     own = [r for r in rows if r.get("tool") == tool]
     verdicts = [v for c in checks for v in c.judge(tool, own, seen, limits)]

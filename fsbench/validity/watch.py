@@ -68,7 +68,7 @@ class Evidence:
     host: HostCache | None = None
 
     @classmethod
-    def host_only(cls, host: HostCache) -> "Evidence":
+    def host_only(cls, host: HostCache | None) -> "Evidence":
         """Evidence of a case whose backends count nothing: only the tool host's page cache facts."""
         return cls((), 0, 0, 0, 0, 0.0, None, 0.0, True, host)
 

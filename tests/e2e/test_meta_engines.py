@@ -52,6 +52,20 @@ def test_meta_engines_end_to_end(tmp_path):
     # cached answer (about 1 µs). A FUSE request answered by a loopback Redis can take as little as 15 µs,
     # so the floor is 5 µs: well above a cached answer, well below any engine's round trip
     assert (table.loc["lookup"] > 5e-6).all() and (table.loc["getattr"] > 5e-6).all(), table.loc[["lookup", "getattr"]]
+    # every call vouched for by the client's own count of its metadata-engine requests, on every engine: the
+    # engine served lookup and getattr (at least one request a call, checked and held); read_1 and read_10 were
+    # answered from the client's cache (it holds the file's slices since it wrote them: flagged, saying so)
+    engine = results[(results.tool == "metabench") & (results.metric == "engine_requests")]
+    per_call = engine.pivot_table(index="operation", columns="target", values="value") / \
+        results[(results.tool == "metabench") & (results.metric == "ops")].pivot_table(
+            index="operation", columns="target", values="value")
+    assert per_call.shape == (23, 6) and (per_call.loc[["lookup", "getattr", "mkdir", "unlink"]] >= 1).all().all()
+    assert (per_call.loc[["read_1", "read_10"]] == 0).all().all(), per_call
+    verdict = calls.set_index(["operation", "target"])
+    assert (verdict.loc[["lookup", "getattr", "mkdir"], "validity"] == "ok").all()
+    flagged = verdict.loc[["read_1", "read_10"]]
+    assert (flagged.validity == "flagged").all() and flagged.validity_detail.str.contains(
+        "served by the client's cache: 0.00 metadata-engine requests per call").all(), flagged.validity_detail
     bench = results[results.tool == "juicefs-bench"]
     assert {"write_big_file", "read_small_file", "stat_file", "total"} <= set(bench.operation)
     assert set(bench[bench.operation == "total"].metric) >= {"cpu_usage", "memory_peak"}

@@ -76,7 +76,7 @@ def test_both_modes_on_a_tmpfs_mount(tmp_path):
     assert not mount.exists()  # unmounted and removed by the teardown, so nothing stayed behind
 
     hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
-    assert hosts.loc[0, "metabench_version"] == "metabench 1.0.0"
+    assert hosts.loc[0, "metabench_version"] == "metabench 1.1.0"
     html = (run / "report.html").read_text()
     assert "<h2>Metadata calls" in html and "Readdir 1k" in html and "µs" in html
     assert "rate by threads" in html  # seed 002's curve shape, through a mount
@@ -121,7 +121,7 @@ def test_the_binary_stays_in_its_folder_and_says_what_is_wrong(tmp_path):
             assert bad.returncode == 3 and "Read-only file system" in bad.stderr
         finally:
             subprocess.run(["umount", str(ro)], check=True)
-    assert refused("--version").stdout == "metabench 1.0.0\n"
+    assert refused("--version").stdout == "metabench 1.1.0\n"
 
 
 def test_across_two_ssh_hosts_each_in_its_own_folder(lab, tmp_path):
@@ -186,8 +186,8 @@ def test_deploy_builds_metabench_on_a_host_or_uploads_this_machine_s(lab, tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     row = proc.stdout.splitlines()[1]
     before, after = row.split()[2], " ".join(row.split()[3:5])  # host, tool, before, after, what was done
-    assert before == "missing" and after == "metabench 1.0.0" and "built metabench 1.0.0 there from its source" in row
-    assert subprocess.run([str(built), "--version"], capture_output=True, text=True).stdout == "metabench 1.0.0\n"
+    assert before == "missing" and after == "metabench 1.1.0" and "built metabench 1.1.0 there from its source" in row
+    assert subprocess.run([str(built), "--version"], capture_output=True, text=True).stdout == "metabench 1.1.0\n"
 
     uploaded = tmp_path / "uploaded" / "metabench"
     proc = run_cli("deploy", str(scenario(uploaded, "auto")))

@@ -35,10 +35,14 @@ def test_every_number_is_the_json_s_own_in_seconds(path: Path) -> None:
     doc = json.loads(path.read_text())
     rows = {(r["operation"], r["metric"]): r for r in parse_path(path).rows}
     ok = [op for op in doc["operations"] if op["status"] == "ok"]
-    assert ok and len(rows) == sum(len(LATENCIES) + 1 + (doc["mode"] == "concurrency") for _ in ok)
+    assert ok and len(rows) == sum(len(LATENCIES) + 1 + (doc["mode"] == "concurrency") + ("engine_requests" in op)
+                                   for op in ok)
     for op in ok:
         name = op["name"]
         assert rows[(name, "ops")]["value"] == op["count"]
+        if "engine_requests" in op:  # the client's own count of its metadata-engine requests
+            assert rows[(name, "engine_requests")]["value"] == op["engine_requests"]
+            assert rows[(name, "engine_requests")]["unit"] == "count"
         for key, metric in LATENCIES:
             assert rows[(name, metric)]["value"] == pytest.approx(op[key] / 1e9, rel=1e-12)
             assert rows[(name, metric)]["unit"] == METRIC_UNITS[metric] == "s"
@@ -297,3 +301,33 @@ def test_across_hosts_every_host_gets_its_folder_and_the_barrier() -> None:
     assert ipv6.servers["a"][3] == "[fd00::1]:9"
     one = PLUGIN.build(case, "/d", BuildContext({"a": HostInfo("a", "10.0.0.1")}, port=9))
     assert not one.per_host and not one.servers and one.argv[:2] == ["metabench", "concurrency"]
+
+
+def test_calls_the_engine_never_saw_are_flagged_as_the_client_s_cache() -> None:
+    """A real JuiceFS-on-Redis run with --counters: read_1 and read_10 caused no metadata-engine request (the
+    client had the file's slices from writing it), every other operation at least one per call."""
+    from fsbench.validity import checks_of, judge
+    from fsbench.validity.settings import Thresholds
+
+    rows = parse_path(GOLDEN_DIR / "inputs" / "calls_juicefs_redis_engine_counters.json").rows
+    verdicts = {v.operation: v for v in judge(rows, "metabench", checks_of(PLUGIN), None, Thresholds.of({}))}
+    assert set(verdicts) == set(CALLS)
+    assert {op for op, v in verdicts.items() if not v.ok} == {"read_1", "read_10"}
+    assert verdicts["read_1"].detail.startswith("0.00 metadata-engine requests per call (0 for 50 timed calls): "
+                                                "the calls were answered by a cache")
+    assert verdicts["lookup"].detail == "1.00 metadata-engine requests per call (50 for 50 timed calls)"
+    marked = {(r["operation"], r["validity"]) for r in rows if r["metric"] == "latency_mean"}
+    assert ("read_1", "flagged") in marked and ("mkdir", "ok") in marked
+
+
+def test_engine_counters_go_to_metabench_where_the_target_kind_offers_them() -> None:
+    from fsbench.api.tools import BuildContext
+    from fsbench.kinds import KINDS
+
+    counters = KINDS.get("juicefs").meta_counters
+    argv = PLUGIN.argv({"mode": "calls"}, "/mnt/x/case", counters)
+    assert argv[-4:] == ["--counters", ".stats", "--counters-prefix", "juicefs_meta_ops_total_"]
+    assert "--counters" not in PLUGIN.argv({"mode": "calls", "engine_counters": False}, "/mnt/x/case", counters)
+    assert "--counters" not in PLUGIN.argv({"mode": "concurrency"}, "/mnt/x/case", counters)
+    assert "--counters" not in PLUGIN.argv({"mode": "calls"}, "/mnt/x/case", None)  # a kind that counts nothing
+    assert BuildContext().meta_counters is None

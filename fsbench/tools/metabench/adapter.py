@@ -18,7 +18,17 @@ from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_duration, parse_size
 from fsbench.tools.common import last_lines
 from fsbench.tools.metabench import deploy as metabench_deploy
-from fsbench.tools.metabench.parse import CALLS, CONCURRENCY, MODES, OUTPUT, TOOL, combine_hosts, parse_path
+from fsbench.tools.metabench.parse import (
+    CALLS,
+    CONCURRENCY,
+    ENGINE_REQUESTS,
+    MODES,
+    OUTPUT,
+    TOOL,
+    combine_hosts,
+    parse_path,
+)
+from fsbench.validity.engine import SERVED_BY_CLIENT_CACHE
 
 OPTIONS = {
     "mode": "calls (per-call latency, seed 000) or concurrency (create_write, open_read, rename, delete on "
@@ -32,11 +42,15 @@ OPTIONS = {
     "files": "concurrency: files per thread (default 100)",
     "bytes": "concurrency: bytes create_write writes and open_read reads per file (default 0)",
     "binary": "the metabench command (default metabench)",
+    "engine_counters": "calls: where the target's client counts its metadata-engine requests (JuiceFS' .stats), "
+                       "read them around every timed call: each operation's engine_requests, and a call served by "
+                       "a cache flagged (default true; false skips the two reads per call)",
 }
 #: options fsbench owns: the tool writes only into the case's folder and its JSON into the raw folder
 OWNED = {"dir": "fsbench sets --dir to the case's own folder on the target: metabench writes only there",
          "output": f"fsbench reads metabench's JSON from {OUTPUT} in the case's raw folder"}
-ONLY = {"iterations": "calls", "warmup": "calls", "cache_wait": "calls", "threads": "concurrency",
+ONLY = {"iterations": "calls", "warmup": "calls", "cache_wait": "calls", "engine_counters": "calls",
+        "threads": "concurrency",
         "files": "concurrency", "bytes": "concurrency"}
 LIMITS = {"iterations": (1, 100_000_000), "warmup": (0, 100_000_000), "threads": (1, 4096),
           "files": (1, 100_000_000)}
@@ -52,10 +66,13 @@ class MetabenchAdapter:
     name = TOOL
     bring_your_own = False
     accepts = ("directory",)
-    metrics: dict[str, str] = {}  # latency_* and rate are the tidy table's own
+    #: latency_* and rate are the tidy table's own; engine_requests: the metadata-engine requests its timed calls
+    #: caused (the client's own count, where the target kind offers one: CountsMetaRequests)
+    metrics: dict[str, str] = {ENGINE_REQUESTS: "count"}
+    validity_checks = (SERVED_BY_CLIENT_CACHE,)
     #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
     measures = ("ops", "rate", "latency_mean", "latency_min", "latency_max", "latency_stddev", "latency_p50",
-                "latency_p90", "latency_p99", "latency_p99.9")
+                "latency_p90", "latency_p99", "latency_p99.9", ENGINE_REQUESTS)
     #: seed 000's order with seed 002's four in between, so either mode reads in its own order
     operations = (*CALLS[:CALLS.index("rename")], "create_write", "open_read", "rename", "delete",
                   *CALLS[CALLS.index("rename") + 1:])
@@ -89,6 +106,8 @@ class MetabenchAdapter:
             v = options.get(key, lo)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 out.append(OptionIssue(key, f"{key} must be a whole number from {lo} to {hi}, got {v!r}"))
+        if not isinstance(options.get("engine_counters", True), bool):
+            out.append(OptionIssue("engine_counters", "engine_counters must be true or false"))
         out += _checked_value(options, "cache_wait", parse_duration, "a duration, e.g. 1.5s", 3600)
         out += _checked_value(options, "bytes", parse_size, "a size, e.g. 4k", 2**30)
         binary = options.get("binary", "metabench")
@@ -114,8 +133,8 @@ class MetabenchAdapter:
         wait = _seconds(options.get("cache_wait", 0)) * sum(o in ("lookup", "access") for o in ops)
         return round((len(ops) * per_op * 2 + laid_out) * ESTIMATE_CALL_S + wait + 1, 1)
 
-    def argv(self, options: dict, folder: str) -> list[str]:
-        """The metabench command line for one host."""
+    def argv(self, options: dict, folder: str, counters: tuple[str, str] | None = None) -> list[str]:
+        """The metabench command line for one host (counters: the target's CountsMetaRequests, if any)."""
         mode = str(options.get("mode", "calls"))
         argv = [str(options.get("binary", "metabench")), mode, "--dir", folder, "--output", OUTPUT]
         if options.get("operations"):
@@ -124,6 +143,8 @@ class MetabenchAdapter:
         argv += [a for k in keys if k in options for a in (f"--{k}", str(options[k]))]
         if mode == "calls" and "cache_wait" in options:
             argv += ["--cache-wait", f"{_seconds(options['cache_wait']):g}"]
+        if mode == "calls" and counters and options.get("engine_counters", True) is not False:
+            argv += ["--counters", counters[0], "--counters-prefix", counters[1]]
         if mode == "concurrency" and "bytes" in options:
             argv += ["--bytes", str(int(parse_size(options["bytes"])))]
         return argv
@@ -133,7 +154,8 @@ class MetabenchAdapter:
         every operation started together: `metabench barrier` runs on the first host as the case's
         background server (checked to listen first) and each host's metabench waits there."""
         if ctx is None or not ctx.multi():
-            return Invocation(argv=self.argv(case.options, test_dir), outputs=[OUTPUT])
+            return Invocation(argv=self.argv(case.options, test_dir, ctx.meta_counters if ctx else None),
+                              outputs=[OUTPUT])
         inv = Invocation(argv=[], outputs=[OUTPUT])
         first, info = next(iter(ctx.hosts.items()))
         where = f"[{info.address}]:{ctx.port}" if ":" in info.address else f"{info.address}:{ctx.port}"
@@ -142,7 +164,7 @@ class MetabenchAdapter:
         inv.wait_ports.append((info.address, ctx.port))
         for name in ctx.hosts:
             folder = f"{test_dir}/{name}"
-            inv.per_host[name] = [*self.argv(case.options, folder), "--barrier", where]
+            inv.per_host[name] = [*self.argv(case.options, folder, ctx.meta_counters), "--barrier", where]
             inv.host_dirs[name] = folder
         return inv
 

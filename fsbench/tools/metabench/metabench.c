@@ -2,6 +2,7 @@
  * metabench: fsbench's own metadata benchmark for any mounted path (FUSE, NFS, local, tmpfs...).
  *
  *   metabench calls --dir DIR --output FILE [--ops LIST] [--iterations N] [--warmup N] [--cache-wait S]
+ *                   [--counters NAME --counters-prefix PREFIX]
  *   metabench concurrency --dir DIR --output FILE [--ops LIST] [--threads T] [--files N] [--bytes B]
  *   metabench barrier --listen HOST:PORT --parties N
  *   metabench --version | --list
@@ -12,6 +13,12 @@
  * by a barrier so that all threads start together (seed 002's NNBench operations). Across hosts, every
  * host's metabench is given `--barrier HOST:PORT` of one `metabench barrier` (fsbench starts it on the
  * first host): each operation starts on all hosts when the last host is ready for it.
+ *
+ * `--counters NAME` (calls mode): a file at the root of the mount holding DIR whose lines `PREFIX<what> <count>`
+ * count the requests the file system's client sent to its metadata engine (JuiceFS: `.stats`, prefix
+ * `juicefs_meta_ops_total_`). It is read just before and just after every timed call, outside the timed
+ * region, and each operation's JSON gets the requests its timed calls caused, in all and per <what>: a
+ * call that caused none was served by a cache, not by the engine.
  *
  * Everything is created inside DIR/metabench.<pid>/ and removed at the end. Results go to FILE as
  * JSON (written to FILE.part, then renamed): nanoseconds measured with CLOCK_MONOTONIC around the
@@ -47,7 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VERSION "1.0.0"
+#define VERSION "1.1.0"
 #define SCHEMA 1
 #define NAME_MAX_LEN 64
 #define IO_BLOCK 4096
@@ -608,7 +615,7 @@ static int serve_barrier(const char *spec, long parties)
 /* options                                                                                           */
 
 struct options {
-    const char *mode, *dir, *output, *barrier, *listen;
+    const char *mode, *dir, *output, *barrier, *listen, *counters, *counters_prefix;
     char *ops;
     long iterations, warmup, threads, files, bytes, parties;
     double cache_wait;
@@ -628,7 +635,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: metabench calls --dir DIR --output FILE [--ops LIST] [--iterations N] [--warmup N]\n"
-            "                       [--cache-wait SECONDS]\n"
+            "                       [--cache-wait SECONDS] [--counters NAME --counters-prefix PREFIX]\n"
             "       metabench concurrency --dir DIR --output FILE [--ops LIST] [--threads T] [--files N]\n"
             "                       [--bytes B]\n"
             "       (both: [--barrier HOST:PORT] to start each operation together with other hosts)\n"
@@ -656,7 +663,8 @@ static struct options parse_options(int argc, char **argv)
         {"threads", required_argument, NULL, 't'},    {"files", required_argument, NULL, 'f'},
         {"bytes", required_argument, NULL, 'b'},      {"help", no_argument, NULL, 'h'},
         {"barrier", required_argument, NULL, 'B'},    {"listen", required_argument, NULL, 'L'},
-        {"parties", required_argument, NULL, 'P'},
+        {"parties", required_argument, NULL, 'P'},   {"counters", required_argument, NULL, 'C'},
+        {"counters-prefix", required_argument, NULL, 'X'},
         {NULL, 0, NULL, 0}};
     struct options o = {.iterations = 100, .warmup = 10, .threads = 1, .files = 100};
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
@@ -687,6 +695,8 @@ static struct options parse_options(int argc, char **argv)
         case 'B': o.barrier = optarg; break;
         case 'L': o.listen = optarg; break;
         case 'P': o.parties = number("parties", optarg, 1, MAX_THREADS); break;
+        case 'C': o.counters = optarg; break;
+        case 'X': o.counters_prefix = optarg; break;
         case 'c': {
             char *end;
             o.cache_wait = strtod(optarg, &end);
@@ -707,6 +717,8 @@ static struct options parse_options(int argc, char **argv)
     }
     if (!o.dir || !o.output)
         die(2, "--dir and --output are required");
+    if (!o.counters != !o.counters_prefix || (o.counters && (strchr(o.counters, '/') || !*o.counters_prefix)))
+        die(2, "--counters NAME (a file at the mount's root) and --counters-prefix PREFIX go together");
     if (o.threads * o.files > MAX_ITERATIONS)
         die(2, "--threads x --files must be at most %ld", MAX_ITERATIONS);
     return o;
@@ -750,6 +762,7 @@ static int select_ops(char *list, const char *const *names, size_t n, int *picke
 
 struct run {
     struct options o;
+    char counters[PATH_MAX];    /* the metadata-request counters file at the mount's root ("" without) */
     char work[PATH_MAX];        /* DIR/metabench.<pid> */
     char part[PATH_MAX];        /* OUTPUT.part */
     int workfd;
@@ -824,6 +837,122 @@ static void prepare_op(struct run *r, const struct call_op *op, struct prepared 
     p->at = now_ns();
 }
 
+/* ------------------------------------------------------------------------------------------------ */
+/* --counters: the client's own count of its metadata-engine requests, read around each timed call   */
+
+#define MAX_COUNTERS 64
+#define COUNTER_NAME 48
+#define COUNTERS_BUF (256 * 1024)
+
+struct counters {
+    int n;
+    char name[MAX_COUNTERS][COUNTER_NAME];
+    double value[MAX_COUNTERS];
+};
+
+static char counters_text[COUNTERS_BUF + 1];
+
+static int counter_slot(struct counters *c, const char *name)
+{
+    for (int k = 0; k < c->n; k++)
+        if (!strcmp(c->name[k], name))
+            return k;
+    if (c->n == MAX_COUNTERS)
+        return -1;
+    snprintf(c->name[c->n], COUNTER_NAME, "%s", name);
+    c->value[c->n] = 0;
+    return c->n++;
+}
+
+/* The lines `PREFIX<what> <value>` of the counters file; -1 with errno when it cannot be read. */
+static int read_counters(const struct run *r, struct counters *out)
+{
+    int fd = open(r->counters, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    ssize_t n;
+    while (got < COUNTERS_BUF && (n = read(fd, counters_text + got, COUNTERS_BUF - got)) > 0)
+        got += (size_t)n;
+    int err = n < 0 ? errno : 0;
+    close(fd);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    counters_text[got] = 0;
+    out->n = 0;
+    size_t plen = strlen(r->o.counters_prefix);
+    for (char *save = NULL, *line = strtok_r(counters_text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, r->o.counters_prefix, plen))
+            continue;
+        char *what = line + plen, *space = strchr(what, ' ');
+        if (!space || space == what || (size_t)(space - what) >= COUNTER_NAME)
+            continue;
+        *space = 0;
+        char *end;
+        double v = strtod(space + 1, &end);
+        int k = counter_slot(out, what);
+        if (end != space + 1 && k >= 0)
+            out->value[k] = v;
+    }
+    return 0;
+}
+
+/* Add after - before to sum, name by name (a name first seen after the call counted from 0). */
+static void add_counted(struct counters *sum, const struct counters *before, const struct counters *after)
+{
+    for (int k = 0; k < after->n; k++) {
+        double was = 0;
+        for (int j = 0; j < before->n; j++)
+            if (!strcmp(before->name[j], after->name[k]))
+                was = before->value[j];
+        int s = counter_slot(sum, after->name[k]);
+        if (s >= 0 && after->value[k] > was)
+            sum->value[s] += after->value[k] - was;
+    }
+}
+
+/* The counters file at the root of the mount holding dir: up the folders while the device stays. */
+static void find_counters(struct run *r)
+{
+    char at[PATH_MAX], up[PATH_MAX + 4];
+    struct stat here, parent;
+    if (!r->o.counters)
+        return;
+    if (!realpath(r->o.dir, at) || stat(at, &here))
+        die(3, "cannot resolve %s: %s", r->o.dir, strerror(errno));
+    while (strcmp(at, "/")) {
+        snprintf(up, sizeof up, "%s/..", at);
+        if (stat(up, &parent) || parent.st_dev != here.st_dev)
+            break;
+        char *slash = strrchr(at, '/');
+        if (slash == at)
+            slash[1] = 0;
+        else
+            *slash = 0;
+    }
+    if (snprintf(r->counters, sizeof r->counters, "%s/%s", strcmp(at, "/") ? at : "", r->o.counters)
+        >= (int)sizeof r->counters)
+        die(2, "--counters: the path is too long");
+}
+
+static void json_counted(FILE *f, const struct counters *sum, long calls)
+{
+    double total = 0;
+    for (int k = 0; k < sum->n; k++)
+        total += sum->value[k];
+    fprintf(f, ", \"engine_requests\": %.0f, \"engine_calls\": %ld, \"engine_by\": {", total, calls);
+    for (int k = 0, shown = 0; k < sum->n; k++) {
+        if (sum->value[k] <= 0)
+            continue;
+        fprintf(f, "%s", shown++ ? ", " : "");
+        json_str(f, sum->name[k]);
+        fprintf(f, ": %.0f", sum->value[k]);
+    }
+    fputc('}', f);
+}
+
 /* Until the kernel's entry cache of objects made at `at` has expired (--cache-wait after their setup). */
 static void wait_cache(const struct run *r, uint64_t at)
 {
@@ -843,7 +972,9 @@ static void run_call_op(struct run *r, const struct call_op *op, int first, uint
     char path[PATH_MAX + NAME_MAX_LEN + 16];
     enum { SETUP, PREPARE, CALL, AFTER } stage = SETUP;
     double started = wall_s();
-    int err = p->err;
+    int err = p->err, counted = r->counters[0] != 0, counter_err = 0;
+    static struct counters before, after, sum;
+    sum.n = 0;
     FILE *f = r->out;
     if (op->cold && !err)
         wait_cache(r, p->at);
@@ -858,12 +989,21 @@ static void run_call_op(struct run *r, const struct call_op *op, int first, uint
             break;
         }
         stage = CALL;
+        int counting = counted && !counter_err && i >= warm;
+        if (counting && read_counters(r, &before))
+            counter_err = errno;
         uint64_t t0 = now_ns();
         int rc = op->call(&c, i);
         uint64_t t1 = now_ns();
         if (rc) {
             err = errno;
             break;
+        }
+        if (counting && !counter_err) {
+            if (read_counters(r, &after))
+                counter_err = errno;
+            else
+                add_counted(&sum, &before, &after);
         }
         stage = AFTER;
         if (op->post && op->post(&c, i)) {
@@ -896,6 +1036,12 @@ done:
         struct stats s = summarise(samples, r->o.iterations);
         fprintf(f, ", \"status\": \"ok\", ");
         json_stats(f, &s);
+        if (counted && !counter_err)
+            json_counted(f, &sum, r->o.iterations);
+        else if (counted) {
+            fprintf(f, ", \"engine_error\": ");
+            json_str(f, strerror(counter_err));
+        }
         fprintf(f, ", \"started\": %.6f, \"ended\": %.6f}", started, wall_s());
     }
     if (c.fd >= 0)
@@ -917,8 +1063,16 @@ static void run_calls(struct run *r)
     if (!samples || !buf)
         die(3, "out of memory for %ld samples", r->o.iterations);
     json_head(r);
-    fprintf(r->out, "  \"iterations\": %ld, \"warmup\": %ld, \"cache_wait_s\": %g,\n  \"operations\": [\n",
+    fprintf(r->out, "  \"iterations\": %ld, \"warmup\": %ld, \"cache_wait_s\": %g,\n",
             r->o.iterations, r->o.warmup, r->o.cache_wait);
+    if (r->counters[0]) {
+        fprintf(r->out, "  \"counters\": ");
+        json_str(r->out, r->counters);
+        fprintf(r->out, ", \"counters_prefix\": ");
+        json_str(r->out, r->o.counters_prefix);
+        fprintf(r->out, ",\n");
+    }
+    fprintf(r->out, "  \"operations\": [\n");
     struct prepared prep[N_CALL_OPS];
     memset(prep, 0, sizeof prep);
     for (int k = 0; k < r->count; k++) {
@@ -1168,6 +1322,9 @@ int main(int argc, char **argv)
     }
     if (stat(r.o.dir, &st) || !S_ISDIR(st.st_mode))
         die(2, "--dir %s is not a folder", r.o.dir);
+    if (r.o.counters && strcmp(r.o.mode, "calls"))
+        die(2, "--counters is an option of mode calls");
+    find_counters(&r);
     if (strlen(r.o.dir) > PATH_MAX - 64 || strlen(r.o.output) > PATH_MAX - 16)
         die(2, "--dir and --output must be shorter than %d bytes", PATH_MAX - 64);
     snprintf(r.part, sizeof r.part, "%s.part", r.o.output);

@@ -27,6 +27,9 @@ CALLS = ("mkdir", "mvdir", "rmdir", "readdir_10", "readdir_1k", "mknod", "create
 #: seed 002's NNBench operations, named as the NNBench adapter names them
 CONCURRENCY = ("create_write", "open_read", "rename", "delete")
 MODES = {"calls": CALLS, "concurrency": CONCURRENCY}
+#: the metadata-engine requests an operation's timed calls caused, as the target's client counted them
+#: (metabench --counters: read just before and after each call, outside its timing)
+ENGINE_REQUESTS = "engine_requests"
 #: JSON field (nanoseconds) -> metric (seconds)
 LATENCIES = (("mean_ns", "latency_mean"), ("min_ns", "latency_min"), ("max_ns", "latency_max"),
              ("stddev_ns", "latency_stddev"), ("p50_ns", "latency_p50"), ("p90_ns", "latency_p90"),
@@ -66,6 +69,9 @@ def parse_text(text: str, source: str = "<string>") -> ParseResult:
         if status != "ok":
             raise ParseError(TOOL, source, f"operation {name}: status {status!r} (expected ok, unsupported or failed)")
         result.rows += _rows(op, name, mode, common, source)
+        if isinstance(op.get("engine_error"), str):
+            result.warnings.append(f"{name}: the client's metadata-engine counters could not be read "
+                                   f"({op['engine_error']}); its calls are not checked against the engine")
         if isinstance(op.get("started"), (int, float)) and isinstance(op.get("ended"), (int, float)):
             result.meta["phases"][name] = (float(op["started"]), float(op["ended"]))
     if not seen:
@@ -109,7 +115,7 @@ def combine_hosts(parts: dict[str, ParseResult]) -> ParseResult:
             out.warnings.append(f"{op}: measured on {len(rows)} of {len(parts)} hosts; no aggregate")
             continue
         values = [r["value"] for r in rows]
-        if metric in ("rate", "ops"):
+        if metric in ("rate", "ops", ENGINE_REQUESTS):
             value = sum(values)
         elif metric == "latency_min":
             value = min(values)
@@ -202,4 +208,7 @@ def _rows(op: dict, name: str, mode: str, common: dict, source: str) -> list[dic
         rows.append(measurement(TOOL, name, "rate", _number(op, "rate", name, source), **common))
     rows += [measurement(TOOL, name, metric, _number(op, key, name, source) / 1e9, **common)
              for key, metric in LATENCIES]
+    if "engine_requests" in op:
+        rows.append(measurement(TOOL, name, ENGINE_REQUESTS, _number(op, "engine_requests", name, source),
+                                unit="count", **common))
     return rows
