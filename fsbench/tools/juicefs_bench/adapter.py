@@ -10,6 +10,7 @@ from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_lines, parse_path
+from fsbench.tools.juicefs_bench.store_check import OBJECT_STORE_READS, OBJECT_STORE_WRITES, moved_rows
 
 OPTIONS = {
     "threads": "concurrent threads, -p",
@@ -42,7 +43,9 @@ class JuiceFSBenchAdapter:
     accepts = ("directory",)
     metrics: dict[str, str] = {}
     #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
-    measures = ("bandwidth", "cpu_usage", "latency_mean", "memory_peak", "ops", "rate", "runtime")
+    measures = ("bandwidth", "cpu_usage", "io_bytes", "latency_mean", "memory_peak", "ops", "rate", "runtime")
+    #: its reads and writes against the object store's counters (store_check: one window for every phase)
+    validity_checks = (OBJECT_STORE_READS, OBJECT_STORE_WRITES)
     #: the order of juicefs bench's own table (seed 000 shows the first seven)
     # (put/get/delete object and the `total` resources line are its internals: "All measurements")
     operations = ("write_big_file", "read_big_file", "write_small_file", "read_small_file", "stat_file",
@@ -106,7 +109,7 @@ class JuiceFSBenchAdapter:
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
         """The table on stdout (some versions log it to stderr: then both are read)."""
-        return parse_stdout_then_both(parse_lines, TOOL, raw_dir)
+        return moved_rows(parse_stdout_then_both(parse_lines, TOOL, raw_dir))
 
     def parse_file(self, path: Path) -> ParseResult:
         """An existing `juicefs bench` output."""
