@@ -14,13 +14,13 @@ from fsbench.monitor.samples import Proc, Raw, Sample
 class Owners:
     """Which processes of each watched name count: the run's own, all of them, or none."""
 
-    #: names with at least one process that carries the run's marker: only those count
+    #: names with at least one process of the run's (its marker, or a service's folder): only those count
     own_only: set[str] = field(default_factory=set)
     #: another target's names none of whose processes is this run's (another run's client): none count
     dropped: set[str] = field(default_factory=set)
     #: scope -> why its figures may include processes this run did not start (all of them counted)
     doubts: dict[str, str] = field(default_factory=dict)
-    #: (pid, start) of the processes any scan found the marker in (a later unreadable scan changes nothing)
+    #: (pid, start) of the processes any scan found the run's (a later unreadable scan changes nothing)
     mine: set[tuple[int, int]] = field(default_factory=set)
 
     def counts(self, p: Proc) -> bool:
@@ -31,7 +31,7 @@ class Owners:
 
 
 def owners(raw: Raw, host: str, expected: Collection[str] | None = None) -> Owners:
-    """Per watched name, whose processes count (the sampler's `m`/`n` lines; none checked: all count).
+    """Per watched name, whose processes count (the sampler's `m`/`n`/`w` lines; none checked: all count).
 
     A name the case does not expect (another target's client or service) with none of its processes this
     run's is another run's or another user's: left out. A name the case expects (its own, or one no

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from fsbench.monitor.script import COMM_LEN, MAGIC, US, Client
@@ -24,7 +25,9 @@ class Proc:
     rss: int | None = None  # bytes
     hwm: int | None = None  # bytes, peak RSS since the process started
     client: bool = False  # of the client's name, with the client's words in its command line
-    own: bool | None = None  # carries this run's marker (True), does not (False), or unknown / not checked
+    #: this run's (True: its marker, or its working folder a service's and started after it), not (False:
+    #: no marker), or unknown / not checked (None)
+    own: bool | None = None
 
 
 @dataclass
@@ -47,6 +50,8 @@ class Raw:
     header: dict[str, str] = field(default_factory=dict)
     watched: list[str] = field(default_factory=list)
     client: Client | None = None
+    #: (the host's clock tick when its start began, folder) of each service fsbench started on the host
+    folders: list[tuple[int, str]] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -64,7 +69,7 @@ def read_raw(text: str) -> Raw:
                 incomplete += 1
             block = [line]
         elif block is not None and line.startswith(". "):
-            sample = _sample(block, raw.client)
+            sample = _sample(block, raw.client, raw.folders)
             if sample is None or line[2:].strip() != str(sample.seq):
                 incomplete += 1
             elif raw.samples and sample.t < raw.samples[-1].t:
@@ -88,11 +93,51 @@ def _header_line(line: str, raw: Raw) -> None:
         name, *words = line[len("#client "):].split(US)
         if name:
             raw.client = Client(name, tuple(w for w in words if w))
+    elif line.startswith("#folder "):
+        since, _, folder = line[len("#folder "):].partition(" ")
+        if since.isdigit() and folder:
+            raw.folders.append((int(since), folder))
     elif line.startswith("#" + MAGIC):
         raw.header.update(dict(_HEADER_KV.findall(line)))
 
 
-def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
+@dataclass
+class _Scan:
+    """A sample's pid scan (its p, c, m, n and w lines): the watched pids, and which of them are the run's."""
+
+    folders: Sequence[tuple[int, str]] = ()
+    names: dict[int, str] = field(default_factory=dict)
+    cmdlines: dict[int, list[str]] = field(default_factory=dict)
+    marked: set[int] = field(default_factory=set)
+    unmarked: set[int] = field(default_factory=set)
+    working: dict[int, int] = field(default_factory=dict)  # pid -> the start tick of the service it works for
+
+    def read(self, line: str) -> bool:
+        """Take one line of the scan; False when it is none of them."""
+        kind, _, rest = line.partition(" ")
+        pid, _, value = rest.partition(" ")
+        if kind not in ("p", "c", "m", "n", "w") or not pid.isdigit():
+            return False
+        if kind == "p" and value:
+            self.names[int(pid)] = value
+        elif kind == "c":
+            self.cmdlines[int(pid)] = value.split(US)
+        elif kind in ("m", "n") and not value.strip():
+            (self.marked if kind == "m" else self.unmarked).add(int(pid))
+        elif kind == "w" and value.isdigit() and 0 < int(value) <= len(self.folders):
+            self.working[int(pid)] = self.folders[int(value) - 1][0]
+        return True
+
+    def own(self, p: Proc) -> bool | None:
+        """Whether p is the run's: its marker, or (a title written over the marker: redis-server, postgres) a
+        service's folder as its working folder and a start after the service's; None when unknown."""
+        if p.pid in self.marked or (p.pid in self.working and p.start >= self.working[p.pid]):
+            return True
+        return False if p.pid in self.unmarked else None
+
+
+def _sample(lines: list[str], client: Client | None = None,
+            folders: Sequence[tuple[int, str]] = ()) -> Sample | None:
     head = lines[0].split()
     if len(head) != 3:
         return None
@@ -102,39 +147,27 @@ def _sample(lines: list[str], client: Client | None = None) -> Sample | None:
         return None
     if sample.t != sample.t or sample.t in (float("inf"), float("-inf")):
         return None
-    names: dict[int, str] = {}
-    cmdlines: dict[int, list[str]] = {}
-    marked: set[int] = set()
-    unmarked: set[int] = set()
+    scan = _Scan(folders)
     section = "mem"
     status: Proc | None = None
     for line in lines[1:]:
         if line.startswith("cpu "):
             sample.cpu = _ints(line.split()[1:])
-        elif line.startswith("p ") and section == "mem" and not sample.mem:
-            pid, _, name = line[2:].partition(" ")
-            if pid.isdigit() and name:
-                names[int(pid)] = name
-        elif line.startswith("c ") and section == "mem" and not sample.mem:
-            pid, _, words = line[2:].partition(" ")
-            if pid.isdigit():
-                cmdlines[int(pid)] = words.split(US)
-        elif line[:2] in ("m ", "n ") and section == "mem" and not sample.mem:
-            if line[2:].strip().isdigit():
-                (marked if line[0] == "m" else unmarked).add(int(line[2:]))
+        elif section == "mem" and not sample.mem and scan.read(line):
+            continue
         elif line.startswith("Inter-|"):
             section = "net"
         elif line.startswith(" face |"):
             continue
         elif (m := _STAT_LINE.match(line)) is not None:
             section = "stat"
-            _stat(int(m.group(1)), m.group(2), line, names, sample)
+            _stat(int(m.group(1)), m.group(2), line, scan.names, sample)
             proc = next(reversed(sample.procs.values()), None)
             if proc is None or proc.pid != int(m.group(1)):
                 continue
-            proc.own = True if proc.pid in marked else False if proc.pid in unmarked else None
+            proc.own = scan.own(proc)
             if client and proc.name == client.name:
-                proc.client = is_client(cmdlines.get(proc.pid), client, proc.pid in marked)
+                proc.client = is_client(scan.cmdlines.get(proc.pid), client, bool(proc.own))
         elif line.startswith("Name:"):
             section, status = "status", None
         elif section == "status":

@@ -6,6 +6,8 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
     #watch <name>                      one per watched process name, once, before the first sample
     #client <name>US<word>US<word>...  the target's client, when there is one: its name, and the words
                                        its command line holds (US: the 0x1f byte), once
+    #folder <start tick> <folder>      one per folder of a service fsbench started on this host (numbered
+                                       from 1 in order), with the host's clock tick when that start began
     @ <uptime s> <seq>                 a sample starts: /proc/uptime's first field (monotonic, boot-based)
     cpu  <user> <nice> <system> <idle> <iowait> <irq> <softirq> <steal> ...   first line of /proc/stat
     p <pid> <name>                     one per pid whose /proc/PID/comm is a watched name (as of the
@@ -16,6 +18,8 @@ It runs through any Transport (local now, SSH later) and prints one block per sa
                                        marker (FSBENCH_RUN=<the sampler's own value>) in /proc/PID/environ
     n <pid>                            ... its environment was read and has no such marker; a pid with
                                        neither line is unknown (its environment could not be read)
+    w <pid> <k>                        after those, when there are #folder lines: the pid's working folder
+                                       (/proc/PID/cwd) is #folder k or inside it
     <cat /proc/meminfo /proc/diskstats /proc/net/dev, then /proc/PID/stat and /proc/PID/status of each
      pid above, verbatim; a pid that exited meanwhile simply has no lines>
     . <seq>                            the sample is complete
@@ -27,9 +31,13 @@ pids whose command line holds the kind's words (the mount point; `mount` for Jui
 not this run's either: another run, or another user, may run a process of that name on the same host.
 So each pid scan also says which watched pids carry the run's marker (fsbench.run.leftovers.MARKER, which
 every command of a run, the sampler included, has in its environment; marker=0 when the sampler has none
-and so cannot tell). The parser keeps, of a name, this run's processes when it has any (see
-fsbench.monitor.processes). JuiceFS rewrites its command line into one title, cut at 255 bytes (often
-before the mount point): the marker then also says such a cut title is this run's. The loop ends when
+and so cannot tell), and which work in the folder of a service fsbench started: redis-server and postgres
+write their process title over their environment, so their marker is gone, but they run in their
+service's folder, as fsbench.services.processes knows a service's processes; a process there that started
+after the service's start is the run's too (the parser decides that from its start time). The parser
+keeps, of a name, this run's processes when it has any (see fsbench.monitor.processes). JuiceFS rewrites
+its command line into one title, cut at 255 bytes (often before the mount point): the marker then also
+says such a cut title is this run's. The loop ends when
 killed (the runner cancels it and the transport kills its process group), when its stdout goes away
 (SIGPIPE), or after `max_s` seconds, so an abandoned sampler never runs for ever.
 
@@ -42,7 +50,8 @@ deltas) covers the window to the tick even when it is shorter than one interval.
 Cost per sample: builtins only (`read`, `case`, `printf`) plus one `cat` and one `sleep`; a pid scan
 adds one `tr` per pid of the client's name (its command line holds NULs, which sh cannot read), and one
 `grep -z` for the environments of all the watched pids it found together (none when it found none): an
-environment is a few KiB, so reading them costs little beside that grep's fork and exec. A host with
+environment is a few KiB, so reading them costs little beside that grep's fork and exec; with service
+folders, one `ls` for the working folders of those pids together. A host with
 fewer pids than `scan=` is scanned every sample. Measured on a 2-core VM with 250 pids and 3 watched
 processes: 4.8 ms of CPU per sample without the marker check, 6.3 ms with it (0.6 % of a core at 1 s).
 """
@@ -50,6 +59,7 @@ processes: 4.8 ms of CPU per sample without the marker check, 6.3 ms with it (0.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: first token of the header line; also the sampler's $0, so `pgrep -f fsbench-monitor` finds it
@@ -68,7 +78,8 @@ DOUBLE_EVERY = 10
 
 # Arguments arrive as positional parameters: $1 interval (ms), $2 max seconds, $3 pids per scan-sample
 # at that interval, $4 the client's name ("" when none), $5 its words (US-separated), $6 the first
-# interval (ms), then the other names. A command
+# interval (ms), $7 the services' folders ("<start tick> <folder>" entries, each ended by US), then the
+# other names. A command
 # line is read with tr: NUL separates its words, and every byte Python's splitlines() breaks on becomes
 # US too, so an argument can never start a line of its own.
 # Why builtins: a `read` from /proc costs a few syscalls, a fork+exec ~1 ms.
@@ -81,8 +92,8 @@ LC_ALL=C; export LC_ALL
 # marks the stop, so a block is never interrupted by another. The trap also makes sh reap its children.
 busy=0 stop=0
 trap 'if [ "$busy" = 1 ]; then stop=1; else sample; exit 0; fi' HUP INT TERM
-ivms=$1 mx=$2 sp=$3 cn=$4 cw=$5 ms=$6
-shift 6
+ivms=$1 mx=$2 sp=$3 cn=$4 cw=$5 ms=$6 rest=$7
+shift 7
 # $1: seconds as sleep(1) reads them (plain decimals) from milliseconds
 secs() { r=$(($1 % 1000)); case ${#r} in 1) r=00$r ;; 2) r=0$r ;; esac; iv=$(($1 / 1000)).$r; }
 secs "$ivms"
@@ -96,15 +107,24 @@ printf '#fsbench-monitor 1 pid=%s interval=%s ncpu=%s scan=%s marker=%s\n' "$$" 
 all=/
 for w in "$@"; do printf '#watch %s\n' "$w"; all="$all$w/"; done
 if [ -n "$cn" ]; then printf '#client %s\037%s\n' "$cn" "$cw"; all="$all$cn/"; fi
+# "<k> <folder>" entries, each ended by US: every folder as given and as the kernel names a working folder
+us=$(printf '\037') fl= k=0
+while [ -n "$rest" ]; do
+  e=${rest%%"$us"*} rest=${rest#*"$us"} k=$((k + 1))
+  printf '#folder %s\n' "$e"
+  d=${e#* }
+  r=$(cd "$d" 2>/dev/null && pwd -P) || r=$d
+  fl="$fl$k $d$us$k $r$us"
+done
 read -r up _ < /proc/uptime
 # uptime in hundredths; the 1 prefix keeps a fraction like 08 from reading as octal
 end=$((${up%.*} * 100 + 1${up#*.} - 100 + mx * 100))
-s=0 next=1 files= envs= pl=
+s=0 next=1 files= envs= cwds= pl=
 sample() {
   busy=1
   s=$((s + 1))
   if [ "$s" -ge "$next" ]; then
-    files= envs= pl= n=0
+    files= envs= cwds= pl= n=0
     for d in /proc/[0-9]*; do
       n=$((n + 1))
       IFS= read -r c < "$d/comm" || continue
@@ -122,7 +142,7 @@ p ${d#/proc/} $w"
             pl="$pl
 c ${d#/proc/} $cl"
           fi
-          files="$files $d/stat $d/status" envs="$envs $d/environ"
+          files="$files $d/stat $d/status" envs="$envs $d/environ" cwds="$cwds $d/cwd"
           break
         fi
       done
@@ -136,6 +156,22 @@ c ${d#/proc/} $cl"
 n $e" ;; *:[0-9]*) pl="$pl
 m $e" ;; esac
       done
+    fi
+    # which watched pids work in a service's folder: one ls for all their working folders per scan
+    if [ -n "$fl" ] && [ -n "$cwds" ]; then
+      out=$(ls -ld $cwds 2>/dev/null)
+      while IFS= read -r l; do
+        case $l in *" -> "*) ;; *) continue ;; esac
+        e=${l#*/proc/} c=${l#* -> }
+        e=${e%%/*} c=${c% (deleted)} rest=$fl
+        while [ -n "$rest" ]; do
+          f=${rest%%"$us"*} rest=${rest#*"$us"}
+          case $c in "${f#* }"|"${f#* }"/*) pl="$pl
+w $e ${f%% *}"; break ;; esac
+        done
+      done <<EOF
+$out
+EOF
     fi
     # dense samples scan as many pids each as a sample at the full interval: a tool's processes, born
     # during a short case, are found at once (a bounded cost: the dense start lasts about a second)
@@ -174,8 +210,11 @@ class Client:
 
 def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (), max_s: float = 86400.0,
                  shell: str = "/bin/sh", scan_pids_per_s: float = SCAN_PIDS_PER_S,
-                 client: Client | None = None, first_interval_s: float = FIRST_INTERVAL_S) -> list[str]:
-    """argv that samples /proc every interval_s seconds (denser at first) for at most max_s seconds."""
+                 client: Client | None = None, first_interval_s: float = FIRST_INTERVAL_S,
+                 folders: Sequence[tuple[int, str]] = ()) -> list[str]:
+    """argv that samples /proc every interval_s seconds (denser at first) for at most max_s seconds.
+
+    folders: (the host's clock tick when the start began, folder) of each service fsbench started there."""
     if not interval_s > 0:
         raise ValueError(f"interval must be > 0 seconds, got {interval_s!r}")
     if not max_s > 0:
@@ -187,9 +226,14 @@ def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (),
             raise ValueError("process name 'host' would be mistaken for the host's own scope in the results")
     if client and any(not w or "\n" in w or US in w for w in (client.name, *client.words)):
         raise ValueError(f"client {client!r}: its name and words must be non-empty, without a newline or 0x1f")
+    for since, folder in folders:
+        if since < 0 or not folder.startswith("/") or "\n" in folder or US in folder:
+            raise ValueError(f"service folder {folder!r} (since {since}): absolute, without a newline or 0x1f")
+    listed = "".join(f"{since} {folder.rstrip('/') or '/'}{US}" for since, folder in folders)
     scan = str(max(1, round(scan_pids_per_s * interval_s)))
     every_ms = max(1, round(interval_s * 1000))
     first_ms = min(every_ms, max(1, round(first_interval_s * 1000)))
     return [shell, "-c", SCRIPT, MAGIC, str(every_ms), str(math.ceil(max_s)), scan,
-            client.name if client else "", US.join(client.words) if client else "", str(first_ms), *processes]
+            client.name if client else "", US.join(client.words) if client else "", str(first_ms), listed,
+            *processes]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from fsbench.api.transport import Transport
@@ -23,13 +24,15 @@ class MonitorSession:
 
     def __init__(self, transport: Transport, host: str, interval_s: float, processes: list[str], raw_path: Path,
                  *, max_s: float = 86400.0, clk_tck: int = 100, client: Client | None = None,
-                 expected: set[str] | None = None):
+                 expected: set[str] | None = None, folders: Sequence[tuple[int, str]] = ()):
         self.transport, self.host = transport, host
         self.interval_s, self.processes = interval_s, list(processes)
         self.raw_path = Path(raw_path)
         self.csv_path = self.raw_path.parent / f"monitor-{host}.csv"
         self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
-        self.argv = sampler_argv(interval_s, self.processes, max_s, client=client)
+        # folders: (the host's clock tick when its start began, folder) of each service fsbench started on the
+        # host, whose processes are the run's even when their title overwrote the run's marker
+        self.argv = sampler_argv(interval_s, self.processes, max_s, client=client, folders=folders)
         self.max_s, self.clk_tck = max_s, clk_tck
         #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())

@@ -478,10 +478,10 @@ def test_rows_follow_the_tidy_contract():
 
 def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
     argv = sampler_argv(0.5, ["ossfs", "$(touch pwned) ;x", "*"], max_s=10.2)
-    assert argv[3:] == ["fsbench-monitor", "500", "11", "250", "", "", "100", "ossfs", "$(touch pwned) ;x", "*"]
+    assert argv[3:] == ["fsbench-monitor", "500", "11", "250", "", "", "100", "", "ossfs", "$(touch pwned) ;x", "*"]
     client = Client("$(touch pwned2)", ("/mnt/a b", "$(touch pwned3)"))
     argv = sampler_argv(0.5, ["ossfs"], max_s=10, client=client)
-    assert argv[7:] == ["$(touch pwned2)", "/mnt/a b\x1f$(touch pwned3)", "100", "ossfs"]
+    assert argv[7:] == ["$(touch pwned2)", "/mnt/a b\x1f$(touch pwned3)", "100", "", "ossfs"]
     out = subprocess.run(sampler_argv(0.2, [], max_s=0.1, client=client), cwd=tmp_path, capture_output=True,
                          text=True, timeout=30).stdout
     assert "#client $(touch pwned2)\x1f/mnt/a b\x1f$(touch pwned3)\n" in out and list(tmp_path.iterdir()) == []
