@@ -143,7 +143,7 @@ class Runner:
             values, reason = {}, unexpected(self.rd, exc, self.rd.path / "services",
                                             f"while starting the services of {target.name}")
         session = TargetSession(target, self._target_transports(target), self.rd.run_id, self.emit,
-                                scratch=scratch, service_values=values,
+                                scratch=scratch, service_values=values, service_dirs=services.dirs(target.services),
                                 log_dir=self.rd.path / "targets" / target.name, leftovers=self.leftovers,
                                 secrets=self.secrets)
         return session, reason

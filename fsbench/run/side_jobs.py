@@ -217,10 +217,12 @@ def monitors_of(sc: Scenario, case: Case, session: TargetSession, hosts: list[st
     from fsbench.run.monitor_expect import expected_processes
 
     clients = _clients(sc, case, session, hosts)
-    # never warn about another target's processes, nor about a process on a host where it does not live
+    # never warn about another target's processes, nor about a process on a host where it does not live; the
+    # target's services' processes are the run's by their folders too (a title over the marker: redis-server)
     return [MonitorSession(transports[h], h, mon.interval_s, list(mon.processes), raw_of(h) / "monitor.txt",
                            max_s=case.timeout_s + 120, client=clients.get(h),
-                           expected=expected_processes(sc, case.target, KINDS, h))
+                           expected=expected_processes(sc, case.target, KINDS, h),
+                           folders=session.service_dirs.get(h, ()))
             for h in hosts]
 
 

@@ -66,6 +66,15 @@ class ServiceManager:
                 values.update(session.exported())
         return values, None
 
+    def dirs(self, names: tuple[str, ...]) -> dict[str, list[tuple[int, str]]]:
+        """host -> (its clock tick when the start began, folder) of each named service fsbench started there."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for name in names:
+            for s in self.sessions.get(name, []):
+                if s.managed and s.started:
+                    out.setdefault(s.host, []).append((s.identity.since, s.identity.dir))
+        return out
+
     def _ship_client_files(self, name: str, session: ServiceSession) -> str | None:
         """Copy the files the service's clients read from its (first) host to the other hosts of its targets,
         at the same path inside the service's folder; None when done, else why not."""

@@ -30,6 +30,7 @@ class TargetState:
 
     def __init__(self, target: Target, transports: dict[str, Transport], run_id: str, emit: Listener, *,
                  scratch: str = "/var/tmp/fsbench/run", service_values: dict[str, str] | None = None,
+                 service_dirs: dict[str, list[tuple[int, str]]] | None = None,
                  log_dir: Path | None = None, leftovers=None, secrets: dict[str, str] | None = None,
                  token: str | None = None):
         self.target, self.transports, self.run_id, self.emit = target, transports, run_id, emit
@@ -38,6 +39,9 @@ class TargetState:
         self._cleanups: dict[str, str] = {}
         self.run_scratch = scratch
         self.service_values = service_values or {}
+        #: host -> (its clock tick when the start began, folder) of each of the target's services fsbench started
+        #: there (fsbench.run.targets.manager.ServiceManager.dirs): the monitor knows their processes by it
+        self.service_dirs = service_dirs or {}
         self.log_dir = log_dir
         self.kind = KINDS.get(target.kind)
         #: tools write only below this folder (a directory target); devices and URLs have none. Its name
