@@ -21,8 +21,15 @@ def for_summary(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_validity(summary: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """summary with `validity` (flagged when any repetition was) and `validity_detail` (distinct words)."""
-    if summary.empty or VALIDITY not in results or not results[VALIDITY].astype("string").fillna("").ne("").any():
+    """summary with `validity` (flagged when any repetition was) and `validity_detail` (distinct words).
+
+    A row's own warning (a memory peak from too few samples, a count that went backwards) flags its cell
+    too, with the warning as its words: a number that may not be what its label says is marked beside it,
+    not only listed under Warnings."""
+    if summary.empty:
+        return summary
+    results = _warnings_as_flags(results)
+    if VALIDITY not in results or not results[VALIDITY].astype("string").fillna("").ne("").any():
         return summary
     df = results[results[VALIDITY].astype("string").fillna("").ne("")].copy()
     df["job"] = df["job"].astype("string").fillna("").astype(str)
@@ -39,6 +46,22 @@ def with_validity(summary: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
         validity_detail=(DETAIL, lambda s: " / ".join(dict.fromkeys(str(x) for x in s if str(x)))),
     ).reset_index()
     return summary.merge(verdicts, on=keys, how="left")
+
+
+def _warnings_as_flags(results: pd.DataFrame) -> pd.DataFrame:
+    """results where a row with its own warnings is flagged, its warnings joined to its verdict's words."""
+    if "warnings" not in results:
+        return results
+    warned = results["warnings"].astype("string").fillna("").str.strip()
+    if not warned.ne("").any():
+        return results
+    out = results.copy()
+    verdict = out[VALIDITY].astype("string").fillna("") if VALIDITY in out else pd.Series("", index=out.index)
+    detail = out[DETAIL].astype("string").fillna("") if DETAIL in out else pd.Series("", index=out.index)
+    has = warned.ne("")
+    out[VALIDITY] = verdict.where(~has, FLAGGED)
+    out[DETAIL] = detail.where(~has, (detail + "; " + warned).str.strip("; "))
+    return out
 
 
 def overview(results: pd.DataFrame) -> dict:

@@ -113,7 +113,7 @@ class JuiceFSBenchAdapter:
 
     def parse_file(self, path: Path) -> ParseResult:
         """An existing `juicefs bench` output."""
-        return parse_path(path)
+        return moved_rows(parse_path(path))
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`juicefs version`."""
