@@ -123,7 +123,8 @@ def _summary(ctx: dict) -> list[str]:
     if v.get("checked") or v.get("unchecked"):
         out += ["### Validity", "", f"{v.get('checked', 0)} measurements checked against the backend's counters, "
                 f"{v.get('flagged', 0)} flagged (⛔ in the tables)"
-                + (f"; {v['unchecked']} not checked (no counter of the storage side covers them)" if v.get("unchecked") else "") + ".", ""]
+                + (f"; {v['unchecked']} not checked (no counter of the storage side covers them)"
+                   if v.get("unchecked") else "") + ".", ""]
         out += [f"- {code(f['case'])} {escape(f['operation'])}: {escape(f['detail'])}" for f in v.get("items", [])]
         out += [f"- … and {v['more']} more (results.csv, column validity)"] if v.get("more") else []
         out += [""]
