@@ -54,7 +54,10 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
     p = r.get("ratio_p")
     # a difference is called only where Welch's test says so (p < 0.05); a single run has no test: the band
     tested = p is not None and _finite(p)
-    if ratio is not None and _finite(ratio) and not is_base and (not tested or float(p) < ALPHA):  # type: ignore[arg-type]
+    # a flagged number (fsbench.validity) is no evidence either way: never coloured better or worse
+    flagged = _text(r.get("validity")) == "flagged"
+    if ratio is not None and _finite(ratio) and not is_base and not flagged \
+            and (not tested or float(p) < ALPHA):  # type: ignore[arg-type]
         up = higher_is_better(metric) if up is None else up
         if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
             cls = "better"
