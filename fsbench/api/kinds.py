@@ -177,6 +177,16 @@ class CountsMetaRequests(Protocol):
 
 
 @runtime_checkable
+class WritesBack(Protocol):
+    """A kind whose client uploads written data some seconds after a file's close (rclone's VFS write-back):
+    the validity watch waits that long for the store's counters to move before it calls a write quiet."""
+
+    def write_back_s(self, target: KindTarget[Any]) -> float:
+        """Seconds between a file's close and its upload (0: none)."""
+        ...
+
+
+@runtime_checkable
 class CountsBackend(Protocol):
     """A kind whose backend's counters fsbench reads around each case (fsbench.validity.backends.CountersKind
     types what it returns: Counters live in the validity layer, above this one)."""
@@ -189,10 +199,10 @@ class CountsBackend(Protocol):
 #: the optional hooks of a kind: the registry checks the signature of each one a kind has, and refuses a
 #: public name one letter or two from a hook's (a misspelt hook would be silently ignored); validity_checks
 #: is the tools' declaration (fsbench.validity.judge reads both alike)
-KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, TreePerHost, CountsBackend, CountsMetaRequests,
+KIND_HOOKS: tuple[type, ...] = (StoreBacked, OneHost, TreePerHost, CountsBackend, CountsMetaRequests, WritesBack,
                                  DeclaresValidityChecks)
 #: the hooks that take a target, whose KindTarget[...] must name the type the kind's section builds
-_TARGET_HOOKS = ("check", "plan", "one_host", "tree_per_host", "counters")
+_TARGET_HOOKS = ("check", "plan", "one_host", "tree_per_host", "counters", "write_back_s")
 
 
 def settings_of(target: KindTarget[S], kind: str) -> S:

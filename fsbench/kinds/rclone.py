@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from fsbench.api.kinds import KindPlan, KindTarget, TargetKind, settings_of
 from fsbench.api.sections import Section
 from fsbench.core.shell import sh
+from fsbench.core.units import parse_duration
 from fsbench.kinds import objectstore
 
 REMOTE = "FSB"  # the remote's name in RCLONE_CONFIG_<REMOTE>_*
+#: rclone's default --vfs-write-back: a written file is uploaded this long after its close
+WRITE_BACK_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,19 @@ class RcloneKind(objectstore.ObjectClientKind[Rclone]):
     name = "rclone"
     section = SECTION
     client_process = "rclone"
+
+    def write_back_s(self, target: KindTarget[Rclone]) -> float:
+        """rclone's VFS uploads a written file `--vfs-write-back` (5 s) after its close, with a cache mode that
+        caches writes (writes, full: its default here); none without."""
+        flags = list(target.settings.options) if target.settings else []
+        mode = _flag(flags, "--vfs-cache-mode") or ("writes" if not flags else "off")
+        if mode not in ("writes", "full"):
+            return 0.0
+        given = _flag(flags, "--vfs-write-back")
+        try:
+            return parse_duration(given) if given else WRITE_BACK_S
+        except ValueError:
+            return WRITE_BACK_S
 
     def plan(self, target: KindTarget[Rclone], values: dict[str, str], scratch: str) -> KindPlan:
         spec = objectstore.resolved(settings_of(target, self.name), values)
@@ -57,6 +73,16 @@ class RcloneKind(objectstore.ObjectClientKind[Rclone]):
                         after=[["rmdir", path]], logs={log: "rclone-{host}.log"}, env=env,
                         version=[spec.binary, "version"], shown=argv,
                         store=objectstore.store_of(spec), caches=[cache])
+
+
+def _flag(flags: list[str], name: str) -> str:
+    """The value of `--name value` or `--name=value` among rclone's flags ("" when absent)."""
+    for i, f in enumerate(flags):
+        if f == name and i + 1 < len(flags):
+            return flags[i + 1]
+        if f.startswith(name + "="):
+            return f.split("=", 1)[1]
+    return ""
 
 
 PLUGIN: TargetKind[Rclone] = RcloneKind()

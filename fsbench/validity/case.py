@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fsbench.api.case import Case
+from fsbench.api.kinds import WritesBack
 from fsbench.api.tools import DeclaresWorkingSet
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
@@ -15,6 +16,9 @@ from fsbench.validity.judge import checks_of, judge
 from fsbench.validity.pagecache import HostCache, host_cache
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import BackendWatch, Evidence, sources
+
+#: seconds beyond a client's write-back delay before its store's still counters mean it has uploaded
+WRITE_BACK_MARGIN_S = 2.0
 
 
 class ScenarioView(Protocol):
@@ -39,6 +43,11 @@ class CaseValidity:
                  raw: Path, plugins: tuple[object, ...]) -> None:
         self.tool, self.plugins = case.tool, plugins
         self.limits = Thresholds.of(sc.settings.validity)
+        kind = plugins[1] if len(plugins) > 1 else None
+        if isinstance(kind, WritesBack):  # a client that uploads seconds after close: counters still that long
+            delay = kind.write_back_s(sc.targets[case.target])
+            if delay > 0:
+                self.limits = replace(self.limits, quiet_s=max(self.limits.quiet_s, delay + WRITE_BACK_MARGIN_S))
         services = []
         for name in sc.targets[case.target].services:
             svc = sc.services[name]

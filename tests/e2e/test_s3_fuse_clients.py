@@ -69,6 +69,12 @@ def test_fuse_clients_for_s3_end_to_end(tmp_path):
     assert (reads.validity == "ok").all(), reads[["target", "workload", "validity_detail"]].to_string()
     reread = fio[fio.workload == "seq-reread-1m"].set_index("target")
     assert reread.loc["s3fs-cache", "validity"] == "flagged" and reread.loc["s3fs", "validity"] == "ok"
+    # rclone uploads 5 s after a file's close: the watch waits that long (and 2 s more) for the store, so its
+    # flagged write carries the durable bandwidth the store saw, not only "the backend had 0 %"
+    rclone_write = fio[(fio.target == "rclone") & (fio.operation == "write")
+                       & (fio.workload == "seq-write-1m")].iloc[0]
+    assert rclone_write.validity == "flagged" and "durable bandwidth at most" in rclone_write.validity_detail, \
+        rclone_write.validity_detail
     files = results[(results.metric == "file_rate") & results.workload.str.startswith("small-files")]
     assert set(files.unit) == {"file/s"} and len(files.groupby(["target", "workload"])) == 8
     # exactly the files asked for (smoke: 2 threads x 5 + 2 x 5), reported as one group per case (one row)

@@ -119,3 +119,35 @@ def test_a_bad_threshold_is_refused_where_it_is(tmp_path):
         assert "settings.validity.cache_ratio" in str(exc) and "0% to 100%" in str(exc)
     else:
         raise AssertionError("a cache_ratio of 150% was accepted")
+
+
+def test_rclone_says_how_long_after_a_close_it_uploads_and_the_watch_waits_that_long() -> None:
+    """rclone's VFS uploads a written file --vfs-write-back (5 s) after its close: the store's counters stand
+    still that long, so the watch's quiet period covers it (and a margin), else the write looked never stored."""
+    from types import SimpleNamespace
+
+    from fsbench.kinds import KINDS
+    from fsbench.kinds.rclone import Rclone
+    from fsbench.validity.case import WRITE_BACK_MARGIN_S
+
+    kind = KINDS.get("rclone")
+
+    def target(*options: str) -> SimpleNamespace:
+        return SimpleNamespace(settings=Rclone(bucket="b", endpoint="http://x", options=tuple(options)))
+
+    assert kind.write_back_s(target()) == 5.0  # fsbench's default: --vfs-cache-mode writes
+    assert kind.write_back_s(target("--vfs-cache-mode", "full", "--vfs-write-back", "12s")) == 12.0
+    assert kind.write_back_s(target("--vfs-cache-mode=writes", "--vfs-write-back=1m")) == 60.0
+    assert kind.write_back_s(target("--vfs-cache-mode", "off")) == 0.0  # writes go straight to the store
+    assert kind.write_back_s(target("--transfers", "8")) == 0.0  # rclone's own default mode: off
+    assert WRITE_BACK_MARGIN_S > 0
+
+
+def test_a_flagged_number_is_never_coloured_better_or_worse() -> None:
+    from fsbench.report.tables import Style, cell
+
+    row = {"ratio": 12.5, "ratio_p": 0.001, "mean": 8e8, "unit": "B/s", "operation": "write", "n": 3, "cv": 0.01}
+    style = Style()
+    assert cell(row, "bandwidth", False, style)["cls"] == "better"
+    flagged = cell({**row, "validity": "flagged", "validity_detail": "not durable"}, "bandwidth", False, style)
+    assert flagged["cls"] == "" and flagged["validity"] == "flagged"
