@@ -62,6 +62,11 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     assert len(cases) == 8 and (cases.status == "ok").all(), cases[["case_id", "status", "reason"]].to_string()
 
     results = pd.read_csv(run / "results.csv", keep_default_na=False)
+    # the HDFS JVMs, fsbench-s3 and the Redis the run started are the run's in the monitor's figures (issue 33)
+    mine = results[(results.tool == "monitor") & (results.operation == "process")]
+    assert {"java", "redis-server", "fsbench-s3"} <= set(mine.job), sorted(set(mine.job))
+    strangers = mine[mine.warnings.str.contains("none started by this run")]
+    assert strangers.empty, strangers[["case_id", "job", "warnings"]].drop_duplicates("job").to_string()
     nn = results[(results.tool == "nnbench") & (results.job == "")]
     for metric in ("rate", "latency_mean", "ops", "exceptions"):
         got = nn[nn.metric == metric]
