@@ -13,6 +13,7 @@ from fsbench.api.tools import DeclaresWorkingSet
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
 from fsbench.validity.judge import checks_of, judge
+from fsbench.validity.namenode import namenode_sources
 from fsbench.validity.pagecache import HostCache, host_cache
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import BackendWatch, Evidence, sources
@@ -52,7 +53,9 @@ class CaseValidity:
         for name in sc.targets[case.target].services:
             svc = sc.services[name]
             services.append((name, svc.kind, sc.resolve_hosts(svc.hosts)[0]))
-        self.watch = BackendWatch(sources(services, values, transports[case.hosts[0]], raw), self.limits)
+        here = transports[case.hosts[0]]
+        self.watch = BackendWatch(sources(services, values, here, raw) + namenode_sources(services, values, here, raw),
+                                  self.limits)
         # the target kind's own backend counters (JuiceFS's object requests, Ceph's OSDs), on the case's hosts
         hosts = [(h, transports[h]) for h in case.hosts if h in transports]
         if hosts:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench.api.transport import Transport
@@ -66,6 +66,9 @@ class Evidence:
     quiet: bool
     #: the tool host's memory and page cache (fsbench.validity.pagecache), for checks where no backend counts
     host: HostCache | None = None
+    #: requests per operation while the tool ran, over the backends that are the evidence (the NameNode's
+    #: namenode_create...: fsbench.validity.namenode)
+    requests: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def host_only(cls, host: HostCache | None) -> "Evidence":
@@ -172,7 +175,7 @@ class BackendWatch:
             tool_s=max(self.snaps[n]["end"].now - self.snaps[n]["start"].now for n, _ in got),
             durable_s=max(durable) if durable else None,
             after_s=max(s.now - self.snaps[n]["end"].now for n, (_, _, s) in got),
-            quiet=self.quiet)
+            quiet=self.quiet, requests=_requests(t for _, (t, _, _) in got))
 
     def rows(self) -> list[dict]:
         """Tidy rows of what each backend served: per S3 operation and per window (`tool`, `after`), the
@@ -205,6 +208,15 @@ class BackendWatch:
             return None
         end = max(last_end(w[0], DURABLE_OPS), last_end(w[1], DURABLE_OPS))
         return max(0.0, end - self.began[service]) if end else None
+
+
+def _requests(windows: Iterable[dict[str, OpCount]]) -> dict[str, int]:
+    """Requests per operation, added up over the backends' windows."""
+    out: dict[str, int] = {}
+    for moved in windows:
+        for op, o in moved.items():
+            out[op] = out.get(op, 0) + o.requests
+    return out
 
 
 def sources(services: list[tuple[str, str, str]], values: dict[str, str], transport: Transport,

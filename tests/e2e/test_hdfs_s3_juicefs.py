@@ -80,6 +80,10 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     assert (ops.value == ops.param_maps.astype(int) * 2).all()  # every file operation succeeded: maps x files_per_map
     assert (nn[nn.metric == "exceptions"].value == 0).all()
     assert set(nn[nn.metric == "late_maps"].unit) == {"count"}
+    # every HDFS operation vouched for by the NameNode's own counters (JMX NameNodeActivity)
+    on_hdfs = nn[(nn.target == "hdfs") & (nn.metric == "ops")]
+    assert (on_hdfs.validity == "ok").all() and on_hdfs.validity_detail.str.contains("the NameNode counted").all(), \
+        on_hdfs[["case_id", "operation", "validity_detail"]].to_string()
     parts = results[(results.tool == "nnbench") & (results.job != "")]
     assert {"create", "close", "open"} <= set(parts.operation)
 

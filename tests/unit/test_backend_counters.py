@@ -150,3 +150,32 @@ def test_mdtest_on_rbd_is_flagged_when_no_block_reached_the_pool():
     assert marked[0]["validity"] == "ok" and "2 MiB of writes" in marked[0]["validity_detail"]
     fio = [{"tool": "fio", "operation": "write", "metric": "bandwidth", "value": 1.0}]
     assert judge(fio, "fio", [METADATA_IN_CLIENT_CACHE], cached, Thresholds()) == []
+
+
+def test_the_namenode_s_own_counters_vouch_for_nnbench_s_operations() -> None:
+    """Real JMX answers of a Hadoop 3.3.6 NameNode before and after NNBench (2 maps x 5 files): each NNBench
+    operation against the NameNode's count of it; one that never reached it is flagged."""
+    from fsbench.validity.namenode import REACHED_NAMENODE, jmx_url, parse_jmx
+    from fsbench.validity.settings import Thresholds
+    from fsbench.validity.watch import Evidence
+
+    start = parse_jmx((DATA / "namenode-3.3.6_jmx_activity_start.json").read_text(), now=1.0)
+    end = parse_jmx((DATA / "namenode-3.3.6_jmx_activity_end.json").read_text(), now=2.0)
+    assert start is not None and end is not None
+    moved = end.minus(start)
+    assert set(moved) == {"namenode_create", "namenode_open", "namenode_rename", "namenode_delete"}
+    assert all(o.bytes == 0 and o.requests > 0 for o in moved.values())
+    seen = Evidence(("hdfs",), 0, 0, 0, 0, 1.0, None, 0.0, True, None, {k: o.requests for k, o in moved.items()})
+    rows = [{"tool": "nnbench", "operation": op, "metric": "ops", "stat": "value", "value": 10.0, "host": "local"}
+            for op in ("create_write", "open_read", "rename", "delete")]
+    verdicts = {v.operation: v for v in REACHED_NAMENODE.judge("nnbench", rows, seen, Thresholds())}
+    assert all(v.ok for v in verdicts.values())
+    assert verdicts["rename"].detail.startswith(f"the NameNode counted {moved['namenode_rename'].requests} "
+                                                "FilesRenamed while nnbench ran 10 rename")
+    never = Evidence(("hdfs",), 0, 0, 0, 0, 1.0, None, 0.0, True, None, {"namenode_create": 0})
+    flagged = REACHED_NAMENODE.judge("nnbench", rows, never, Thresholds())
+    assert [(v.operation, v.ok) for v in flagged] == [("create_write", False)]  # the others: not counted here
+    assert parse_jmx('{"beans": []}') is None and parse_jmx("<html>") is None
+    assert jmx_url({"services.h.host": "127.0.0.5", "services.h.port_http": "9870"}, "h") == \
+        "http://127.0.0.5:9870/jmx?qry=Hadoop:service=NameNode,name=NameNodeActivity"
+    assert jmx_url({"services.h.url": "hdfs://nn:8020"}, "h") is None  # an existing cluster: no port known

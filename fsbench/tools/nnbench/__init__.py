@@ -35,6 +35,7 @@ from fsbench.host import packages as hostpkg
 from fsbench.tools.common import unknown_options
 from fsbench.tools.nnbench.hosts import combine_hosts
 from fsbench.tools.nnbench.parse import METRICS, OPERATIONS, RESULTS, TOOL, parse_dir, parse_path
+from fsbench.validity.namenode import REACHED_NAMENODE
 
 OPTIONS = {
     "maps": "concurrent clients: NNBench maps, each a thread of one JVM (sweep it); across hosts the total, "
@@ -99,6 +100,8 @@ class NNBenchAdapter:
     measures = ("exceptions", "exec_time_mean", "late_maps", "latency_mean", "ops", "rate")
     operations = OPERATIONS
     primary_metrics = ("rate", "latency_mean")
+    #: each operation against the NameNode's own count of it (JMX NameNodeActivity), where fsbench runs HDFS
+    validity_checks = (REACHED_NAMENODE,)
     #: its workloads sweep `maps`: the report's default for one swept parameter (by_value, chart) fits
     views = ("table",)
     packages = {"apt-get": ["openjdk-17-jre-headless"], "dnf": ["java-17-openjdk-headless"],
