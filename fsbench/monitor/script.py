@@ -53,7 +53,8 @@ adds one `tr` per pid of the client's name (its command line holds NULs, which s
 environment is a few KiB, so reading them costs little beside that grep's fork and exec; with service
 folders, one `ls` for the working folders of those pids together. A host with
 fewer pids than `scan=` is scanned every sample. Measured on a 2-core VM with 250 pids and 3 watched
-processes: 4.8 ms of CPU per sample without the marker check, 6.3 ms with it (0.6 % of a core at 1 s).
+processes: 4.8 ms of CPU per sample without the marker check, 6.3 ms with it (0.6 % of a core at 1 s);
+the working folders' `ls` adds about 0.5 ms per scan (3.6 ms against 4.1 ms, 73 pids and 4 watched).
 """
 
 from __future__ import annotations
