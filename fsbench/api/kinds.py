@@ -13,6 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from fsbench.api.kind_numbers import CountsMetaRequests, WritesBack
 from fsbench.api.registry import PluginError, Registry
 from fsbench.api.sections import Section
 from fsbench.api.tools import DeclaresValidityChecks
@@ -163,26 +164,6 @@ class TreePerHost(Protocol):
 
     def tree_per_host(self, target: KindTarget[Any]) -> str:
         """Why each host of the target has a tree of its own ('' when its hosts share one)."""
-        ...
-
-
-@runtime_checkable
-class CountsMetaRequests(Protocol):
-    """A kind whose client counts the requests it sends to its metadata engine in a file at the mount's root:
-    (the file's name, the prefix of its `PREFIX<what> <count>` lines), read by tools around each call
-    (metabench's `--counters`) to tell a call the engine served from one a cache served."""
-
-    @property
-    def meta_counters(self) -> tuple[str, str]: ...
-
-
-@runtime_checkable
-class WritesBack(Protocol):
-    """A kind whose client uploads written data some seconds after a file's close (rclone's VFS write-back):
-    the validity watch waits that long for the store's counters to move before it calls a write quiet."""
-
-    def write_back_s(self, target: KindTarget[Any]) -> float:
-        """Seconds between a file's close and its upload (0: none)."""
         ...
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fsbench.api.kinds import CountsMetaRequests
+from fsbench.api.kind_numbers import CountsMetaRequests
 from fsbench.api.tools import BuildContext, HostInfo
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.model import Scenario

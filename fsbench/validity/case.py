@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fsbench.api.case import Case
-from fsbench.api.kinds import WritesBack
+from fsbench.api.kind_numbers import WritesBack
 from fsbench.api.tools import DeclaresWorkingSet
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
