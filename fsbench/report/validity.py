@@ -59,8 +59,9 @@ def _warnings_as_flags(results: pd.DataFrame) -> pd.DataFrame:
     verdict = out[VALIDITY].astype("string").fillna("") if VALIDITY in out else pd.Series("", index=out.index)
     detail = out[DETAIL].astype("string").fillna("") if DETAIL in out else pd.Series("", index=out.index)
     has = warned.ne("")
-    out[VALIDITY] = verdict.where(~has, FLAGGED)
-    out[DETAIL] = detail.where(~has, (detail + "; " + warned).str.strip("; "))
+    # plain object columns, as the tables' own: a pandas string column would carry NA into the merge's misses
+    out[VALIDITY] = verdict.where(~has, FLAGGED).astype(object)
+    out[DETAIL] = detail.where(~has, (detail + "; " + warned).str.strip("; ")).astype(object)
     return out
 
 

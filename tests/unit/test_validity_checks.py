@@ -151,3 +151,22 @@ def test_a_flagged_number_is_never_coloured_better_or_worse() -> None:
     assert cell(row, "bandwidth", False, style)["cls"] == "better"
     flagged = cell({**row, "validity": "flagged", "validity_detail": "not durable"}, "bandwidth", False, style)
     assert flagged["cls"] == "" and flagged["validity"] == "flagged"
+
+
+def test_a_row_s_own_warning_flags_its_table_cell_with_the_warning_as_its_words() -> None:
+    """A memory peak from 3 samples is listed under Warnings and also marked in its cell; a row without one is not."""
+    import pandas as pd
+
+    from fsbench.report.validity import with_validity
+
+    common = {"target": "a", "workload": "w", "unit": "B", "stat": "max"}
+    results = pd.DataFrame([
+        {**common, "tool": "monitor", "job": "juicefs", "operation": "process", "metric": "memory_peak",
+         "value": 1.0, "warnings": "memory peak of juicefs on h from 3 samples of its RSS (fewer than 10)"},
+        {**common, "tool": "fio", "job": "j", "operation": "read", "metric": "io_bytes", "value": 2.0,
+         "warnings": ""}])
+    out = with_validity(results.drop(columns=["warnings", "value"]).assign(mean=[1.0, 2.0]), results)
+    marked = out.set_index("tool")
+    assert marked.loc["monitor", "validity"] == "flagged"
+    assert marked.loc["monitor", "validity_detail"].startswith("memory peak of juicefs on h from 3 samples")
+    assert marked.loc["fio", "validity"] != "flagged"
