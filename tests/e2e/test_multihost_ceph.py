@@ -59,6 +59,7 @@ def trimmed(path: Path) -> Path:
     sc["workloads"]["mdtest"]["options"].update(n=5, i=1)  # tasks: 1, as the seed: RBD is one ext4 per client
     sc["workloads"]["seq-write-128k"]["sweep"]["product"]["numjobs"] = [2]
     sc["report"]["views"] = [v for v in sc["report"]["views"] if v["workload"] in sc["workloads"]]
+    sc["monitor"]["processes"] = sorted(DAEMONS)  # the lab's daemons: the run's own, in the monitor's figures
     path.write_text(yaml.safe_dump(sc, sort_keys=False))
     return path
 
@@ -86,6 +87,10 @@ def test_cephfs_and_rbd_run_on_both_clients_of_the_lab_on_ceph1(ceph_run):
         assert set(fio.host) == {*CLIENTS, "all"}, (target, set(fio.host))
         assert (fio.value.astype(float) > 0).all(), fio.to_string()
     assert "ceph1" not in set(rows[rows.tool.isin(["fio", "mdtest"])].host)  # (its monitor rows are there)
+    # the daemons the run started on ceph1 are measured as the run's, never as other users' processes (issue 33)
+    daemons = rows[(rows.tool == "monitor") & (rows.operation == "process") & (rows.host == "ceph1")]
+    assert set(daemons.job) >= DAEMONS, sorted(set(daemons.job))
+    assert not [w for w in rows.get("warnings", []) if "none started by this run" in w]
     # fio on both clients; mdtest's one rank (the seed's -np 1) on client1, and the run says so
     placed = pd.read_csv(run / "placement.csv", keep_default_na=False)
     for target in TARGETS:
