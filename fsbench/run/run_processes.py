@@ -96,11 +96,11 @@ TARGET_MARKER = "FSBENCH_TARGET"
 
 
 def client_stop_argv(run_id: str, target: str, grace_s: int = 5) -> list[str]:
-    """A shell command that stops the mount client(s) fsbench started for `target` in this run: the processes
-    whose environment carries the run's marker and the target's, and no case's. TERM (and CONT: a stopped
-    process takes TERM only once continued), KILL after grace_s: a FUSE client whose servers died ignores TERM
-    while it waits for them. Prints `term PID NAME`, `kill PID NAME`, and `alive PID NAME` for one that
-    outlived KILL (exit 1)."""
+    """A shell command that stops the mount client(s) fsbench started for `target` (`<target>@<host>`) in this
+    run: the processes whose environment carries the run's marker and the target's, and no case's. TERM (and
+    CONT: a stopped process takes TERM only once continued), KILL after grace_s: a FUSE client whose servers
+    died ignores TERM while it waits for them. Prints `term PID NAME`, `kill PID NAME`, and `alive PID NAME`
+    for one that outlived KILL (exit 1)."""
     script = (
         # the run's processes first (one grep over every environment), then the few of them that qualify
         'mine() { grep -lsxzF -e "$1" /proc/[0-9]*/environ | while IFS= read -r e; do p=${e#/proc/}; '

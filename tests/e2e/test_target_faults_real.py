@@ -175,22 +175,24 @@ def test_a_full_bucket_disk_ends_its_case_and_the_client_is_stopped(tmp_path, mo
 
 
 def test_the_client_stop_kills_only_the_targets_client_of_this_run():
-    """The stop's rule, on real processes that ignore TERM: the run's marker and the target's, no case's."""
+    """The stop's rule, on real processes that ignore TERM: the run's marker and the target's on this host (hosts
+    in one PID namespace see each other's), no case's."""
     from fsbench.run.run_processes import client_stop_argv
 
     stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"
     procs = {
-        "client": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs"},
-        "other run": {"FSBENCH_RUN": "r2", "FSBENCH_TARGET": "jfs"},
-        "a case's tool": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs", "FSBENCH_CASE": "c1"},
-        "another target": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs-2"},
+        "client": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs@h1"},
+        "other run": {"FSBENCH_RUN": "r2", "FSBENCH_TARGET": "jfs@h1"},
+        "a case's tool": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs@h1", "FSBENCH_CASE": "c1"},
+        "another target": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs-2@h1"},
+        "another host's client": {"FSBENCH_RUN": "r1", "FSBENCH_TARGET": "jfs@h2"},
         "the run's service": {"FSBENCH_RUN": "r1"},
     }
     started = {k: subprocess.Popen([sys.executable, "-c", stubborn], env={"PATH": os.environ["PATH"], **env})
                for k, env in procs.items()}
     try:
         time.sleep(0.5)
-        r = subprocess.run(client_stop_argv("r1", "jfs", 1), capture_output=True, text=True, timeout=60,
+        r = subprocess.run(client_stop_argv("r1", "jfs@h1", 1), capture_output=True, text=True, timeout=60,
                            env={**os.environ, "FSBENCH_RUN": "r1"})
         assert r.returncode == 0, r.stderr
         words = [line.split()[:2] for line in r.stdout.splitlines()]

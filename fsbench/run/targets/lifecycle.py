@@ -77,7 +77,7 @@ class TargetSession(TargetUndo):
             self._begun.add(host)
             self._tried.update([host] if plan.mount else [])
         for argv, mounts in steps:
-            env = {**plan.env, **self.client_tag()} if mounts else plan.env  # the client: known by its tag
+            env = {**plan.env, **self.client_tag(host)} if mounts else plan.env  # the client: known by its tag
             r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env=env)
             if not r.ok:
                 what = label(argv, short=True)

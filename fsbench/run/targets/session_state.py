@@ -105,9 +105,14 @@ class TargetState:
             return ""
         return " ".join(r.extra.get("stdout", "").split()) if r.ok else ""
 
-    def client_tag(self) -> dict[str, str]:
-        """The environment variable a mount command gets, so its client is found by it (never by name)."""
-        return {TARGET_MARKER: self.target.name}
+    def client_tag(self, host: str) -> dict[str, str]:
+        """The environment variable a mount command on host gets, so its client is found by it (never by name).
+        The host is in it: hosts that share a PID namespace (a lab on one machine) see each other's clients."""
+        return {TARGET_MARKER: self.client_name(host)}
+
+    def client_name(self, host: str) -> str:
+        """The value of TARGET_MARKER in the environment of this target's client on host."""
+        return f"{self.target.name}@{host}"
 
     def mounted(self, hosts: list[str]) -> list[str]:
         """Those of hosts where the target is a mount: fsbench's own, or the user's (`existing_mount`)."""
@@ -126,7 +131,7 @@ class TargetState:
         out = [["rm", "-rf", "--", self.scratch]] if self.scratch else []
         if not self.target.existing_mount:
             # the client of a forced (lazy) unmount goes on running: stopped too (TERM, then KILL)
-            stop = [client_stop_argv(self.run_id, self.target.name)] if plan.mount else []
+            stop = [client_stop_argv(self.run_id, self.client_name(host))] if plan.mount else []
             out += self._unmounts(host, plan.force_unmount, plan) + stop + self._after(host, plan)
         return out + [sh(render(cmd, self.values(host))) for cmd in self.target.teardown]
 

@@ -38,7 +38,7 @@ class TargetUndo(TargetState):
         self._mounted.discard(host)
         failed = [r.stderr_tail.strip() or r.describe() for r in (tr.run(a, timeout=300) for a in between) if not r.ok]
         for argv in plan.mount:
-            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env={**plan.env, **self.client_tag()})
+            r = self._run(tr, argv, f"{host}: {label(argv)}", cancel, env={**plan.env, **self.client_tag(host)})
             if not r.ok:
                 return f"{label(argv, short=True)} on {host} failed {r.describe(script_name(argv))}", failed
         self._mounted.add(host)
@@ -130,7 +130,7 @@ class TargetUndo(TargetState):
     def _stop_client(self, host: str, tr: Transport) -> str:
         """Stop the client processes fsbench started for this mount on host (TERM, then KILL); what outlived
         them, or ""; a client that needed KILL is said in a warning."""
-        r = tr.run(client_stop_argv(self.run_id, self.target.name), timeout=60)
+        r = tr.run(client_stop_argv(self.run_id, self.client_name(host)), timeout=60)
         lines = [line.split(None, 2) for line in r.extra.get("stdout", "").splitlines() if line.strip()]
         killed = [f"{p[2] if len(p) > 2 else '?'} (pid {p[1]})" for p in lines if p[0] == "kill"]
         if killed:
