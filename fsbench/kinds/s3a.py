@@ -12,6 +12,7 @@ from fsbench.api.sections import Section
 from fsbench.config import schema as s
 from fsbench.config.schema import option
 from fsbench.kinds import hadoop_client
+from fsbench.validity.namenode import REACHED_S3
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class S3aKind(hadoop_client.HadoopUrlKind[S3aTarget]):
     """A folder of an S3 bucket through S3A (no mount)."""
 
     name = "s3a"
+    #: NNBench's operations against the S3 server's own count of their requests (where fsbench runs it)
+    validity_checks = (REACHED_S3,)
     section = SECTION
 
     def texts(self, settings: S3aTarget | None) -> list[tuple[str, str]]:

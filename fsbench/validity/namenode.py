@@ -1,5 +1,5 @@
 """HDFS as a backend: what the NameNode itself counted, from its JMX servlet (NameNodeActivity), and the check
-that NNBench's operations reached it.
+that NNBench's operations reached their store (the NameNode, or the S3 server behind S3A).
 
 `GET http://<namenode>:<http port>/jmx?qry=Hadoop:service=NameNode,name=NameNodeActivity` answers JSON whose
 one bean holds the NameNode's counters since it started: CreateFileOps (a file created), GetBlockLocations
@@ -65,25 +65,35 @@ def parse_jmx(text: str, now: float | None = None) -> Snapshot | None:
     return Snapshot(time.time() if now is None else now, ops) if ops else None
 
 
-class ReachedNameNode:
-    """'operations that never reached the NameNode': each NNBench operation against the NameNode's own count."""
+class ReachedStore:
+    """'operations that never reached the store': each NNBench operation against the store's own count of the
+    request it must make at least once (the NameNode's, or an S3 server's for S3A)."""
 
-    name = "operations that never reached the NameNode"
+    def __init__(self, store: str, needs: dict[str, tuple[str, str]]):
+        self.store, self.needs = store, needs
+        self.name = f"operations that never reached {store}"  # one per store: checks are told apart by name
 
     def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
         out = []
-        for op, (counted_as, bean_name) in NNBENCH.items():
+        for op, (counted_as, said_as) in self.needs.items():
             done = tool_sum(rows, op, "ops")
             if done <= 0 or counted_as not in seen.requests:
                 continue
             counted = seen.requests[counted_as]
             ok = counted >= REACHED * done
-            detail = f"the NameNode counted {counted} {bean_name} while {tool} ran {done:.0f} {op.replace('_', ' ')}"
+            detail = f"{self.store} counted {counted} {said_as} while {tool} ran {done:.0f} {op.replace('_', ' ')}"
             if not ok:
-                detail += (f": under {REACHED:.0%} of them, so the rest did not reach HDFS (a client-side cache, or "
+                detail += (f": under {REACHED:.0%} of them, so the rest did not reach it (a client-side cache, or "
                            "operations counted that failed)")
             out.append(Verdict(self.name, tool, op, ok, detail))
         return out
 
 
-REACHED_NAMENODE = ReachedNameNode()
+#: NNBench's operations on S3A, against the S3 server's count of the request each makes at least once (an
+#: empty file too: S3A puts it at close, reads it with a GET, renames by copy and delete)
+S3A_NEEDS = {"create_write": ("put_object", "PutObject"), "open_read": ("get_object", "GetObject"),
+             "rename": ("copy_object", "CopyObject"), "delete": ("delete_object", "DeleteObject")}
+
+
+REACHED_NAMENODE = ReachedStore("the NameNode", NNBENCH)
+REACHED_S3 = ReachedStore("the S3 server", S3A_NEEDS)

@@ -179,3 +179,25 @@ def test_the_namenode_s_own_counters_vouch_for_nnbench_s_operations() -> None:
     assert jmx_url({"services.h.host": "127.0.0.5", "services.h.port_http": "9870"}, "h") == \
         "http://127.0.0.5:9870/jmx?qry=Hadoop:service=NameNode,name=NameNodeActivity"
     assert jmx_url({"services.h.url": "hdfs://nn:8020"}, "h") is None  # an existing cluster: no port known
+
+
+def test_nnbench_on_s3a_is_checked_against_the_s3_server_and_both_checks_are_told_apart() -> None:
+    """The s3a kind's check and NNBench's own (the NameNode's) have names of their own: a case runs both."""
+    from fsbench.kinds import KINDS
+    from fsbench.tools import get_tool
+    from fsbench.validity import checks_of
+    from fsbench.validity.settings import Thresholds
+    from fsbench.validity.watch import Evidence
+
+    checks = checks_of(get_tool("nnbench"), KINDS.get("s3a"))
+    assert [c.name for c in checks] == ["operations that never reached the NameNode",
+                                        "operations that never reached the S3 server"]
+    # a real S3A run of 2 maps x 5 files on fsbench-s3 counted these while NNBench ran
+    seen = Evidence(("s3",), 0, 0, 0, 0, 1.0, None, 0.0, True, None,
+                    {"put_object": 52, "get_object": 15, "copy_object": 15, "delete_object": 25, "head_object": 178})
+    rows = [{"tool": "nnbench", "operation": op, "metric": "ops", "stat": "value", "value": 10.0, "host": "local"}
+            for op in ("create_write", "open_read", "rename", "delete")]
+    verdicts = [v for c in checks for v in c.judge("nnbench", rows, seen, Thresholds())]
+    assert [(v.operation, v.ok) for v in verdicts] == [("create_write", True), ("open_read", True),
+                                                       ("rename", True), ("delete", True)]
+    assert verdicts[2].detail == "the S3 server counted 15 CopyObject while nnbench ran 10 rename"
