@@ -191,10 +191,15 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("-t", "--tolerance", "tolerances", multiple=True, metavar="METRIC:PCT",
               help="Tolerance band, repeatable: bandwidth:5%, clat_*:10%, *:3% (default *:5%).")
-@click.option("--metric", "metrics", multiple=True, metavar="NAME",
-              help="Compare only these metrics, repeatable; patterns such as clat_* allowed.")
+@click.option("--metrics", "--metric", "metrics", multiple=True, metavar="NAME",
+              help="Metrics to compare, repeatable; patterns such as clat_* allowed; `all` for every metric and "
+                   "statistic. Default: each tool's primary metrics (fio: bandwidth, iops, clat_mean, clat_p99), "
+                   "value or mean.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Significance level of Welch's t-test (3+ repetitions on both sides).")
+              show_default=True, help="False-discovery rate over a run's tests (Benjamini-Hochberg on Welch's "
+                                      "t-test, 3+ repetitions on both sides).")
+@click.option("--fail-untested", "fail_untested", is_flag=True,
+              help="Let better / worse verdicts without a test (fewer than 3 repetitions) fail --fail-on too.")
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]),
               help="Output format (default: html when -o ends in .html, else md).")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False), help="Write to FILE, not stdout.")
@@ -202,11 +207,14 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
               help="Exit 1 when a measurement has this verdict, repeatable: worse, failed, not-comparable, "
                    "missing, new, better, same.")
 def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[str, ...], alpha: float,
-            fmt: str | None, output: str | None, fail_on: tuple[str, ...]) -> None:
+            fail_untested: bool, fmt: str | None, output: str | None, fail_on: tuple[str, ...]) -> None:
     """Compare runs with the first (the reference), case by case: better, worse, same, not comparable...
 
-    Cases are matched by what they ran (target, workload, parameters, options), not by their ids.
-    Exit 1 when --fail-on names a verdict that some measurement has, 2 on bad input.
+    Cases are matched by what they ran (target, workload, parameters, options), not by their ids. A
+    measurement is better or worse only when outside its band, beyond the reference's settings.stats floors
+    (10 % of the larger value, 20 µs for times) and significant with the false-discovery rate held at
+    --alpha over the run's tests. Exit 1 when --fail-on names a verdict that some measurement has, 2 on bad
+    input.
     """
     from pathlib import Path
 
@@ -232,7 +240,11 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
             click.echo(f"{run_name}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n), err=True)
     else:
         click.echo(text, nl=False)
-    sys.exit(exit_code(result, wanted) if wanted else 0)
+    for run_name, t in result.tests.items():  # a gate that passes for want of a test says so
+        if wanted and not fail_untested and t.get("untested_changes"):
+            click.echo(f"{run_name}: {t['untested_changes']} untested changes not gated (fewer than 3 "
+                       "repetitions; --fail-untested gates them)", err=True)
+    sys.exit(exit_code(result, wanted, fail_untested) if wanted else 0)
 
 
 @main.command(cls=IngestCommand)

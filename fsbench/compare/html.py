@@ -15,4 +15,8 @@ def render(c: Comparison) -> str:
     as text: autoescaped, in the sandbox)."""
     env = template_env.environment()
     assert env.autoescape is not False
-    return template_env.render(env, TEMPLATE, build_view(c, TEXT_MARKS))
+    view = build_view(c, TEXT_MARKS)
+    # the template's one line of method: the floors, and per run what was tested at which false-discovery rate
+    notes = [f"Floors: {view['floors']}", *(f"{r['info'].label}: {r['tests']}" for r in view["runs"] if r["tests"])]
+    view["metrics"] = ". ".join([view["metrics"], *notes])
+    return template_env.render(env, TEMPLATE, view)

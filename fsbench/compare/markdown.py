@@ -6,7 +6,7 @@ from fsbench.compare.model import Comparison
 from fsbench.compare.view import build_view
 from fsbench.report.markdown import code, escape, table
 
-#: columns: case, operation, metric, reference, this run, change, p[, verdict]
+#: columns: case, operation, metric, reference, this run, change, p · q[, verdict]
 _CHANGE_ALIGN = ["l", "l", "l", "r", "r", "r", "r", "l"]
 
 
@@ -34,11 +34,12 @@ def render(c: Comparison) -> str:
     out.append(f"Reference: {code(ref.label)} (scenario {code(ref.scenario)}, started {ref.started}, "
                f"status {ref.status}).")
     bands = ", ".join(code(f"{k}:{t}") for k, t in v["tolerances"])
-    out.append(f"A change counts when it is outside its tolerance band ({bands}) and, where both runs have at "
-               f"least {v['min_repetitions']} repetitions, significant by Welch's t-test on the logarithms "
-               f"(α = {v['alpha']}). Latencies and times are better smaller.")
-    if v["metrics"]:
-        out.append(f"Metrics compared: {escape(v['metrics'])}.")
+    out.append(f"A change counts when it is outside its tolerance band ({bands}), beyond the practical floors "
+               f"({v['floors']}) and, where both runs have at least {v['min_repetitions']} repetitions, "
+               f"significant by Welch's t-test on the logarithms with the false-discovery rate held at "
+               f"α = {v['alpha']} over all the tests of a run (Benjamini-Hochberg q < α). Latencies and times "
+               "are better smaller.")
+    out.append(f"Metrics compared: {escape(v['metrics'])}.")
     out.append("")
     head = ["run", *(f"{mark} {name}" for name, mark in v["verdicts"])]
     out += table(head, [[code(r["info"].label), *(str(n) for _, _, n in r["counts"])] for r in v["runs"]],
@@ -52,6 +53,8 @@ def render(c: Comparison) -> str:
 
 def _run_section(r: dict, ref: str) -> list[str]:
     out = ["", f"## {code(r['info'].label)} vs {code(ref)}", ""]
+    if r["tests"]:
+        out += [escape(r["tests"]) + ".", ""]
     if r["environment"]:
         out += ["**Environment changes** (context for the numbers, not verdicts):", ""]
         out += table(["what", "reference", "this run"],
@@ -64,24 +67,26 @@ def _run_section(r: dict, ref: str) -> list[str]:
                      ["l", "l", "l", "l", "r", "l"])
     if r["changes"]:
         out += ["**Changes outside the tolerance band:**", ""]
-        out += table(["case", "operation", "metric", "reference", "this run", "change", "p", "verdict"],
-                     [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"], _verdict(x)]
-                      for x in r["changes"]], _CHANGE_ALIGN)
+        out += table(["case", "operation", "metric", "reference", "this run", "change", "p · q", "verdict",
+                      "how sure"],
+                     [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"], _verdict(x),
+                       escape(x["sure"])] for x in r["changes"]], [*_CHANGE_ALIGN, "l"])
     elif not r["case_level"]:
         out += ["No change outside the tolerance bands.", ""]
     if r["unsure"]:
         out += ["**Outside the band but not significant** (more repetitions would tell):", ""]
-        out += table(["case", "operation", "metric", "reference", "this run", "change", "p"],
+        out += table(["case", "operation", "metric", "reference", "this run", "change", "p · q"],
                      [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"]]
                       for x in r["unsure"]], _CHANGE_ALIGN[:7])
     out += _conclusions(r["conclusions"])
     out += [f"<details><summary>All {r['measurements']} measurements</summary>", ""]
     for g in r["groups"]:
         out += [f"### {escape(g['title'])} ({escape(g['tool'])})", ""]
-        out += table(["operation", "metric", "reference", "this run", "ratio", "change", "p", "verdict"],
+        out += table(["operation", "metric", "reference", "this run", "ratio", "change", "p · q", "verdict",
+                      "how sure"],
                      [[x["operation"], _measure(x), _value(x["a"], x["a_spread"]), _value(x["b"], x["b_spread"]),
-                       x["ratio"], x["change"], x["p"], _verdict(x)] for x in g["rows"]],
-                     ["l", "l", "r", "r", "r", "r", "r", "l"])
+                       x["ratio"], x["change"], x["p"], _verdict(x), escape(x["sure"])] for x in g["rows"]],
+                     ["l", "l", "r", "r", "r", "r", "r", "l", "l"])
     out += ["</details>", ""]
     return out
 

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from fsbench.compare import gate
 from fsbench.compare.judge import describe, direction, judge
 from fsbench.compare.model import COLUMNS, FAILED, MISSING, NEW, NOT_COMPARABLE, Comparison, RunInfo
 from fsbench.compare.runs import Point, RunData, load_run
-from fsbench.compare.tolerance import parse_metrics, parse_tolerances, selected, tolerance_for
+from fsbench.compare.tolerance import parse_metrics, parse_tolerances, tolerance_for
+from fsbench.core.stats_settings import Floors
 from fsbench.core.tidy import METRIC_UNITS
 from fsbench.run.store import STATUS_INTERRUPTED, STATUS_OK, STATUS_PENDING, STATUS_SKIPPED
 from fsbench.scenario.repetitions import not_needed
@@ -34,8 +36,10 @@ class _PointData:
 
 def compare_runs(run_a: str | Path, run_b: str | Path, *more: str | Path,
                  tolerances: Mapping[str, float] | Iterable[str] | str | None = None, alpha: float = 0.05,
-                 metrics: Iterable[str] | str | None = None) -> Comparison:
-    """Compare run_b (and more runs) with run_a, the reference; tolerances as {"bandwidth": 0.05} or specs."""
+                 metrics: Iterable[str] | str | None = None, floors: Floors | None = None) -> Comparison:
+    """Compare run_b (and more runs) with run_a, the reference; tolerances as {"bandwidth": 0.05} or specs;
+    metrics None = each tool's primary metrics, "all" = every one; floors None = the reference's
+    settings.stats."""
     paths = [run_a, run_b, *more]
     runs = [load_run(p) for p in paths]
     seen: dict[str, int] = {}
@@ -43,7 +47,7 @@ def compare_runs(run_a: str | Path, run_b: str | Path, *more: str | Path,
         seen[r.label] = seen.get(r.label, 0) + 1
         if seen[r.label] > 1:
             r.label = f"{r.label} ({seen[r.label]})"
-    result = compare(runs[0], runs[1:], tolerances=tolerances, alpha=alpha, metrics=metrics)
+    result = compare(runs[0], runs[1:], tolerances=tolerances, alpha=alpha, metrics=metrics, floors=floors)
     for path, run in zip(paths[1:], runs[1:]):
         result.conclusions[run.label] = _conclusions(Path(paths[0]), Path(path))
     return result
@@ -61,20 +65,24 @@ def _conclusions(a: Path, b: Path) -> dict:
 
 def compare(reference: RunData, others: list[RunData], *,
             tolerances: Mapping[str, float] | Iterable[str] | str | None = None, alpha: float = 0.05,
-            metrics: Iterable[str] | str | None = None) -> Comparison:
-    """Compare runs already in memory with the reference."""
+            metrics: Iterable[str] | str | None = None, floors: Floors | None = None) -> Comparison:
+    """Compare runs already in memory with the reference (floors None: the reference's)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
     tol = parse_tolerances(tolerances)
     selection = parse_metrics(metrics)
+    floors = floors or reference.floors
     ref_points = _points(reference, selection)
     rows: list[dict] = []
+    tests: dict[str, dict] = {}
     for other in others:
-        rows += _compare_pair(reference, ref_points, other, _points(other, selection), tol, alpha)
+        pair = _compare_pair(reference, ref_points, other, _points(other, selection), tol, alpha, floors)
+        tests[other.label] = gate.adjust(pair, alpha, floors)  # q over every tested measurement of this run
+        rows += pair
     params = sorted({k for r in rows for k in r if k.startswith("param_")})
     frame = pd.DataFrame(rows, columns=COLUMNS + params)
     return Comparison(_info(reference), [_info(o) for o in others], frame, tol, alpha, selection,
-                      {o.label: environment_changes(reference, o) for o in others})
+                      {o.label: environment_changes(reference, o) for o in others}, floors=floors, tests=tests)
 
 
 def _points(run: RunData, selection: list[str] | None) -> dict[Point, _PointData]:
@@ -89,7 +97,8 @@ def _points(run: RunData, selection: list[str] | None) -> dict[Point, _PointData
         values = values[~values["stat"].isin(_SKIPPED_STATS)].sort_values("repetition", kind="stable")
     for row in values.to_dict("records"):
         found = where.get(str(row["case_id"]))
-        if found is None or not selected(str(row["metric"]), selection):
+        if found is None or not gate.wanted(points[found].tool, str(row.get("tool") or ""), str(row["metric"]),
+                                            str(row["stat"]), selection):
             continue  # rows of a case that cases.csv does not know: what ran cannot be told
         # jobs of one case are separate measurements where case_values keeps them apart
         m = (str(row.get("job") or ""), str(row["operation"]), str(row["metric"]), str(row["stat"]), str(row["unit"]))
@@ -98,7 +107,7 @@ def _points(run: RunData, selection: list[str] | None) -> dict[Point, _PointData
 
 
 def _compare_pair(a: RunData, pa: dict[Point, _PointData], b: RunData, pb: dict[Point, _PointData],
-                  tol: dict[str, float], alpha: float) -> list[dict]:
+                  tol: dict[str, float], alpha: float, floors: Floors) -> list[dict]:
     rows: list[dict] = []
     for key in [*pa, *(k for k in pb if k not in pa)]:
         target, workload, params = key
@@ -107,12 +116,12 @@ def _compare_pair(a: RunData, pa: dict[Point, _PointData], b: RunData, pb: dict[
         base = {"run": b.label, "reference": a.label, "target": target, "workload": workload,
                 "tool": either.tool if either else "", "point": " ".join(f"{k}={v}" for k, v in params),
                 **{f"param_{k}": v for k, v in params}}
-        rows += _point_rows(a, da, b, db, base, tol, alpha)
+        rows += _point_rows(a, da, b, db, base, tol, alpha, floors)
     return rows
 
 
 def _point_rows(a: RunData, da: _PointData | None, b: RunData, db: _PointData | None, base: dict,
-                tol: dict[str, float], alpha: float) -> list[dict]:
+                tol: dict[str, float], alpha: float, floors: Floors) -> list[dict]:
     """Verdicts of one case point: missing / new / failed / not comparable for all its numbers, or one each."""
     measures = _union(da.measures if da else {}, db.measures if db else {})
     if da is None or db is None:
@@ -142,9 +151,11 @@ def _point_rows(a: RunData, da: _PointData | None, b: RunData, db: _PointData | 
         metric = m[2]
         rows.append({**base, **_measure(m, str(base["tool"])),
                      **judge(da.measures[m], db.measures[m], metric, tolerance_for(metric, tol), alpha,
-                             str(base["tool"]))})
+                             str(base["tool"]), floors, m[4])})
     partly = _not_run(da, "the reference") + _not_run(db, "this run")  # judged on the repetitions that ran
     for row in rows if partly else []:
+        if "improved" in row:  # judged: gate.adjust writes the detail again, the note with it
+            row["note"] = "; ".join(partly)
         row["detail"] = "; ".join([row["detail"], *partly])
     return rows
 
@@ -170,8 +181,9 @@ def _plain(base: dict, measures: list[Measure], da: _PointData | None, db: _Poin
         ratio = sb["mean"] / sa["mean"] if sa["n"] and sb["n"] and sa["mean"] != 0 else math.nan
         out.append({**base, **(_measure(m, str(base["tool"])) if m else {}), "n_a": sa["n"], "mean_a": sa["mean"],
                     "std_a": sa["std"], "n_b": sb["n"], "mean_b": sb["mean"], "std_b": sb["std"],
-                    "ratio": ratio, "change": ratio - 1, "beyond_band": False, "p_value": math.nan,
-                    "confidence": "", "verdict": verdict, "detail": detail})
+                    "ratio": ratio, "change": ratio - 1, "beyond_band": False, "beyond_floors": False,
+                    "p_value": math.nan, "q_value": math.nan, "confidence": "", "sure": "", "verdict": verdict,
+                    "detail": detail})
     return out
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from fsbench.core.stats_settings import Floors
+
 BETTER, WORSE, SAME = "better", "worse", "same"
 NOT_COMPARABLE, MISSING, NEW, FAILED = "not comparable", "missing", "new", "failed"
 #: every verdict, in the order reports list them
@@ -21,7 +23,7 @@ MIN_REPETITIONS = 3  # Welch's t-test runs only where both sides have at least t
 
 COLUMNS = ["run", "reference", "target", "workload", "tool", "point", "job", "operation", "metric", "stat", "unit",
            "direction", "n_a", "mean_a", "std_a", "n_b", "mean_b", "std_b", "ratio", "change", "tolerance",
-           "beyond_band", "p_value", "confidence", "verdict", "detail"]
+           "beyond_band", "beyond_floors", "p_value", "q_value", "confidence", "sure", "verdict", "detail"]
 
 
 @dataclass
@@ -50,6 +52,10 @@ class Comparison:
     environment: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     #: per compared run: the reference's report conclusions it contradicts (fsbench.compare.contradict)
     conclusions: dict[str, dict] = field(default_factory=dict)
+    #: the practical floors applied (the reference run's settings.stats)
+    floors: Floors = field(default_factory=Floors)
+    #: per compared run: measurements, tested, untested, discoveries, untested_changes (fsbench.compare.gate)
+    tests: dict[str, dict] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, dict[str, int]]:
@@ -66,10 +72,21 @@ class Comparison:
         return self.frame[self.frame["verdict"].isin(list(verdicts))]
 
 
-def exit_code(comparison: Comparison, fail_on: Iterable[str] = (WORSE,)) -> int:
-    """1 when some measurement has a verdict in fail_on (a CI gate), else 0."""
+def exit_code(comparison: Comparison, fail_on: Iterable[str] = (WORSE,), untested: bool = False) -> int:
+    """1 when some measurement has a verdict in fail_on (a CI gate), else 0.
+
+    A better or worse verdict without a test (fewer than 3 repetitions on a side) counts only with
+    `untested=True`: it has no error rate, so across many measurements noise alone would fail the gate."""
     wanted = list(fail_on)
     unknown = [v for v in wanted if v not in VERDICTS]
     if unknown:
         raise ValueError(f"unknown verdict(s) {unknown}; verdicts are {', '.join(VERDICTS)}")
-    return 1 if not comparison.rows(wanted).empty else 0
+    return 1 if not gated(comparison, wanted, untested).empty else 0
+
+
+def gated(comparison: Comparison, fail_on: Iterable[str], untested: bool = False) -> pd.DataFrame:
+    """The rows that fail a gate on these verdicts (untested better / worse only when asked)."""
+    rows = comparison.rows(fail_on)
+    if untested or rows.empty:
+        return rows
+    return rows[~(rows["verdict"].isin([BETTER, WORSE]) & (rows["confidence"] == UNTESTED))]

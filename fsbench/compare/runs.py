@@ -11,6 +11,7 @@ import pandas as pd
 from fsbench.analysis.summarise import case_values
 from fsbench.config.yamllines import load_data
 from fsbench.core.csv_cells import unguard_frame
+from fsbench.core.stats_settings import Floors
 from fsbench.run.run_files import read_run_bytes, read_run_csv, read_run_parquet
 from fsbench.run.store import RunDir
 
@@ -31,6 +32,7 @@ class RunData:
     hosts: list[dict] = field(default_factory=list)  # hosts.csv rows (host, kernel, ..., <tool>_version)
     manifest: dict = field(default_factory=dict)
     path: Path | None = None
+    floors: Floors = field(default_factory=Floors)  # scenario.yaml settings.stats: when a difference counts
 
     @classmethod
     def from_frames(cls, label: str, results: pd.DataFrame, cases: pd.DataFrame, **kw: object) -> RunData:
@@ -84,8 +86,11 @@ def load_run(path: str | Path, label: str | None = None) -> RunData:
     else:
         results = pd.DataFrame(columns=["case_id", "repetition", "target", "workload", "operation", "metric",
                                         "unit", "stat", "host", "value"])
+    settings = (scenario or {}).get("settings") if isinstance(scenario, dict) else None
+    stats = settings.get("stats") if isinstance(settings, dict) else None
     return RunData.from_frames(label or rd.run_id, results, cases, workloads=(scenario or {}).get("workloads") or {},
-                               hosts=hosts, manifest=rd.manifest, path=run)
+                               hosts=hosts, manifest=rd.manifest, path=run,
+                               floors=Floors.of(stats if isinstance(stats, dict) else None))
 
 
 def _read_strings(path: Path) -> pd.DataFrame:

@@ -83,11 +83,15 @@ def tolerance_for(metric: str, tolerances: Mapping[str, float]) -> float:
 
 
 def parse_metrics(selection: str | Iterable[str] | None) -> list[str] | None:
-    """`["bandwidth", "clat_*"]` or `"bandwidth,clat_*"` -> checked names and patterns (None: every metric)."""
+    """`["bandwidth", "clat_*"]` or `"bandwidth,clat_*"` -> checked names and patterns; `all` -> ["*"] (every
+    metric and statistic); None or `primary` -> None (each tool's primary metrics, value or mean)."""
     if selection is None:
         return None
     items = [selection] if isinstance(selection, str) else list(selection)
     names = [n.strip() for item in items for n in str(item).split(",") if n.strip()]
+    if "all" in names:
+        return ["*"]
+    names = [n for n in names if n != "primary"]
     for name in names:
         _check_name(name, "metric")
     return names or None

@@ -75,10 +75,16 @@ def row_view(r: pd.Series, marks: Mapping[str, str] = MARKS) -> dict:
         "b": _num(r["mean_b"], unit), "b_spread": _spread(int(r["n_b"]), r["mean_b"], r["std_b"]),
         "value_a": r["mean_a"], "value_b": r["mean_b"],
         "ratio": f"{r['ratio']:.3f}" if r["ratio"] == r["ratio"] else "–",
-        "change": _change(r["change"]), "p": _p(r["p_value"]), "confidence": r["confidence"] or "",
+        "change": _change(r["change"]), "p": _pq(r["p_value"], r.get("q_value", math.nan)),
+        "confidence": r["confidence"] or "", "sure": _text(r.get("sure")),
         "verdict": verdict, "mark": marks.get(verdict, ""), "cls": verdict.replace(" ", "-"),
-        "detail": r["detail"] or "",
+        "detail": ": ".join(x for x in (_text(r.get("sure")), _text(r["detail"])) if x),
     }
+
+
+def _pq(p: float, q: float) -> str:
+    """Welch's p, then Benjamini-Hochberg's q (the p adjusted for every test of the compared run)."""
+    return "–" if p != p else f"{_p(p)} · q {_p(q)}"
 
 
 def _case_level(sub: pd.DataFrame, marks: Mapping[str, str]) -> list[dict]:
@@ -104,7 +110,7 @@ def build_view(c: Comparison, marks: Mapping[str, str] = MARKS) -> dict:
         changes = sub[sub["verdict"].isin([WORSE, BETTER])]
         # outside the band, but three repetitions could not tell it from noise: worth more repetitions
         unsure = sub[(sub["verdict"] == SAME) & (sub["confidence"] == NOT_SIGNIFICANT)
-                     & sub["beyond_band"].astype(bool)]
+                     & sub["beyond_band"].astype(bool) & sub["beyond_floors"].astype(bool)]
         groups = []
         for (target, workload, point), g in sub.groupby(["target", "workload", "point"], sort=False, dropna=False):
             title = " · ".join(str(x) for x in (target, workload, point) if x)
@@ -121,6 +127,8 @@ def build_view(c: Comparison, marks: Mapping[str, str] = MARKS) -> dict:
             "groups": groups,
             "measurements": len(sub),
             "conclusions": c.conclusions.get(info.label, {}),
+            "tests": tests_line(c.tests.get(info.label, {}), c.alpha),
+            "untested_changes": int(c.tests.get(info.label, {}).get("untested_changes", 0)),
         })
     tolerances = {"*": DEFAULT_TOLERANCE, **c.tolerances}
     return {
@@ -130,10 +138,30 @@ def build_view(c: Comparison, marks: Mapping[str, str] = MARKS) -> dict:
         "tolerances": [(k, format_tolerance(v)) for k, v in tolerances.items()],
         "alpha": f"{c.alpha:g}",
         "min_repetitions": MIN_REPETITIONS,
-        "metrics": ", ".join(c.metrics) if c.metrics else "",
+        "metrics": _selection(c.metrics),
+        "floors": f"{format_tolerance(c.floors.min_effect)} of the larger value, "
+                  f"{c.floors.time_floor_s * 1e6:g} µs for times",
         "verdicts": [(v, marks[v]) for v in VERDICTS],
         "legend": LEGEND,
     }
+
+
+def _selection(metrics: list[str] | None) -> str:
+    if metrics is None:
+        return "each tool's primary metrics, value or mean (--metrics all for every one)"
+    return "every metric and statistic" if metrics == ["*"] else ", ".join(metrics)
+
+
+def tests_line(t: dict, alpha: float) -> str:
+    """How many comparisons were tested and at which false-discovery rate, in words."""
+    if not t:
+        return ""
+    out = (f"{t['tested']} of {t['measurements']} measurements tested (3+ repetitions on both sides); "
+           f"false-discovery rate {alpha * 100:g} % over them (Benjamini-Hochberg): {t['discoveries']} changes")
+    if t["untested_changes"]:
+        out += (f"; {t['untested_changes']} untested changes (fewer than 3 repetitions: no error rate, not "
+                "gated unless --fail-untested)")
+    return out
 
 
 def _fact(what: str, value: str) -> str:
@@ -143,9 +171,9 @@ def _fact(what: str, value: str) -> str:
 
 
 LEGEND = {
-    WORSE: "outside the tolerance band in the bad direction (and significant where tested)",
-    BETTER: "outside the tolerance band in the good direction (and significant where tested)",
-    SAME: "within the band, or outside it without significance",
+    WORSE: "outside the tolerance band and the floors in the bad direction (and q < α where tested)",
+    BETTER: "outside the tolerance band and the floors in the good direction (and q < α where tested)",
+    SAME: "within the band or the floors, or outside them without significance",
     NOT_COMPARABLE: "same target, workload and parameters, but different options, tool or tool version",
     MISSING: "in the reference only",
     NEW: "in this run only",

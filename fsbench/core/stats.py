@@ -241,6 +241,23 @@ def log_ratio(a: LogSummary, b: LogSummary, level: float = LEVEL) -> Ratio:
     return Ratio(ratio, math.exp(b.mean - a.mean - half), math.exp(b.mean - a.mean + half), t_two_sided_p(t, df))
 
 
+# -- many tests at once ---------------------------------------------------------------------------------
+
+def bh_adjust(ps: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q), in the order given; NaN (untested) stays NaN and is not
+    counted among the tests. Calling q < alpha significant keeps the expected share of false discoveries
+    among them at or below alpha (independent or positively dependent tests)."""
+    tested = sorted((p, i) for i, p in enumerate(ps) if p == p)
+    m = len(tested)
+    out = [math.nan] * len(ps)
+    running = 1.0
+    for rank in range(m, 0, -1):  # from the largest p down: q_(k) = min over j >= k of p_(j) * m / j
+        p, i = tested[rank - 1]
+        running = min(running, p * m / rank)
+        out[i] = running
+    return out
+
+
 # -- warm-up ----------------------------------------------------------------------------------------------
 
 #: a first repetition this many robust standard deviations from the others' median is a warm-up

@@ -289,8 +289,10 @@ def test_tool_side_spread_rows_are_not_compared():
             (("max", 10.0), ("min", 5.0), ("mean", 7.0), ("stddev", 2.0))]
     results = pd.DataFrame([{"case_id": "c1", "target": "t", "workload": "md", "repetition": 1, **r} for r in rows])
     run = RunData.from_frames("A", results, cases, workloads={"md": {"tool": "mdtest"}})
-    c = compare(run, [RunData.from_frames("B", results, cases, workloads={"md": {"tool": "mdtest"}})])
+    other = RunData.from_frames("B", results, cases, workloads={"md": {"tool": "mdtest"}})
+    c = compare(run, [other], metrics="all")
     assert sorted(c.frame["stat"]) == ["max", "mean", "min"] and set(c.frame["verdict"]) == {"same"}
+    assert list(compare(run, [other]).frame["stat"]) == ["mean"]  # by default the tool's mean alone
 
 
 # ---------------------------------------------------------------- renderers
