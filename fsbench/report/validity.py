@@ -61,7 +61,8 @@ def _warnings_as_flags(results: pd.DataFrame) -> pd.DataFrame:
     has = warned.ne("")
     # plain object columns, as the tables' own: a pandas string column would carry NA into the merge's misses
     out[VALIDITY] = verdict.where(~has, FLAGGED).astype(object)
-    out[DETAIL] = detail.where(~has, (detail + "; " + warned).str.strip("; ")).astype(object)
+    judged = detail.where(verdict.ne(""), "")  # a row no check judged says why in its words: not a verdict's
+    out[DETAIL] = detail.where(~has, (judged + "; " + warned).str.strip("; ")).astype(object)
     return out
 
 

@@ -11,6 +11,8 @@ from fsbench.validity.watch import Evidence
 VALIDITY = "validity"
 DETAIL = "validity_detail"
 OK, FLAGGED = "ok", "flagged"
+#: how the words of a measurement no check judged begin (its `validity` is empty)
+NOT_CHECKED = "not checked"
 
 
 def checks_of(*plugins: object) -> list[Check]:
@@ -25,13 +27,34 @@ def checks_of(*plugins: object) -> list[Check]:
 
 def judge(rows: list[dict], tool: str, checks: list[Check], seen: Evidence | None,
           limits: Thresholds) -> list[Verdict]:
-    """Run the checks over the tool's rows and mark each row of an operation they judged, in place."""
+    """Run the checks over the tool's rows and mark each row of an operation they judged, in place; a row
+    no check judged gets, in its words, why it is not checked (its `validity` stays empty)."""
+    counted = seen is not None and bool(seen.services)
     if seen is None:  # no backend counted anything: only the checks that read the tool's own rows
         checks, seen = [c for c in checks if isinstance(c, RowsCheck)], Evidence.host_only(None)
-    if not checks:
-        return []
     own = [r for r in rows if r.get("tool") == tool]
     verdicts = [v for c in checks for v in c.judge(tool, own, seen, limits)]
+    _mark(own, verdicts)
+    why = unchecked_reason(tool, checks, seen.services if counted else ())
+    for r in own:
+        if not r.get(VALIDITY) and not r.get(DETAIL):
+            r[DETAIL] = f"{NOT_CHECKED}: {why}"
+    return verdicts
+
+
+def unchecked_reason(tool: str, checks: list[Check], services: tuple[str, ...]) -> str:
+    """Why a measurement got no verdict, in words a reader can act on."""
+    if not services:
+        return ("no counter of the storage side covers this case (a local file system, a store fsbench does not "
+                "run or that counts nothing, such as moto_server)")
+    if not checks:
+        return f"{tool} declares no check against the counters of {', '.join(services)}"
+    return (f"{', '.join(services)} counted the whole case in one window, and no check of {tool} can tell this "
+            "operation's share in it")
+
+
+def _mark(own: list[dict], verdicts: list[Verdict]) -> None:
+    """Each verdict into the rows of its operation (flagged wins over ok), its words beside any earlier."""
     for v in verdicts:
         for r in own:
             if r.get("operation") != v.operation:
@@ -39,4 +62,3 @@ def judge(rows: list[dict], tool: str, checks: list[Check], seen: Evidence | Non
             r[VALIDITY] = FLAGGED if not v.ok or r.get(VALIDITY) == FLAGGED else OK
             said = f"{v.check}: {v.detail}" if not v.ok else f"{v.detail} (checked: {v.check})"
             r[DETAIL] = "; ".join(t for t in (r.get(DETAIL), said) if t)
-    return verdicts
