@@ -123,8 +123,11 @@ def _summary(ctx: dict) -> list[str]:
     if v.get("checked") or v.get("unchecked"):
         out += ["### Validity", "", f"{v.get('checked', 0)} measurements checked against the backend's counters, "
                 f"{v.get('flagged', 0)} flagged (⛔ in the tables)"
-                + (f"; {v['unchecked']} not checked (no counter of the storage side covers them)"
+                + (f"; {v['unchecked']} not checked" + (", each for the reason listed below" if v.get("why_unchecked")
+                                                        else " (no counter of the storage side covers them)")
                    if v.get("unchecked") else "") + ".", ""]
+        out += [f"- {u['count']} not checked ({escape(', '.join(u['tools']))}): {escape(u['why'])}"
+                for u in (v.get("why_unchecked") or [])[:6]]
         out += [f"- {code(f['case'])} {escape(f['operation'])}: {escape(f['detail'])}" for f in v.get("items", [])]
         out += [f"- … and {v['more']} more (results.csv, column validity)"] if v.get("more") else []
         out += [""]

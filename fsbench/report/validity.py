@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from fsbench.validity import DETAIL, VALIDITY
-from fsbench.validity.judge import FLAGGED, OK
+from fsbench.validity.judge import FLAGGED, NOT_CHECKED, OK
 from fsbench.validity.watch import TOOL as BACKEND
 
 MAX_LISTED = 40
@@ -69,7 +69,7 @@ def _warnings_as_flags(results: pd.DataFrame) -> pd.DataFrame:
 def overview(results: pd.DataFrame) -> dict:
     """N measurements checked (a tool's operation in a case), M flagged, and each flagged one's words."""
     if results.empty or VALIDITY not in results:
-        return {"checked": 0, "flagged": 0, "items": [], "more": 0, "unchecked": 0}
+        return {"checked": 0, "flagged": 0, "items": [], "more": 0, "unchecked": 0, "why_unchecked": []}
     v = results[VALIDITY].astype("string").fillna("")
     tools = results[(results["tool"] != "monitor") & (results["tool"] != BACKEND)]
     key = ["case_id", "tool", "operation"]
@@ -81,7 +81,25 @@ def overview(results: pd.DataFrame) -> dict:
     items = [{"case": r.case_id, "target": r.target, "workload": r.workload, "operation": r.operation,
               "detail": r.detail} for r in flagged.itertuples(index=False)]
     return {"checked": len(checked), "flagged": len(flagged), "items": items[:MAX_LISTED],
-            "more": max(0, len(items) - MAX_LISTED), "unchecked": max(0, len(every) - len(checked))}
+            "more": max(0, len(items) - MAX_LISTED), "unchecked": max(0, len(every) - len(checked)),
+            "why_unchecked": _why_unchecked(tools, v)}
+
+
+def _why_unchecked(tools: pd.DataFrame, v: pd.Series) -> list[dict]:
+    """The reasons measurements were not checked (their words, fsbench.validity.judge), most frequent first:
+    [{why, count, tools}], a measurement being a tool's operation in a case."""
+    if DETAIL not in tools or tools.empty:
+        return []
+    words = tools[DETAIL].astype("string").fillna("")
+    unchecked = tools[v.loc[tools.index].eq("") & words.str.startswith(NOT_CHECKED + ": ")]
+    if unchecked.empty:
+        return []
+    one = unchecked.drop_duplicates(["case_id", "tool", "operation"])
+    why = one[DETAIL].astype(str).str.slice(len(NOT_CHECKED) + 2)
+    grouped = one.assign(why=why).groupby("why", sort=False).agg(count=("operation", "size"),
+                                                               tools=("tool", lambda t: sorted(set(t))))
+    return [{"why": w, "count": int(r["count"]), "tools": r["tools"]}
+            for w, r in grouped.sort_values("count", ascending=False).iterrows()]
 
 
 def mark_tables(views: list[dict]) -> None:
