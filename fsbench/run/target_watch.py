@@ -6,7 +6,7 @@ retries for minutes and the tool waits in the kernel: without a watch the case e
 the mount still answers (a lookup of a new name in its root, which a FUSE client must ask its metadata
 server: a dead or stopped server, or a dead client, leaves it without an answer or with an error), and, where the
 target's object store is a folder (JuiceFS `storage: file`), whether that folder's file system still has
-room for a block. Two misses in a row are a fault: the tool is stopped, the case fails with the fault in
+room for a block. Three misses in a row are a fault: the tool is stopped, the case fails with the fault in
 its reason, and the target's later cases are not run (fsbench.run.runner). Between probes the watch only
 waits: its cost is one lookup per host per interval (one metadata request every two seconds).
 """
@@ -26,8 +26,9 @@ from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.run_settings import Settings
 
 #: seconds between probes, how long one probe may wait for an answer (settings.fault_interval and
-#: fault_answer), misses in a row that make a fault
-INTERVAL_S, ANSWER_S, MISSES = 2.0, 5.0, 2
+#: fault_answer), misses in a row that make a fault: a lookup queued behind a heavy metadata load may take
+#: seconds, so only three without an answer in 10 s each (over half a minute) call the system under test dead
+INTERVAL_S, ANSWER_S, MISSES = 2.0, 10.0, 3
 #: stat's words (in the C locale) for the healthy answer to the probe's lookup
 NO_SUCH = "No such file or directory"
 #: a folder object store with less room than a block (JuiceFS' 4 MiB) and a little more is full

@@ -34,10 +34,10 @@ class Settings:
     scratch: str = option(s.line_text, "/var/tmp/fsbench")
     validity: dict = option(VALIDITY, factory=dict, convert=dict,
                             doc="thresholds of the validity checks: cache_ratio, durable_ratio, settle, quiet")
-    fault_answer_s: float = option(s.pause, 5.0, key="fault_answer",
+    fault_answer_s: float = option(s.pause, 10.0, key="fault_answer",
                                    doc="how long a mounted target may take to answer the fault watch's lookup "
-                                       "during a case; two misses in a row end the case as a fault of the system "
-                                       "under test (0s: no watch)")
+                                       "during a case; three misses in a row end the case as a fault of the "
+                                       "system under test (0s: no watch)")
     fault_interval_s: float = option(s.duration, 2.0, key="fault_interval", doc="between two lookups of the watch")
     output_cap: int = option(s.size, 64 * 2**20, doc="bytes of each command's stdout and of its stderr kept "
                              "(the first and the last half; a line says what was left out between them)")
