@@ -86,7 +86,7 @@ def test_a_slower_environment_is_worse_significantly_and_fails_the_gate(runs):
 
 
 def test_changed_options_are_not_comparable_and_new_workloads_are_new(runs):
-    c = compare_runs(runs["reference"], runs["paced"])
+    c = compare_runs(runs["reference"], runs["paced"], metrics="all")  # every metric, not the primary four
     f = c.frame
     write = f[f["workload"] == "write"]
     assert len(write) >= 10 and set(write["verdict"]) == {"not comparable"}
@@ -110,7 +110,7 @@ def test_the_same_scenario_twice_is_not_worse(runs):
 
 
 def test_several_runs_are_each_compared_with_the_first(runs):
-    c = compare_runs(runs["reference"], runs["throttled"], runs["paced"])
+    c = compare_runs(runs["reference"], runs["throttled"], runs["paced"], metrics="all")
     assert [r.label for r in c.runs] == [runs["throttled"].name, runs["paced"].name]
     assert c.summary[runs["throttled"].name]["worse"] >= 2
     assert c.summary[runs["paced"].name]["not comparable"] >= 10
