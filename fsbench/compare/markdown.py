@@ -74,7 +74,7 @@ def _run_section(r: dict, ref: str) -> list[str]:
     elif not r["case_level"]:
         out += ["No change outside the tolerance bands.", ""]
     if r["unsure"]:
-        out += ["**Outside the band but not significant** (more repetitions would tell):", ""]
+        out += ["**Outside the band and the floors but not significant** (more repetitions would tell):", ""]
         out += table(["case", "operation", "metric", "reference", "this run", "change", "p · q"],
                      [[_case(x), x["operation"], _measure(x), x["a"], x["b"], x["change"], x["p"]]
                       for x in r["unsure"]], _CHANGE_ALIGN[:7])

@@ -317,7 +317,7 @@ def test_markdown_lists_changes_that_more_repetitions_could_confirm():
     a = make_run("A", {("t", "w", ""): {"bandwidth": [100, 60, 140]}})
     b = make_run("B", {("t", "w", ""): {"bandwidth": [70, 120, 50]}})
     md = to_markdown(compare(a, [b]))
-    assert "**Outside the band but not significant** (more repetitions would tell):" in md
+    assert "**Outside the band and the floors but not significant** (more repetitions would tell):" in md
     assert "No change outside the tolerance bands." in md
 
 
