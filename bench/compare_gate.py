@@ -39,20 +39,22 @@ workloads:
 WORKLOAD = """\
   {name}:
     tool: fio
-    options: {{rw: {rw}, bs: {bs}, size: 16m, ioengine: psync, direct: {direct}, time_based: true, runtime: {runtime}}}
+    options: {{rw: {rw}, bs: {bs}, size: 16m, ioengine: psync, direct: {direct}, time_based: true,
+               runtime: {runtime}{rate}}}
     repetitions: 3
     sweep: {{product: {{numjobs: [1, 2]}}}}
 """
 WORKLOADS = (("seqwrite", "write", "64k"), ("seqread", "read", "64k"), ("randwrite", "randwrite", "4k"),
              ("randread", "randread", "4k"))
-#: a stand-in fio: the randwrite jobs get a rate_iops cap, every other job runs as it is
+#: a stand-in fio: the randwrite jobs get a rate_iops cap (instead of a rate: fio takes one of the two), every
+#: other job runs as it is
 SLOWER = """\
 #!/bin/sh
 if [ "$1" = "--version" ]; then exec {fio} "$@"; fi
 if grep -q '^\\[randwrite\\]$' job.fio; then
   jobs=$(sed -n 's/^numjobs=//p' job.fio); jobs=${{jobs:-1}}
   case $jobs in 1) cap={cap1};; *) cap={cap2};; esac
-  sed "/^\\[global\\]$/a rate_iops=$cap" job.fio > slowed.fio
+  sed -e '/^rate=/d' -e "/^\\[global\\]$/a rate_iops=$cap" job.fio > slowed.fio
   for a; do shift; [ "$a" = job.fio ] && a=slowed.fio; set -- "$@" "$a"; done
 fi
 exec {fio} "$@"
@@ -107,6 +109,7 @@ def main() -> None:
     ap.add_argument("--runtime", default="1s")
     ap.add_argument("--direct", type=int, choices=(0, 1), default=1,
                     help="fio's direct: 1 measures the disk, 0 the page cache (far noisier here)")
+    ap.add_argument("--rate", default="", help="fio's rate for every job (e.g. 20m): a steady system's spread")
     ap.add_argument("--slow", type=float, default=0.8, help="the slowed randwrite's share of the reference")
     args = ap.parse_args()
     took = time.monotonic()
@@ -115,7 +118,8 @@ def main() -> None:
     else:
         tmp = Path(tempfile.mkdtemp(prefix="compare-gate-", dir="/var/tmp"))
         text = SCENARIO.format(root=tmp / "target") + "".join(
-            WORKLOAD.format(name=n, rw=rw, bs=bs, runtime=args.runtime, direct=args.direct) for n, rw, bs in WORKLOADS)
+            WORKLOAD.format(name=n, rw=rw, bs=bs, runtime=args.runtime, direct=args.direct,
+                            rate=f", rate: {args.rate}" if args.rate else "") for n, rw, bs in WORKLOADS)
         (tmp / "gate.yaml").write_text(text)
         runs = [_run(tmp / "gate.yaml", tmp / "out"), _run(tmp / "gate.yaml", tmp / "out")]
         cap1, cap2 = _caps(runs[0], args.slow)
@@ -127,7 +131,8 @@ def main() -> None:
     out = [report("rerun", runs[0], runs[1])]
     if len(runs) > 2:
         out.append(report("slowed", runs[0], runs[2]))
-    print(json.dumps({"runs": [str(r) for r in runs], "slow": args.slow, "results": out,
+    print(json.dumps({"runs": [str(r) for r in runs], "slow": args.slow, "direct": args.direct, "rate": args.rate,
+                      "results": out,
                       "seconds": round(time.monotonic() - took)}, indent=1))
 
 
