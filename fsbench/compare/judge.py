@@ -63,7 +63,7 @@ def decide(row: dict, alpha: float, floors: Floors = NO_FLOORS) -> dict:
     """The verdict, confidence and words of a judged row from its band, floors and q (adjusted p)."""
     q, band = row["q_value"], f"±{format_tolerance(row['tolerance'])}"
     confidence = UNTESTED if q != q else SIGNIFICANT if q < alpha else NOT_SIGNIFICANT
-    tests = f"p = {_num(row['p_value'])}, q = {_num(q)}" if q == q else ""
+    tests = f"p {_num(row['p_value'])}, q {_num(q)}" if q == q else ""
     if not row["beyond_band"]:
         verdict, detail, sure = SAME, f"within {band}", "no change beyond the band"
     elif not row["beyond_floors"]:
@@ -97,7 +97,7 @@ def _floors(floors: Floors) -> str:
 
 
 def _num(x: float) -> str:
-    return "<0.001" if x < 0.001 else f"{x:.2g}"
+    return "< 0.001" if x < 0.001 else f"= {x:.2g}"
 
 
 def significance(a: Sequence[float], b: Sequence[float]) -> float:
