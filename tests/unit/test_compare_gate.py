@@ -149,3 +149,26 @@ def test_each_row_says_how_sure():
     md = to_markdown(c)
     assert "very sure" in md and "· q " in md and "false-discovery rate 5 %" in md
     assert "1 of 1 measurements tested" in md and "beyond the practical floors (10% of the larger value" in md
+
+
+# ---------------------------------------------------------------- history over N runs
+
+
+def test_history_finds_the_run_a_level_changed_at_and_leaves_steady_ones_alone():
+    from fsbench.compare.history import history
+
+    rng = random.Random(5)
+
+    def reps(level: float) -> list[float]:
+        return [rng.lognormvariate(math.log(level), 0.01) for _ in range(3)]
+
+    runs = [make_run(f"r{i}", {("t", "w", "bs=4k"): {"bandwidth": reps(100 if i < 3 else 80)},
+                               ("t", "w", "bs=1m"): {"bandwidth": reps(500)}}) for i in range(6)]
+    h = history(runs)
+    slowed = h[h["point"] == "bs=4k"].iloc[0]
+    assert slowed["verdict"] == "worse" and slowed["change_at"] == "r3" and slowed["q_value"] < 0.05
+    assert slowed["ratio"] == pytest.approx(0.8, rel=0.03) and len(slowed["levels"]) == 6
+    steady = h[h["point"] == "bs=1m"].iloc[0]
+    assert steady["verdict"] == "same" and steady["change_at"] == ""
+    with pytest.raises(ValueError, match="at least three runs"):
+        history(runs[:2])
