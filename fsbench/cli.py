@@ -198,6 +198,8 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="False-discovery rate over a run's tests (Benjamini-Hochberg on Welch's "
                                       "t-test, 3+ repetitions on both sides).")
+@click.option("--history", "as_history", is_flag=True,
+              help="Read 3+ runs as one history, oldest first: per measurement the run its level changed at.")
 @click.option("--fail-untested", "fail_untested", is_flag=True,
               help="Let better / worse verdicts without a test (fewer than 3 repetitions) fail --fail-on too.")
 @click.option("--format", "fmt", type=click.Choice(["md", "html"]),
@@ -207,7 +209,8 @@ def report(run_dir: str, output: str | None, baseline: str | None, markdown: boo
               help="Exit 1 when a measurement has this verdict, repeatable: worse, failed, not-comparable, "
                    "missing, new, better, same.")
 def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[str, ...], alpha: float,
-            fail_untested: bool, fmt: str | None, output: str | None, fail_on: tuple[str, ...]) -> None:
+            as_history: bool, fail_untested: bool, fmt: str | None, output: str | None,
+            fail_on: tuple[str, ...]) -> None:
     """Compare runs with the first (the reference), case by case: better, worse, same, not comparable...
 
     Cases are matched by what they ran (target, workload, parameters, options), not by their ids. A
@@ -227,6 +230,12 @@ def compare(runs: tuple[str, ...], tolerances: tuple[str, ...], metrics: tuple[s
     if unknown:
         raise click.BadParameter(f"{', '.join(unknown)}; choose from "
                                  f"{', '.join(v.replace(' ', '-') for v in VERDICTS)}", param_hint="--fail-on")
+    if as_history:
+        from fsbench.compare.history import report as history_report
+
+        text, found = history_report(runs, list(metrics) or None, alpha)
+        click.echo(text, nl=False)
+        sys.exit(1 if set(wanted) & found else 0)
     result = compare_runs(*runs, tolerances=list(tolerances), alpha=alpha, metrics=list(metrics) or None)
     html = (fmt or ("html" if output and output.lower().endswith((".html", ".htm")) else "md")) == "html"
     text = to_html(result) if html else to_markdown(result)

@@ -82,3 +82,30 @@ def _verdict(row: dict, q: float, alpha: float, floors: Floors, band: float) -> 
 
 def _geomean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def to_markdown(h: pd.DataFrame, labels: list[str], alpha: float = 0.05) -> str:
+    """A history as Markdown: the changes found (run, before, after, q), then how many stayed steady."""
+    from fsbench.core.units import format_value
+    from fsbench.report.markdown import code, escape, table
+
+    changed = h[h["verdict"] != "same"]
+    out = [f"# History of {len(labels)} runs", "", "Runs, oldest first: " + ", ".join(code(x) for x in labels) + ".",
+           f"{len(h)} measurements in every run; a change is the best single split of the runs, significant "
+           f"with the false-discovery rate at {alpha:g} (Benjamini-Hochberg over the measurements, Bonferroni "
+           "over the splits) and beyond the band and the floors.", ""]
+    if changed.empty:
+        return "\n".join([*out, "No change of level.", ""])
+    rows = [[escape(" · ".join(x for x in (r.target, r.workload, r.point) if x)), r.operation, r.metric,
+             code(str(r.change_at)), format_value(r.before, r.unit), format_value(r.after, r.unit),
+             f"{(r.ratio - 1) * 100:+.1f}%", f"{r.q_value:.2g}", str(r.verdict)] for r in changed.itertuples()]
+    out += table(["case", "operation", "metric", "changed at", "before", "after", "change", "q", "verdict"], rows,
+                 ["l", "l", "l", "l", "r", "r", "r", "r", "l"])
+    return "\n".join([*out, f"{len(h) - len(changed)} measurements kept their level.", ""])
+
+
+def report(runs: Iterable[str], metrics: list[str] | None = None, alpha: float = 0.05) -> tuple[str, set[str]]:
+    """`fsbench compare --history`: the Markdown of the runs' history and the verdicts found in it."""
+    paths = list(runs)
+    h = history(paths, metrics=metrics, alpha=alpha)
+    return to_markdown(h, [Path(r).name for r in paths], alpha), set(h["verdict"])

@@ -98,3 +98,14 @@ def test_every_metric_on_request_still_holds_the_rerun(runs):
     c = compare_runs(runs["reference"], runs["rerun"], metrics="all")
     assert len(c.frame) > 3 * len(compare_runs(runs["reference"], runs["rerun"]).frame)
     assert exit_code(c, ["worse"]) == 0, c.rows(["worse"])[["workload", "metric", "change", "q_value"]]
+
+
+def test_the_history_of_the_three_runs_puts_the_change_at_the_slowed_run(runs):
+    order = [str(runs[k]) for k in ("reference", "rerun", "slowed")]
+    proc = run_cli("compare", "--history", *order, "--fail-on", "worse")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    changes = [line for line in proc.stdout.splitlines() if line.endswith("| worse |")]
+    assert len(changes) == 2 and all("disk · write |" in x and f"`{runs['slowed'].name}`" in x for x in changes)
+    assert {x.split(" | ")[2] for x in changes} == {"bandwidth", "iops"}
+    steady = run_cli("compare", "--history", *order[:2], order[0], "--fail-on", "worse")
+    assert steady.returncode == 0 and "No change of level." in steady.stdout, steady.stdout
