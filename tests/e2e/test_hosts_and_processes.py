@@ -68,7 +68,7 @@ def test_juicefs_bench_with_verdicts_on_an_ssh_host_ends_in_seconds(lab, tmp_pat
     assert float(cases.tool_wall_s.iloc[0]) < 60, cases.to_string()  # was the whole case timeout
     assert elapsed < 100
     rows = pd.read_csv(run / "results.csv", keep_default_na=False)
-    judged = rows[(rows.tool == "juicefs-bench") & (rows.operation == "write_big_file")]
+    judged = rows[(rows.tool == "juicefs-bench") & (rows.operation == "write_big_file") & (rows.metric != "io_bytes")]
     assert len(judged) and set(judged.verdict) <= {"good", "fair", "poor"} and (judged.verdict != "").all()
 
 
