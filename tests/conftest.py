@@ -65,6 +65,13 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeou
     return proc
 
 
+def run_quietly(tmp: Path, scenario: Path, env: dict | None = None) -> Path:
+    """`fsbench run` into tmp/out without a report or progress, which must succeed; its run directory."""
+    proc = run_cli("run", str(scenario), "-o", str(tmp / "out"), "--no-report", "--progress", "none", env=env,
+                   check=True)
+    return Path(proc.stdout.splitlines()[0])
+
+
 def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path:
     """Write a dedented scenario file."""
     path = folder / name

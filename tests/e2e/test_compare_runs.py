@@ -10,7 +10,7 @@ import pytest
 
 from fsbench.compare import compare_runs, exit_code, to_html, to_markdown
 from fsbench.report.markdown import write_markdown_report
-from tests.conftest import require, run_cli, write_scenario
+from tests.conftest import require, run_cli, run_quietly, write_scenario
 
 # time-based, so a run's bandwidth is measured over 300 ms rather than the 1-2 ms that 4 MiB of
 # page-cache writes take (fio's runtime has millisecond resolution: at 2 ms that is ±50 %)
@@ -37,12 +37,6 @@ EXTRA_WORKLOAD = """\
 """
 
 
-def _run(tmp: Path, scenario: Path, env: dict | None = None) -> Path:
-    proc = run_cli("run", str(scenario), "-o", str(tmp / "out"), "--no-report", "--progress", "none", env=env,
-                   check=True)
-    return Path(proc.stdout.splitlines()[0])
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     """Four real runs: reference, the same scenario in a throttled environment, and twice with `rate` set."""
@@ -60,10 +54,10 @@ def runs(tmp_path_factory) -> dict[str, Path]:
                                 f'exec {fio} "$@" --rate=10m\n')
     (bindir / "fio").chmod(0o755)
     return {
-        "reference": _run(tmp, plain),
-        "throttled": _run(tmp, plain, env={"PATH": f"{bindir}:{os.environ['PATH']}"}),
-        "paced": _run(tmp, paced),
-        "paced-again": _run(tmp, paced),
+        "reference": run_quietly(tmp, plain),
+        "throttled": run_quietly(tmp, plain, env={"PATH": f"{bindir}:{os.environ['PATH']}"}),
+        "paced": run_quietly(tmp, paced),
+        "paced-again": run_quietly(tmp, paced),
     }
 
 
