@@ -33,7 +33,7 @@ GROUPS: dict[str, str] = {
 #: and the budget per unit that docs/benchmarks.md keeps
 BUDGET_S: dict[str, int] = {
     "e2e:hadoop-lab": 315, "e2e:ceph-lab": 315, "e2e:test_multihost_campaigns": 270,
-    "e2e:test_meta_engines": 110, "e2e:test_target_faults_real": 80, "e2e:test_s3_fuse_clients": 95, "e2e:test_hardening": 65,
+    "e2e:test_meta_engines": 110, "e2e:test_target_faults_real": 60, "e2e:test_s3_fuse_clients": 95, "e2e:test_hardening": 65,
     "e2e:test_hosts_and_processes": 50, "e2e:test_runtime_faults": 50, "e2e:test_run_local": 45,
     "e2e:test_service_kinds_real": 40, "e2e:test_mdtest_real": 40, "e2e:test_juicefs_evaluation": 35,
     "e2e:test_deploy_and_caches": 30, "e2e:test_adaptive_real": 30, "e2e:test_ssh_transport": 30,

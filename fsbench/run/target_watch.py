@@ -112,6 +112,14 @@ class TargetWatch:
                 if fault and not self._done.is_set():
                     self.fault = f"{fault}: the case was stopped after {time.monotonic() - self._began:.0f}s"
                     self.session.fault = self.fault
+                    # the tool waits in the kernel on the dead mount, where no signal reaches it: the client
+                    # goes first (fsbench's own, by its tag), the kernel then fails those requests, and the tool
+                    # ends on its TERM instead of outliving its KILL
+                    for host, tr in self.hosts.items():
+                        try:
+                            self.session.stop_client(host, tr)
+                        except FsbenchError:  # a lost host: its teardown says so; the tool is stopped all the same
+                            pass
                     self.tool_cancel.set()
                     return
                 next_probe = time.monotonic() + self.interval_s

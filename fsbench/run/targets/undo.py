@@ -10,7 +10,7 @@ from fsbench.core.events import Event
 from fsbench.core.shell import render, sh
 from fsbench.kinds import KindPlan
 from fsbench.run.run_processes import client_stop_argv
-from fsbench.run.targets.ownership import NOT_OURS
+from fsbench.run.targets.ownership import NOT_OURS, read_identity
 from fsbench.run.targets.services import wait_ready
 from fsbench.run.targets.session_state import TargetState
 from fsbench.run.targets.steps import fetch_logs, label, script_name
@@ -115,8 +115,8 @@ class TargetUndo(TargetState):
             fetch_logs(self.log_dir, host, tr, plan)
             return ""
         # the client of a forced (lazy) unmount, or of one whose servers died, goes on running: stopped here
-        client = self._stop_client(host, tr)
-        if not all(r.ok for r in results):
+        client = self.stop_client(host, tr)
+        if not all(r.ok for r in results) and read_identity(tr, self.target.path)[0]:  # still a mount point
             lazy = tr.run(self._unmounts(host, [["umount", "-l", self.target.path]], plan)[0], timeout=30)
             if not lazy.ok:
                 fetch_logs(self.log_dir, host, tr, plan)
@@ -127,7 +127,7 @@ class TargetUndo(TargetState):
         fetch_logs(self.log_dir, host, tr, plan)
         return client
 
-    def _stop_client(self, host: str, tr: Transport) -> str:
+    def stop_client(self, host: str, tr: Transport) -> str:
         """Stop the client processes fsbench started for this mount on host (TERM, then KILL); what outlived
         them, or ""; a client that needed KILL is said in a warning."""
         r = tr.run(client_stop_argv(self.run_id, self.client_name(host)), timeout=60)
