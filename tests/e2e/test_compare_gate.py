@@ -61,20 +61,28 @@ def runs(tmp_path_factory) -> dict[str, Path]:
             "slowed": run_quietly(tmp, scenario, env={"PATH": f"{bindir}:{os.environ['PATH']}"})}
 
 
+#: the workloads' paced throughputs: what they are does not depend on the machine's neighbours. The suite runs
+#: on three busy workers, where a rerun's unpaced page-cache latencies really move (seen: the write's clat_p99
+#: 19.5 -> 42.6 us, +118 %, q 0.015), and the gate rightly calls that; the tests prove the gate on the paced
+#: figures, and bench/compare_gate.py measures the default selection on a quiet machine (docs/benchmarks.md)
+PACED = ("--metrics", "bandwidth", "--metrics", "iops")
+
+
 def test_a_rerun_passes_the_gate(runs):
-    gate = run_cli("compare", str(runs["reference"]), str(runs["rerun"]), "--fail-on", "worse")
+    gate = run_cli("compare", str(runs["reference"]), str(runs["rerun"]), *PACED, "--fail-on", "worse")
     assert gate.returncode == 0, gate.stdout
-    assert "false-discovery rate 5 %" in gate.stdout and "12 of 12 measurements tested" in gate.stdout
+    assert "false-discovery rate 5 %" in gate.stdout and "6 of 6 measurements tested" in gate.stdout
     c = compare_runs(runs["reference"], runs["rerun"])
     assert set(c.frame["metric"]) == {"bandwidth", "iops", "clat_mean", "clat_p99"}  # fio's primary metrics
-    assert not (c.frame["verdict"] == "worse").any(), c.frame[["workload", "metric", "change", "q_value"]]
     assert c.frame["q_value"].notna().all()
+    paced = c.frame[c.frame["metric"].isin(["bandwidth", "iops"])]
+    assert not (paced["verdict"] == "worse").any(), paced[["workload", "metric", "change", "q_value"]]
 
 
 def test_a_slowdown_of_one_workload_fails_the_gate_naming_its_measurements(runs):
-    gate = run_cli("compare", str(runs["reference"]), str(runs["slowed"]), "--fail-on", "worse")
+    gate = run_cli("compare", str(runs["reference"]), str(runs["slowed"]), *PACED, "--fail-on", "worse")
     assert gate.returncode == 1, gate.stdout
-    c = compare_runs(runs["reference"], runs["slowed"])
+    c = compare_runs(runs["reference"], runs["slowed"], metrics=["bandwidth", "iops"])
     worse = c.frame[c.frame["verdict"] == "worse"]
     assert sorted(zip(worse["workload"], worse["metric"])) == [("write", "bandwidth"), ("write", "iops")], \
         c.frame[["workload", "metric", "change", "p_value", "q_value", "verdict"]]
@@ -88,19 +96,19 @@ def test_a_slowdown_of_one_workload_fails_the_gate_naming_its_measurements(runs)
 def test_every_metric_on_request_still_holds_the_rerun(runs):
     c = compare_runs(runs["reference"], runs["rerun"], metrics="all")
     assert len(c.frame) > 3 * len(compare_runs(runs["reference"], runs["rerun"]).frame)
-    # fio's own figures, every percentile included, hold the rerun; the client's CPU and memory beside them are
-    # the machine's state as much as fio's (on a loaded host the CPU share of one job moved 52 % between runs)
+    # every throughput fio gives, per job and stat, holds the rerun (its latencies and the client's CPU and
+    # memory are the loaded machine's state as much as fio's: the CPU share of one job moved 52 % between runs)
     worse = c.rows(["worse"])
-    fio_worse = worse[(worse.tool == "fio") & ~worse.metric.isin(["cpu_usage", "memory_peak"])]
+    fio_worse = worse[(worse.tool == "fio") & worse.metric.isin(["bandwidth", "iops", "io_bytes"])]
     assert fio_worse.empty, fio_worse[["workload", "metric", "change", "q_value"]]
 
 
 def test_the_history_of_the_three_runs_puts_the_change_at_the_slowed_run(runs):
     order = [str(runs[k]) for k in ("reference", "rerun", "slowed")]
-    proc = run_cli("compare", "--history", *order, "--fail-on", "worse")
+    proc = run_cli("compare", "--history", *order, *PACED, "--fail-on", "worse")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     changes = [line for line in proc.stdout.splitlines() if line.endswith("| worse |")]
     assert len(changes) == 2 and all("disk · write |" in x and f"`{runs['slowed'].name}`" in x for x in changes)
     assert {x.split(" | ")[2] for x in changes} == {"bandwidth", "iops"}
-    steady = run_cli("compare", "--history", *order[:2], order[0], "--fail-on", "worse")
+    steady = run_cli("compare", "--history", *order[:2], order[0], *PACED, "--fail-on", "worse")
     assert steady.returncode == 0 and "No change of level." in steady.stdout, steady.stdout
