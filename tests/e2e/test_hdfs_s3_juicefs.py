@@ -65,7 +65,10 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     # the HDFS JVMs, fsbench-s3 and the Redis the run started are the run's in the monitor's figures (issue 33)
     mine = results[(results.tool == "monitor") & (results.operation == "process")]
     assert {"java", "redis-server", "fsbench-s3"} <= set(mine.job), sorted(set(mine.job))
-    strangers = mine[mine.warnings.str.contains("none started by this run")]
+    # (the FUSE target's cases run no JVM of the run's: a java process there is another test's, the multi-host
+    # lab's HDFS on another worker, and the warning about it is right)
+    strangers = mine[mine.warnings.str.contains("none started by this run")
+                     & ~((mine.job == "java") & (mine.target == "juicefs-fuse"))]
     assert strangers.empty, strangers[["case_id", "job", "warnings"]].drop_duplicates("job").to_string()
     nn = results[(results.tool == "nnbench") & (results.job == "")]
     for metric in ("rate", "latency_mean", "ops", "exceptions"):

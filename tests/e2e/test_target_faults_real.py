@@ -133,7 +133,7 @@ def test_a_stopped_or_killed_metadata_server_ends_its_case_and_every_client_is_s
         long, nxt = cases[f"{target}__long__r1"], cases[f"{target}__next__r1"]
         assert long["status"] == "failed" and "gave no answer within 2s" in long["reason"], long
         assert "redis-" in long["reason"] and "the case was stopped after" in long["reason"]
-        assert float(long["duration_s"]) < 25, long  # the fault's, not the 60 s tool's nor the timeout's
+        assert float(long["duration_s"]) < 45, long  # the fault's, not the 60 s tool's nor the 90 s timeout
         assert nxt["status"] == "failed" and nxt["reason"].startswith("not run: target "), nxt
     # the stopped server's target: its case, teardown and the next target's setup, well within the timeout
     assert stop_took < CASE_TIMEOUT_S, stop_took
