@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from fsbench.api.case import Case
 from fsbench.api.kind_numbers import WritesBack
-from fsbench.api.tools import DeclaresWorkingSet
+from fsbench.api.tools import DeclaresWorkingSet, Writes
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
 from fsbench.validity.judge import checks_of, judge
@@ -44,8 +44,10 @@ class CaseValidity:
                  raw: Path, plugins: tuple[object, ...]) -> None:
         self.tool, self.plugins = case.tool, plugins
         self.limits = Thresholds.of(sc.settings.validity)
-        kind = plugins[1] if len(plugins) > 1 else None
-        if isinstance(kind, WritesBack):  # a client that uploads seconds after close: counters still that long
+        kind, tool = (plugins[1] if len(plugins) > 1 else None), plugins[0]
+        writes = not isinstance(tool, Writes) or tool.writes(case.options, case.job_file_text, case.jobs,
+                                                              case.job_file)
+        if writes and isinstance(kind, WritesBack):  # a client that uploads seconds after close: still that long
             delay = kind.write_back_s(sc.targets[case.target])
             if delay > 0:
                 self.limits = replace(self.limits, quiet_s=max(self.limits.quiet_s, delay + WRITE_BACK_MARGIN_S))
