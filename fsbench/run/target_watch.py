@@ -49,8 +49,9 @@ def mount_probe_argv(path: str, answer_s: float = ANSWER_S) -> list[str]:
         'out=$(mktemp)',
         f'LC_ALL=C stat -c %i -- {shlex.quote(name)} > /dev/null 2> "$out" &',
         "p=$!",
-        f"i=0 tenths={max(1, round(answer_s * 10))}",
-        'while kill -0 "$p" 2> /dev/null && [ "$i" -lt "$tenths" ]; do sleep 0.1; i=$((i + 1)); done',
+        # polled every 20 ms: a healthy answer takes a millisecond or two, and a probe holds the case's end
+        f"i=0 steps={max(1, round(answer_s * 50))}",
+        'while kill -0 "$p" 2> /dev/null && [ "$i" -lt "$steps" ]; do sleep 0.02; i=$((i + 1)); done',
         'if kill -0 "$p" 2> /dev/null; then rm -f "$out"; exit 124; fi',
         'rc=0; wait "$p" || rc=$?',
         'cat "$out" >&2; rm -f "$out"',

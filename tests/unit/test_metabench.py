@@ -40,9 +40,10 @@ def test_every_number_is_the_json_s_own_in_seconds(path: Path) -> None:
     for op in ok:
         name = op["name"]
         assert rows[(name, "ops")]["value"] == op["count"]
-        if "engine_requests" in op:  # the client's own count of its metadata-engine requests
-            assert rows[(name, "engine_requests")]["value"] == op["engine_requests"]
-            assert rows[(name, "engine_requests")]["unit"] == "count"
+        if "engine_requests" in op:  # the client's own count of its metadata-engine requests, per counted call
+            row = rows[(name, "engine_requests_per_call")]
+            assert row["value"] == op["engine_requests"] / op["engine_calls"] and row["unit"] == "request/call"
+            assert row["engine_calls"] == op["engine_calls"]
         for key, metric in LATENCIES:
             assert rows[(name, metric)]["value"] == pytest.approx(op[key] / 1e9, rel=1e-12)
             assert rows[(name, metric)]["unit"] == METRIC_UNITS[metric] == "s"
@@ -313,9 +314,10 @@ def test_calls_the_engine_never_saw_are_flagged_as_the_client_s_cache() -> None:
     verdicts = {v.operation: v for v in judge(rows, "metabench", checks_of(PLUGIN), None, Thresholds.of({}))}
     assert set(verdicts) == set(CALLS)
     assert {op for op, v in verdicts.items() if not v.ok} == {"read_1", "read_10"}
-    assert verdicts["read_1"].detail.startswith("0.00 metadata-engine requests per call (0 for 50 timed calls): "
-                                                "the calls were answered by a cache")
-    assert verdicts["lookup"].detail == "1.00 metadata-engine requests per call (50 for 50 timed calls)"
+    assert verdicts["read_1"].detail.startswith("0.00 metadata-engine requests per call (the client's count over 50 "
+                                                "of its timed calls): the calls were answered by a cache")
+    assert verdicts["lookup"].detail == ("1.00 metadata-engine requests per call (the client's count over 50 of its "
+                                         "timed calls)")
     marked = {(r["operation"], r["validity"]) for r in rows if r["metric"] == "latency_mean"}
     assert ("read_1", "flagged") in marked and ("mkdir", "ok") in marked
 

@@ -22,6 +22,7 @@ from fsbench.tools.metabench.parse import (
     CALLS,
     CONCURRENCY,
     ENGINE_REQUESTS,
+    ENGINE_UNIT,
     MODES,
     OUTPUT,
     TOOL,
@@ -66,9 +67,9 @@ class MetabenchAdapter:
     name = TOOL
     bring_your_own = False
     accepts = ("directory",)
-    #: latency_* and rate are the tidy table's own; engine_requests: the metadata-engine requests its timed calls
-    #: caused (the client's own count, where the target kind offers one: CountsMetaRequests)
-    metrics: dict[str, str] = {ENGINE_REQUESTS: "count"}
+    #: latency_* and rate are the tidy table's own; engine_requests_per_call: the metadata-engine requests per timed
+    #: call (the client's own count, where the target kind offers one: CountsMetaRequests)
+    metrics: dict[str, str] = {ENGINE_REQUESTS: ENGINE_UNIT}
     validity_checks = (SERVED_BY_CLIENT_CACHE,)
     #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
     measures = ("ops", "rate", "latency_mean", "latency_min", "latency_max", "latency_stddev", "latency_p50",

@@ -16,9 +16,10 @@
  *
  * `--counters NAME` (calls mode): a file at the root of the mount holding DIR whose lines `PREFIX<what> <count>`
  * count the requests the file system's client sent to its metadata engine (JuiceFS: `.stats`, prefix
- * `juicefs_meta_ops_total_`). It is read just before and just after every timed call, outside the timed
- * region, and each operation's JSON gets the requests its timed calls caused, in all and per <what>: a
- * call that caused none was served by a cache, not by the engine.
+ * `juicefs_meta_ops_total_`). It is read just before and just after each of 20 timed calls of an operation,
+ * spread evenly over them, outside the timed region, and each operation's JSON gets the requests those calls
+ * caused (`engine_requests` for `engine_calls` calls), in all and per <what>: a call that caused none was
+ * served by a cache, not by the engine.
  *
  * Everything is created inside DIR/metabench.<pid>/ and removed at the end. Results go to FILE as
  * JSON (written to FILE.part, then renamed): nanoseconds measured with CLOCK_MONOTONIC around the
@@ -841,6 +842,7 @@ static void prepare_op(struct run *r, const struct call_op *op, struct prepared 
 /* --counters: the client's own count of its metadata-engine requests, read around each timed call   */
 
 #define MAX_COUNTERS 64
+#define COUNTED_CALLS 20        /* timed calls of an operation whose metadata-engine requests are counted */
 #define COUNTER_NAME 48
 #define COUNTERS_BUF (256 * 1024)
 
@@ -973,6 +975,7 @@ static void run_call_op(struct run *r, const struct call_op *op, int first, uint
     enum { SETUP, PREPARE, CALL, AFTER } stage = SETUP;
     double started = wall_s();
     int err = p->err, counted = r->counters[0] != 0, counter_err = 0;
+    long sampled = 0;
     static struct counters before, after, sum;
     sum.n = 0;
     FILE *f = r->out;
@@ -989,7 +992,12 @@ static void run_call_op(struct run *r, const struct call_op *op, int first, uint
             break;
         }
         stage = CALL;
-        int counting = counted && !counter_err && i >= warm;
+        /* COUNTED_CALLS timed calls, spread evenly over them: two reads of the counters file cost about a
+         * millisecond (the client renders every metric), which at 1,000 calls per operation would dwarf them */
+        long stride = r->o.iterations > COUNTED_CALLS ? r->o.iterations / COUNTED_CALLS : 1;
+        int counting = counted && !counter_err && i >= warm && (i - warm) % stride == 0
+                       && (i - warm) / stride < COUNTED_CALLS;
+        sampled += counting;
         if (counting && read_counters(r, &before))
             counter_err = errno;
         uint64_t t0 = now_ns();
@@ -1037,7 +1045,7 @@ done:
         fprintf(f, ", \"status\": \"ok\", ");
         json_stats(f, &s);
         if (counted && !counter_err)
-            json_counted(f, &sum, r->o.iterations);
+            json_counted(f, &sum, sampled);
         else if (counted) {
             fprintf(f, ", \"engine_error\": ");
             json_str(f, strerror(counter_err));

@@ -27,9 +27,11 @@ CALLS = ("mkdir", "mvdir", "rmdir", "readdir_10", "readdir_1k", "mknod", "create
 #: seed 002's NNBench operations, named as the NNBench adapter names them
 CONCURRENCY = ("create_write", "open_read", "rename", "delete")
 MODES = {"calls": CALLS, "concurrency": CONCURRENCY}
-#: the metadata-engine requests an operation's timed calls caused, as the target's client counted them
-#: (metabench --counters: read just before and after each call, outside its timing)
-ENGINE_REQUESTS = "engine_requests"
+#: the metadata-engine requests per timed call of an operation, as the target's client counted them
+#: (metabench --counters: read just before and after 20 of its timed calls, spread over them, outside their
+#: timing); its unit is requests per call
+ENGINE_REQUESTS = "engine_requests_per_call"
+ENGINE_UNIT = "request/call"
 #: JSON field (nanoseconds) -> metric (seconds)
 LATENCIES = (("mean_ns", "latency_mean"), ("min_ns", "latency_min"), ("max_ns", "latency_max"),
              ("stddev_ns", "latency_stddev"), ("p50_ns", "latency_p50"), ("p90_ns", "latency_p90"),
@@ -115,7 +117,7 @@ def combine_hosts(parts: dict[str, ParseResult]) -> ParseResult:
             out.warnings.append(f"{op}: measured on {len(rows)} of {len(parts)} hosts; no aggregate")
             continue
         values = [r["value"] for r in rows]
-        if metric in ("rate", "ops", ENGINE_REQUESTS):
+        if metric in ("rate", "ops"):
             value = sum(values)
         elif metric == "latency_min":
             value = min(values)
@@ -209,6 +211,9 @@ def _rows(op: dict, name: str, mode: str, common: dict, source: str) -> list[dic
     rows += [measurement(TOOL, name, metric, _number(op, key, name, source) / 1e9, **common)
              for key, metric in LATENCIES]
     if "engine_requests" in op:
-        rows.append(measurement(TOOL, name, ENGINE_REQUESTS, _number(op, "engine_requests", name, source),
-                                unit="count", **common))
+        calls = _number(op, "engine_calls", name, source)
+        if calls >= 1:
+            rows.append(measurement(TOOL, name, ENGINE_REQUESTS,
+                                    _number(op, "engine_requests", name, source) / calls, unit=ENGINE_UNIT,
+                                    engine_calls=int(calls), **common))
     return rows
