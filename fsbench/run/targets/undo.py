@@ -103,7 +103,10 @@ class TargetUndo(TargetState):
     def _unmount(self, host: str, tr: Transport, plan: KindPlan) -> str:
         """Unmount fsbench's mount on host, then stop its client if it outlived that; what is left, or ""."""
         self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: unmount ({self.kind.name})"))
-        # after a fault the polite unmount would wait on the dead servers (a minute each): forced at once
+        # after a fault the polite unmount would wait on the dead servers (a minute each): forced at once, the
+        # kernel's connection aborted first so that nothing waits on it any more
+        if self.fault:
+            self.abort_connection(host, tr)
         polite, wait = (plan.force_unmount, FAULT_UNMOUNT_S) if self.fault else (plan.unmount, 60.0)
         results = [tr.run(argv, timeout=wait, env=plan.env or None) for argv in self._unmounts(host, polite, plan)]
         if not all(r.ok for r in results) and not any(r.exit_status == NOT_OURS for r in results):
@@ -126,6 +129,20 @@ class TargetUndo(TargetState):
             tr.run(argv, timeout=max(30.0, self.target.setup_timeout_s), env=plan.env or None)
         fetch_logs(self.log_dir, host, tr, plan)
         return client
+
+    def abort_connection(self, host: str, tr: Transport) -> None:
+        """After a fault: abort the kernel's FUSE connection of fsbench's own mount on host (its identity's
+        minor number), so that every process waiting on it (the tool, the watch's lookups, a client that holds
+        the connection for a restart) is answered with an error and can end; never raises."""
+        parts = self._ours.get(host, "").split()
+        minor = parts[1].split(":")[-1] if len(parts) > 1 and ":" in parts[1] else ""
+        if not minor.isdigit() or len(parts) < 3 or not parts[2].startswith("fuse"):
+            return
+        try:
+            tr.run(sh(f"f=/sys/fs/fuse/connections/{minor}/abort; [ -w \"$f\" ] && echo 1 > \"$f\" || true"),
+                   timeout=30)
+        except FsbenchError:
+            pass
 
     def stop_client(self, host: str, tr: Transport) -> str:
         """Stop the client processes fsbench started for this mount on host (TERM, then KILL); what outlived
