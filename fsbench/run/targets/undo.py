@@ -139,8 +139,10 @@ class TargetUndo(TargetState):
         if not minor.isdigit() or len(parts) < 3 or not parts[2].startswith("fuse"):
             return
         try:
-            tr.run(sh(f"f=/sys/fs/fuse/connections/{minor}/abort; [ -w \"$f\" ] && echo 1 > \"$f\" || true"),
-                   timeout=30)
+            # the kernel's fusectl file system, where the distribution's init has not mounted it (a container, CI)
+            tr.run(sh("d=/sys/fs/fuse/connections; { [ -d $d ] && ! mountpoint -q $d && "
+                      "mount -t fusectl fusectl $d; } 2> /dev/null || true\n"
+                      f"f=$d/{minor}/abort; [ -w \"$f\" ] && echo 1 > \"$f\" || true"), timeout=30)
         except FsbenchError:
             pass
 
