@@ -134,7 +134,10 @@ class TargetUndo(TargetState):
         """After a fault: abort the kernel's FUSE connection of fsbench's own mount on host (its identity's
         minor number), so that every process waiting on it (the tool, the watch's lookups, a client that holds
         the connection for a restart) is answered with an error and can end; never raises."""
-        parts = self._ours.get(host, "").split()
+        ours = self._ours.get(host, "")
+        if not ours or read_identity(tr, self.target.path)[0] != ours:  # only while the path holds fsbench's mount
+            return
+        parts = ours.split()
         minor = parts[1].split(":")[-1] if len(parts) > 1 and ":" in parts[1] else ""
         if not minor.isdigit() or len(parts) < 3 or not parts[2].startswith("fuse"):
             return
@@ -153,8 +156,8 @@ class TargetUndo(TargetState):
         lines = [line.split(None, 2) for line in r.extra.get("stdout", "").splitlines() if line.strip()]
         killed = [f"{p[2] if len(p) > 2 else '?'} (pid {p[1]})" for p in lines if p[0] == "kill"]
         if killed:
-            self.emit(Event("warning", message=f"{self.target.name} on {host}: its client ignored TERM after the "
-                                               f"unmount: fsbench killed {', '.join(killed)}"))
+            self.emit(Event("warning", message=f"{self.target.name} on {host}: its client ignored TERM: fsbench "
+                                               f"killed {', '.join(killed)}"))
         alive = [f"{p[2] if len(p) > 2 else '?'} (pid {p[1]})" for p in lines if p[0] == "alive"]
         if alive:
             return f"its client outlived KILL: {', '.join(alive)}"
