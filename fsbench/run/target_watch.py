@@ -22,6 +22,7 @@ import time
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError
 from fsbench.core.shell import sh
+from fsbench.run.side_jobs import QuietSideJob
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.run_settings import Settings
 
@@ -64,7 +65,7 @@ def room_probe_argv(folder: str) -> list[str]:
     return ["stat", "-f", "-c", "%a %S", folder]
 
 
-class TargetWatch:
+class TargetWatch(QuietSideJob):
     """Probes a mounted target during the tool's run (a side job: fsbench.run.side_jobs.SideJob).
 
     `tool_cancel` is what the tool's commands wait on: set on a fault, and on the run's own Ctrl-C.
@@ -81,10 +82,7 @@ class TargetWatch:
         self._began = 0.0
         self._missed: dict[tuple[str, str], int] = {}
 
-    # -- the side job's hooks ------------------------------------------------------------------------
-    def start(self) -> str | None:
-        return None
-
+    # -- the side job's hooks (start and collect: QuietSideJob's, nothing to do) -----------------------
     def tool_start(self) -> None:
         self._began = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name="fsbench-target-watch", daemon=True)
@@ -97,9 +95,6 @@ class TargetWatch:
         self._done.set()
         if self._thread is not None:
             self._thread.join(self.answer_s + 30)
-
-    def collect(self) -> list:
-        return []
 
     # -- the watch ------------------------------------------------------------------------------------
     def _loop(self) -> None:
