@@ -20,6 +20,7 @@ from fsbench.core.secrets import remember, remember_written, split_url_password
 from fsbench.core.shell import render, sh
 from fsbench.validity import juicefs as jfs_counters
 from fsbench.validity.backends import Counters
+from fsbench.validity.engine import CHANGES_AT_ENGINE
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class JuiceFSKind:
     #: the client's own count of its metadata-engine requests by method (`.stats` at the mount's root, JuiceFS
     #: 1.x): metabench reads it around every timed call, telling a call the engine served from a cached one
     meta_counters = (jfs_counters.STATS_FILE, "juicefs_meta_ops_total_")
+    #: mdtest's creations and removals against the client's engine requests of the same methods (`.stats`)
+    validity_checks = (CHANGES_AT_ENGINE,)
 
     def settings(self, checked: dict | None) -> JuiceFS | None:
         return SECTION.build(checked)

@@ -46,3 +46,82 @@ class ServedByClientCache(RowsCheck):
 
 
 SERVED_BY_CLIENT_CACHE = ServedByClientCache()
+
+
+#: mdtest's phases that change metadata -> the client's metadata-engine methods that make that change (JuiceFS'
+#: names: a FUSE create is the engine's Mknod), and the phase that shares those methods (a tree's directories
+#: are made and removed by the same Mkdir and Rmdir as the directory phases')
+PHASE_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
+    "file_creation": (("meta_Mknod", "meta_Create"), ""),
+    "file_removal": (("meta_Unlink",), ""),
+    "directory_rename": (("meta_Rename",), ""),
+    "directory_creation": (("meta_Mkdir",), "tree_creation"),
+    "tree_creation": (("meta_Mkdir",), "directory_creation"),
+    "directory_removal": (("meta_Rmdir",), "tree_removal"),
+    "tree_removal": (("meta_Rmdir",), "directory_removal"),
+}
+#: directories mdtest makes per iteration outside its phases' counts (its test directory and its parent)
+OUTSIDE_PHASES = 2
+
+
+class ChangesAtEngine:
+    """'never reached the metadata engine': an mdtest phase that changes metadata, judged by the client's own
+    count of the engine requests that make that change (JuiceFS' `.stats`, read before and after mdtest).
+
+    mdtest times all its phases inside one process, so the counts cover the whole run; a method only one
+    phase uses (a file creation's Mknod) gives that phase's requests per item exactly, one two phases share
+    (Mkdir: the directory creation and the tree's) gives bounds: at most all of them, at least what is left
+    once the other phase had one per item. A phase is held when even its least share reaches `CACHED_BELOW`
+    requests per item, flagged when even all of them do not, and not judged in between. Stats and reads use
+    the methods every phase uses (Lookup, GetAttr), so no count can tell their share: they are not judged."""
+
+    name = "never reached the metadata engine"
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        items = _phase_items(rows)
+        out = []
+        for phase, done in sorted(items.items()):
+            methods, partner = PHASE_METHODS[phase]
+            asked = sum(seen.requests.get(m, 0) for m in methods)
+            others = items.get(partner, 0) if partner else 0
+            slack = OUTSIDE_PHASES * _iterations(rows) if partner else 0
+            most, least = asked / done, max(0, asked - others - slack) / done
+            said = "/".join(m.removeprefix("meta_") for m in methods if seen.requests.get(m) or m == methods[0])
+            what = phase.replace("_", " ")
+            detail = (f"the client asked its metadata engine {asked} {said} while {tool} ran, for {done} items of "
+                      f"{what}")
+            if partner:
+                detail += (f" and {others} of {partner.replace('_', ' ')} (same method): {least:.2f} to {most:.2f} "
+                           "per item")
+            else:
+                detail += f": {most:.2f} per item"
+            if most < CACHED_BELOW:
+                out.append(Verdict(self.name, tool, phase, False, detail + (
+                    ": most of these changes stayed in the client while mdtest timed them, so this rate is not "
+                    "the engine's")))
+            elif least >= CACHED_BELOW:
+                out.append(Verdict(self.name, tool, phase, True, detail))
+        return out
+
+
+def _iterations(rows: list[dict]) -> int:
+    return max((int(r.get("iterations") or 1) for r in rows), default=1)
+
+
+def _phase_items(rows: list[dict]) -> dict[str, int]:
+    """The items each judged phase handled in all its iterations (its rows' `items` x `iterations`)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        phase, items = str(r.get("operation")), r.get("items")
+        if phase not in PHASE_METHODS or r.get("metric") != "rate" or items in (None, "") or phase in out:
+            continue
+        try:
+            n = int(float(str(items))) * int(float(str(r.get("iterations") or 1)))
+        except ValueError:
+            continue
+        if n > 0:
+            out[phase] = n
+    return out
+
+
+CHANGES_AT_ENGINE = ChangesAtEngine()

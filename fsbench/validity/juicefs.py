@@ -4,7 +4,10 @@
 metrics one per line, `name value`; the object store's are
 `juicefs_object_request_data_bytes_GET|PUT` (object bytes) and
 `juicefs_object_request_durations_histogram_seconds_GET|PUT_total` (requests). They become the S3
-operations `get_object` and `put_object` of fsbench-s3's counters, so the same checks read them.
+operations `get_object` and `put_object` of fsbench-s3's counters, so the same checks read them. Its
+metadata-engine requests by method, `juicefs_meta_ops_total_<Method>` (Mkdir, Mknod, Unlink, Rmdir, Rename,
+GetAttr, Lookup...), become the request counts of operations `meta_<Method>` (no bytes): what the client
+asked of its metadata engine while a tool ran (fsbench.validity.engine judges mdtest's phases by them).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ STATS_FILE = ".stats"
 _LINE = re.compile(r"^juicefs_object_request_(data_bytes|durations_histogram_seconds)_([A-Z]+)(_total)?\s+(\S+)$")
 #: JuiceFS's method -> (fsbench's S3 operation, whether its bytes flow out of the store)
 METHODS = {"GET": ("get_object", True), "PUT": ("put_object", False)}
+_META = re.compile(r"^juicefs_meta_ops_total_([A-Za-z]+)\s+(\S+)$")
+#: the operations of the metadata-engine requests: `meta_` and JuiceFS's method name
+META_PREFIX = "meta_"
 
 
 def stats_argv(mount: str) -> list[str]:
@@ -31,11 +37,19 @@ def parse_stats(text: str, now: float | None = None) -> Snapshot | None:
     """A Snapshot of the object requests in a `.stats` text, or None when it is not one (not a JuiceFS mount)."""
     requests: dict[str, int] = {}
     moved: dict[str, int] = {}
+    meta: dict[str, int] = {}
     seen = False
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("juicefs_"):
             seen = True
+        mm = _META.match(line)
+        if mm:
+            try:
+                meta[META_PREFIX + mm.group(1)] = int(float(mm.group(2)))
+            except ValueError:
+                pass
+            continue
         m = _LINE.match(line)
         if not m or m.group(2) not in METHODS:
             continue
@@ -53,4 +67,5 @@ def parse_stats(text: str, now: float | None = None) -> Snapshot | None:
     for method, (op, out) in METHODS.items():
         n, b = requests.get(method, 0), moved.get(method, 0)
         ops[op] = OpCount(n, 0 if out else b, b if out else 0)
+    ops.update({op: OpCount(n) for op, n in meta.items()})
     return Snapshot(time.time() if now is None else now, ops)

@@ -19,6 +19,7 @@ from fsbench.validity.counters import (
     last_end,
     parse_stats,
 )
+from fsbench.validity.juicefs import META_PREFIX
 from fsbench.validity.pagecache import HostCache
 from fsbench.validity.settings import Thresholds
 
@@ -69,6 +70,9 @@ class Evidence:
     #: requests per operation while the tool ran, over the backends that are the evidence (the NameNode's
     #: namenode_create...: fsbench.validity.namenode)
     requests: dict[str, int] = field(default_factory=dict)
+    #: the evidence is a client's own count of what it asked its store (JuiceFS's `.stats`), not the store's:
+    #: it does not see a tool that talks to the store itself (juicefs objbench)
+    from_client: bool = False
 
     @classmethod
     def host_only(cls, host: HostCache | None) -> "Evidence":
@@ -161,8 +165,9 @@ class BackendWatch:
         parts = [(s.service, self._windows(s.service), bool(s.argv)) for s in self.sources]
         # a client's own counters (JuiceFS's) and its store's (fsbench-s3's) count the same bytes: the
         # store's, which also know when each upload ended, are the evidence; the client's where none
-        got = [(name, w) for name, w, client in parts if w is not None and not client] \
-            or [(name, w) for name, w, _ in parts if w is not None]
+        got = [(name, w) for name, w, client in parts if w is not None and not client]
+        from_client = not got
+        got = got or [(name, w) for name, w, _ in parts if w is not None]
         if not got:
             return None
         durable = [d for d in (self._durable(name) for name, _ in got) if d is not None]
@@ -175,7 +180,9 @@ class BackendWatch:
             tool_s=max(self.snaps[n]["end"].now - self.snaps[n]["start"].now for n, _ in got),
             durable_s=max(durable) if durable else None,
             after_s=max(s.now - self.snaps[n]["end"].now for n, (_, _, s) in got),
-            quiet=self.quiet, requests=_requests(t for _, (t, _, _) in got))
+            quiet=self.quiet, from_client=from_client, requests=_requests([t for _, (t, _, _) in got]
+                                                 + [_client_only(t) for name, (t, _, _), client in parts_with(parts)
+                                                    if client and name not in dict(got)]))
 
     def rows(self) -> list[dict]:
         """Tidy rows of what each backend served: per S3 operation and per window (`tool`, `after`), the
@@ -190,6 +197,8 @@ class BackendWatch:
                 for op, o in sorted(moved.items()):
                     out.append({**base, "operation": op, "metric": "ops", "value": float(o.requests),
                                 "unit": "count", "window": window})
+                    if op.startswith(META_PREFIX):
+                        continue  # a metadata-engine request carries no object data
                     out.append({**base, "operation": op, "metric": "io_bytes", "value": float(o.bytes),
                                 "unit": "B", "window": window})
                 for op, ops in (("read", READ_OPS), ("write", WRITE_OPS)):
@@ -208,6 +217,17 @@ class BackendWatch:
             return None
         end = max(last_end(w[0], DURABLE_OPS), last_end(w[1], DURABLE_OPS))
         return max(0.0, end - self.began[service]) if end else None
+
+
+def parts_with(parts: list[tuple[str, tuple | None, bool]]) -> list[tuple[str, tuple, bool]]:
+    """The backends that gave both a start and an end."""
+    return [(name, w, client) for name, w, client in parts if w is not None]
+
+
+def _client_only(moved: dict[str, OpCount]) -> dict[str, OpCount]:
+    """What a client's own counters alone know (its metadata-engine requests): the store's counters, when they
+    are the evidence, count its object requests already."""
+    return {op: o for op, o in moved.items() if op.startswith(META_PREFIX)}
 
 
 def _requests(windows: Iterable[dict[str, OpCount]]) -> dict[str, int]:

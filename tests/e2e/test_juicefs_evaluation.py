@@ -50,6 +50,12 @@ def test_the_guide_end_to_end(tmp_path):
     assert len(checks) == 16 and set(checks.value) <= {1.0, 0.0, -1.0}
     assert checks.set_index("operation").loc["put_an_object", "value"] == 1.0
     assert (objbench[objbench.metric == "bandwidth"].value > 0).all() and len(objbench[objbench.metric == "rate"]) >= 5
+    # objbench's items against fsbench-s3's own counters of its run (issue 33): the store took and served at
+    # least the bytes its data items moved, and answered its heads, lists and deletes
+    perf = objbench[objbench.metric.isin(["bandwidth", "rate"])].set_index("operation")
+    assert (perf.loc[["upload_objects", "download_objects", "put_small_objects", "head_objects", "list_objects",
+                      "delete_objects"], "validity"] == "ok").all(), perf.validity_detail
+    assert perf.loc["upload_objects", "validity_detail"].startswith("the store took ")
 
     # the collectors beside juicefs bench and fio: raw output first, then series and rows
     raw = run / "raw" / "juicefs__juicefs-bench__threads=4__r1" / "local"

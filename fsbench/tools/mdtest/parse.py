@@ -2,7 +2,10 @@
 
 What becomes a row (tool "mdtest", host "", job "", extra columns `tasks`, from the
 `N tasks, M files/directories` line before each block (several with -f/-l/-s; the "launched with"
-count when there is none), and `iterations`, from "(of N iterations)"):
+count when there is none), `iterations`, from "(of N iterations)", and `items`: what one iteration of
+the phase handled in all, M for the file and directory phases, and for the tree's phases its
+directories, from the command line mdtest prints (-b, -z, -u: one tree per task with -u), empty where
+it cannot be told):
 
 - every row of a `SUMMARY rate` block: metric "rate" (op/s), stat max/min/mean/stddev from the
   Max / Min / Mean / Std Dev columns; LLNL mdtest 1.x (1.8, 1.9.x, the mdtest-1.9.3 of old IO500
@@ -48,13 +51,23 @@ from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult, vet
 from fsbench.tools.common import path_lines
 from fsbench.tools.mdtest.failures import error_lines, is_error, remember_error, why_nothing
-from fsbench.tools.mdtest.results import MAX_WARNINGS, TOOL, Block, State, add_row, close_block, io500_line, warn
+from fsbench.tools.mdtest.results import (
+    MAX_WARNINGS,
+    TOOL,
+    Block,
+    State,
+    add_row,
+    close_block,
+    io500_line,
+    tree_dirs,
+    warn,
+)
 
 # `SUMMARY rate: (of 3 iterations)`, `SUMMARY time (in ms/op): ...`, and 1.x's `SUMMARY: (of 3 iterations)`
 _SUMMARY = re.compile(
     r"^SUMMARY(?:\s+(rate|time)\b(?:\s*\(in\s+[^)]*\))?\s*:?|\s*:)\s*(?:\(of\s+([0-9]{1,9})\s+iterations?\))?"
 )
-_TASKS = re.compile(r"^([0-9]{1,9}) tasks?, [0-9]{1,18} (?:files/directories|files?|director(?:y|ies))$")
+_TASKS = re.compile(r"^([0-9]{1,9}) tasks?, ([0-9]{1,18}) (?:files/directories|files?|director(?:y|ies))$")
 _LAUNCH = re.compile(
     r"^(mdtest-\S+) was launched with ([0-9]{1,9}) total task\(s\) on ([0-9]{1,9}) node(?:\(s\)|s)?"
 )
@@ -152,12 +165,13 @@ def _line(st: State, line: str, no: int, cut: bool) -> None:
         return
     if m := _SUMMARY.match(s):
         close_block(st)
-        st.block = Block(m.group(1) or "rate", int(m.group(2)) if m.group(2) else None, st.tasks, no)
+        st.block = Block(m.group(1) or "rate", int(m.group(2)) if m.group(2) else None, st.tasks, no,
+                         items=st.items, tree_dirs=tree_dirs(meta.get("command_line", ""), st.tasks))
         st.blocks_seen += 1
         st.tasks_line = None
     elif m := _TASKS.match(s):
         close_block(st)
-        st.tasks, st.tasks_line = int(m.group(1)), s
+        st.tasks, st.items, st.tasks_line = int(m.group(1)), int(m.group(2)), s
     elif s.startswith("-- finished at"):
         close_block(st)
         st.finished = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from fsbench.core.tidy import ParseResult, measurement, snake
@@ -31,6 +32,10 @@ class Block:
     tasks: int | None
     line_no: int
     rows: dict[str, list[float | None]] = field(default_factory=dict)
+    #: files or directories each file or directory phase handled per iteration (the `N tasks, M ...` line)
+    items: int | None = None
+    #: directories of the tree phases per iteration (from the command line), None when unknown
+    tree_dirs: int | None = None
 
 
 @dataclass
@@ -41,6 +46,7 @@ class State:
     block: Block | None = None
     blocks_seen: int = 0
     tasks: int | None = None
+    items: int | None = None
     tasks_line: str | None = None  # the last "N tasks, M files" line not yet followed by a block
     started: bool = False
     finished: bool = False
@@ -107,12 +113,55 @@ def close_block(st: State, at_eof: bool = False) -> None:
         )
     metric = block.kind  # "rate" (op/s) or "time" (s: the numbers are seconds whatever the label says)
     for label, values in block.rows.items():
+        items = block.tree_dirs if label.startswith("Tree") else block.items
         for stat, value in zip(_STATS, values):
             if value is not None:
                 st.result.rows.append(
                     measurement(TOOL, snake(label), metric, value, stat=stat,
-                                tasks=block.tasks, iterations=block.iterations)
+                                tasks=block.tasks, iterations=block.iterations, items=items)
                 )
+
+
+#: mdtest's options with a value (getopt letters of IOR 4.0's mdtest, 3.x's being a subset): a value never
+#: counts as a flag
+_WITH_VALUE = set("abBdDeEfGiIlLnNOpsSwWxzZ")
+
+
+def tree_dirs(command_line: str, tasks: int | None) -> int | None:
+    """The directories mdtest's tree phases make per iteration: (b^(z+1) - 1) / (b - 1) per tree (z + 1 when
+    b is 1), one tree per task with -u else one; None when the command line cannot be read."""
+    try:
+        argv = shlex.split(command_line)[1:]
+    except ValueError:
+        return None
+    if not argv or tasks is None:
+        return None
+    flags: dict[str, str] = {}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a.startswith("--") or not a.startswith("-") or len(a) < 2:
+            i += 1  # a long option (--posix.odirect) or an operand: not the tree's
+            continue
+        letters = a[1:]
+        for j, ch in enumerate(letters):
+            if ch in _WITH_VALUE:
+                rest = letters[j + 1:]
+                if not rest and i + 1 < len(argv):
+                    i += 1
+                    rest = argv[i]
+                flags[ch] = rest
+                break
+            flags[ch] = ""
+        i += 1
+    try:
+        b, z = int(flags.get("b", "1")), int(flags.get("z", "0"))
+    except ValueError:
+        return None
+    if b < 0 or z < 0 or z > 64:
+        return None
+    per_tree = 1 if b < 1 else (z + 1 if b == 1 else (b ** (z + 1) - 1) // (b - 1))
+    return per_tree * (tasks if "u" in flags else 1)
 
 
 def io500_line(st: State, m: re.Match[str], cut: bool) -> None:

