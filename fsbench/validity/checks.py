@@ -18,7 +18,9 @@ class Verdict:
     check: str
     tool: str
     operation: str
-    ok: bool
+    #: True held, False flagged, None: the check cannot judge this operation, and `detail` says why (the row
+    #: stays unchecked with those words, unless another check judges it)
+    ok: bool | None
     detail: str
 
 

@@ -60,6 +60,15 @@ PHASE_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
     "directory_removal": (("meta_Rmdir",), "tree_removal"),
     "tree_removal": (("meta_Rmdir",), "directory_removal"),
 }
+_SHARED = ("the client counts its engine requests for the whole mdtest run, and a {what} sends {methods}, "
+           "which every other phase sends too: no count can tell this phase's share (metabench's {calls} of the "
+           "same target, each call counted, say whether they reach the engine)")
+#: mdtest's phases no engine method of their own tells apart -> why they are not judged
+SHARED_METHODS = {
+    "file_stat": _SHARED.format(what="stat", methods="Lookup and GetAttr", calls="getattr and lookup"),
+    "directory_stat": _SHARED.format(what="stat", methods="Lookup and GetAttr", calls="getattr and lookup"),
+    "file_read": _SHARED.format(what="read", methods="Lookup and Open, and its data Read", calls="read_1"),
+}
 #: directories mdtest makes per iteration outside its phases' counts (its test directory and its parent)
 OUTSIDE_PHASES = 2
 
@@ -95,12 +104,17 @@ class ChangesAtEngine:
                            "per item")
             else:
                 detail += f": {most:.2f} per item"
+            if most >= CACHED_BELOW > least:
+                out.append(Verdict(self.name, tool, phase, None, detail + (
+                    f": its share of the {said} cannot be told from {partner.replace('_', ' ')}'s")))
             if most < CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, False, detail + (
                     ": most of these changes stayed in the client while mdtest timed them, so this rate is not "
                     "the engine's")))
             elif least >= CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, True, detail))
+        for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS)):
+            out.append(Verdict(self.name, tool, phase, None, SHARED_METHODS[phase]))
         return out
 
 

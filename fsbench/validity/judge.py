@@ -34,12 +34,16 @@ def judge(rows: list[dict], tool: str, checks: list[Check], seen: Evidence | Non
         checks, seen = [c for c in checks if isinstance(c, RowsCheck)], Evidence.host_only(None)
     own = [r for r in rows if r.get("tool") == tool]
     verdicts = [v for c in checks for v in c.judge(tool, own, seen, limits)]
-    _mark(own, verdicts)
+    _mark(own, [v for v in verdicts if v.ok is not None])
+    cannot: dict[str, str] = {}
+    for v in verdicts:
+        if v.ok is None:
+            cannot.setdefault(v.operation, v.detail)
     why = unchecked_reason(tool, checks, seen.services if counted else ())
     for r in own:
         if not r.get(VALIDITY) and not r.get(DETAIL):
-            r[DETAIL] = f"{NOT_CHECKED}: {why}"
-    return verdicts
+            r[DETAIL] = f"{NOT_CHECKED}: {cannot.get(str(r.get('operation')), why)}"
+    return [v for v in verdicts if v.ok is not None]
 
 
 def unchecked_reason(tool: str, checks: list[Check], services: tuple[str, ...]) -> str:

@@ -67,3 +67,33 @@ def test_without_the_store_s_counters_nothing_is_judged() -> None:
     rows = _rows()
     assert judge(rows, "juicefs-bench", checks_of(PLUGIN), None, Thresholds.of({})) == []
     assert not any(r.get("validity") for r in rows)
+
+
+def test_the_bench_s_own_object_counts_are_checked_against_the_store_s_and_client_only_rows_say_why() -> None:
+    rows = _rows()
+    counts = {r["operation"]: r["value"] for r in rows if r["metric"] == "ops"}
+    agree = Evidence(("s3",), 0, 0, 0, 0, 1.0, None, 0.0, True,
+                     requests={"put_object": int(counts["put_object"]), "get_object": int(counts["get_object"]),
+                               "delete_object": int(counts["delete_object"]) + 1})
+    got = {v.operation: v for v in judge(rows, "juicefs-bench", checks_of(PLUGIN), agree, Thresholds.of({}))
+           if v.check == "never reached the object store"}
+    assert {op: v.ok for op, v in got.items()} == {"put_object": True, "get_object": True, "delete_object": True}
+    assert got["put_object"].detail == (f"the store counted {int(counts['put_object'])} put_object/upload_part "
+                                        f"requests while juicefs bench ran; juicefs bench counted "
+                                        f"{int(counts['put_object'])}")
+    meta = next(r for r in rows if r["operation"] == "update_meta")
+    assert "validity" not in meta and meta["validity_detail"].startswith(
+        "not checked: juicefs bench's count of the client's metadata transactions: only the client")
+    # a store that counted none of the bench's requests: its figures are of another store
+    elsewhere = Evidence(("s3",), 0, 0, 0, 0, 1.0, None, 0.0, True, requests={})
+    rows = _rows()
+    got = {v.operation: v for v in judge(rows, "juicefs-bench", checks_of(PLUGIN), elsewhere, Thresholds.of({}))
+           if v.check == "never reached the object store"}
+    assert not got["put_object"].ok and got["put_object"].detail.endswith("its figures are not this store's requests")
+    # the client's own counters only (a file bucket): its count cannot witness itself
+    client = Evidence(("jfs",), 0, 0, 0, 0, 1.0, None, 0.0, True, from_client=True)
+    rows = _rows()
+    assert not [v for v in judge(rows, "juicefs-bench", checks_of(PLUGIN), client, Thresholds.of({}))
+                if v.check == "never reached the object store"]
+    put = next(r for r in rows if r["operation"] == "put_object")
+    assert put["validity_detail"].startswith("not checked: juicefs bench's count is the client's own")

@@ -10,7 +10,12 @@ from fsbench.core.tidy import ParseResult
 from fsbench.core.units import parse_size
 from fsbench.tools.common import parse_stdout_then_both, unknown_options
 from fsbench.tools.juicefs_bench.parse import TOOL, parse_lines, parse_path
-from fsbench.tools.juicefs_bench.store_check import OBJECT_STORE_READS, OBJECT_STORE_WRITES, moved_rows
+from fsbench.tools.juicefs_bench.store_check import (
+    CLIENT_COUNTS_AGREE,
+    OBJECT_STORE_READS,
+    OBJECT_STORE_WRITES,
+    moved_rows,
+)
 
 OPTIONS = {
     "threads": "concurrent threads, -p",
@@ -45,7 +50,7 @@ class JuiceFSBenchAdapter:
     #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
     measures = ("bandwidth", "cpu_usage", "io_bytes", "latency_mean", "memory_peak", "ops", "rate", "runtime")
     #: its reads and writes against the object store's counters (store_check: one window for every phase)
-    validity_checks = (OBJECT_STORE_READS, OBJECT_STORE_WRITES)
+    validity_checks = (OBJECT_STORE_READS, OBJECT_STORE_WRITES, CLIENT_COUNTS_AGREE)
     #: the order of juicefs bench's own table (seed 000 shows the first seven)
     # (put/get/delete object and the `total` resources line are its internals: "All measurements")
     operations = ("write_big_file", "read_big_file", "write_small_file", "read_small_file", "stat_file",

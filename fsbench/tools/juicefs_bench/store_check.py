@@ -64,6 +64,9 @@ class ObjectStoreReads:
                 out.append(Verdict(self.name, tool, op, False, said + f": under {limits.cache_ratio:.0%} of it "
                                    "even if all were this phase's; the rest came from the client's cache (its "
                                    "memory or --cache-dir), not from the object store"))
+            else:
+                out.append(Verdict(self.name, tool, op, None, said + ": the store counts the whole bench in one "
+                                   "window, and these bytes cannot be split between the big and the small files"))
         return out
 
 
@@ -89,3 +92,54 @@ class ObjectStoreWrites:
 
 OBJECT_STORE_READS = ObjectStoreReads()
 OBJECT_STORE_WRITES = ObjectStoreWrites()
+
+
+#: juicefs bench's own counts of the store's requests (its second table) -> the store's operations serving them
+STORE_COUNTS = {"put_object": ("put_object", "upload_part"), "get_object": ("get_object",),
+                "delete_object": ("delete_object", "delete_objects")}
+#: its rows no counter outside the client can witness -> why
+CLIENT_ONLY = {
+    "update_meta": "juicefs bench's count of the client's metadata transactions: only the client (and the "
+                   "engine's own server counters, which fsbench does not read yet) counts them",
+    "fuse_operation": "juicefs bench's count of the FUSE requests the kernel sent the client: only the client "
+                      "counts them",
+    "write_into_cache": "the client's writes into its own disk cache (--cache-dir): only the client counts them",
+    "read_from_cache": "the client's reads from its own disk cache (--cache-dir): only the client counts them",
+    "total": "juicefs bench's own run time and the client's CPU and memory: figures of the client process, "
+             "beside which fsbench's monitor gives its own",
+    "stat_file": "a stat sends Lookup and GetAttr to the metadata engine, which the bench's other phases send "
+                 "too, in one window: no count can tell this phase's share",
+}
+#: the store's count may exceed the client's (retries); below this share of it, they disagree
+AGREE = 0.9
+
+
+class ClientCountsAgree:
+    """'never reached the object store': juicefs bench's own counts of its object requests (the client's
+    `.stats` it reads itself) against the store's count over the same run, where fsbench runs the store."""
+
+    name = "never reached the object store"
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        out = []
+        for op, served_by in STORE_COUNTS.items():
+            said = tool_sum(rows, op, "ops")
+            if not any(r.get("operation") == op for r in rows):
+                continue
+            if not seen.services or seen.from_client:
+                out.append(Verdict(self.name, tool, op, None, "juicefs bench's count is the client's own, and no "
+                                   "counter of the store (fsbench-s3's) covers this case"))
+                continue
+            store = sum(seen.requests.get(s, 0) for s in served_by)
+            words = (f"the store counted {store} {'/'.join(served_by)} requests while juicefs bench ran; "
+                     f"juicefs bench counted {said:.0f}")
+            ok = store >= AGREE * said
+            out.append(Verdict(self.name, tool, op, ok, words if ok else words + ": its figures are not this "
+                               "store's requests"))
+        for op, why in CLIENT_ONLY.items():
+            if any(r.get("operation") == op for r in rows):
+                out.append(Verdict(self.name, tool, op, None, why))
+        return out
+
+
+CLIENT_COUNTS_AGREE = ClientCountsAgree()
