@@ -12,12 +12,15 @@ from fsbench.api.kind_numbers import WritesBack
 from fsbench.api.tools import DeclaresWorkingSet, Writes
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
-from fsbench.validity.judge import checks_of, judge
+from fsbench.validity.judge import DETAIL, NOT_CHECKED, checks_of, judge
 from fsbench.validity.namenode import namenode_sources
 from fsbench.validity.pagecache import HostCache, host_cache
 from fsbench.validity.settings import Thresholds
+from fsbench.validity.watch import TOOL as BACKEND
 from fsbench.validity.watch import BackendWatch, Evidence, sources
 
+#: the resource monitor's rows (fsbench.monitor.parse.TOOL): figures of processes, judged by their own warnings
+MONITOR = "monitor"
 #: seconds beyond a client's write-back delay before its store's still counters mean it has uploaded
 WRITE_BACK_MARGIN_S = 2.0
 
@@ -87,4 +90,8 @@ class CaseValidity:
         if self.host is not None:
             seen = Evidence.host_only(self.host) if seen is None else replace(seen, host=self.host)
         judge(rows, self.tool, checks_of(*self.plugins), seen, self.limits)
+        for r in rows:  # a collector's rows beside the tool (juicefs stats, profile, a command's)
+            if r.get("tool") not in (self.tool, MONITOR, BACKEND) and not r.get(DETAIL):
+                r[DETAIL] = (f"{NOT_CHECKED}: recorded beside {self.tool} by a collector, these are what the client or "
+                             "the host counted itself: the evidence checks read, not a measurement of the storage")
         return self.watch.rows()

@@ -174,7 +174,10 @@ def test_the_namenode_s_own_counters_vouch_for_nnbench_s_operations() -> None:
                                                 "FilesRenamed while nnbench ran 10 rename")
     never = Evidence(("hdfs",), 0, 0, 0, 0, 1.0, None, 0.0, True, None, {"namenode_create": 0})
     flagged = REACHED_NAMENODE.judge("nnbench", rows, never, Thresholds())
-    assert [(v.operation, v.ok) for v in flagged] == [("create_write", False)]  # the others: not counted here
+    # the others were not counted here: not judged, saying why
+    assert [(v.operation, v.ok) for v in flagged] == [("create_write", False), ("open_read", None), ("rename", None),
+                                                      ("delete", None)]
+    assert flagged[1].detail.startswith("no counter of the NameNode covers this case")
     assert parse_jmx('{"beans": []}') is None and parse_jmx("<html>") is None
     assert jmx_url({"services.h.host": "127.0.0.5", "services.h.port_http": "9870"}, "h") == \
         "http://127.0.0.5:9870/jmx?qry=Hadoop:service=NameNode,name=NameNodeActivity"
@@ -197,7 +200,7 @@ def test_nnbench_on_s3a_is_checked_against_the_s3_server_and_both_checks_are_tol
                     {"put_object": 52, "get_object": 15, "copy_object": 15, "delete_object": 25, "head_object": 178})
     rows = [{"tool": "nnbench", "operation": op, "metric": "ops", "stat": "value", "value": 10.0, "host": "local"}
             for op in ("create_write", "open_read", "rename", "delete")]
-    verdicts = [v for c in checks for v in c.judge("nnbench", rows, seen, Thresholds())]
+    verdicts = [v for c in checks for v in c.judge("nnbench", rows, seen, Thresholds()) if v.ok is not None]
     assert [(v.operation, v.ok) for v in verdicts] == [("create_write", True), ("open_read", True),
                                                        ("rename", True), ("delete", True)]
     assert verdicts[2].detail == "the S3 server counted 15 CopyObject while nnbench ran 10 rename"
