@@ -48,17 +48,19 @@ class ServedByClientCache(RowsCheck):
 SERVED_BY_CLIENT_CACHE = ServedByClientCache()
 
 
-#: mdtest's phases that change metadata -> the client's metadata-engine methods that make that change (JuiceFS'
-#: names: a FUSE create is the engine's Mknod), and the phase that shares those methods (a tree's directories
-#: are made and removed by the same Mkdir and Rmdir as the directory phases')
-PHASE_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
-    "file_creation": (("meta_Mknod", "meta_Create"), ""),
-    "file_removal": (("meta_Unlink",), ""),
-    "directory_rename": (("meta_Rename",), ""),
-    "directory_creation": (("meta_Mkdir",), "tree_creation"),
-    "tree_creation": (("meta_Mkdir",), "directory_creation"),
-    "directory_removal": (("meta_Rmdir",), "tree_removal"),
-    "tree_removal": (("meta_Rmdir",), "directory_removal"),
+#: mdtest's phases that change metadata -> the client's metadata-engine methods that make that change. JuiceFS
+#: 1.x counts a mkdir as a Mknod (its Mkdir makes a node of type directory), so file, directory and tree creation
+#: share Mknod (Mkdir and Create are listed for clients that count them apart); directory and tree removal share
+#: Rmdir. Phases that share a method get bounds (ChangesAtEngine)
+_CREATE = ("meta_Mknod", "meta_Mkdir", "meta_Create")
+PHASE_METHODS: dict[str, tuple[str, ...]] = {
+    "file_creation": _CREATE,
+    "directory_creation": _CREATE,
+    "tree_creation": _CREATE,
+    "file_removal": ("meta_Unlink",),
+    "directory_removal": ("meta_Rmdir",),
+    "tree_removal": ("meta_Rmdir",),
+    "directory_rename": ("meta_Rename",),
 }
 _SHARED = ("the client counts its engine requests for the whole mdtest run, and a {what} sends {methods}, "
            "which every other phase sends too: no count can tell this phase's share (metabench's {calls} of the "
@@ -78,11 +80,12 @@ class ChangesAtEngine:
     count of the engine requests that make that change (JuiceFS' `.stats`, read before and after mdtest).
 
     mdtest times all its phases inside one process, so the counts cover the whole run; a method only one
-    phase uses (a file creation's Mknod) gives that phase's requests per item exactly, one two phases share
-    (Mkdir: the directory creation and the tree's) gives bounds: at most all of them, at least what is left
-    once the other phase had one per item. A phase is held when even its least share reaches `CACHED_BELOW`
-    requests per item, flagged when even all of them do not, and not judged in between. Stats and reads use
-    the methods every phase uses (Lookup, GetAttr), so no count can tell their share: they are not judged."""
+    phase uses (a file removal's Unlink) gives that phase's requests per item exactly, one phases share
+    (Mknod: file, directory and tree creation) gives bounds: at most all of them, at least what is left once
+    the other phases had one per item (and mdtest's own directories). A phase is held when even its least
+    share reaches `CACHED_BELOW` requests per item, flagged when even all of them do not, and not judged in
+    between, saying so. Stats and reads use the methods every phase uses (Lookup, GetAttr), so no count can tell
+    their share: they are not judged, saying why."""
 
     name = "never reached the metadata engine"
 
@@ -90,36 +93,43 @@ class ChangesAtEngine:
         items = _phase_items(rows)
         out = []
         for phase, done in sorted(items.items()):
-            methods, partner = PHASE_METHODS[phase]
+            methods = PHASE_METHODS[phase]
+            sharing = [p for p in items if p != phase and set(PHASE_METHODS[p]) & set(methods)]
             asked = sum(seen.requests.get(m, 0) for m in methods)
-            others = items.get(partner, 0) if partner else 0
-            slack = OUTSIDE_PHASES * _iterations(rows) if partner else 0
+            others = sum(items[p] for p in sharing)
+            slack = OUTSIDE_PHASES * _iterations(rows) if sharing else 0
             most, least = asked / done, max(0, asked - others - slack) / done
-            said = "/".join(m.removeprefix("meta_") for m in methods if seen.requests.get(m) or m == methods[0])
-            what = phase.replace("_", " ")
+            said = "/".join(m.removeprefix("meta_") for m in methods if seen.requests.get(m)) \
+                or methods[0].removeprefix("meta_")
             detail = (f"the client asked its metadata engine {asked} {said} while {tool} ran, for {done} items of "
-                      f"{what}")
-            if partner:
-                detail += (f" and {others} of {partner.replace('_', ' ')} (same method): {least:.2f} to {most:.2f} "
-                           "per item")
+                      f"{phase.replace('_', ' ')}")
+            if sharing:
+                shared = " and ".join(f"{items[p]} of {p.replace('_', ' ')}" for p in sorted(sharing))
+                detail += f" and {shared} (same method): {least:.2f} to {most:.2f} per item"
             else:
                 detail += f": {most:.2f} per item"
-            if most >= CACHED_BELOW > least:
-                out.append(Verdict(self.name, tool, phase, None, detail + (
-                    f": its share of the {said} cannot be told from {partner.replace('_', ' ')}'s")))
             if most < CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, False, detail + (
                     ": most of these changes stayed in the client while mdtest timed them, so this rate is not "
                     "the engine's")))
             elif least >= CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, True, detail))
+            else:
+                out.append(Verdict(self.name, tool, phase, None, detail + (
+                    f": its share of the {said} cannot be told from the other phases'")))
         for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS)):
             out.append(Verdict(self.name, tool, phase, None, SHARED_METHODS[phase]))
         return out
 
 
 def _iterations(rows: list[dict]) -> int:
-    return max((int(r.get("iterations") or 1) for r in rows), default=1)
+    out = 1
+    for r in rows:
+        try:
+            out = max(out, int(float(str(r.get("iterations") or 1))))
+        except ValueError:
+            continue
+    return out
 
 
 def _phase_items(rows: list[dict]) -> dict[str, int]:
