@@ -127,7 +127,7 @@ def _summary(ctx: dict) -> list[str]:
                                                         else " (no counter of the storage side covers them)")
                    if v.get("unchecked") else "") + ".", ""]
         out += [f"- {u['count']} not checked ({escape(', '.join(u['tools']))}): {escape(u['why'])}"
-                for u in (v.get("why_unchecked") or [])[:6]]
+                for u in (v.get("why_unchecked") or [])]
         out += [f"- {code(f['case'])} {escape(f['operation'])}: {escape(f['detail'])}" for f in v.get("items", [])]
         out += [f"- … and {v['more']} more (results.csv, column validity)"] if v.get("more") else []
         out += [""]
