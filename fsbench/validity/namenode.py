@@ -27,6 +27,9 @@ COUNTERS = {"CreateFileOps": "namenode_create", "GetBlockLocations": "namenode_o
 #: NNBench's operation -> (the NameNode operation each of its file operations makes at least once, its name)
 NNBENCH = {"create_write": ("namenode_create", "CreateFileOps"), "open_read": ("namenode_open", "GetBlockLocations"),
            "rename": ("namenode_rename", "FilesRenamed"), "delete": ("namenode_delete", "DeleteFileOps")}
+#: the parts of an NNBench operation it times as rows of their own (fsbench.tools.nnbench.parse.PARTS): each
+#: shares its operation's verdict, the requests being the operation's
+PARTS = {"create_write": ("create", "close"), "open_read": ("open", "read")}
 #: a share of NNBench's operations the NameNode must have counted
 REACHED = 0.9
 
@@ -79,11 +82,12 @@ class ReachedStore:
             done = tool_sum(rows, op, "ops")
             if done <= 0:
                 continue
+            parts = [p for p in PARTS.get(op, ()) if any(r.get("operation") == p for r in rows)]
             if counted_as not in seen.requests:
-                out.append(Verdict(self.name, tool, op, None, (
-                    f"no counter of {self.store} covers this case: its target does not send its operations there "
-                    "(JuiceFS's Hadoop SDK sends them to its metadata engine, whose own counters fsbench does not "
-                    "read yet), or fsbench does not run it")))
+                why = (f"no counter of {self.store} covers this case: its target does not send its operations there "
+                       "(JuiceFS's Hadoop SDK sends them to its metadata engine, whose own counters fsbench does not "
+                       "read yet), or fsbench does not run it")
+                out += [Verdict(self.name, tool, o, None, why) for o in (op, *parts)]
                 continue
             counted = seen.requests[counted_as]
             ok = counted >= REACHED * done
@@ -91,7 +95,8 @@ class ReachedStore:
             if not ok:
                 detail += (f": under {REACHED:.0%} of them, so the rest did not reach it (a client-side cache, or "
                            "operations counted that failed)")
-            out.append(Verdict(self.name, tool, op, ok, detail))
+            out += [Verdict(self.name, tool, o, ok, detail if o == op else f"{detail} (this is a part of "
+                            f"{op.replace('_', ' ')})") for o in (op, *parts)]
         return out
 
 

@@ -204,3 +204,20 @@ def test_nnbench_on_s3a_is_checked_against_the_s3_server_and_both_checks_are_tol
     assert [(v.operation, v.ok) for v in verdicts] == [("create_write", True), ("open_read", True),
                                                        ("rename", True), ("delete", True)]
     assert verdicts[2].detail == "the S3 server counted 15 CopyObject while nnbench ran 10 rename"
+
+
+def test_the_parts_nnbench_times_of_an_operation_share_its_verdict() -> None:
+    from fsbench.tools.nnbench.parse import PARTS as TOOL_PARTS
+    from fsbench.validity.namenode import PARTS, REACHED_NAMENODE
+    from fsbench.validity.settings import Thresholds
+    from fsbench.validity.watch import Evidence
+
+    assert PARTS == TOOL_PARTS  # the check's copy of the tool's parts
+    rows = [{"tool": "nnbench", "operation": op, "metric": "ops", "stat": "value", "value": 40.0}
+            for op in ("create_write", "create", "close", "open_read", "open", "read")]
+    seen = Evidence(("hdfs",), 0, 0, 0, 0, 1.0, None, 0.0, True, None, {"namenode_create": 80, "namenode_open": 40})
+    verdicts = {v.operation: v for v in REACHED_NAMENODE.judge("nnbench", rows, seen, Thresholds())}
+    assert {o: v.ok for o, v in verdicts.items()} == {"create_write": True, "create": True, "close": True,
+                                                    "open_read": True, "open": True, "read": True}
+    assert verdicts["close"].detail == "the NameNode counted 80 CreateFileOps while nnbench ran 40 create write " \
+        "(this is a part of create write)"
