@@ -13,10 +13,10 @@ from fsbench.core.errors import ScenarioError
 
 def test_a_big_value_repeated_by_aliases_is_refused_in_under_a_second():
     text = 'name: x\ndescription: &b "' + "y" * 1_500_000 + '"\nsetup: [' + ", ".join(["*b"] * 100_000) + "]\n"
-    start = time.monotonic()
+    start = time.process_time()  # this process's CPU, which other processes' load does not inflate as wall time
     with pytest.raises(ScenarioError, match="expands to more than 8 MiB of text"):
         load_yaml(text, "bomb.yaml")
-    assert time.monotonic() - start < 1
+    assert time.process_time() - start < 1
 
 
 def test_a_planted_run_file_is_read_with_the_same_bounds(tmp_path):
