@@ -12,7 +12,7 @@ from fsbench.core.tidy import ParseResult
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
-from fsbench.tools.fio.jobfile import JobFile, Origin, parse_jobfile
+from fsbench.tools.fio.jobfile import JobFile, Origin, included_files, parse_jobfile
 from fsbench.tools.fio.options import RESERVED, option_issues, rbd_values, written_value_issues
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
 from fsbench.tools.fio.sniff import parse_any
@@ -161,6 +161,10 @@ class FioAdapter:
         per host (`--client=A --client=B job` would run on B only).
         """
         return self._invocation(case, test_dir, ctx, prepare=False)
+
+    def included_files(self, job_file_text: str, job_file: str) -> dict[Path, str]:
+        """Every file the job file includes (nested `include`s too) with its text, for a resume's input check."""
+        return included_files(job_file_text, job_file)
 
     def layout_key(self, prep: Invocation) -> str:
         """What decides the files a prepare step lays out (fsbench.tools.fio.layout)."""

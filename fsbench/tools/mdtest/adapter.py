@@ -93,7 +93,17 @@ class MdtestAdapter:
             out.append(OptionIssue("ppn", f"ppn (ranks per host) must be a whole number >= 1, got {ppn!r}"))
         if jobs or job_file_text:
             out.append(OptionIssue("", "mdtest takes options only (no jobs or job_file)"))
+        for target in ctx.targets:
+            spread = mdtest_placement.ranks_over_own_trees(options, target.name, ctx.host_slots.get(target.name, ()),
+                                                           ctx.own_trees.get(target.name, ""))
+            if spread is not None:
+                out.append(OptionIssue("tasks", *spread))
         return out
+
+    def placement(self, options: dict, hosts: list[tuple[str, int]], own_trees: str = "",
+                  ) -> tuple[dict[str, str], list[str]]:
+        """Which host runs which MPI ranks, as Open MPI maps them (fsbench.tools.mdtest.placement)."""
+        return mdtest_placement.where_ranks_run(options, hosts, own_trees)
 
     def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
                          job_file: str | None = None) -> float:
