@@ -34,9 +34,12 @@ class Registry(Generic[T]):
     """Plug-ins of one kind by name, loaded on first use."""
 
     def __init__(self, what: str, group: str, builtin: tuple[str, ...], protocol: type | None = None,
-                 hooks: tuple[type, ...] | None = None):
-        """hooks: the optional hooks' Protocols; given (also empty), every method's signature is checked too."""
+                 hooks: tuple[type, ...] | None = None, modules: dict[str, str] | None = None):
+        """hooks: the optional hooks' Protocols; given (also empty), every method's signature is checked too.
+        modules: {name: built-in module} for plug-ins whose name their module's does not spell (`s3` in
+        s3_server), so that asking for them by name imports that module only."""
         self.what, self.group, self.builtin, self.protocol, self.hooks = what, group, builtin, protocol, hooks
+        self.modules = modules or {}
         self._items: dict[str, T] = {}
         self._loaded = False
 
@@ -92,7 +95,7 @@ class Registry(Generic[T]):
         no module spells (`juicefs-objbench`) falls back to loading everything.
         """
         module = name.replace("-", "_")
-        mine = [m for m in self.builtin if m.rsplit(".", 1)[-1] == module]
+        mine = [m for m in self.builtin if m.rsplit(".", 1)[-1] == module or self.modules.get(name) == m]
         for m in mine:
             self.register(importlib.import_module(m).PLUGIN)
         for ep in _entry_points(self.group):

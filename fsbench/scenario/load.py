@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
+from fsbench.api.registry import Registry
 from fsbench.api.tools import DeclaresDeploySection, declarations
 from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
@@ -51,51 +53,74 @@ def _secret(value: object, path: tuple, lm, issues: list) -> object:
     return checked
 
 
-def _plugin_name(registry, what: str) -> s.Check:
-    """A name of a registered plug-in (tool, target kind), with a suggestion for typos."""
+def _plugin_name(registry: Registry[Any], what: str) -> s.Check:
+    """A name of a registered plug-in (tool, target kind), with a suggestion for typos; only a name no
+    plug-in has asks for every name (importing every plug-in)."""
 
     def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
+        if isinstance(value, str) and value in registry:
+            return value
         names = registry.names()
-        if value not in names:
-            import difflib
+        import difflib
 
-            close = difflib.get_close_matches(str(value), names, n=1)
-            issues.append(lm.issue(path, f"unknown {what} {value!r}",
-                                   (f"did you mean {close[0]!r}? " if close else "") + f"known: {', '.join(names)}"))
-            return None
-        return value
+        close = difflib.get_close_matches(str(value), names, n=1)
+        issues.append(lm.issue(path, f"unknown {what} {value!r}",
+                               (f"did you mean {close[0]!r}? " if close else "") + f"known: {', '.join(names)}"))
+        return None
 
     return run
 
 
+def _one_of_names(registry: Registry[Any]) -> Callable[[], str]:
+    """`one of NAMES`, listed only when a message shows it (listing imports every plug-in)."""
+    return lambda: f"one of {', '.join(registry.names())}"
+
+
+def _sections_of(registry: Registry[Any], section: Callable[[Any], object], doc: str) -> s.PluginKeys:
+    """The keys named after the plug-ins of registry that have a section (section(plugin), None without),
+    each plug-in imported only when a scenario has its key. doc: the key's text, {name} filled in."""
+
+    def key(name: str) -> s.Key | None:
+        found = section(registry.get(name)) if name in registry else None
+        return s.Key(cast(s.Check, found), doc=doc.format(name=name)) if found is not None else None
+
+    return s.PluginKeys(key, lambda: [p.name for p in registry if section(p) is not None])
+
+
+def _deploy_section(tool: object) -> object:
+    return tool.deploy_section if isinstance(tool, DeclaresDeploySection) else None
+
+
+#: a target's own keys (fields and `kind`): any other key of a checked target is a target kind's section
+TARGET_KEYS = frozenset(s.doc_of(Target)) | {"kind"}
+
+
 def sections() -> dict[str, s.Struct]:
-    """The checker of each part of a scenario, derived from the model and the plug-ins' own sections."""
-    kinds = {k.name: s.Key(cast(s.Check, k.section), doc=f"settings of a {k.name} target") for k in KINDS
-             if k.section is not None}
-    service_kinds = {k.name: s.Key(cast(s.Check, k.section), doc=f"settings of a {k.name} service")
-                     for k in SERVICE_KINDS if k.section is not None}
+    """The checker of each part of a scenario, derived from the model and the plug-ins' own sections.
+
+    A plug-in's section (a target kind's settings, a tool's deploy section) is looked up when a scenario
+    names it: validating a scenario imports only the plug-ins it uses.
+    """
     sweep = s.struct_of(Sweep, "sweep")
     return {
         "host": s.struct_of(Host, "host", more={"transport": s.Key(_plugin_name(TRANSPORTS, "transport"),
                                                                    doc="local, or ssh (an inventory host's default)")}),
         "service": s.struct_of(Service, "service", more={
-            "kind": s.Key(_plugin_name(SERVICE_KINDS, "service kind"),
-                          doc=f"one of {', '.join(SERVICE_KINDS.names())}"),
-            **service_kinds}),
+            "kind": s.Key(_plugin_name(SERVICE_KINDS, "service kind"), doc=_one_of_names(SERVICE_KINDS))},
+            plugin_keys=_sections_of(SERVICE_KINDS, lambda k: k.section, "settings of a {name} service")),
         "target": s.struct_of(Target, "target", more={"kind": s.Key(_plugin_name(KINDS, "target kind"),
-                                                                     doc=f"one of {', '.join(KINDS.names())}"),
-                                                      **kinds}),
+                                                                     doc=_one_of_names(KINDS))},
+                              plugin_keys=_sections_of(KINDS, lambda k: k.section, "settings of a {name} target")),
         "workload": s.struct_of(Workload, "workload", more={"sweep": s.Key(sweep),
                                                             "tool": s.Key(_plugin_name(TOOLS, "tool"), required=True,
-                                                                          doc=f"one of {', '.join(TOOLS.names())}")}),
+                                                                          doc=_one_of_names(TOOLS))}),
         "settings": s.struct_of(Settings, "settings"),
         "monitor": s.struct_of(Monitor, "monitor settings"),
         "collector": s.struct_of(Collector, "collector", more={
-            "kind": s.Key(_plugin_name(COLLECTORS, "collector kind"), doc=f"one of {', '.join(COLLECTORS.names())}")}),
+            "kind": s.Key(_plugin_name(COLLECTORS, "collector kind"), doc=_one_of_names(COLLECTORS))}),
         "report": s.struct_of(Report, "report settings"),
-        "deploy": s.struct_of(Deploy, "deploy settings", more={
-            t.name: s.Key(t.deploy_section, doc=f"how {t.name} is put on hosts")
-            for t in TOOLS if isinstance(t, DeclaresDeploySection) and t.deploy_section is not None}),
+        "deploy": s.struct_of(Deploy, "deploy settings",
+                              plugin_keys=_sections_of(TOOLS, _deploy_section, "how {name} is put on hosts")),
     }
 
 
@@ -239,10 +264,10 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     for n, t in d["targets"].items():
         if t:
             kind = KINDS.get(t.get("kind") or "directory")
-            for other in KINDS:
-                if other is not kind and t.get(other.name) is not None:
-                    issues.append(lm.issue(("targets", n, other.name), f"`{other.name}:` settings need "
-                                           f"`kind: {other.name}` (this target is a {kind.name})"))
+            for other in [k for k in t if k not in TARGET_KEYS]:  # keys beyond Target's own: kinds' sections
+                if other != kind.name and t.get(other) is not None:
+                    issues.append(lm.issue(("targets", n, other), f"`{other}:` settings need "
+                                           f"`kind: {other}` (this target is a {kind.name})"))
             targets[n] = s.build(Target, t, name=n, settings=kind.settings(t.get(kind.name)))
     services = {}
     for n, v in d["services"].items():
