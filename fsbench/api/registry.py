@@ -17,9 +17,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
+from fsbench.api.entry_points import PluginEntry, installed_entry_points
 from fsbench.api.signatures import contract_problems, members
 from fsbench.core.errors import FsbenchError
 
@@ -81,12 +81,14 @@ class Registry(Generic[T]):
         for ep in _entry_points(self.group):
             self._load_entry_point(ep)
 
-    def _load_entry_point(self, ep: EntryPoint) -> None:
+    def _load_entry_point(self, ep: PluginEntry) -> None:
         try:
             obj = ep.load()
         except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
             raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
-        self.register(getattr(obj, "PLUGIN", obj), f"entry point {ep.name} = {ep.value} in {self.group}")
+        # a module's PLUGIN, or the object named: register checks it against the protocol, hence the cast
+        plugin = cast(T, getattr(obj, "PLUGIN", obj))
+        self.register(plugin, f"entry point {ep.name} = {ep.value} in {self.group}")
 
     def _load_named(self, name: str) -> None:
         """Import only what may provide name: the built-in module of that name and entry points called so.
@@ -131,14 +133,14 @@ class Registry(Generic[T]):
 
 
 @cache
-def _entry_points(group: str) -> tuple[EntryPoint, ...]:
+def _entry_points(group: str) -> tuple[PluginEntry, ...]:
     """The entry points of one group; the installed packages are read once per process, not once per registry."""
-    return tuple(_all_entry_points().select(group=group))
+    return tuple(ep for ep in _all_entry_points() if ep.group == group)
 
 
 @cache
-def _all_entry_points() -> Any:  # SelectableGroups in typeshed before 3.12, EntryPoints here
-    return entry_points()
+def _all_entry_points() -> tuple[PluginEntry, ...]:
+    return tuple(installed_entry_points())
 
 
 def protocol_members(protocol: type | None) -> list[str]:
