@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from fsbench.core.inventory import HostSpec
+
 
 @dataclass
 class Invocation:
@@ -45,7 +47,7 @@ class HostInfo:
     name: str
     address: str
     slots: int = 1
-    spec: Any = None  # fsbench.core.inventory.HostSpec, for MPI's ssh launch agent
+    spec: HostSpec | None = None  # the inventory's, for MPI's ssh launch agent (None: a local host)
     facts: dict[str, Any] = field(default_factory=dict)  # what preflight gathered there (hosts.csv's columns)
 
     @property

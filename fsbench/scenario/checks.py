@@ -158,8 +158,8 @@ def _sweep_issues(lm: LineMap, w: Workload) -> list[Issue]:
     if len(set(lengths.values())) > 1:
         out.append(lm.issue(path + ("zip",), f"zipped lists differ in length: {lengths}",
                             "zip pairs the n-th values of each list: give them the same length"))
-    for axis in ("product", "zip"):
-        for k, values in getattr(w.sweep, axis).items():
+    for axis, swept in (("product", w.sweep.product), ("zip", w.sweep.zip)):
+        for k, values in swept.items():
             if not values:
                 out.append(lm.issue(path + (axis, k), "an empty list sweeps nothing"))
             if k in w.options:

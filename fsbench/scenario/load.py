@@ -254,8 +254,8 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                                    + (f" {d.get('inventory') or ''}" if inventory else " (no inventory given)"),
                                    "add it to the inventory file, give one with `inventory:` or --inventory, "
                                    "or set `transport: local`"))
-        groups = tuple(h.get("groups") or ()) or tuple(getattr(spec, "groups", ()) or ())
-        slots = h.get("slots") or getattr(spec, "slots", 1) or 1
+        groups = tuple(h.get("groups") or ()) or (spec.groups if spec is not None else ())
+        slots = h.get("slots") or (spec.slots if spec is not None else 1) or 1
         hosts[n] = s.build(Host, h, name=n, transport=transport, groups=groups, slots=slots,
                            spec=spec if transport == "ssh" else None)
     if not hosts:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fsbench.api.tools import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.config import schema as s
+from fsbench.core.inventory import HostSpec
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
 from fsbench.tools.mdtest import deploy as mdtest_deploy
@@ -215,18 +216,18 @@ class MdtestAdapter:
 _AGENT_WORD = re.compile(r"[\w@%+=:,./~\[\]-]+\Z")
 
 
-def ssh_agent_args(spec) -> str:
+def ssh_agent_args(spec: HostSpec | None) -> str:
     """ssh options for Open MPI's launch agent, from the inventory: port, key, known_hosts, user; keys checked."""
     args = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"]
     if spec is None:
         return " ".join(args)
-    if getattr(spec, "port", None):
+    if spec.port:
         args += ["-p", str(spec.port)]
-    if getattr(spec, "key_file", None):
+    if spec.key_file:
         args += ["-i", os.path.expanduser(spec.key_file)]
-    if getattr(spec, "known_hosts", None):
+    if spec.known_hosts:
         args += ["-o", f"UserKnownHostsFile={os.path.expanduser(spec.known_hosts)}"]
-    if getattr(spec, "user", None):
+    if spec.user:
         args += ["-l", spec.user]
     # Open MPI splits plm_rsh_args at spaces, ignores quotes and forwards it to remote orteds in "..."
     # on a shell line: the inventory takes plain paths only, and a ~ that expands here to a folder with
