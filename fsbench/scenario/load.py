@@ -206,7 +206,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
             raise
     if issues:
         raise ScenarioError(sorted(issues, key=lambda i: (i.line or 0, i.path)))
-    resolved: dict = copy.deepcopy(data)  # type: ignore[arg-type]
+    resolved: dict = copy.deepcopy(data) if isinstance(data, dict) else {}  # a dict: the schema refused the rest
     resolved["variables"] = dict(values)
     scale = scale_of_run(raw, lm, values)  # the report says which scale ran and how it differs from full
     if scale is not None:

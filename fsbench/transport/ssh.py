@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 class _UnknownHostKey(Exception):
-    def __init__(self, key: object):
+    def __init__(self, key: hostkeys.HostKey):
         self.key = key
 
 
