@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from fsbench.scenario.load import DeployFlag
+    from fsbench.scenario.sections import DeployFlag
 
 
 class DeployCommand(click.Command):
@@ -19,7 +19,7 @@ class DeployCommand(click.Command):
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         """The options, the tools' deploy flags added the first time they are asked for."""
         if not self.tool_flags:
-            from fsbench.scenario.load import deploy_flags
+            from fsbench.scenario.sections import deploy_flags
 
             self.tool_flags = {f"tool_flag_{i}": f for i, f in enumerate(deploy_flags())}
             self.params += [click.Option([f.flag.name, name], metavar=f.flag.metavar or None, help=f.flag.help,

@@ -202,7 +202,7 @@ class Scenario:
 
     Its option() fields are the file's top-level keys, in the order the file documents them; a part
     built from the plug-ins (`s.part("target", many=True)`) is supplied by the loader
-    (fsbench.scenario.load.scenario_struct), which also builds this by keyword.
+    (fsbench.scenario.sections.scenario_struct), which also builds this by keyword.
     """
 
     name: str = option(s.name, "", required=True, doc="a short name, used in the run directory's name")

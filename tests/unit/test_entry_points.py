@@ -33,8 +33,7 @@ def test_an_entry_point_loads_the_object_its_value_names():
 
 
 def test_this_python_s_entry_points_are_importlib_metadata_s():
-    found = importlib.metadata.entry_points()
-    groups = found.values() if isinstance(found, dict) else [found]  # a dict of groups before Python 3.12
-    theirs = {(ep.group, ep.name, ep.value) for eps in groups for ep in eps}
+    groups = {ep.group for dist in importlib.metadata.distributions() for ep in dist.entry_points}
+    theirs = {(ep.group, ep.name, ep.value) for g in groups for ep in importlib.metadata.entry_points(group=g)}
     mine = {(ep.group, ep.name, ep.value) for ep in installed_entry_points()}
     assert mine and mine == theirs
