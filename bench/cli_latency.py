@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,16 +25,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def timed_once(argv: list[str], tree: Path, cache: str | None) -> float:
+def timed_once(argv: list[str], tree: Path, cache: str | None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + sys) of one run; the CPU time varies less with the machine's load."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cache:
         env["PYTHONPYCACHEPREFIX"] = cache
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     subprocess.run(argv, check=True, capture_output=True, cwd=tree, env=env)
-    return time.monotonic() - start
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def main() -> None:
@@ -56,13 +61,17 @@ def measure(args: argparse.Namespace, cache: str | None) -> None:
                                 ("fsbench plan", fsb + ["plan", args.scenario], 250),
                                 ("python -c pass (floor)", [sys.executable, "-c", "pass"], 0)):
         times: dict[str, list[float]] = {name: [] for name in trees}
+        cpu: dict[str, list[float]] = {name: [] for name in trees}
         for tree in trees.values():
             timed_once(argv, tree, cache)  # fills the bytecode cache; not counted
         for _ in range(args.repeat):
             for name, tree in trees.items():
-                times[name].append(timed_once(argv, tree, cache))
+                wall, used = timed_once(argv, tree, cache)
+                times[name].append(wall)
+                cpu[name].append(used)
         for name, t in times.items():
             print(f"{label:<24} {name:<7} median {statistics.median(t) * 1000:6.0f} ms  max {max(t) * 1000:6.0f} ms"
+                  f"  CPU median {statistics.median(cpu[name]) * 1000:6.0f} ms"
                   + (f"  (target < {target} ms)" if target else ""))
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 

@@ -139,7 +139,7 @@ def deploy(ctx: click.Context, scenario: str, sets: tuple[str, ...], inventory: 
     """Put the tools the scenario needs on its hosts (upload, build or package manager); exit 4 if some stay missing."""
     from fsbench.campaign import deploy_tools
 
-    declared = getattr(ctx.command, "_tool_flags", {})
+    declared = ctx.command.tool_flags if isinstance(ctx.command, DeployCommand) else {}
     overrides: dict[str, object] = {declared[k].override: v for k, v in tool_flags.items() if v}
     if install:
         overrides["install"] = True

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from fsbench.api.kind_numbers import CountsMetaRequests, WritesBack
-from fsbench.api.registry import PluginError, Registry
+from fsbench.api.registry import Registry
 from fsbench.api.sections import Section
 from fsbench.api.tools import DeclaresValidityChecks
 from fsbench.core.errors import FsbenchError
@@ -279,10 +279,5 @@ class KindRegistry(Registry[TargetKind[Any]]):
     """The target kinds, each checked when it registers: its members and hooks' signatures (as every
     registry checks them), and that its hooks take the settings its section builds."""
 
-    def register(self, plugin: TargetKind[Any], origin: str = "") -> TargetKind[Any]:
-        problems = settings_problems(plugin) if hasattr(plugin, "section") else []
-        if problems:
-            where = f" ({origin})" if origin else ""
-            raise PluginError(f"the {self.what} plug-in {getattr(plugin, 'name', '')!r}{where} does not keep to "
-                              f"its contract: {'; '.join(problems)}")
-        return super().register(plugin, origin)
+    def contract_problems(self, plugin: object) -> list[str]:
+        return super().contract_problems(plugin) + settings_problems(plugin)

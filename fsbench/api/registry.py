@@ -17,9 +17,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
+from fsbench.api.entry_points import PluginEntry, installed_entry_points
 from fsbench.api.signatures import contract_problems, members
 from fsbench.core.errors import FsbenchError
 
@@ -34,17 +34,22 @@ class Registry(Generic[T]):
     """Plug-ins of one kind by name, loaded on first use."""
 
     def __init__(self, what: str, group: str, builtin: tuple[str, ...], protocol: type | None = None,
-                 hooks: tuple[type, ...] | None = None):
-        """hooks: the optional hooks' Protocols; given (also empty), every method's signature is checked too."""
+                 hooks: tuple[type, ...] | None = None, modules: dict[str, str] | None = None):
+        """hooks: the optional hooks' Protocols; given (also empty), every method's signature is checked too.
+        modules: {name: built-in module} for plug-ins whose name their module's does not spell (`s3` in
+        s3_server), so that asking for them by name imports that module only."""
         self.what, self.group, self.builtin, self.protocol, self.hooks = what, group, builtin, protocol, hooks
+        self.modules = modules or {}
         self._items: dict[str, T] = {}
         self._loaded = False
 
-    def register(self, plugin: T, origin: str = "") -> T:
+    def register(self, plugin: T, origin: str = "", *, built_in: bool = False) -> T:
         """Add a plug-in (fsbench's own modules do this through PLUGIN; tests may call it).
 
         origin says where it came from (an entry point) in the error when it is refused: a plug-in that
         lacks a member of the protocol, has one of another signature, or a misspelt optional hook.
+        built_in: one of fsbench's own, whose signatures the test suite checks (contract_problems over every
+        built-in plug-in) instead of each command: inspecting them was a tenth of `fsbench validate`.
         """
         where = f" ({origin})" if origin else ""
         name = getattr(plugin, "name", None)
@@ -56,7 +61,7 @@ class Registry(Generic[T]):
             if missing:
                 raise PluginError(f"the {self.what} plug-in {name!r}{where} lacks {', '.join(missing)}: a "
                                   f"{self.what} declares {', '.join(declared)} ({_qualname(self.protocol)})")
-        problems = contract_problems(plugin, self.protocol, self.hooks) if self.hooks is not None else []
+        problems = [] if built_in else self.contract_problems(plugin)
         if problems:
             raise PluginError(f"the {self.what} plug-in {name!r}{where} does not keep to its contract: "
                               + "; ".join(problems))
@@ -64,6 +69,10 @@ class Registry(Generic[T]):
             raise PluginError(f"two {self.what} plug-ins are called {name!r}{where}")
         self._items[name] = plugin
         return plugin
+
+    def contract_problems(self, plugin: object) -> list[str]:
+        """What in a plug-in differs from its protocol and hooks, one sentence each ([]: it keeps to them)."""
+        return contract_problems(plugin, self.protocol, self.hooks) if self.hooks is not None else []
 
     def unregister(self, name: str) -> None:
         """Remove a plug-in (for tests that add one of their own)."""
@@ -74,16 +83,18 @@ class Registry(Generic[T]):
             return
         self._loaded = True
         for module in self.builtin:
-            self.register(importlib.import_module(module).PLUGIN)
+            self.register(importlib.import_module(module).PLUGIN, built_in=True)
         for ep in _entry_points(self.group):
             self._load_entry_point(ep)
 
-    def _load_entry_point(self, ep: EntryPoint) -> None:
+    def _load_entry_point(self, ep: PluginEntry) -> None:
         try:
             obj = ep.load()
         except Exception as exc:  # noqa: BLE001 - a broken third-party plug-in is named, not a traceback
             raise PluginError(f"the {self.what} plug-in {ep.name!r} ({ep.value}) cannot be loaded: {exc}") from exc
-        self.register(getattr(obj, "PLUGIN", obj), f"entry point {ep.name} = {ep.value} in {self.group}")
+        # a module's PLUGIN, or the object named: register checks it against the protocol, hence the cast
+        plugin = cast(T, getattr(obj, "PLUGIN", obj))
+        self.register(plugin, f"entry point {ep.name} = {ep.value} in {self.group}")
 
     def _load_named(self, name: str) -> None:
         """Import only what may provide name: the built-in module of that name and entry points called so.
@@ -92,9 +103,9 @@ class Registry(Generic[T]):
         no module spells (`juicefs-objbench`) falls back to loading everything.
         """
         module = name.replace("-", "_")
-        mine = [m for m in self.builtin if m.rsplit(".", 1)[-1] == module]
+        mine = [m for m in self.builtin if m.rsplit(".", 1)[-1] == module or self.modules.get(name) == m]
         for m in mine:
-            self.register(importlib.import_module(m).PLUGIN)
+            self.register(importlib.import_module(m).PLUGIN, built_in=True)
         for ep in _entry_points(self.group):
             if ep.name == name:
                 self._load_entry_point(ep)
@@ -128,14 +139,14 @@ class Registry(Generic[T]):
 
 
 @cache
-def _entry_points(group: str) -> tuple[EntryPoint, ...]:
+def _entry_points(group: str) -> tuple[PluginEntry, ...]:
     """The entry points of one group; the installed packages are read once per process, not once per registry."""
-    return tuple(_all_entry_points().select(group=group))
+    return tuple(ep for ep in _all_entry_points() if ep.group == group)
 
 
 @cache
-def _all_entry_points() -> Any:  # SelectableGroups in typeshed before 3.12, EntryPoints here
-    return entry_points()
+def _all_entry_points() -> tuple[PluginEntry, ...]:
+    return tuple(installed_entry_points())
 
 
 def protocol_members(protocol: type | None) -> list[str]:

@@ -78,11 +78,12 @@ def signature_problem(impl: Callable[..., Any], spec: Callable[..., Any]) -> str
             if g.name != w.name and not (g.kind is inspect.Parameter.POSITIONAL_ONLY or var_kw):
                 return f"its parameter {i + 1} is {g.name!r}, not {w.name!r}"
         else:
-            g = by_name.get(w.name)  # type: ignore[assignment]
-            if g is None:
+            named = by_name.get(w.name)
+            if named is None:
                 if var_kw:
                     continue
                 return f"it has no keyword parameter {w.name!r}"
+            g = named
         if w.default is not inspect.Parameter.empty and g.default is inspect.Parameter.empty:
             return f"its {g.name!r} needs a value, which callers may leave out"
     wanted = {w.name for w in want}

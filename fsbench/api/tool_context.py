@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
+
+from fsbench.core.inventory import HostSpec
 
 
 @dataclass
@@ -45,7 +47,7 @@ class HostInfo:
     name: str
     address: str
     slots: int = 1
-    spec: Any = None  # fsbench.core.inventory.HostSpec, for MPI's ssh launch agent
+    spec: HostSpec | None = None  # the inventory's, for MPI's ssh launch agent (None: a local host)
     facts: dict[str, Any] = field(default_factory=dict)  # what preflight gathered there (hosts.csv's columns)
 
     @property
@@ -85,18 +87,28 @@ class BuildContext:
         return len(self.hosts) > 1
 
 
+class JobFileOrigin(Protocol):
+    """Where in a job file an option was set (fio's jobfile Origin): the file, and its line (None: not in one)."""
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def line(self) -> int | None: ...
+
+
 @dataclass(frozen=True)
 class OptionIssue:
     """A problem with a workload's options: key path below the workload, message, hint.
 
-    `origin` (fsbench.tools.fio.jobfile.Origin) is set when the option came from a job file: the
-    issue is then located at that file and line, and `option` names it there (`[job] filename`).
+    `origin` (a JobFileOrigin: fio's job files) is set when the option came from a job file: the issue is
+    then located at that file and line, and `option` names it there (`[job] filename`).
     """
 
     path: str
     message: str
     hint: str = ""
-    origin: Any = None
+    origin: JobFileOrigin | None = None
     option: str = ""
 
 
@@ -127,6 +139,10 @@ class CheckContext:
     stores: Mapping[str, bool] = field(default_factory=dict)
     #: the names of the scenario's secrets (a tool's option may refer to one as ${secrets.NAME})
     secrets: tuple[str, ...] = ()
+    #: each target's hosts in order with their MPI slots, for tools that place ranks over them (mdtest)
+    host_slots: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: by target name: why each of its hosts has a file tree of its own (an RBD image each), '' when they share one
+    own_trees: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def destructive(self) -> bool:

@@ -4,6 +4,7 @@ the signature of on every plug-in that has it: methods (reads, prepare, combine_
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from fsbench.api.case import Case
@@ -88,6 +89,22 @@ class Provides(Protocol):
     """The tool's own way onto a host (a build, the user's zip); returns what it did."""
 
     def provide(self, t: Transport, controller: Transport, binary: str, settings: Any) -> str: ...
+
+
+@runtime_checkable
+class IncludesFiles(Protocol):
+    """The files a job file includes besides itself (fio's `include`), {path: text}: a resume refuses their edits."""
+
+    def included_files(self, job_file_text: str, job_file: str) -> dict[Path, str]: ...
+
+
+@runtime_checkable
+class PlacesOnHosts(Protocol):
+    """Which host runs which part of a case the tool spreads itself (mdtest's MPI ranks): ({host: what runs
+    there}, warnings) over hosts [(name, MPI slots)]; own_trees says why each host has a tree of its own."""
+
+    def placement(self, options: dict[str, Any], hosts: list[tuple[str, int]],
+                  own_trees: str = "") -> tuple[dict[str, str], list[str]]: ...
 
 
 # --- optional hooks: declarations ----------------------------------------------------------------------
@@ -192,5 +209,6 @@ class DeclaresValidityChecks(Protocol):
 #: every optional hook of a tool; the registry checks the signature of each one a plug-in has
 TOOL_HOOKS: tuple[type, ...] = (
     LongestSeconds, Reads, Writes, LayoutBytes, PrepareBytes, DeclaresWorkingSet, PrepareStep, LayoutKey,
-    CombinesHosts, Provides, DeclaresPrepares, DeclaresMeasures, DeclaresViews, DeclaresColumns, DeclaresOrder,
-    DeclaresHigherIsBetter, DeclaresPlaceholderOptions, DeclaresDeploySection, DeclaresValidityChecks)
+    CombinesHosts, Provides, IncludesFiles, PlacesOnHosts, DeclaresPrepares, DeclaresMeasures, DeclaresViews,
+    DeclaresColumns, DeclaresOrder, DeclaresHigherIsBetter, DeclaresPlaceholderOptions, DeclaresDeploySection,
+    DeclaresValidityChecks)

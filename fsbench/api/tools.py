@@ -30,9 +30,11 @@ from fsbench.api.tool_hooks import (
     DeclaresValidityChecks,
     DeclaresViews,
     DeclaresWorkingSet,
+    IncludesFiles,
     LayoutBytes,
     LayoutKey,
     LongestSeconds,
+    PlacesOnHosts,
     PrepareBytes,
     PrepareStep,
     Provides,
@@ -45,9 +47,9 @@ __all__ = [
     "TOOL_HOOKS", "BuildContext", "CheckContext", "CheckTarget", "CombinesHosts", "DeclaresColumns",
     "DeclaresDeploySection", "DeclaresHigherIsBetter", "DeclaresMeasures", "DeclaresMetrics", "DeclaresOperations",
     "DeclaresOrder", "DeclaresPlaceholderOptions", "DeclaresPrepares", "DeclaresPrimaryMetrics",
-    "DeclaresValidityChecks", "DeclaresViews", "DeclaresWorkingSet", "Declarations", "HostInfo", "Invocation",
-    "LayoutBytes", "LayoutKey", "LongestSeconds", "OptionIssue", "PrepareBytes", "PrepareStep", "Provides", "Reads",
-    "ToolAdapter", "Writes", "better_big", "declarations",
+    "DeclaresValidityChecks", "DeclaresViews", "DeclaresWorkingSet", "Declarations", "HostInfo", "IncludesFiles",
+    "Invocation", "LayoutBytes", "LayoutKey", "LongestSeconds", "OptionIssue", "PlacesOnHosts", "PrepareBytes",
+    "PrepareStep", "Provides", "Reads", "ToolAdapter", "Writes", "better_big", "declarations",
 ]
 
 

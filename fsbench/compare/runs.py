@@ -45,6 +45,7 @@ class RunData:
         for col in ("host", "job"):  # all-blank columns come back from CSV as float NaN
             if col in results:
                 results[col] = results[col].astype("string").fillna("").astype(str)
+        # kw: RunData's other fields by name (workloads, hosts, manifest, path, floors), each typed there
         return cls(label, cases.reset_index(drop=True), case_values(results), **kw)  # type: ignore[arg-type]
 
     def point_of(self, case: pd.Series) -> Point:

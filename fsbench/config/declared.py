@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from fsbench.config.shapes import Check, Key, Struct, mapping_of
+from fsbench.config.shapes import Check, Key, PluginKeys, Struct, mapping_of
 from fsbench.config.yamllines import LineMap
 
 _NO_DEFAULT = object()
@@ -48,8 +48,8 @@ def part(name: str, *, many: bool = False) -> Check:
 
 def struct_of(cls: type, what: str, *, more: dict[str, Key] | None = None,
               extra: Callable[[dict, tuple, LineMap, list], None] | None = None,
-              parts: dict[str, Check] | None = None) -> Struct:
-    """The checker of a dataclass's keys (fields declared with option()), plus `more` keys.
+              parts: dict[str, Check] | None = None, plugin_keys: PluginKeys | None = None) -> Struct:
+    """The checker of a dataclass's keys (fields declared with option()), plus `more` keys and the plug-ins'.
 
     A field whose checker is part(NAME) gets parts[NAME] (or a mapping of names to it).
     """
@@ -64,7 +64,7 @@ def struct_of(cls: type, what: str, *, more: dict[str, Key] | None = None,
                 (parts or {})[check.name]
         keys[meta["key"] or f.name] = Key(check, meta["required"], meta["blank"], meta["doc"])
     keys.update(more or {})
-    return Struct(keys, what, extra)
+    return Struct(keys, what, extra, plugin_keys)
 
 
 def build(cls: type, checked: dict, **given: object) -> Any:

@@ -13,6 +13,7 @@ from fsbench.config.shapes import (
     Check,
     Flag,
     Key,
+    PluginKeys,
     Struct,
     choices_of,
     is_shell,
@@ -41,8 +42,8 @@ from fsbench.config.values import (
 from fsbench.core.errors import Issue
 
 __all__ = [
-    "MAX_NAME", "Check", "Flag", "Issue", "Key", "Part", "Struct", "address", "anything", "boolean", "build",
-    "choices_of", "command", "command_line", "doc_of", "duration", "integer", "is_shell", "line_text", "list_of",
-    "mapping_of", "matches", "name", "one_of", "option", "part", "pause", "scalar", "scalar_or_list", "shell",
-    "size", "string", "struct_of",
+    "MAX_NAME", "Check", "Flag", "Issue", "Key", "Part", "PluginKeys", "Struct", "address", "anything", "boolean",
+    "build", "choices_of", "command", "command_line", "doc_of", "duration", "integer", "is_shell", "line_text",
+    "list_of", "mapping_of", "matches", "name", "one_of", "option", "part", "pause", "scalar", "scalar_or_list",
+    "shell", "size", "string", "struct_of",
 ]

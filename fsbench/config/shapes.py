@@ -29,22 +29,53 @@ class Flag:
 
 @dataclass
 class Key:
-    """One key of a mapping: its checker, whether it is required, its default."""
+    """One key of a mapping: its checker, whether it is required, its default.
+
+    doc may be a function giving the text when a message needs it (`one of` every plug-in's name: asking
+    the registry for them all imports every plug-in, which checking a scenario otherwise does not)."""
 
     check: "Check"
     required: bool = False
     default: object = None
-    doc: str = ""
+    doc: str | Callable[[], str] = ""
     flag: Flag | None = None
+
+    def text(self) -> str:
+        """The key's documentation."""
+        return self.doc if isinstance(self.doc, str) else self.doc()
+
+
+@dataclass(frozen=True)
+class PluginKeys:
+    """Keys named after plug-ins (a target's `juicefs:` settings, deploy's `vdbench:`), each looked up when a
+    mapping has it, so that checking a scenario imports only the plug-ins it names."""
+
+    #: the Key of a plug-in's name (its section), None when no plug-in of that name has one
+    key: Callable[[str], Key | None]
+    #: every name that has a section, for the message about an unknown key (this imports every plug-in)
+    names: Callable[[], list[str]]
 
 
 @dataclass
 class Struct:
-    """A mapping with a fixed set of keys; unknown keys are errors that list the allowed ones."""
+    """A mapping with a fixed set of keys, and the keys of plug-ins; unknown keys are errors that list the
+    allowed ones. A plug-in's key absent from the mapping is absent from the checked one too."""
 
     keys: dict[str, Key]
     what: str = "mapping"
     extra: Callable[[dict, tuple, LineMap, list], None] | None = field(default=None)
+    plugin_keys: PluginKeys | None = None
+
+    def key(self, name: str) -> Key | None:
+        """The Key of a name, a fixed one or a plug-in's (None: no such key)."""
+        spec = self.keys.get(name)
+        if spec is None and self.plugin_keys is not None:
+            spec = self.plugin_keys.key(name)
+        return spec
+
+    def allowed(self) -> list[str]:
+        """Every key allowed here, the plug-ins' too."""
+        return list(self.keys) + (self.plugin_keys.names() if self.plugin_keys is not None else [])
 
     def __call__(self, value: object, path: tuple, lm: LineMap, issues: list) -> Any:
         if value is None:
@@ -54,17 +85,19 @@ class Struct:
             return None
         out: dict = {}
         for key, item in value.items():
-            if key not in self.keys:
-                close = difflib.get_close_matches(key, list(self.keys), n=1)
+            spec = self.key(key) if isinstance(key, str) else None
+            if spec is None:
+                allowed = self.allowed()
+                close = difflib.get_close_matches(str(key), allowed, n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 issues.append(lm.issue(path + (key,), f"unknown key {key!r}",
-                                       f"{hint}allowed here: {', '.join(self.keys)}"))
+                                       f"{hint}allowed here: {', '.join(allowed)}"))
                 continue
-            out[key] = self.keys[key].check(item, path + (key,), lm, issues)
+            out[key] = spec.check(item, path + (key,), lm, issues)
         for key, spec in self.keys.items():
             if key not in value:
                 if spec.required:
-                    issues.append(lm.issue(path, f"missing required key {key!r}", spec.doc))
+                    issues.append(lm.issue(path, f"missing required key {key!r}", spec.text()))
                 # a missing section still gets its own defaults filled in
                 out[key] = spec.check(spec.default(), path + (key,), lm, issues) if callable(spec.default) \
                     else spec.default
@@ -170,9 +203,10 @@ def is_shell(check: Check, path: tuple) -> bool:
         if isinstance(check, _Shell):
             return True
         if isinstance(check, Struct):
-            if not path or path[0] not in check.keys:
+            spec = check.key(path[0]) if path and isinstance(path[0], str) else None
+            if spec is None:
                 return False
-            check, path = check.keys[path[0]].check, path[1:]
+            check, path = spec.check, path[1:]
         elif isinstance(check, _MappingOf):
             if not path:
                 return False

@@ -75,7 +75,7 @@ def duration(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
 def pause(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A duration that may be none (0s): a pause such as the cooldown between cases -> seconds."""
     try:
-        seconds = parse_duration(value)  # type: ignore[arg-type]
+        seconds = parse_duration(value)
     except (ValueError, TypeError):
         issues.append(lm.issue(path, f"expected a duration such as 30s, 5m or 1h, got {value!r}"))
         return None
@@ -88,7 +88,7 @@ def pause(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
 def size(value: object, path: tuple, lm: LineMap, issues: list) -> Any:
     """A size such as 4k, 1MiB, 10g -> bytes."""
     try:
-        return parse_size(value)  # type: ignore[arg-type]
+        return parse_size(value)
     except (ValueError, TypeError):
         issues.append(lm.issue(path, f"expected a size such as 4k, 1MiB or 10g, got {value!r}"))
         return None

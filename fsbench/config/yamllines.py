@@ -12,7 +12,7 @@ from fsbench.config.files import read_text_bounded
 from fsbench.core.errors import Issue, ScenarioError
 
 # the C loader is several times faster when libyaml is present
-_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader: type = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
 Path_ = tuple  # a key path: ("workloads", "big-write", "options", "bs") or with list indexes
 
@@ -76,7 +76,7 @@ def _check_depth(text: str, file: str) -> None:
         # looks ahead, before the token that goes past MAX_DEPTH comes out: the same error, said once
         if "nesting depth" not in str(exc):
             raise
-        mark = getattr(exc, "problem_mark", None)
+        mark = exc.problem_mark if isinstance(exc, yaml.MarkedYAMLError) else None
         raise _too_deep(file, mark.line + 1 if mark else None) from None
 
 
@@ -110,9 +110,9 @@ def load_yaml(text: str, file: str, *, max_bytes: int = MAX_BYTES) -> tuple[obje
         _check_depth(text, file)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else None
-        problem = getattr(exc, "problem", None) or str(exc)
+        marked = exc if isinstance(exc, yaml.MarkedYAMLError) else None
+        line = marked.problem_mark.line + 1 if marked is not None and marked.problem_mark else None
+        problem = (marked.problem if marked is not None else None) or str(exc)
         raise YamlSyntaxError([Issue(file, line, "", f"YAML syntax error: {problem}",
                                      "check indentation and quoting around this line")]) from None
     if node is None:

@@ -185,8 +185,7 @@ def _check_resolved_paths(hosts: dict[str, HostSpec], lm: LineMap, issues: list[
     """A plain key path is fine on its own but may land in a folder with spaces (this file's, or ~)."""
     reported: set[tuple] = set()
     for name, spec in hosts.items():
-        for key in ("key_file", "known_hosts"):
-            value = getattr(spec, key)
+        for key, value in (("key_file", spec.key_file), ("known_hosts", spec.known_hosts)):
             if not value:
                 continue
             resolved = os.path.expanduser(value)

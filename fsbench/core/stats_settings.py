@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fsbench.config import schema as s
+from fsbench.core.units import parse_fraction
 
 #: a difference smaller than this share of the larger value is not stated, however significant: on a shared
 #: 2-core machine, run-to-run drift of a few % is common (docs/benchmarks.md), and a reader acts on 10 %
@@ -19,7 +20,7 @@ TIME_FLOOR = 20e-6
 def _share(value: object, path: tuple, lm, issues: list) -> object:
     """'10%' or 0.1 -> 0.1, between 0 and 1."""
     try:
-        share = float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
+        share = parse_fraction(value)
     except (TypeError, ValueError):
         share = -1.0
     if not 0.0 <= share < 1.0:

@@ -13,7 +13,7 @@ _TIME_FACTOR = {
 }
 
 
-def parse_size(text: str | int | float, *, decimal_suffix: bool = False) -> float:
+def parse_size(text: object, *, decimal_suffix: bool = False) -> float:
     """'4k' -> 4096, '1MiB' -> 1048576, '1MB' -> 1e6 when decimal_suffix else 1048576.
 
     fio treats k/m/g and KiB/MiB as powers of 1024 (kb_base=1024 by default); so do we
@@ -21,6 +21,8 @@ def parse_size(text: str | int | float, *, decimal_suffix: bool = False) -> floa
     """
     if isinstance(text, (int, float)):
         return float(text)
+    if not isinstance(text, str):
+        raise TypeError(f"not a size: {text!r}")
     m = _SIZE.match(text)
     if not m:
         raise ValueError(f"not a size: {text!r} (expected e.g. 4k, 1MiB, 512m, 10g)")
@@ -29,15 +31,26 @@ def parse_size(text: str | int | float, *, decimal_suffix: bool = False) -> floa
     return float(number) * base ** _POW[prefix.lower()]
 
 
-def parse_duration(text: str | int | float) -> float:
+def parse_duration(text: object) -> float:
     """'30s' -> 30.0, '2m' -> 120.0, '500ms' -> 0.5; a bare number is seconds."""
     if isinstance(text, (int, float)):
         return float(text)
+    if not isinstance(text, str):
+        raise TypeError(f"not a duration: {text!r}")
     m = _TIME.match(text)
     if not m:
         raise ValueError(f"not a duration: {text!r} (expected e.g. 30s, 2m, 500ms, 1h)")
     number, unit = m.groups()
     return float(number) * _TIME_FACTOR[unit.lower() if unit else None]
+
+
+def parse_fraction(value: object) -> float:
+    """'50%' -> 0.5, 0.5 -> 0.5 (ValueError or TypeError when it is neither)."""
+    if isinstance(value, str) and value.endswith("%"):
+        return float(value.rstrip("%")) / 100
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"not a fraction: {value!r}")
+    return float(value)
 
 
 def parse_count(text: str) -> float:

@@ -50,8 +50,6 @@ SECTION = Section(JuiceFS, "juicefs settings")
 NOT_FORMATTED = "database is not formatted"
 #: metadata engines that are a file on the client's host (a second host's client would get its own, empty)
 EMBEDDED = ("sqlite3", "badger")
-#: settings of a new volume, meaningless for one used as it is
-FORMAT_KEYS = ("bucket", "format_options")
 
 
 def empty_meta_check(binary: str, meta: str, opt_in: str = "`existing: true` under `juicefs:`") -> list[str]:
@@ -105,10 +103,10 @@ class JuiceFSKind:
         spec = target.settings
         if spec is None:
             return [(("kind",), "a juicefs target needs a `juicefs:` section", "at least `juicefs: {meta: URL}`")]
-        if spec.existing:
+        if spec.existing:  # the settings of a new volume are meaningless for one used as it is
             return [(("juicefs", key), f"`{key}` is a setting of a new volume; `existing: true` uses the volume "
                                        "as it is and never formats it", f"remove `{key}`, or remove `existing`")
-                    for key in FORMAT_KEYS if getattr(spec, key)]
+                    for key, value in (("bucket", spec.bucket), ("format_options", spec.format_options)) if value]
         return []
 
     def one_host(self, target: KindTarget[JuiceFS]) -> str:

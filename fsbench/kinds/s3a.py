@@ -80,8 +80,7 @@ class S3aKind(hadoop_client.HadoopUrlKind[S3aTarget]):
         if bool(spec.access_key) != bool(spec.secret_key):
             out.append((("s3a", "secret_key" if spec.access_key else "access_key"),
                         "give both keys or neither", "both: ${services.s3.access_key} and ${services.s3.secret_key}"))
-        for key in ("access_key", "secret_key"):
-            value = getattr(spec, key)
+        for key, value in (("access_key", spec.access_key), ("secret_key", spec.secret_key)):
             if value and "${" not in value:
                 out.append((("s3a", key), f"a key written in the scenario ({key})",
                             "keys are references: ${secrets.NAME} (an environment variable or a file) or "

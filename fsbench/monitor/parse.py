@@ -191,11 +191,11 @@ def _host_cpu(prev: Sample, cur: Sample, ncpu: int, clk_tck: int, dt: float) -> 
     n = min(len(prev.cpu), len(cur.cpu), 8)  # user..steal; guest time is already inside user
     if n < 4:
         return None
-    d = [delta(a, b) for a, b in zip(prev.cpu[:n], cur.cpu[:n])]
-    if any(x is None for x in d):
+    d = [x for a, b in zip(prev.cpu[:n], cur.cpu[:n]) if (x := delta(a, b)) is not None]
+    if len(d) < n:  # a counter was reset
         return None
-    total = sum(d)  # type: ignore[arg-type]
-    idle = d[3] + (d[4] if n > 4 else 0)  # type: ignore[operator]
+    total = sum(d)
+    idle = d[3] + (d[4] if n > 4 else 0)
     if total <= 0:
         return None
     if ncpu > 0:  # ratio of the host's own ticks: immune to the jitter of when uptime was read
@@ -207,14 +207,14 @@ def _rates(prev: Sample, cur: Sample, dt: float) -> dict[str, float]:
     out: dict[str, float] = {}
     disks = _whole_disks(cur.disks.keys() & prev.disks.keys())
     for i, metric in ((0, "disk_read"), (1, "disk_write")):
-        ds = [delta(prev.disks[k][i], cur.disks[k][i]) for k in disks]
-        if disks and all(x is not None for x in ds):
-            out[metric] = sum(ds) * SECTOR_BYTES / dt  # type: ignore[arg-type]
+        ds = [x for k in disks if (x := delta(prev.disks[k][i], cur.disks[k][i])) is not None]
+        if disks and len(ds) == len(disks):  # none reset
+            out[metric] = sum(ds) * SECTOR_BYTES / dt
     nets = [k for k in cur.nets.keys() & prev.nets.keys() if k != "lo"]
     for i, metric in ((0, "net_rx"), (1, "net_tx")):
-        ds = [delta(prev.nets[k][i], cur.nets[k][i]) for k in nets]
-        if nets and all(x is not None for x in ds):
-            out[metric] = sum(ds) / dt  # type: ignore[arg-type]
+        ds = [x for k in nets if (x := delta(prev.nets[k][i], cur.nets[k][i])) is not None]
+        if nets and len(ds) == len(nets):  # none reset
+            out[metric] = sum(ds) / dt
     return out
 
 

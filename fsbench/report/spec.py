@@ -13,8 +13,8 @@ from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
 from fsbench.kinds import KINDS
 from fsbench.report.rows import RunView, main_stat, params_of, row_keys, shown
-from fsbench.scenario.load import report_settings, sections
 from fsbench.scenario.model import USE_CASE_KEYS, Report, Sweep, Target, Workload
+from fsbench.scenario.sections import report_settings, sections
 
 
 @dataclass

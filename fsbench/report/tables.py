@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -53,11 +54,11 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
     cls = ""
     p = r.get("ratio_p")
     # a difference is called only where Welch's test says so (p < 0.05); a single run has no test: the band
-    tested = p is not None and _finite(p)
+    p_value = float(p) if isinstance(p, numbers.Real) and _finite(p) else None
     # a flagged number (fsbench.validity) is no evidence either way: never coloured better or worse
     flagged = _text(r.get("validity")) == "flagged"
     if ratio is not None and _finite(ratio) and not is_base and not flagged \
-            and (not tested or float(p) < ALPHA):  # type: ignore[arg-type]
+            and (p_value is None or p_value < ALPHA):
         up = higher_is_better(metric) if up is None else up
         if (ratio > 1 + style.same_band) if up else (ratio < 1 - style.same_band):
             cls = "better"
@@ -78,7 +79,7 @@ def cell(r: pd.Series | dict | None, metric: str, is_base: bool, style: Style, w
         # the 95 % interval's half-width (t, over the repetitions), else the spread
         "cv": (f"±{ci * 100:.1f}%" if ci is not None else f"±{cv * 100:.0f}%") if n > 1 else "",
         "unstable": (ci if ci is not None else cv) > style.cv_threshold,
-        "significant": tested and float(p) < ALPHA if not is_base else None,  # type: ignore[arg-type]
+        "significant": p_value is not None and p_value < ALPHA if not is_base else None,
         "value": value,
         # the scenario's thresholds first (your requirement), else the tool's own verdict (juicefs bench)
         "verdict": verdict_for(style.thresholds, workload, str(r["operation"]), metric, value)

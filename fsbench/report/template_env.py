@@ -44,6 +44,7 @@ def environment(templates: Path | None = None) -> jinja2.Environment:
 def data_only(value: object) -> object:
     """The value as a template may see it: dataclasses as dicts, containers copied, the rest as it is."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # a dataclass's fields by their names: any dataclass a template gets, so read by name
         return {f.name: data_only(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {k: data_only(v) for k, v in value.items()}

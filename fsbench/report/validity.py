@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fsbench.validity import DETAIL, VALIDITY
-from fsbench.validity.judge import FLAGGED, NOT_CHECKED, OK
+from fsbench.validity.judge import DETAIL, FLAGGED, NOT_CHECKED, OK, VALIDITY
 from fsbench.validity.watch import TOOL as BACKEND
 
 MAX_LISTED = 40

@@ -35,7 +35,7 @@ from fsbench.run.tool_run import ToolRun, fetch, stage, where_of
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.validity import CaseValidity
+from fsbench.validity.case import CaseValidity
 
 __all__ = ["CaseEnv", "CaseOutcome", "CaseRun", "unexpected"]
 

@@ -14,7 +14,7 @@ from fsbench.host import facts
 from fsbench.run.adaptive import Adaptive
 from fsbench.run.case_context import host_infos
 from fsbench.run.case_run import CaseEnv, CaseRun, unexpected
-from fsbench.run.leftovers import NoLeftovers
+from fsbench.run.leftovers import Leftovers, NoLeftovers
 from fsbench.run.presence import ToolPresence, tools_of
 from fsbench.run.records import Records, RunOutcome
 from fsbench.run.scratch import ScratchFolders
@@ -34,7 +34,8 @@ class Runner:
     def __init__(self, scenario: Scenario, cases: list[Case], run_dir: RunDir, *,
                  listener: Listener = ignore, cancel: threading.Event | None = None,
                  transports: dict[str, Transport] | None = None, host_facts: list[dict] | None = None,
-                 leftovers=None, secrets: dict[str, str] | None = None, controller: Transport | None = None):
+                 leftovers: Leftovers | NoLeftovers | None = None, secrets: dict[str, str] | None = None,
+                 controller: Transport | None = None):
         self.sc, self.cases, self.rd = scenario, cases, run_dir
         self.emit = listener
         self.cancel = cancel or threading.Event()
@@ -45,9 +46,8 @@ class Runner:
         self.leftovers = leftovers or NoLeftovers()
         for tr in [*self.transports.values(), self.controller]:
             tr.cap_output(int(scenario.settings.output_cap))  # sizes are checked as floats
-        watch = getattr(self.leftovers, "watch_hosts", None)
-        if watch is not None:  # a clean-up tried on a host that stopped answering stays for the next run
-            watch(self._host_down)
+        # a clean-up tried on a host that stopped answering stays for the next run
+        self.leftovers.watch_hosts(self._host_down)
         self.secrets = dict(secrets or {})
         self.full = False  # the run directory's disk filled up
         self._controller: HostInfo | None = None

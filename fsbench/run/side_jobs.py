@@ -19,7 +19,7 @@ from fsbench.run.background import Background
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
-from fsbench.validity import CaseValidity
+from fsbench.validity.case import CaseValidity
 
 #: how long collectors get to open their sources (the access log, a stats file) before the tool starts
 COLLECTOR_START_S = 1.0

@@ -12,7 +12,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import yaml
 
@@ -63,7 +63,7 @@ class RunDir:
 
     path: Path
     manifest: dict = field(default_factory=dict)
-    _lock: object = field(default=None, repr=False)
+    _lock: IO[str] | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, root: Path, scenario_name: str, resolved: dict, inputs: dict[str, str] | None = None,
@@ -130,7 +130,7 @@ class RunDir:
 
     def unlock(self) -> None:
         """Let the run directory go (the lock file stays, empty of meaning)."""
-        fh = getattr(self, "_lock", None)
+        fh = self._lock
         if fh is not None:
             fh.close()
             self._lock = None

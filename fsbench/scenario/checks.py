@@ -13,7 +13,6 @@ from fsbench.core.shell import PLACEHOLDER as RUNTIME
 from fsbench.core.shell import placeholders
 from fsbench.kinds import KINDS
 from fsbench.scenario.model import MAX_CASES, MAX_SWEEP_POINTS, Scenario, Target, Workload
-from fsbench.scenario.one_host import ranks_over_own_trees
 from fsbench.scenario.tool_checks import tool_issues
 from fsbench.services import SERVICE_KINDS
 
@@ -159,8 +158,8 @@ def _sweep_issues(lm: LineMap, w: Workload) -> list[Issue]:
     if len(set(lengths.values())) > 1:
         out.append(lm.issue(path + ("zip",), f"zipped lists differ in length: {lengths}",
                             "zip pairs the n-th values of each list: give them the same length"))
-    for axis in ("product", "zip"):
-        for k, values in getattr(w.sweep, axis).items():
+    for axis, swept in (("product", w.sweep.product), ("zip", w.sweep.zip)):
+        for k, values in swept.items():
             if not values:
                 out.append(lm.issue(path + (axis, k), "an empty list sweeps nothing"))
             if k in w.options:
@@ -256,4 +255,4 @@ def _local_client_issues(sc: Scenario, lm: LineMap) -> list[Issue]:
 #: the checks, in the order their issues are listed
 CHECKS: tuple[Check, ...] = (_sections_present, _one_baseline, _target_issues, _service_issues, _local_client_issues,
                              _collector_issues, _report_view_issues, _report_templates_issues, _workload_issues,
-                             ranks_over_own_trees, _case_count_issues)
+                             _case_count_issues)

@@ -13,8 +13,10 @@ import hashlib
 import os
 from pathlib import Path
 
+from fsbench.api.tools import IncludesFiles
 from fsbench.config.files import read_text_bounded
 from fsbench.scenario.model import Scenario
+from fsbench.tools import TOOLS
 
 
 def _digest(text: str) -> str:
@@ -28,15 +30,14 @@ def _name(path: str | Path, base_dir: Path) -> str:
 
 def input_digests(sc: Scenario) -> dict[str, str]:
     """{file, relative to the scenario's folder, or `inventory`: sha256 of its text} for one scenario."""
-    from fsbench.tools.fio.jobfile import included_files
-
     out: dict[str, str] = {}
     for w in sc.workloads.values():
         if not w.job_file or w.job_file_text is None:
             continue
         out[_name(w.job_file, sc.base_dir)] = _digest(w.job_file_text)  # the text the plan was made from
-        if w.tool == "fio":
-            for path, text in included_files(w.job_file_text, w.job_file).items():
+        tool = TOOLS.get(w.tool)
+        if isinstance(tool, IncludesFiles):  # fio's `include`: an included file is part of the workload too
+            for path, text in tool.included_files(w.job_file_text, w.job_file).items():
                 out.setdefault(_name(path, sc.base_dir), _digest(text))
     if sc.inventory_file:
         try:  # by role, not path: the same hosts given from another place resume

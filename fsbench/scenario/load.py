@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
-from fsbench.api.tools import DeclaresDeploySection, declarations
-from fsbench.collectors import COLLECTORS
 from fsbench.config import schema as s
 from fsbench.config.files import MAX_INPUT_BYTES, read_bytes_bounded, read_text_bounded
 from fsbench.config.yamllines import MAX_BYTES, LineMap, load_yaml
@@ -33,108 +29,11 @@ from fsbench.scenario.model import (
 )
 from fsbench.scenario.one_host import narrow_one_host_targets
 from fsbench.scenario.report_checks import check_views
+from fsbench.scenario.sections import TARGET_KEYS, scenario_struct
 from fsbench.scenario.substitute import substitute
 from fsbench.scenario.variables import parse_set, resolve_variables, scale_of_run
 from fsbench.services import SERVICE_KINDS
 from fsbench.tools import TOOLS
-from fsbench.transport.registry import TRANSPORTS
-
-
-def _secret(value: object, path: tuple, lm, issues: list) -> object:
-    """Where a secret comes from: exactly one of an environment variable or a file."""
-    checked = s.Struct({"env": s.Key(s.line_text), "file": s.Key(s.line_text)}, what="secret reference")(
-        value, path, lm, issues)
-    if checked is not None and bool(checked.get("env")) == bool(checked.get("file")):
-        issues.append(lm.issue(path, "a secret comes from exactly one place: {env: VARIABLE} or {file: PATH}",
-                               "never the value itself: the scenario is copied into the run directory"))
-        return None
-    return checked
-
-
-def _plugin_name(registry, what: str) -> s.Check:
-    """A name of a registered plug-in (tool, target kind), with a suggestion for typos."""
-
-    def run(value: object, path: tuple, lm: LineMap, issues: list) -> object:
-        names = registry.names()
-        if value not in names:
-            import difflib
-
-            close = difflib.get_close_matches(str(value), names, n=1)
-            issues.append(lm.issue(path, f"unknown {what} {value!r}",
-                                   (f"did you mean {close[0]!r}? " if close else "") + f"known: {', '.join(names)}"))
-            return None
-        return value
-
-    return run
-
-
-def sections() -> dict[str, s.Struct]:
-    """The checker of each part of a scenario, derived from the model and the plug-ins' own sections."""
-    kinds = {k.name: s.Key(cast(s.Check, k.section), doc=f"settings of a {k.name} target") for k in KINDS
-             if k.section is not None}
-    service_kinds = {k.name: s.Key(cast(s.Check, k.section), doc=f"settings of a {k.name} service")
-                     for k in SERVICE_KINDS if k.section is not None}
-    sweep = s.struct_of(Sweep, "sweep")
-    return {
-        "host": s.struct_of(Host, "host", more={"transport": s.Key(_plugin_name(TRANSPORTS, "transport"),
-                                                                   doc="local, or ssh (an inventory host's default)")}),
-        "service": s.struct_of(Service, "service", more={
-            "kind": s.Key(_plugin_name(SERVICE_KINDS, "service kind"),
-                          doc=f"one of {', '.join(SERVICE_KINDS.names())}"),
-            **service_kinds}),
-        "target": s.struct_of(Target, "target", more={"kind": s.Key(_plugin_name(KINDS, "target kind"),
-                                                                     doc=f"one of {', '.join(KINDS.names())}"),
-                                                      **kinds}),
-        "workload": s.struct_of(Workload, "workload", more={"sweep": s.Key(sweep),
-                                                            "tool": s.Key(_plugin_name(TOOLS, "tool"), required=True,
-                                                                          doc=f"one of {', '.join(TOOLS.names())}")}),
-        "settings": s.struct_of(Settings, "settings"),
-        "monitor": s.struct_of(Monitor, "monitor settings"),
-        "collector": s.struct_of(Collector, "collector", more={
-            "kind": s.Key(_plugin_name(COLLECTORS, "collector kind"), doc=f"one of {', '.join(COLLECTORS.names())}")}),
-        "report": s.struct_of(Report, "report settings"),
-        "deploy": s.struct_of(Deploy, "deploy settings", more={
-            t.name: s.Key(t.deploy_section, doc=f"how {t.name} is put on hosts")
-            for t in TOOLS if isinstance(t, DeclaresDeploySection) and t.deploy_section is not None}),
-    }
-
-
-def scenario_struct() -> s.Struct:
-    """The checker of a whole scenario file: model.Scenario's keys, with the sections of the plug-ins."""
-    return s.struct_of(Scenario, "scenario", parts={**sections(), "secret": _secret})
-
-
-@dataclass(frozen=True)
-class DeployFlag:
-    """A command-line flag of `fsbench deploy` that a tool declares for a key of its deploy section."""
-
-    tool: str
-    key: str
-    flag: s.Flag
-    choices: tuple[str, ...] = ()
-
-    @property
-    def override(self) -> str:
-        """The deploy setting it overrides: `TOOL.KEY` (fsbench.campaign.deploy_tools)."""
-        return f"{self.tool}.{self.key}"
-
-
-def deploy_flags() -> list[DeployFlag]:
-    """Every flag the tools declare on their deploy sections (`--vdbench-zip`), in tool order."""
-    out = []
-    for tool in TOOLS:
-        section = declarations(tool).deploy_section
-        for key, spec in (section.keys.items() if isinstance(section, s.Struct) else ()):
-            if spec.flag is not None:
-                out.append(DeployFlag(tool.name, key, spec.flag, s.choices_of(spec.check)))
-    return out
-
-
-def report_settings(data: dict, file: str = "scenario.yaml") -> Report:
-    """The `report:` section of resolved scenario data, checked with its defaults (for `fsbench report`)."""
-    issues: list[Issue] = []
-    checked = sections()["report"](data.get("report") or {}, ("report",), LineMap(file), issues)
-    return s.build(Report, checked or {})
 
 
 def load_scenario(path: str | Path, overrides: list[str] | dict | None = None,
@@ -181,7 +80,7 @@ def load_scenario_text(text: str, file: str, *, base_dir: Path = Path("."),
             raise
     if issues:
         raise ScenarioError(sorted(issues, key=lambda i: (i.line or 0, i.path)))
-    resolved: dict = copy.deepcopy(data)  # type: ignore[arg-type]
+    resolved: dict = copy.deepcopy(data) if isinstance(data, dict) else {}  # a dict: the schema refused the rest
     resolved["variables"] = dict(values)
     scale = scale_of_run(raw, lm, values)  # the report says which scale ran and how it differs from full
     if scale is not None:
@@ -229,8 +128,8 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
                                    + (f" {d.get('inventory') or ''}" if inventory else " (no inventory given)"),
                                    "add it to the inventory file, give one with `inventory:` or --inventory, "
                                    "or set `transport: local`"))
-        groups = tuple(h.get("groups") or ()) or tuple(getattr(spec, "groups", ()) or ())
-        slots = h.get("slots") or getattr(spec, "slots", 1) or 1
+        groups = tuple(h.get("groups") or ()) or (spec.groups if spec is not None else ())
+        slots = h.get("slots") or (spec.slots if spec is not None else 1) or 1
         hosts[n] = s.build(Host, h, name=n, transport=transport, groups=groups, slots=slots,
                            spec=spec if transport == "ssh" else None)
     if not hosts:
@@ -239,10 +138,10 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     for n, t in d["targets"].items():
         if t:
             kind = KINDS.get(t.get("kind") or "directory")
-            for other in KINDS:
-                if other is not kind and t.get(other.name) is not None:
-                    issues.append(lm.issue(("targets", n, other.name), f"`{other.name}:` settings need "
-                                           f"`kind: {other.name}` (this target is a {kind.name})"))
+            for other in [k for k in t if k not in TARGET_KEYS]:  # keys beyond Target's own: kinds' sections
+                if other != kind.name and t.get(other) is not None:
+                    issues.append(lm.issue(("targets", n, other), f"`{other}:` settings need "
+                                           f"`kind: {other}` (this target is a {kind.name})"))
             targets[n] = s.build(Target, t, name=n, settings=kind.settings(t.get(kind.name)))
     services = {}
     for n, v in d["services"].items():

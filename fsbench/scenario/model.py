@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fsbench.config import schema as s
 from fsbench.config.schema import option
+from fsbench.core.inventory import HostSpec
 from fsbench.scenario import repetitions as reps
 from fsbench.scenario import value_checks as v
 from fsbench.scenario.report_settings import Report
@@ -40,12 +41,12 @@ class Host:
     address: str = option(s.address, "")
     groups: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
     slots: int = option(s.integer(1), 1)
-    spec: object = None  # fsbench.core.inventory.HostSpec for ssh hosts
+    spec: HostSpec | None = None  # the inventory's, for ssh hosts
 
     @property
     def reach(self) -> str:
         """The address other hosts use (fio servers, MPI hostfiles)."""
-        spec_address = getattr(self.spec, "target", "") if self.spec is not None else ""
+        spec_address = self.spec.target if self.spec is not None else ""
         return self.address or spec_address or ("127.0.0.1" if self.transport == "local" else self.name)
 
 
@@ -201,7 +202,7 @@ class Scenario:
 
     Its option() fields are the file's top-level keys, in the order the file documents them; a part
     built from the plug-ins (`s.part("target", many=True)`) is supplied by the loader
-    (fsbench.scenario.load.scenario_struct), which also builds this by keyword.
+    (fsbench.scenario.sections.scenario_struct), which also builds this by keyword.
     """
 
     name: str = option(s.name, "", required=True, doc="a short name, used in the run directory's name")

@@ -1,18 +1,16 @@
-"""Targets and their hosts: one-host targets (JuiceFS on an embedded engine) narrowed to their first host;
-mdtest's ranks kept off several hosts of a target whose hosts each have a tree of their own."""
+"""Targets and their hosts: one-host targets (JuiceFS on an embedded engine) narrowed to their first host.
+
+(mdtest's ranks kept off several hosts of a target whose hosts each have a tree of their own are mdtest's
+own option check: CheckContext.own_trees.)"""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
-from fsbench.api.kinds import TargetKind, one_host_reason, tree_per_host_reason
+from fsbench.api.kinds import TargetKind, one_host_reason
 from fsbench.api.registry import Registry
-from fsbench.config.yamllines import LineMap
-from fsbench.core.errors import Issue
-from fsbench.kinds import KINDS
 from fsbench.scenario.model import Scenario
-from fsbench.tools.mdtest.placement import ranks
 
 
 def narrow_one_host_targets(sc: Scenario, kinds: Registry[TargetKind[Any]]) -> list[str]:
@@ -32,35 +30,3 @@ def narrow_one_host_targets(sc: Scenario, kinds: Registry[TargetKind[Any]]) -> l
         warnings.append(f"targets.{name}: runs on {hosts[0]} only, not on {', '.join(hosts[1:])}: {why}; "
                         f"its cases measure one client (hosts: [{hosts[0]}] says so in the scenario)")
     return warnings
-
-
-def ranks_over_own_trees(sc: Scenario, lm: LineMap) -> list[Issue]:
-    """mdtest's ranks share one tree: on a target whose hosts each have a tree of their own (an RBD image
-    each), ranks spread over several hosts would see no common folder and mdtest aborts mid-run; refused
-    here, with the way to keep them on one host."""
-    out = []
-    for name, w in sc.workloads.items():
-        if w.tool != "mdtest":
-            continue
-        for tname in w.targets or tuple(sc.targets):
-            t = sc.targets.get(tname)
-            why = tree_per_host_reason(KINDS.get(t.kind), t) if t is not None and t.kind in KINDS else ""
-            hosts = sc.resolve_hosts(t.hosts) if why and t is not None and sc.hosts else []
-            if len(hosts) < 2:
-                continue
-            o = w.options
-            ppn = int(o["ppn"]) if str(o.get("ppn", "")).isdigit() and int(o["ppn"]) > 0 else None
-            for tasks in o["tasks"] if isinstance(o.get("tasks"), list) else [o.get("tasks", 1)]:
-                if not str(tasks).isdigit():
-                    continue  # not a count: mdtest's own option checks say so
-                placed = ranks(int(tasks), [(h, sc.hosts[h].slots) for h in hosts], str(o.get("map_by", "node")), ppn)
-                busy = [h for h, rs in placed.items() if rs]
-                if len(busy) > 1:
-                    out.append(lm.issue(("workloads", name, "options", "tasks"),
-                                        f"mdtest's {tasks} ranks would run on {', '.join(busy)} for target "
-                                        f"{tname!r}, but {why}: ranks on several hosts see no common tree and "
-                                        "mdtest aborts",
-                                        f"keep the ranks on one host: `ppn: {tasks}`, or `hosts: [{busy[0]}]` on "
-                                        "the target"))
-                    break
-    return out

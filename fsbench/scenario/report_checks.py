@@ -24,8 +24,11 @@ def check_views(sc: Scenario, lm: LineMap, variables: dict | None = None) -> lis
     setting of a `by:` variable (seed 002's 100 clients, absent at scale=smoke) is not an error: the
     report then says there is no case at that value.
     """
-    issues = []
-    side = {k.tool: k for k in COLLECTORS if k.tool}
+    issues: list[Issue] = []
+    if not sc.report.views:
+        return issues
+    # the collector kinds whose rows a view may name as its `tool` (juicefs-stats); imported only then
+    side = {k.tool: k for k in COLLECTORS if k.tool} if any(v.get("tool") for v in sc.report.views) else {}
     for i, view in enumerate(sc.report.views):
         path = ("report", "views", i)
         ref = view.get("reference")
@@ -47,7 +50,7 @@ def check_views(sc: Scenario, lm: LineMap, variables: dict | None = None) -> lis
             vocabulary |= set(declarations(p).measures or METRIC_UNITS) | set(declarations(p).metrics)
         for k, metric in enumerate(view.get("metrics") or []):
             if metric not in vocabulary:
-                gives = ", ".join(dict.fromkeys(str(getattr(p, "name", p)) for p in plugins))
+                gives = ", ".join(dict.fromkeys(p.name for p in plugins))
                 issues.append(lm.issue(path + ("metrics", k), f"{gives} gives no metric {metric!r}",
                                        _hint(str(metric), sorted(vocabulary))))
         if view.get("param"):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fsbench.api.kinds import is_store_backed
-from fsbench.api.tools import CheckContext, CheckTarget, declarations
+from fsbench.api.kinds import is_store_backed, tree_per_host_reason
+from fsbench.api.tools import CheckContext, CheckTarget, OptionIssue, declarations
 from fsbench.config.yamllines import LineMap
 from fsbench.core.errors import Issue
 from fsbench.core.shell import PLACEHOLDER as RUNTIME
@@ -35,7 +35,10 @@ def tool_issues(sc: Scenario, w: Workload, lm: LineMap) -> list[Issue]:
         settings={t.name: t.settings for t in targets},
         target_hosts={t.name: frozenset(_target_host_names(sc, t.hosts)) for t in targets},
         stores={t.name: is_store_backed(KINDS.get(t.kind)) for t in targets},
-        secrets=tuple(sorted(sc.secrets)))
+        secrets=tuple(sorted(sc.secrets)),
+        host_slots={t.name: tuple((h, sc.hosts[h].slots) for h in (sc.resolve_hosts(t.hosts) if sc.hosts else []))
+                    for t in targets},
+        own_trees={t.name: tree_per_host_reason(KINDS.get(t.kind), t) for t in targets})
     seen: set[tuple] = set()
     out.extend(_runtime_in_options(w, tool, lm))
     # every point of the sweep is checked (not only the first value of each axis): `bs: [4k, 4q]` is an error
@@ -74,8 +77,8 @@ def _runtime_in_options(w, tool, lm: LineMap) -> list[Issue]:
 
     walk(w.options, ("options",))
     walk(w.jobs, ("jobs",))
-    for axis in ("product", "zip"):
-        walk({k: v for k, v in getattr(w.sweep, axis).items() if k not in own}, ("sweep", axis))
+    for axis, values in (("product", w.sweep.product), ("zip", w.sweep.zip)):
+        walk({k: v for k, v in values.items() if k not in own}, ("sweep", axis))
     return out
 
 
@@ -88,10 +91,10 @@ def _target_host_names(sc: Scenario, hosts: tuple[str, ...]) -> set[str]:
     return out
 
 
-def _locate(w, oi, point: dict, lm: LineMap) -> Issue:
+def _locate(w: Workload, oi: OptionIssue, point: dict, lm: LineMap) -> Issue:
     """An adapter's issue at its place: the job file's line, or the scenario key (sweep value, job, option)."""
-    origin = getattr(oi, "origin", None)
-    if origin is not None and getattr(origin, "line", None):
+    origin = oi.origin
+    if origin is not None and origin.line:
         return Issue(origin.file, origin.line, f"workloads.{w.name}.job_file {oi.option}".rstrip(), oi.message,
                      oi.hint)
     # an option whose own name has a dot (mdtest's posix.odirect) is one key, not a path
@@ -99,7 +102,7 @@ def _locate(w, oi, point: dict, lm: LineMap) -> Issue:
     key = oi.path if whole else oi.path.split(".")[0]
     if key in point:
         axis = "product" if key in w.sweep.product else "zip"
-        values = getattr(w.sweep, axis)[key]
+        values = (w.sweep.product if axis == "product" else w.sweep.zip)[key]
         index = next((i for i, v in enumerate(values) if v == point[key]), 0)
         return lm.issue(("workloads", w.name, "sweep", axis, key, index), oi.message, oi.hint)
     where = ("jobs",) if key in w.jobs else ("options",)

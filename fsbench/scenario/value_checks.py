@@ -7,6 +7,7 @@ from typing import Any
 from fsbench.config import schema as s
 from fsbench.core.thresholds import parse_threshold
 from fsbench.core.tidy import METRIC_UNITS
+from fsbench.core.units import parse_fraction
 
 
 def port(value: object, path: tuple, lm, issues: list) -> object:
@@ -20,7 +21,7 @@ def port(value: object, path: tuple, lm, issues: list) -> object:
 def percent(value: object, path: tuple, lm, issues: list) -> object:
     """'10%' or 0.1 -> 0.1."""
     try:
-        return float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
+        return parse_fraction(value)
     except (TypeError, ValueError):
         issues.append(lm.issue(path, f"expected a percentage such as 10%, got {value!r}"))
         return None

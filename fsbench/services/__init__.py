@@ -9,6 +9,6 @@ from fsbench.api.services import ServiceKind, ServicePlan
 SERVICE_KINDS: Registry[ServiceKind[Any]] = Registry("service kind", "fsbench.service_kinds", (
     "fsbench.services.command", "fsbench.services.s3_server", "fsbench.services.ceph_lab",
     "fsbench.services.hdfs", "fsbench.services.redis", "fsbench.services.mysql", "fsbench.services.postgres",
-    "fsbench.services.etcd"), ServiceKind, ())
+    "fsbench.services.etcd"), ServiceKind, (), {"s3": "fsbench.services.s3_server"})
 
 __all__ = ["SERVICE_KINDS", "ServiceKind", "ServicePlan"]

@@ -97,7 +97,7 @@ def _existing(found: dict) -> Existing | None:
 def existing_option(scheme: str, example: str) -> Existing | None:
     """The `existing:` field of an engine kind's settings: a server that runs already, or None."""
     key = existing_key(scheme, example)
-    return option(key.check, None, convert=_existing, doc=key.doc)
+    return option(key.check, None, convert=_existing, doc=key.text())
 
 
 def stop_own(pidfile: str, wait_s: int = 20) -> str:

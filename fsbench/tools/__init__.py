@@ -6,7 +6,8 @@ from fsbench.core.tidy import METRIC_UNITS
 
 TOOLS: Registry[ToolAdapter] = Registry("tool", "fsbench.tools", (
     "fsbench.tools.fio", "fsbench.tools.mdtest", "fsbench.tools.juicefs_bench", "fsbench.tools.vdbench",
-    "fsbench.tools.objbench", "fsbench.tools.metabench", "fsbench.tools.nnbench"), ToolAdapter, TOOL_HOOKS)
+    "fsbench.tools.objbench", "fsbench.tools.metabench", "fsbench.tools.nnbench"), ToolAdapter, TOOL_HOOKS,
+    {"juicefs-objbench": "fsbench.tools.objbench"})
 
 
 def get_tool(name: str) -> ToolAdapter:

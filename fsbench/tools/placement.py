@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fsbench.api.tools import Invocation
-from fsbench.tools.mdtest import placement as mdtest_placement
+from fsbench.api.tools import Invocation, PlacesOnHosts
+from fsbench.tools import get_tool
 
 
 def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invocation | None = None,
@@ -12,27 +12,14 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
 
     A warning says when a workload whose target names several hosts runs on fewer of them. own_trees says
     why each host of the target has a file tree of its own (an RBD image each), '' when they share one.
+    A tool that spreads a case itself (mdtest's MPI ranks) says where through its PlacesOnHosts hook.
     """
     names = [h for h, _ in hosts]
     if len(names) < 2:
         return {h: f"all of {tool}" for h in names}, []
-    if tool == "mdtest":
-        tasks = int(options.get("tasks", 1))
-        placed = mdtest_placement.ranks(tasks, hosts, str(options.get("map_by", "node")),
-                                        int(options["ppn"]) if options.get("ppn") else None)
-        where = {h: mdtest_placement.describe({h: rs}).split(": ", 1)[1] for h, rs in placed.items()}
-        idle = [h for h, rs in placed.items() if not rs]
-        busy = [h for h in names if placed[h]]
-        if own_trees:  # ranks share one tree: spreading them is what fails, staying on one host is right
-            return where, ([f"mdtest's ranks run on {', '.join(busy)}, but {own_trees}: ranks on several hosts "
-                            "see no common tree (mdtest aborts); keep them on one host (ppn: TASKS, or the "
-                            f"target's hosts: [{busy[0]}])"] if len(busy) > 1 else
-                           [f"mdtest runs on {busy[0]} only, not on {', '.join(idle)}: {own_trees}, and its ranks "
-                            "must share one tree"] if idle else [])
-        warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(busy)} "
-                f"only, not on {', '.join(idle)}: give tasks >= {len(names)}"
-                + (" or map_by: node" if options.get("map_by") == "slot" else "")] if idle else []
-        return where, warn
+    plugin = get_tool(tool)
+    if isinstance(plugin, PlacesOnHosts):
+        return plugin.placement(options, hosts, own_trees)
     if inv is not None and inv.per_host:
         return {h: f"its own {tool} process" if h in inv.per_host else "nothing" for h in names}, []
     if inv is not None and inv.servers:

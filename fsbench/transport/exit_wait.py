@@ -67,7 +67,7 @@ def _exited(proc: subprocess.Popen, fd: int | None, step: float) -> bool:
 
 def _pidfd(pid: int) -> int | None:
     """A pidfd of the child (not reaped yet, so its pid cannot be another process's), or None without one."""
-    opener = getattr(os, "pidfd_open", None)
+    opener = getattr(os, "pidfd_open", None)  # Linux 5.3 and Python 3.9 or newer only: asked by name
     if opener is None:
         return None
     try:

@@ -215,6 +215,7 @@ class FakeTransport:
         self._record("close")
 
     def _record(self, op: str, **fields: object) -> Call:
+        # fields: Call's own by name (argv, path, cwd, env, timeout), from the typed methods above
         call = Call(self.host, op, **fields)  # type: ignore[arg-type]
         with self._lock:
             self.log.append(call)

@@ -180,7 +180,9 @@ class _Pump:
     """Reads a command's two pipes into their capped outputs from one thread, so neither pipe fills up."""
 
     def __init__(self, proc: subprocess.Popen, out: CappedOutput, err: CappedOutput):
-        self._sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}  # type: ignore[union-attr]
+        if proc.stdout is None or proc.stderr is None:
+            raise ValueError("a pumped command needs both pipes (stdout=PIPE, stderr=PIPE)")
+        self._sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
         self._files = [proc.stdout, proc.stderr]
         self._lock = threading.Lock()
         self._detached = False

@@ -11,4 +11,4 @@ from fsbench.api.registry import Registry
 from fsbench.api.transport import TransportKind
 
 TRANSPORTS: Registry[TransportKind] = Registry("transport", "fsbench.transports", (
-    "fsbench.transport.local", "fsbench.transport.hosts"), TransportKind, ())
+    "fsbench.transport.local", "fsbench.transport.hosts"), TransportKind, (), {"ssh": "fsbench.transport.hosts"})

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 class _UnknownHostKey(Exception):
-    def __init__(self, key: object):
+    def __init__(self, key: hostkeys.HostKey):
         self.key = key
 
 
@@ -225,6 +225,7 @@ class SSHTransport(SSHCommands, SSHFileOps):
         finally:
             password = None
         t = client.get_transport()
+        # paramiko's own attributes, untyped and not its documented API: read by name, where it has them
         handler = getattr(t, "auth_handler", None)
         if handler is not None and getattr(handler, "password", None):
             handler.password = None  # paramiko keeps it after auth; it has no use once we are in

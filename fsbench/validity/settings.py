@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fsbench.config import schema as s
+from fsbench.core.units import parse_fraction
 
 
 def _share(value: object, path: tuple, lm, issues: list) -> object:
     """'50%' or 0.5 -> 0.5, between 0 and 1."""
     try:
-        share = float(str(value).rstrip("%")) / 100 if str(value).endswith("%") else float(value)  # type: ignore[arg-type]
+        share = parse_fraction(value)
     except (TypeError, ValueError):
         share = -1.0
     if not 0.0 <= share <= 1.0:

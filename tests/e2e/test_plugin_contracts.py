@@ -196,7 +196,7 @@ def test_a_kind_with_a_misspelt_hook_is_refused_by_name(tmp_path):
     _install(site, "fsbench_misspelt", "fsbench.target_kinds", "misspelt", MISSPELT)
     scenario = write_scenario(tmp_path, f"""\
         name: misspelt
-        targets: {{t: {{path: {tmp_path}/t}}}}
+        targets: {{t: {{path: {tmp_path}/t, kind: misspelt}}}}
         workloads:
           w: {{tool: fio, options: {{rw: write, size: 1m}}}}
         """)

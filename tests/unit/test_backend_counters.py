@@ -188,7 +188,7 @@ def test_nnbench_on_s3a_is_checked_against_the_s3_server_and_both_checks_are_tol
     """The s3a kind's check and NNBench's own (the NameNode's) have names of their own: a case runs both."""
     from fsbench.kinds import KINDS
     from fsbench.tools import get_tool
-    from fsbench.validity import checks_of
+    from fsbench.validity.judge import checks_of
     from fsbench.validity.settings import Thresholds
     from fsbench.validity.watch import Evidence
 

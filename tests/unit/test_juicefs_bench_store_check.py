@@ -6,7 +6,7 @@ from __future__ import annotations
 from fsbench.tools import get_tool
 from fsbench.tools.juicefs_bench import parse_path
 from fsbench.tools.juicefs_bench.store_check import moved_rows
-from fsbench.validity import checks_of, judge
+from fsbench.validity.judge import checks_of, judge
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
 from tests.paths import GOLDEN

@@ -74,6 +74,36 @@ def test_no_module_imports_from_a_higher_layer():
     assert not wrong, "\n".join(wrong)
 
 
+def tool_package_of(module: str) -> str:
+    """The tool package a module is in or names (fsbench.tools.fio for fsbench.tools.fio.jobfile), '' for none:
+    fsbench.tools itself (the registry, common helpers, the generic placement) is no tool's package."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[:2] != ["fsbench", "tools"] or not (PACKAGE / "tools" / parts[2]).is_dir():
+        return ""
+    return ".".join(parts[:3])
+
+
+def test_tool_package_of_names_the_package_of_one_tool_only():
+    assert tool_package_of("fsbench.tools.fio.jobfile") == "fsbench.tools.fio"
+    assert tool_package_of("fsbench.tools.mdtest") == "fsbench.tools.mdtest"
+    assert tool_package_of("fsbench.tools") == tool_package_of("fsbench.tools.placement") == ""
+    assert tool_package_of("fsbench.scenario.inputs") == ""
+
+
+def test_no_module_imports_a_tool_package_from_outside_it():
+    """What a tool knows stays in its package: the core reaches a tool only through the registry and the
+    plug-in contract (fsbench.api), so a third-party tool can do all a built-in one does."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        mine = tool_package_of(module)
+        for line, target in _imports(path):
+            theirs = tool_package_of(target)
+            if theirs and theirs != mine:
+                wrong.append(f"{path.relative_to(REPO)}:{line}: {module} imports {target} (tool package {theirs})")
+    assert not wrong, "\n".join(wrong)
+
+
 def _graph() -> dict[str, set[str]]:
     """module -> the fsbench modules it imports (itself left out)."""
     graph: dict[str, set[str]] = {}

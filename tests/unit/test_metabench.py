@@ -307,7 +307,7 @@ def test_across_hosts_every_host_gets_its_folder_and_the_barrier() -> None:
 def test_calls_the_engine_never_saw_are_flagged_as_the_client_s_cache() -> None:
     """A real JuiceFS-on-Redis run with --counters: read_1 and read_10 caused no metadata-engine request (the
     client had the file's slices from writing it), every other operation at least one per call."""
-    from fsbench.validity import checks_of, judge
+    from fsbench.validity.judge import checks_of, judge
     from fsbench.validity.settings import Thresholds
 
     rows = parse_path(GOLDEN_DIR / "inputs" / "calls_juicefs_redis_engine_counters.json").rows

@@ -198,3 +198,15 @@ def test_mypy_refuses_a_plug_in_whose_parse_file_has_another_signature(tmp_path:
     assert 'bad_tool.py:24: error: Incompatible types in assignment (expression has type "Bad", variable has ' \
            'type "ToolAdapter")' in r.stdout, r.stdout
     assert "parse_file" in r.stdout
+
+
+def test_every_built_in_plug_in_of_every_registry_keeps_to_its_contract_as_a_third_party_one_must():
+    """Built-in plug-ins register unchecked (a command does not inspect fsbench's own signatures each time):
+    this test is their check, with the registry's own, the same a third-party plug-in gets."""
+    from fsbench.kinds import KINDS
+    from fsbench.services import SERVICE_KINDS
+    from fsbench.transport.registry import TRANSPORTS
+
+    for registry in (TOOLS, COLLECTORS, KINDS, SERVICE_KINDS, TRANSPORTS):
+        for plugin in registry:
+            assert registry.contract_problems(plugin) == [], f"{registry.what} {plugin!r}"

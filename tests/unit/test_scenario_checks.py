@@ -103,4 +103,4 @@ def test_each_check_is_small_and_named_in_the_list():
     names = [c.__name__ for c in checks.CHECKS]
     assert names == ["_sections_present", "_one_baseline", "_target_issues", "_service_issues",
                      "_local_client_issues", "_collector_issues", "_report_view_issues", "_report_templates_issues",
-                     "_workload_issues", "ranks_over_own_trees", "_case_count_issues"]
+                     "_workload_issues", "_case_count_issues"]

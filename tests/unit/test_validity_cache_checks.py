@@ -8,9 +8,10 @@ from types import SimpleNamespace
 from fsbench.kinds import KINDS
 from fsbench.run.targets.cache import _inside
 from fsbench.tools import get_tool
-from fsbench.validity import Thresholds, checks_of, judge
 from fsbench.validity.checks import PAGE_CACHE_FIT
+from fsbench.validity.judge import checks_of, judge
 from fsbench.validity.pagecache import HostCache
+from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
 
 MIB, GIB = 1024 * 1024, 1024 ** 3

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 from fsbench.tools import get_tool
-from fsbench.validity import READ_FROM_CACHE, WRITE_NOT_DURABLE, Thresholds, checks_of, judge
+from fsbench.validity.checks import READ_FROM_CACHE, WRITE_NOT_DURABLE
 from fsbench.validity.counters import parse_stats
+from fsbench.validity.judge import checks_of, judge
+from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
 
 MIB = 1024 * 1024

@@ -12,8 +12,8 @@ from fsbench.core.tidy import ParseResult
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
-from fsbench.tools.fio.jobfile import JobFile, Origin, parse_jobfile
-from fsbench.tools.fio.options import RESERVED, option_issues, rbd_values, written_value_issues
+from fsbench.tools.fio.jobfile import JobFile, Origin, included_files, parse_jobfile
+from fsbench.tools.fio.options import RESERVED, RbdImage, option_issues, rbd_values, written_value_issues
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
 from fsbench.tools.fio.sniff import parse_any
 from fsbench.validity.checks import PAGE_CACHE_FIT, READ_FROM_CACHE, WRITE_NOT_DURABLE
@@ -162,6 +162,10 @@ class FioAdapter:
         """
         return self._invocation(case, test_dir, ctx, prepare=False)
 
+    def included_files(self, job_file_text: str, job_file: str) -> dict[Path, str]:
+        """Every file the job file includes (nested `include`s too) with its text, for a resume's input check."""
+        return included_files(job_file_text, job_file)
+
     def layout_key(self, prep: Invocation) -> str:
         """What decides the files a prepare step lays out (fsbench.tools.fio.layout)."""
         return layout.layout_key(prep)
@@ -203,7 +207,8 @@ class FioAdapter:
         """fio reading a job file; across hosts (or with `client`) fio's client/server mode, `text` then
         mapping each host to its own job file."""
         # librbd reads the cluster's address from the conf CEPH_CONF names (the engine has no option for it)
-        env = {"CEPH_CONF": str(getattr(ctx.target_settings, "conf", ""))} if rbd is not None and ctx else {}
+        conf = ctx.target_settings.conf if ctx is not None and isinstance(ctx.target_settings, RbdImage) else ""
+        env = {"CEPH_CONF": str(conf)} if rbd is not None and ctx else {}
         argv = ["fio", "--output-format=json", f"--output={OUTPUT}"]
         if ctx is None or not (ctx.multi() or client):
             single = text if isinstance(text, str) else next(iter(text.values()))

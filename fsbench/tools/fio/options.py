@@ -7,7 +7,7 @@ import difflib
 import functools
 import re
 from pathlib import Path
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 from fsbench.api.tools import OptionIssue
 from fsbench.core.shell import PLACEHOLDER
@@ -87,12 +87,21 @@ def written_value_issues(targets: list[TargetPlace]) -> list[OptionIssue]:
     return out
 
 
+@runtime_checkable
+class RbdImage(Protocol):
+    """What fio's rbd engine needs of an rbd-image target's settings (the rbd-image kind's have them)."""
+
+    pool: str
+    image: str
+    user: str
+    conf: str
+
+
 def rbd_values(kind: str, settings: object) -> tuple[tuple[str, str], ...] | None:
     """The rbd engine's pool, rbdname and clientname an rbd-image target's settings give (None: not one)."""
-    if kind != RBD_KIND or not all(hasattr(settings, a) for a in ("pool", "image", "user")):
+    if kind != RBD_KIND or not isinstance(settings, RbdImage):
         return None
-    spec: Any = settings
-    return (("pool", str(spec.pool)), ("rbdname", str(spec.image)), ("clientname", str(spec.user)))
+    return (("pool", str(settings.pool)), ("rbdname", str(settings.image)), ("clientname", str(settings.user)))
 
 
 def _size_ok(value: object) -> bool:

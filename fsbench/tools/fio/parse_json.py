@@ -240,7 +240,7 @@ def _num(value: object) -> float:
     try:
         return float(value)  # type: ignore[arg-type]  # an int (JSON's integers), else whatever was there
     except OverflowError:  # an integer beyond a float's range: infinite, as reading it as a float gives
-        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]  # only an int overflows
     except (TypeError, ValueError):
         return math.nan
 

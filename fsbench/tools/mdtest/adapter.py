@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fsbench.api.tools import CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.config import schema as s
+from fsbench.core.inventory import HostSpec
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
 from fsbench.tools.mdtest import deploy as mdtest_deploy
@@ -93,7 +94,17 @@ class MdtestAdapter:
             out.append(OptionIssue("ppn", f"ppn (ranks per host) must be a whole number >= 1, got {ppn!r}"))
         if jobs or job_file_text:
             out.append(OptionIssue("", "mdtest takes options only (no jobs or job_file)"))
+        for target in ctx.targets:
+            spread = mdtest_placement.ranks_over_own_trees(options, target.name, ctx.host_slots.get(target.name, ()),
+                                                           ctx.own_trees.get(target.name, ""))
+            if spread is not None:
+                out.append(OptionIssue("tasks", *spread))
         return out
+
+    def placement(self, options: dict, hosts: list[tuple[str, int]], own_trees: str = "",
+                  ) -> tuple[dict[str, str], list[str]]:
+        """Which host runs which MPI ranks, as Open MPI maps them (fsbench.tools.mdtest.placement)."""
+        return mdtest_placement.where_ranks_run(options, hosts, own_trees)
 
     def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
                          job_file: str | None = None) -> float:
@@ -205,18 +216,18 @@ class MdtestAdapter:
 _AGENT_WORD = re.compile(r"[\w@%+=:,./~\[\]-]+\Z")
 
 
-def ssh_agent_args(spec) -> str:
+def ssh_agent_args(spec: HostSpec | None) -> str:
     """ssh options for Open MPI's launch agent, from the inventory: port, key, known_hosts, user; keys checked."""
     args = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes"]
     if spec is None:
         return " ".join(args)
-    if getattr(spec, "port", None):
+    if spec.port:
         args += ["-p", str(spec.port)]
-    if getattr(spec, "key_file", None):
+    if spec.key_file:
         args += ["-i", os.path.expanduser(spec.key_file)]
-    if getattr(spec, "known_hosts", None):
+    if spec.known_hosts:
         args += ["-o", f"UserKnownHostsFile={os.path.expanduser(spec.known_hosts)}"]
-    if getattr(spec, "user", None):
+    if spec.user:
         args += ["-l", spec.user]
     # Open MPI splits plm_rsh_args at spaces, ignores quotes and forwards it to remote orteds in "..."
     # on a shell line: the inventory takes plain paths only, and a ~ that expands here to a folder with

@@ -46,3 +46,46 @@ def describe(placed: dict[str, list[int]]) -> str:
     def one(rs: list[int]) -> str:
         return "none" if not rs else f"rank {rs[0]}" if len(rs) == 1 else f"ranks {', '.join(map(str, rs))}"
     return " · ".join(f"{h}: {one(rs)}" for h, rs in placed.items())
+
+
+def where_ranks_run(options: dict, hosts: list[tuple[str, int]], own_trees: str = "",
+                    ) -> tuple[dict[str, str], list[str]]:
+    """({host: its ranks}, warnings) of a case over hosts [(name, slots)], for `plan --show` and the report.
+
+    A warning says when some hosts get no rank; own_trees (why each host has a tree of its own, '' when
+    they share one) turns it round: ranks must then stay on one host.
+    """
+    names = [h for h, _ in hosts]
+    tasks = int(options.get("tasks", 1))
+    ppn = int(options["ppn"]) if options.get("ppn") else None
+    placed = ranks(tasks, hosts, str(options.get("map_by", "node")), ppn)
+    where = {h: describe({h: rs}).split(": ", 1)[1] for h, rs in placed.items()}
+    idle = [h for h, rs in placed.items() if not rs]
+    busy = [h for h in names if placed[h]]
+    if own_trees:  # ranks share one tree: spreading them is what fails, staying on one host is right
+        return where, ([f"mdtest's ranks run on {', '.join(busy)}, but {own_trees}: ranks on several hosts "
+                        "see no common tree (mdtest aborts); keep them on one host (ppn: TASKS, or the "
+                        f"target's hosts: [{busy[0]}])"] if len(busy) > 1 else
+                       [f"mdtest runs on {busy[0]} only, not on {', '.join(idle)}: {own_trees}, and its ranks "
+                        "must share one tree"] if idle else [])
+    warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(busy)} "
+            f"only, not on {', '.join(idle)}: give tasks >= {len(names)}"
+            + (" or map_by: node" if options.get("map_by") == "slot" else "")] if idle else []
+    return where, warn
+
+
+def ranks_over_own_trees(options: dict, target: str, hosts: tuple[tuple[str, int], ...], own_trees: str,
+                         ) -> tuple[str, str] | None:
+    """(message, hint) when a case's ranks would spread over hosts that each have a tree of their own (an RBD
+    image each): they would see no common folder and mdtest aborts mid-run. None when they stay on one host,
+    the hosts share a tree, or tasks is no count (the option check says so)."""
+    tasks, ppn = options.get("tasks", 1), options.get("ppn")
+    if not own_trees or len(hosts) < 2 or isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
+        return None
+    per_host = ppn if isinstance(ppn, int) and not isinstance(ppn, bool) and ppn > 0 else None
+    busy = [h for h, rs in ranks(tasks, list(hosts), str(options.get("map_by", "node")), per_host).items() if rs]
+    if len(busy) < 2:
+        return None
+    return (f"mdtest's {tasks} ranks would run on {', '.join(busy)} for target {target!r}, but {own_trees}: ranks "
+            "on several hosts see no common tree and mdtest aborts",
+            f"keep the ranks on one host: `ppn: {tasks}`, or `hosts: [{busy[0]}]` on the target")

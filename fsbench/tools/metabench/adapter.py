@@ -249,7 +249,7 @@ def _int(value: object, default: int) -> int:
 
 def _seconds(value: object) -> float:
     try:
-        return parse_duration(value)  # type: ignore[arg-type]
+        return parse_duration(value)
     except (TypeError, ValueError):
         return 0.0
 

@@ -217,7 +217,7 @@ def provide(t, settings) -> str:
     """Java (the host's package manager, with deploy.install) and the jar cache (uploaded to the same path)."""
     steps = []
     if not hostpkg.succeeds(t, "java -version >/dev/null 2>&1").ok:
-        ok, what = hostpkg.install(t, "java", bool(getattr(settings, "install", False)))
+        ok, what = hostpkg.install(t, "java", bool(settings.install))
         steps.append(what if ok else f"nnbench needs Java 11 or newer: {what}")
         if not ok:
             return "; ".join(steps)

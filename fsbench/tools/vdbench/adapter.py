@@ -108,7 +108,7 @@ class VdbenchAdapter:
         multi = ctx is not None and ctx.multi()
         hd: list[str] = []
         if ctx is not None and multi:
-            user = next((getattr(h.spec, "user", None) for h in ctx.hosts.values() if h.spec is not None), None)
+            user = next((h.spec.user for h in ctx.hosts.values() if h.spec is not None), None)
             login = f",user={user}" if user else ""
             # the vdbench folder on the hosts: where `fsbench deploy` puts it (vdbench refuses '.', no '/' in it)
             home, _wrapper = vdbench_deploy.home_for(binary)

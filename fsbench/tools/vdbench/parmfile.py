@@ -159,7 +159,7 @@ def text_of(value: object) -> str:
 def seconds(value: object) -> float | None:
     """A duration (60, '60s', '2m') in seconds; None when it is not one."""
     try:
-        return parse_duration(value)  # type: ignore[arg-type]
+        return parse_duration(value)
     except (TypeError, ValueError):
         return None
 
