@@ -20,6 +20,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,10 +63,10 @@ def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
     sc = scenario(folder, lab.root / f"shared-{hosts}", hosts, rounds)
     argv = [sys.executable, "-m", "fsbench", "run", str(sc), "--inventory", str(inventory), "-o", str(folder / "out"),
             "--no-report", "--progress", "none"]
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
                           timeout=1800, check=False)
-    wall = time.monotonic() - start
+    wall, cpu = time.monotonic() - start, _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"fsbench run on {hosts} hosts failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     run = Path(proc.stdout.splitlines()[0])
@@ -85,7 +86,14 @@ def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
     in_cases = sum(float(c["duration_s"]) for c in cases)
     return {"hosts": hosts, "wall": wall, "outside_cases": wall - in_cases, "overhead": per_tool, "tool": tool_s,
             "phases": {t: {k: statistics.median(v) for k, v in p.items()} for t, p in phases.items()},
-            "cases": len(cases)}
+            "cases": len(cases), "controller_cpu": cpu}
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the ended children: the run's controller side, fsbench and the launchers
+    it ran here (fio --client, mpirun and its ssh), not the hosts' sshd nor their tools."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -112,7 +120,8 @@ def main() -> None:
                 r = results[-1]
                 print(f"{n:>3} hosts: run {r['wall']:.1f} s, outside the cases {r['outside_cases']:.1f} s; per case "
                       f"outside the tool fio {r['overhead']['fio']:.2f} s (tool {r['tool']['fio']:.2f}), mdtest "
-                      f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); load {load:.1f}", flush=True)
+                      f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); controller CPU "
+                      f"{r['controller_cpu']:.1f} s; load {load:.1f}", flush=True)
         finally:
             began = time.monotonic()
             lab.stop()

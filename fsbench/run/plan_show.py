@@ -14,7 +14,7 @@ from fsbench.run.targets.cache import drop_command
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.placement import placement
+from fsbench.tools.placement import COMPACT_FROM, compact_placement, placement
 
 #: what the port looks like in a plan (chosen when the run starts)
 PORT = 8765
@@ -62,7 +62,10 @@ def describe_case(sc: Scenario, case: Case) -> str:
     lines += _invocation("run (timed and monitored)", inv)
     where, warnings = placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv,
                                 tree_per_host_reason(kind, target))
-    if len(where) > 1:
+    if len(where) >= COMPACT_FROM:  # many hosts: one line per group of hosts that run alike
+        lines.append(f"-- placement (which host runs what, {len(where)} hosts):")
+        lines += [f"   {hosts}: {what}" for hosts, what in compact_placement(where)]
+    elif len(where) > 1:
         lines.append("-- placement (which host runs what):")
         lines += [f"   {host}: {what}" for host, what in where.items()]
     lines += [f"   warning: {w}" for w in warnings]

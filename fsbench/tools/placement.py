@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from fsbench.api.tools import Invocation
 from fsbench.tools.mdtest import placement as mdtest_placement
 
@@ -45,3 +47,55 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
     where = {h: f"all of {tool}" if h == names[0] else "nothing" for h in names}
     return where, [f"{tool} runs on {names[0]} only, not on {', '.join(names[1:])}: it is a one-host tool "
                    f"(its results are {names[0]}'s alone)"]
+
+
+#: past this many hosts, placement is shown per group of hosts that run alike, not one line or column per host
+COMPACT_FROM = 9
+
+_RANKS = re.compile(r"^ranks? ([0-9, ]+)$")
+
+
+def _shape(what: str) -> str:
+    """What a host runs, without what tells hosts apart (mdtest's rank numbers): '2 ranks', not 'ranks 4, 5'."""
+    m = _RANKS.match(what)
+    if m:
+        n = len([r for r in m.group(1).split(",") if r.strip()])
+        return f"{n} rank{'s' if n != 1 else ''}"
+    return what
+
+
+def host_ranges(hosts: list[str]) -> str:
+    """Host names with runs of numbered names joined: client1-client16, meta1 (order kept)."""
+    out: list[str] = []
+    run: list[tuple[str, int, str]] = []  # (prefix, number, name) of the run being built
+
+    def close() -> None:
+        if len(run) > 2:
+            out.append(f"{run[0][2]}-{run[-1][2]}")
+        else:
+            out.extend(r[2] for r in run)
+        run.clear()
+
+    for h in hosts:
+        m = re.match(r"^(.*?)([0-9]+)$", h)
+        if m and run and run[-1][0] == m.group(1) and int(m.group(2)) == run[-1][1] + 1:
+            run.append((m.group(1), int(m.group(2)), h))
+            continue
+        close()
+        if m:
+            run.append((m.group(1), int(m.group(2)), h))
+        else:
+            out.append(h)
+    close()
+    return ", ".join(out)
+
+
+def compact_placement(where: dict[str, str]) -> list[tuple[str, str]]:
+    """[(hosts, what each runs)]: the hosts that run alike in one group (mdtest's ranks counted per host), in
+    the order the groups first appear; what 32 hosts run reads in a line or two."""
+    groups: dict[str, list[str]] = {}
+    for host, what in where.items():
+        groups.setdefault(_shape(what), []).append(host)
+    return [(f"{host_ranges(hs)} ({len(hs)} host{'s' if len(hs) != 1 else ''})",
+             f"{what} each" if len(hs) > 1 and what not in ("nothing", "none") else what)
+            for what, hs in groups.items()]

@@ -100,6 +100,21 @@ def test_a_campaign_on_16_clients_runs_each_tool_across_all_of_them(run16, lab16
     assert took < 240, took
 
 
+def test_a_campaign_on_16_clients_reads_as_groups_of_hosts_in_plan_show_and_the_report(run16):
+    proc, run, _, scenario, inventory = run16
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shown = run_cli("plan", str(scenario), "--inventory", str(inventory), "--show", check=True).stdout
+    assert "-- placement (which host runs what, 16 hosts):\n   client1-client16 (16 hosts): 1 rank each\n" in shown
+    assert "client1-client16 (16 hosts): a fio server running the job file (1 job) each" in shown
+    assert "   client2: " not in shown  # not a line per host
+    page = (run / "report.html").read_text()
+    table = page.split('id="placement"')[1].split("</table>")[0]
+    assert "hosts (16): what each runs" in table and "client1-client16 (16 hosts): 1 rank each" in table
+    assert "<th>client2</th>" not in table
+    per_host = page.split('class="results per-host"')[1].split("</table>")[0]
+    assert "<th>fastest</th><th>slowest</th><th>spread</th><th>stragglers</th>" in per_host, per_host[:2000]
+
+
 def test_a_campaign_on_16_clients_leaves_nothing_on_any_host(run16, lab16):
     proc, run, _, _, _ = run16
     assert proc.returncode == 0, proc.stderr[-3000:]
