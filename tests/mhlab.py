@@ -11,6 +11,8 @@ their mount namespace (/proc/PID/ns/mnt), never by name, and its files and mount
     lab = start_multihost(root, [("meta1", "meta"), ("client1", "clients"), ...])
     lab.host("client1").new_mounts()      # mounts made there since the start
     lab.leftovers()                       # {host: what is left} (mounts, processes), empty when clean
+    lab.write_inventory(path)             # an inventory of the lab's hosts for `fsbench run --inventory`
+    start_multihost(root, clients_layout(32), first=110)   # 32 clients (3 s to start here)
     lab.stop()                            # unmount, stop every process of each namespace, then sshd
 """
 
@@ -37,7 +39,8 @@ import yaml
 from tests.conftest import run_cli
 from tests.sshlab import SSHD, free_port, make_key, write_known_hosts
 
-NET = "127.0.28"  # issue 28's own loopback range: no other lab of the suite uses it
+NET = "127.0.28"  # issue 28's own loopback range: no other lab of the suite uses it (.1-.4 the seeds' lab,
+#                   .100 a one-host lab, .110-.141 bench/host_scale.py's 32 clients, .150-.165 the 16-client test)
 START_TIMEOUT_S = 30.0
 
 CONFIG = """\
