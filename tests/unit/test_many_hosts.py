@@ -3,6 +3,7 @@ compact per-host table, all-hosts-at-once steps."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -113,3 +114,20 @@ def test_each_runs_the_hosts_steps_at_once_and_keeps_their_order():
     began = time.monotonic()
     names = each([f"h{i}" for i in range(16)], lambda h: (time.sleep(0.2), threading.current_thread().name, h)[2])
     assert names == [f"h{i}" for i in range(16)] and time.monotonic() - began < 1.5
+
+
+def test_host_facts_are_one_command_a_host_and_one_probe_at_a_time_where_that_cannot_be_read():
+    from fsbench.host import facts
+    from fsbench.transport.local import LocalTransport
+
+    probes = {"a": ["/bin/sh", "-c", "printf 'a-1.0'"], "b": ["/bin/sh", "-c", "echo b-2.0 >&2"],
+              "c": ["/bin/sh", "-c", "echo c-3.0; exit 3"]}
+    row = facts.gather(LocalTransport("here"), probes)
+    assert row["hostname"] == os.uname().nodename and int(row["cpus"]) >= 1
+    assert (row["a_version"], row["b_version"], row["c_version"]) == ("a-1.0", "b-2.0", "not found")
+    fake = fake_hosts("f")["f"]  # answers no `sh -c` script it was not told of: asked one probe at a time
+    fake.on(["uname", "-n"], stdout="f1\n")
+    fake.on(["fio", "--version"], stdout="fio-3.33\n")
+    row = facts.gather(fake, {"fio": ["fio", "--version"]})
+    assert row["hostname"] == "f1" and row["fio_version"] == "fio-3.33"
+    assert fake.commands(["/bin/sh"]) and fake.commands(["uname", "-n"]) == [["uname", "-n"]]
