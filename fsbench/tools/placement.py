@@ -16,6 +16,7 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
     why each host of the target has a file tree of its own (an RBD image each), '' when they share one.
     """
     names = [h for h, _ in hosts]
+    listed = host_ranges if len(names) >= COMPACT_FROM else ", ".join  # client21-client32, not 12 names
     if len(names) < 2:
         return {h: f"all of {tool}" for h in names}, []
     if tool == "mdtest":
@@ -26,13 +27,13 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
         idle = [h for h, rs in placed.items() if not rs]
         busy = [h for h in names if placed[h]]
         if own_trees:  # ranks share one tree: spreading them is what fails, staying on one host is right
-            return where, ([f"mdtest's ranks run on {', '.join(busy)}, but {own_trees}: ranks on several hosts "
+            return where, ([f"mdtest's ranks run on {listed(busy)}, but {own_trees}: ranks on several hosts "
                             "see no common tree (mdtest aborts); keep them on one host (ppn: TASKS, or the "
                             f"target's hosts: [{busy[0]}])"] if len(busy) > 1 else
-                           [f"mdtest runs on {busy[0]} only, not on {', '.join(idle)}: {own_trees}, and its ranks "
+                           [f"mdtest runs on {busy[0]} only, not on {listed(idle)}: {own_trees}, and its ranks "
                             "must share one tree"] if idle else [])
-        warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(busy)} "
-                f"only, not on {', '.join(idle)}: give tasks >= {len(names)}"
+        warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {listed(busy)} "
+                f"only, not on {listed(idle)}: give tasks >= {len(names)}"
                 + (" or map_by: node" if options.get("map_by") == "slot" else "")] if idle else []
         return where, warn
     if inv is not None and inv.per_host:
@@ -45,7 +46,7 @@ def placement(tool: str, options: dict, hosts: list[tuple[str, int]], inv: Invoc
         # the tool reaches every host itself from here (vdbench's hd= lines, one per host): not a one-host tool
         return {h: f"its part of {tool}, started from this machine by {tool} itself" for h in names}, []
     where = {h: f"all of {tool}" if h == names[0] else "nothing" for h in names}
-    return where, [f"{tool} runs on {names[0]} only, not on {', '.join(names[1:])}: it is a one-host tool "
+    return where, [f"{tool} runs on {names[0]} only, not on {listed(names[1:])}: it is a one-host tool "
                    f"(its results are {names[0]}'s alone)"]
 
 

@@ -131,3 +131,14 @@ def test_host_facts_are_one_command_a_host_and_one_probe_at_a_time_where_that_ca
     row = facts.gather(fake, {"fio": ["fio", "--version"]})
     assert row["hostname"] == "f1" and row["fio_version"] == "fio-3.33"
     assert fake.commands(["/bin/sh"]) and fake.commands(["uname", "-n"]) == [["uname", "-n"]]
+
+
+def test_a_placement_warning_on_many_hosts_names_them_as_ranges():
+    from fsbench.tools.placement import placement
+
+    where, warnings = placement("mdtest", {"tasks": 20}, [(f"client{i}", 2) for i in range(1, 33)])
+    assert compact_placement(where) == [("client1-client20 (20 hosts)", "1 rank each"),
+                                        ("client21-client32 (12 hosts)", "none")]
+    assert warnings == ["mdtest's 20 ranks run on client1-client20 only, not on client21-client32: give tasks >= 32"]
+    _, few = placement("mdtest", {"tasks": 2}, [("h1", 1), ("h2", 1), ("h3", 1), ("h4", 1)])
+    assert few == ["mdtest's 2 ranks run on h1, h2 only, not on h3, h4: give tasks >= 4"]  # a handful: by name
