@@ -117,12 +117,14 @@ def placement_groups(rows: list[dict]) -> dict:
         key = (c["workload"], tuple(sorted(c["runs"].items())))
         if c["target"] not in groups.setdefault(key, []):
             groups[key].append(c["target"])
-    out = [{"workload": w, "targets": ", ".join(ts), "runs": [dict(runs).get(h, "") for h in hosts],
-            "groups": [f"{hs}: {what}" for hs, what in compact_placement({h: dict(runs)[h] for h in hosts
-                                                                         if h in dict(runs)})]}
+    out = [{"workload": w, "targets": ", ".join(ts), "runs": [dict(runs).get(h, "") for h in hosts]}
            for (w, runs), ts in groups.items()]
-    # past a handful of hosts a column per host is a wall: each row says which groups of hosts run what
-    return {"hosts": hosts, "rows": out, "compact": len(hosts) >= COMPACT_FROM}
+    compact = len(hosts) >= COMPACT_FROM
+    if compact:  # past a handful of hosts a column per host is a wall: each row says which groups run what
+        for row, (_, runs) in zip(out, groups, strict=True):
+            row["groups"] = [f"{hs}: {what}" for hs, what in
+                             compact_placement({h: dict(runs)[h] for h in hosts if h in dict(runs)})]
+    return {"hosts": hosts, "rows": out, "compact": compact}
 
 
 def run_warning_groups(rows: list[dict]) -> list[dict]:

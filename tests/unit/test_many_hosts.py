@@ -142,3 +142,13 @@ def test_a_placement_warning_on_many_hosts_names_them_as_ranges():
     assert warnings == ["mdtest's 20 ranks run on client1-client20 only, not on client21-client32: give tasks >= 32"]
     _, few = placement("mdtest", {"tasks": 2}, [("h1", 1), ("h2", 1), ("h3", 1), ("h4", 1)])
     assert few == ["mdtest's 2 ranks run on h1, h2 only, not on h3, h4: give tasks >= 4"]  # a handful: by name
+
+
+def test_the_reports_placement_of_16_hosts_is_a_row_of_groups():
+    from fsbench.report.per_host import placement_groups
+
+    rows = [{"case_id": "t__md__r1", "target": "t", "workload": "md", "host": f"client{i}", "runs": f"rank {i - 1}"}
+            for i in range(1, 17)]
+    placed = placement_groups(rows)
+    assert placed["compact"] and placed["rows"][0]["groups"] == ["client1-client16 (16 hosts): 1 rank each"]
+    assert not placement_groups(rows[:3])["compact"]
