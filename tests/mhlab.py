@@ -11,6 +11,8 @@ their mount namespace (/proc/PID/ns/mnt), never by name, and its files and mount
     lab = start_multihost(root, [("meta1", "meta"), ("client1", "clients"), ...])
     lab.host("client1").new_mounts()      # mounts made there since the start
     lab.leftovers()                       # {host: what is left} (mounts, processes), empty when clean
+    lab.write_inventory(path)             # an inventory of the lab's hosts for `fsbench run --inventory`
+    start_multihost(root, clients_layout(32), first=110)   # 32 clients (3 s to start here)
     lab.stop()                            # unmount, stop every process of each namespace, then sshd
 """
 
@@ -37,7 +39,8 @@ import yaml
 from tests.conftest import run_cli
 from tests.sshlab import SSHD, free_port, make_key, write_known_hosts
 
-NET = "127.0.28"  # issue 28's own loopback range: no other lab of the suite uses it
+NET = "127.0.28"  # issue 28's own loopback range: no other lab of the suite uses it (.1-.4 the seeds' lab,
+#                   .100 a one-host lab, .110-.141 bench/host_scale.py's 32 clients, .150-.165 the 16-client test)
 START_TIMEOUT_S = 30.0
 
 CONFIG = """\
@@ -202,9 +205,23 @@ class MultiHostLab:
         self.hosts[self.hosts.index(old)] = new
 
     def stop(self) -> None:
-        """Unmount what each host mounted, stop every process of its namespace, then its sshd."""
-        for h in self.hosts:
-            self._clear(h)
+        """Unmount what each host mounted, stop every process of its namespace, then its sshd: every host at
+        once (each waits up to seconds for its processes' end; 32 hosts one after the other would add up)."""
+        threads = [threading.Thread(target=self._clear, args=(h,), daemon=True) for h in self.hosts]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+
+    def write_inventory(self, path: Path, slots: int = 1, hosts: list[str] | None = None) -> Path:
+        """An inventory of the lab's hosts (all, or those named), each in its own group, with the lab's
+        port, key and known_hosts."""
+        chosen = [h for h in self.hosts if hosts is None or h.name in hosts]
+        inv = {"defaults": {"user": self.user, "port": self.port, "key_file": str(self.client_key),
+                            "known_hosts": str(self.known_hosts), "slots": slots},
+               "hosts": {h.name: {"address": h.address, "groups": [h.group]} for h in chosen}}
+        path.write_text(yaml.safe_dump(inv, sort_keys=False))
+        return path
 
     def _clear(self, h: LabHost) -> None:
         # a crashed host's sshd is gone but what it started (a fio server, a FUSE daemon) may still run in
@@ -227,6 +244,11 @@ class MultiHostLab:
             except subprocess.TimeoutExpired:
                 h.proc.kill()
                 h.proc.wait(timeout=5)
+
+
+def clients_layout(count: int, group: str = "clients") -> list[tuple[str, str]]:
+    """client1..clientN of one group: the layout of a lab of many clients (a shared tree through the lab's folder)."""
+    return [(f"client{i}", group) for i in range(1, count + 1)]
 
 
 def start_multihost(root: Path, layout: list[tuple[str, str]], net: str = NET, first: int = 1) -> MultiHostLab:

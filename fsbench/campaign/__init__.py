@@ -19,6 +19,7 @@ from fsbench.run.leftovers import (
     state_path,
     unregister_run,
 )
+from fsbench.run.min_hosts import without_unanswered
 from fsbench.run.preflight import run_preflight
 from fsbench.run.run_index import claim_run_id
 from fsbench.run.runner import Runner, RunOutcome
@@ -60,7 +61,10 @@ def run_scenario(path: str | Path, *, sets: list[str] | None = None, output_root
                     listener(Event("warning", message=f"deploy {row.tool} on {row.host}: {row.action}"))
         secrets = _resolve_secrets(sc)
         pf = run_preflight(sc, cases, transports)
+        sc, cases, transports, left_out = without_unanswered(sc, cases, transports, pf)  # settings.min_hosts
         pf.raise_if_failed()
+        if left_out:
+            listener(Event("warning", message=left_out))
         for w in pf.warnings:
             listener(Event("warning", message=w))
         rd = _run_dir(sc, cases, path, output_root, resume)

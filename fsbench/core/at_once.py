@@ -46,3 +46,24 @@ def at_once(calls: Sequence[Callable[[], T]]) -> list[T]:
     for p in pending:
         p.wait()
     return [p.result() for p in pending]
+
+
+#: at most this many calls of `each` run at once: a campaign's hosts are reached in parallel, yet 1,000 hosts
+#: never cost 1,000 threads (each call mostly waits on its host)
+EACH_WORKERS = 64
+
+K = TypeVar("K")
+
+
+def each(items: Sequence[K], call: Callable[[K], T], workers: int = EACH_WORKERS) -> list[T]:
+    """call(item) for every item, up to `workers` at once (a host's step on every host of a case): the caller
+    waits for the slowest batch instead of for the sum of them. Results in the items' order; the first error
+    (in that order) is raised once every call has ended, so nothing is left running on any host."""
+    if len(items) <= 1:
+        return [call(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(items))), thread_name_prefix="fsbench-each") as pool:
+        futures = [pool.submit(call, item) for item in items]
+        wait(futures)
+    return [f.result() for f in futures]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from fsbench.tools.placement import COMPACT_FROM, compact_placement
+
 #: the host of the rows that sum or pool every host of a case
 ALL = "all"
 
@@ -36,20 +38,66 @@ def per_host_tables(results: pd.DataFrame, metrics: tuple[str, ...] = ("bandwidt
     return out
 
 
-def attach_per_host(views: list[dict], specs: list[dict], results: pd.DataFrame) -> None:
-    """Give each view the per-host tables of its workloads and metrics (`per_host`: head and text rows)."""
-    from fsbench.core.units import format_value
+#: a host whose value is this much worse than the hosts' median is a straggler, named under its table
+STRAGGLER = 0.20
+#: metrics where less is better (a host is slower when its value is higher)
+LOWER_IS_BETTER = ("latency",)
 
+
+def spread(values: dict[str, float | None], metric: str) -> dict | None:
+    """The hosts' median, fastest and slowest host, the spread ((slowest - fastest) / median) and the
+    stragglers [(host, how much worse than the median, as a share)]; None without two hosts' values."""
+    known = {h: v for h, v in values.items() if v is not None and v == v}
+    if len(known) < 2:
+        return None
+    median = float(pd.Series(list(known.values())).median())
+    lower = metric.startswith(LOWER_IS_BETTER)
+    order = sorted(known, key=lambda h: known[h], reverse=not lower)  # fastest first
+    worse = {h: ((v - median) if lower else (median - v)) / median for h, v in known.items()} if median else {}
+    return {"median": median, "fastest": order[0], "slowest": order[-1],
+            "spread": abs(known[order[0]] - known[order[-1]]) / median if median else None,
+            "stragglers": sorted(((h, w) for h, w in worse.items() if w > STRAGGLER), key=lambda x: -x[1])}
+
+
+def attach_per_host(views: list[dict], specs: list[dict], results: pd.DataFrame) -> None:
+    """Give each view the per-host tables of its workloads and metrics (`per_host`: head and text rows, and
+    the stragglers named). Past a handful of hosts a row gives the median, fastest and slowest host and the
+    spread instead of a column per host."""
     tables = per_host_tables(results)
     for view, spec in zip(views, specs, strict=False):
         names = set(spec.get("workloads") or [spec.get("workload")])
         wanted = set(spec.get("metrics") or ())
-        view["per_host"] = [
-            {"title": f"{t['workload']} · {t['metric']} per host", "head": ["target", "operation", *t["hosts"], ALL],
-             "rows": [[r["target"], r["operation"],
-                       *(_text(r["values"][h], t["unit"], format_value) for h in t["hosts"]),
-                       _text(r["all"], t["unit"], format_value)] for r in t["rows"]]}
-            for t in tables if t["workload"] in names and (not wanted or t["metric"] in wanted)]
+        view["per_host"] = [_table(t) for t in tables
+                            if t["workload"] in names and (not wanted or t["metric"] in wanted)]
+
+
+def _table(t: dict) -> dict:
+    from fsbench.core.units import format_value
+
+    def text(v: float | None) -> str:
+        return _text(v, t["unit"], format_value)
+
+    notes, rows = [], []
+    compact = len(t["hosts"]) >= COMPACT_FROM
+    for r in t["rows"]:
+        s = spread(r["values"], t["metric"])
+        where = " ".join(w for w in (r["target"], r["operation"]) if w)
+        if s and s["stragglers"]:
+            named = ", ".join(f"{h} ({text(r['values'][h])}, {w:.0%} worse)" for h, w in s["stragglers"])
+            notes.append(f"{where}: straggler{'s' if len(s['stragglers']) > 1 else ''} more than "
+                         f"{STRAGGLER:.0%} worse than the hosts' median ({text(s['median'])}): {named}")
+        if not compact:
+            rows.append([r["target"], r["operation"], *(text(r["values"][h]) for h in t["hosts"]), text(r["all"])])
+        elif s:
+            rows.append([r["target"], r["operation"], text(r["all"]), str(len([v for v in r["values"].values()
+                                                                                if v is not None])),
+                         text(s["median"]), f"{s['fastest']} {text(r['values'][s['fastest']])}",
+                         f"{s['slowest']} {text(r['values'][s['slowest']])}",
+                         f"{s['spread']:.0%}" if s["spread"] is not None else "",
+                         str(len(s["stragglers"]))])
+    head = ["target", "operation", ALL, "hosts", "median", "fastest", "slowest", "spread", "stragglers"] if compact \
+        else ["target", "operation", *t["hosts"], ALL]
+    return {"title": f"{t['workload']} · {t['metric']} per host", "head": head, "rows": rows, "notes": notes}
 
 
 def placement_groups(rows: list[dict]) -> dict:
@@ -71,7 +119,12 @@ def placement_groups(rows: list[dict]) -> dict:
             groups[key].append(c["target"])
     out = [{"workload": w, "targets": ", ".join(ts), "runs": [dict(runs).get(h, "") for h in hosts]}
            for (w, runs), ts in groups.items()]
-    return {"hosts": hosts, "rows": out}
+    compact = len(hosts) >= COMPACT_FROM
+    if compact:  # past a handful of hosts a column per host is a wall: each row says which groups run what
+        for row, (_, runs) in zip(out, groups, strict=True):
+            row["groups"] = [f"{hs}: {what}" for hs, what in
+                             compact_placement({h: dict(runs)[h] for h in hosts if h in dict(runs)})]
+    return {"hosts": hosts, "rows": out, "compact": compact}
 
 
 def run_warning_groups(rows: list[dict]) -> list[dict]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.run.targets.cache import drop_caches, drop_client_caches
 from fsbench.run.targets.lifecycle import TargetSession
 
@@ -13,8 +14,9 @@ from fsbench.run.targets.lifecycle import TargetSession
 def drop_page_caches(transports: dict[str, Transport], hosts: list[str], raw_of: Callable[[str], Path], level: int,
                      record: str = "drop_caches.json") -> str | None:
     """Drop the page cache on every host; None when done, else why not (the first host that failed)."""
-    for h in hosts:
-        out = drop_caches(transports[h], raw_of(h) / record, level)
+    # every host at once: a cache drop waits on its host's writeback, which the hosts do side by side
+    outs = each(hosts, lambda h: drop_caches(transports[h], raw_of(h) / record, level))
+    for h, out in zip(hosts, outs, strict=True):
         if not out["ok"]:
             return f"dropping the page cache on {h} failed {out['error']}"
     return None

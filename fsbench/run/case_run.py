@@ -17,16 +17,18 @@ from pathlib import Path
 from fsbench.api.tools import HostInfo, Invocation
 from fsbench.api.transport import Transport, work_name
 from fsbench.core import warmup
-from fsbench.core.at_once import Pending
+from fsbench.core.at_once import Pending, each
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.events import Event, Listener, ignore
 from fsbench.core.secrets import has_secrets, redact_tree
 from fsbench.run import side_jobs
 from fsbench.run.case_caches import drop_client_cache, drop_page_caches
 from fsbench.run.case_context import case_context
+from fsbench.run.case_hosts import make_folders, remove_everywhere, stop_strays
 from fsbench.run.case_outcome import CaseOutcome, case_rows, ended, failed, parse, row_context, unexpected
+from fsbench.run.case_phases import CasePhases
 from fsbench.run.layout_reuse import case_layout
-from fsbench.run.run_processes import CASE_MARKER, stop_case_processes
+from fsbench.run.run_processes import CASE_MARKER
 from fsbench.run.store import RunDir
 from fsbench.run.target_watch import TargetWatch, watch_of
 from fsbench.run.targets.lifecycle import TargetSession
@@ -66,6 +68,7 @@ class CaseRun:
         self.notes: list[str] = []  # warnings of the case itself (output capped, strays stopped)
         self._used: dict[str, Transport] = {}  # hosts the case ran commands on: where its strays may be
         self.watch: TargetWatch | None = None  # the mount's watch while the tool runs (a fault ends the case)
+        self.phases = CasePhases()  # fsbench's own steps of the case, timed (raw/<case>/phases.json)
 
     def run(self, session: TargetSession) -> CaseOutcome:
         """Execute the case; failures of any step become the outcome, never an exception.
@@ -73,6 +76,7 @@ class CaseRun:
         The one exception: an OSError of the run directory itself (a full disk) stops the run.
         """
         start = time.monotonic()
+        self.phases.restart()
         try:
             outcome = self._run(session, start)
         except OSError as exc:
@@ -83,7 +87,16 @@ class CaseRun:
             outcome = failed(unexpected(self.rd, exc, self.rd.path / "raw" / self.case.case_id), start)
         if self.notes:
             outcome.extra["warnings"] = "; ".join(w for w in (outcome.extra.get("warnings"), *self.notes) if w)
+        self._phase("parse and record")
+        try:
+            self.phases.write(self.rd.path / "raw" / self.case.case_id)
+        except OSError as exc:
+            if self.rd.is_about(exc):
+                raise
         return outcome
+
+    def _phase(self, step: str) -> None:
+        self.phases.end(step)
 
     # -- helpers the steps share ------------------------------------------------------------------
     def _raw(self, host: str) -> Path:
@@ -110,21 +123,8 @@ class CaseRun:
                                  env={CASE_MARKER: self.case.case_id})
 
     def _stop_strays(self) -> None:
-        """Stop what the case's commands left running (a tool's background child), on every host it used.
-
-        Only processes whose environment carries this run's and this case's markers: the run's services
-        and mounts never carry the case's.
-        """
-        for h, tr in self._used.items():
-            try:
-                found = stop_case_processes(tr, self.rd.run_id, self.case.case_id)
-            except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
-                self.emit(Event("warning", message=f"could not stop what {self.case.case_id} left running on "
-                                                   f"{h}: {exc}"))
-                continue
-            if found:
-                procs = ", ".join(f"{name or '?'} (pid {pid})" for pid, _, name in (f.partition(" ") for f in found))
-                self.notes.append(f"stopped what the case left running on {h}: {procs}")
+        """Stop what the case's commands left running, on every host it used (fsbench.run.case_hosts)."""
+        self.notes += stop_strays(self._used, self.rd.run_id, self.case.case_id, self.emit)
 
     # -- the steps ----------------------------------------------------------------------------------
     def _run(self, session: TargetSession, start: float) -> CaseOutcome:
@@ -139,7 +139,8 @@ class CaseRun:
             inv = self.tool.build(case, test_dir, ctx)
             layout = case_layout(self.tool, case, session, ctx, test_dir, folder, self.transports[case.hosts[0]],
                                  self._raw(case.hosts[0]) / PREPARE, self.cancel)
-            self._make_folders(hosts, inv, test_dir, folder, dataset)
+            make_folders(hosts, inv.host_dirs, test_dir, folder, dataset and case.fresh)
+            self._phase("build and folders")
             where = "controller" if inv.controller else case.hosts[0]
             transport = self.env.controller if inv.controller else hosts[where]
             raw = self._raw(where)
@@ -152,15 +153,20 @@ class CaseRun:
                 if reason:
                     return failed(reason, start, prep_result)
                 layout.done(case, test_dir)
+                self._phase("prepare")
             work = self._stage(inv, transport, raw) if not inv.per_host else ""
-            works = {h: self._stage(Invocation(argv=argv, files=inv.files), hosts[h], self._raw(h))
-                     for h, argv in inv.per_host.items()}
+            staged = each(list(inv.per_host), lambda h: self._stage(Invocation(argv=inv.per_host[h], files=inv.files),
+                                                                    hosts[h], self._raw(h)))
+            works = dict(zip(inv.per_host, staged, strict=True))
+            self._phase("stage")
             warmup.settle()  # fsbench's background imports end before the cache drop and the measurement
             involved = self._involved()
             dropped = self._drops(session, involved)
             if dropped:
                 return failed(dropped, start)
+            self._phase("cache drops")
             self.validity = validity.result()
+            self._phase("validity scope")
             jobs = self._side_jobs(session, inv, involved, test_dir, self.validity)
             result, beside, not_listening = self._measure(inv, transport, work, raw, involved, works, jobs)
             if self.watch is not None and self.watch.fault:  # the system under test failed under the tool
@@ -168,8 +174,9 @@ class CaseRun:
             if not_listening or result is None:
                 return failed(f"{case.tool} server did not start: {not_listening}", start)
             ran = {h: (hosts[h], w, self._raw(h)) for h, w in works.items()} or {where: (transport, work, raw)}
-            for tr, w, r in ran.values():
-                fetch(inv.outputs, tr, w, r)
+            self._phase("side jobs stop and collect")
+            each(list(ran.values()), lambda one: fetch(inv.outputs, *one))
+            self._phase("fetch")
             if not works:  # each host of a per-host run has its own exit status already
                 (raw / "exit_status").write_text(f"{result.exit_status}\n")
         except FsbenchError as exc:
@@ -180,25 +187,14 @@ class CaseRun:
             self._stop_strays()  # before its folder goes: a stray writer could recreate files in it
             # a dataset's files stay for the target's next cases; a faulted mount would hang the removal for ever
             if folder and not dataset and not session.fault:
-                self._remove_everywhere(hosts, test_dir)
+                remove_everywhere(hosts, test_dir, self.emit)
+            self._phase("clean-up")
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)
         names = {info.address: h for h, info in ctx.hosts.items()}
         # a one-host tool on a case of several hosts (juicefs bench): its figures are that host's, not `all`
         alone = where if len(case.hosts) > 1 and not (inv.controller or inv.per_host or inv.servers) else ""
         return self._record(raw, result, round(time.monotonic() - start, 3), beside, names, list(works), alone)
-
-    def _make_folders(self, hosts: dict[str, Transport], inv: Invocation, test_dir: str, folder: bool,
-                      dataset: bool) -> None:
-        """The case's folder on each host (a write's dataset emptied first: untimed, so it measures new files)."""
-        # every host's old files go before any host makes its folder: on a file system the hosts share
-        # (a JuiceFS volume), one host's removal would otherwise take the folders of those before it
-        if dataset and self.case.fresh:
-            for tr in hosts.values():
-                tr.remove_tree(test_dir)
-        if folder:
-            for h, tr in hosts.items():
-                tr.makedirs(inv.host_dirs.get(h, test_dir))
 
     def _drops(self, session: TargetSession, involved: list[str]) -> str | None:
         """The client's cache emptied, then the page cache dropped, as the case asks; why not, or None."""
@@ -218,13 +214,6 @@ class CaseRun:
                                    self._servers(inv, self._raw),
                                    side_jobs.Validity(validity, self._tool_run(None).cancel),  # none if faulted
                                    *([self.watch] if self.watch else [])])
-
-    def _remove_everywhere(self, hosts: dict[str, Transport], path: str) -> None:
-        for h, tr in hosts.items():  # one host's failure never hides the case's own outcome
-            try:
-                tr.remove_tree(path)
-            except (FsbenchError, OSError) as exc:
-                self.emit(Event("warning", message=f"could not remove {path} on {h}: {exc}"))
 
     def _drop(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:
         """Drop the page cache on every involved host; the proof goes to raw/."""
@@ -265,6 +254,7 @@ class CaseRun:
         result = None
         try:
             not_listening = jobs.start()
+            self._phase("side jobs start")
             if not_listening:
                 return None, [], not_listening
             jobs.tool_start()
@@ -275,6 +265,7 @@ class CaseRun:
                 result = commands.steps(inv, transport, work, raw, lambda i: self._drop(
                     involved, f"drop_caches-{i}.json") if self.case.drop_caches else None)
         finally:
+            self._phase("tool")
             jobs.tool_end()
             jobs.stop()
         return result, jobs.collect(), None

@@ -16,6 +16,7 @@ stopping of marked processes fsbench.run.run_processes.
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -57,6 +58,7 @@ class Leftovers:
     def __init__(self, path: Path, text: str | None = None):
         self.path = path
         self.actions: list[Action] = []
+        self._lock = threading.Lock()  # the hosts of a target are set up and torn down at once
         self._down: Callable[[str], str | None] = _never_down
         if text is None and path.exists():
             text = path.read_text()
@@ -69,8 +71,9 @@ class Leftovers:
     def add(self, host: str, what: str, commands: list[list[str]]) -> str:
         """Record a clean-up before starting what it undoes; returns its id."""
         action = Action(uuid.uuid4().hex[:12], host, what, [list(c) for c in commands])
-        self.actions.append(action)
-        self._save()
+        with self._lock:
+            self.actions.append(action)
+            self._save()
         return action.id
 
     def done(self, action_id: str) -> None:
@@ -79,11 +82,12 @@ class Leftovers:
         Callers cross a clean-up off after trying it; on a host found dead meanwhile the try cannot have
         worked (or cannot be known to), so the action stays for the next run, which redoes it harmlessly.
         """
-        action = next((a for a in self.actions if a.id == action_id), None)
-        if action is None or self._down(action.host):
-            return
-        self.actions = [a for a in self.actions if a.id != action_id]
-        self._save()
+        with self._lock:
+            action = next((a for a in self.actions if a.id == action_id), None)
+            if action is None or self._down(action.host):
+                return
+            self.actions = [a for a in self.actions if a.id != action_id]
+            self._save()
 
     def watch_hosts(self, down: Callable[[str], str | None]) -> None:
         """How to tell a host given up for this run (its reason, else None): done() then keeps its actions."""

@@ -14,7 +14,7 @@ from fsbench.run.targets.cache import drop_command
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
-from fsbench.tools.placement import placement
+from fsbench.tools.placement import COMPACT_FROM, compact_placement, host_ranges, placement
 
 #: what the port looks like in a plan (chosen when the run starts)
 PORT = 8765
@@ -39,7 +39,7 @@ def describe_case(sc: Scenario, case: Case) -> str:
     kind = KINDS.get(target.kind)
     ctx, folder = plan_context(sc, case)
     lines = [f"== case {case.index}: {case.case_id}",
-             f"   target {case.target} · hosts {', '.join(case.hosts)} · estimate {case.estimate_s:.0f}s · "
+             f"   target {case.target} · hosts {_hosts(case)} · estimate {case.estimate_s:.0f}s · "
              f"timeout {case.timeout_s:.0f}s · data in {folder}"
              + (" (shared dataset)" if case.dataset and kind.address == "directory" else "")]
     if case.fresh and case.dataset and kind.address == "directory":
@@ -62,13 +62,21 @@ def describe_case(sc: Scenario, case: Case) -> str:
     lines += _invocation("run (timed and monitored)", inv)
     where, warnings = placement(case.tool, dict(case.options), [(h, sc.hosts[h].slots) for h in case.hosts], inv,
                                 tree_per_host_reason(kind, target))
-    if len(where) > 1:
+    if len(where) >= COMPACT_FROM:  # many hosts: one line per group of hosts that run alike
+        lines.append(f"-- placement (which host runs what, {len(where)} hosts):")
+        lines += [f"   {hosts}: {what}" for hosts, what in compact_placement(where)]
+    elif len(where) > 1:
         lines.append("-- placement (which host runs what):")
         lines += [f"   {host}: {what}" for host, what in where.items()]
     lines += [f"   warning: {w}" for w in warnings]
     # the scenario's secrets were remembered at load: a value given through a variable or --set, a
     # URL's password or a ?password= parameter shows as **** here as in everything a run writes
     return redact("\n".join(lines) + "\n")
+
+
+def _hosts(case: Case) -> str:
+    """The case's hosts: their names, or numbered runs of them joined past a handful (client1-client32)."""
+    return host_ranges(list(case.hosts)) if len(case.hosts) >= COMPACT_FROM else ", ".join(case.hosts)
 
 
 def _invocation(title: str, inv: Invocation) -> list[str]:

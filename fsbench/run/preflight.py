@@ -5,6 +5,7 @@ A failed preflight raises PreflightError (exit 4) with a table of what failed wh
 
 from __future__ import annotations
 
+import functools
 import shlex
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -12,11 +13,12 @@ from dataclasses import dataclass, field
 
 from fsbench.api.tools import LayoutBytes
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import FsbenchError, PreflightError
 from fsbench.core.path_safety import resolved_unsafe_reason
 from fsbench.host import facts
 from fsbench.kinds import KINDS
-from fsbench.scenario.model import Scenario
+from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.transport.group import run_on_group
@@ -46,7 +48,7 @@ def run_preflight(sc: Scenario, cases: list[Case], transports: dict[str, Transpo
         pf.failures.append((host, "reachable", " ".join(detail) if detail else r.describe()))
     alive = {h: t for h, t in transports.items() if h not in reach.failed()}
     tools = {name: get_tool(name).version_argv() for name in sorted({c.tool for c in cases})}
-    with ThreadPoolExecutor(max_workers=max(1, min(16, len(alive)))) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(64, len(alive)))) as pool:
         gathered = dict(zip(alive, pool.map(lambda t: _facts(t, tools), alive.values())))
     pf.hosts = [gathered.get(h) or {"host": h, "reachable": "no"} for h in transports]
     _tool_checks(sc, cases, gathered, pf)
@@ -136,29 +138,35 @@ def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
         if kind.address != "directory":
             continue  # devices and URLs: their kind's setup checks them, there is no folder to measure
         prepared_later = bool(target.setup) or kind.name != "directory"  # a kind with its own setup mounts it
-        for h in sc.resolve_hosts(target.hosts):
-            t = alive.get(h)
-            if t is None:
-                continue
-            unsafe = None if target.destructive else resolved_unsafe_reason(t, target.path)
-            if unsafe:
-                pf.failures.append((h, f"target {target.name}", f"{unsafe}; fsbench will not write there "
-                                    "(point the target elsewhere, or set `destructive: true` on it)"))
-                continue
-            if not prepared_later:
-                if not t.is_dir(target.path):
-                    pf.failures.append((h, f"target {target.name}", f"{target.path} is not an existing directory "
-                                        "(mount it, or give the target setup commands)"))
-                    continue
-                if target.fstype:
-                    m = facts.mount_of(t, target.path)
-                    if m["fstype"] != target.fstype:
-                        pf.failures.append((h, f"target {target.name}", f"{target.path} is on {m['fstype'] or '?'} "
-                                            f"({m['source']}), the scenario expects {target.fstype}"))
-            avail = _available(t, target.path)
-            if needed and avail is not None and avail < needed:
-                pf.failures.append((h, f"space on {target.name}", f"{avail / 2**30:.1f} GiB free under "
-                                    f"{target.path}, a case needs about {needed / 2**30:.1f} GiB"))
+        hosts = [h for h in sc.resolve_hosts(target.hosts) if h in alive]
+        # every host checked at once; the failures in the hosts' order
+        for found in each(hosts, functools.partial(_target_host, target, alive, needed, prepared_later)):
+            pf.failures += found
+
+
+def _target_host(target: Target, alive: dict[str, Transport], needed: float, prepared_later: bool,
+                 h: str) -> list[tuple[str, str, str]]:
+    """What is wrong with a directory target on host h: unsafe, missing, of another type, short of space."""
+    t = alive[h]
+    unsafe = None if target.destructive else resolved_unsafe_reason(t, target.path)
+    if unsafe:
+        return [(h, f"target {target.name}", f"{unsafe}; fsbench will not write there "
+                 "(point the target elsewhere, or set `destructive: true` on it)")]
+    out = []
+    if not prepared_later:
+        if not t.is_dir(target.path):
+            return [(h, f"target {target.name}", f"{target.path} is not an existing directory "
+                     "(mount it, or give the target setup commands)")]
+        if target.fstype:
+            m = facts.mount_of(t, target.path)
+            if m["fstype"] != target.fstype:
+                out.append((h, f"target {target.name}", f"{target.path} is on {m['fstype'] or '?'} "
+                            f"({m['source']}), the scenario expects {target.fstype}"))
+    avail = _available(t, target.path)
+    if needed and avail is not None and avail < needed:
+        out.append((h, f"space on {target.name}", f"{avail / 2**30:.1f} GiB free under "
+                    f"{target.path}, a case needs about {needed / 2**30:.1f} GiB"))
+    return out
 
 
 def _bytes_needed(case: Case) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import FsbenchError
 from fsbench.core.events import Event, Listener
 
@@ -33,7 +34,8 @@ class ScratchFolders:
 
     def remove(self) -> None:
         """Remove them on every host; one that fails stays in leftovers.json (the next run tries again)."""
-        for name, tr in self.transports.items():
+        def remove(name: str) -> None:
+            tr = self.transports[name]
             try:
                 failed = [r for r in (tr.run(argv, timeout=120) for argv in self.commands(tr)) if not r.ok]
                 if failed:
@@ -43,3 +45,5 @@ class ScratchFolders:
                     self.leftovers.done(self._cleanups[name])
             except FsbenchError as exc:
                 self.emit(Event("warning", message=f"could not remove {self.path} on {name}: {exc}"))
+
+        each(list(self.transports), remove)  # every host at once

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fsbench.api.transport import Transport
-from fsbench.core.at_once import at_once
+from fsbench.core.at_once import at_once, each
 from fsbench.core.secrets import secret_env
 from fsbench.core.tidy import ParseResult
 from fsbench.kinds import KINDS
@@ -111,8 +111,8 @@ class Monitors(QuietSideJob):
 
     def start(self) -> str | None:
         self._began = time.monotonic()
-        for m in self.sessions:
-            m.start()
+        # every host's sampler at once: each start waits for its host's first sample (the baseline)
+        each(self.sessions, lambda m: m.start())
         return None
 
     def stop(self) -> None:

@@ -41,6 +41,11 @@ class Settings:
     fault_interval_s: float = option(s.duration, 2.0, key="fault_interval", doc="between two lookups of the watch")
     output_cap: int = option(s.size, 64 * 2**20, doc="bytes of each command's stdout and of its stderr kept "
                              "(the first and the last half; a line says what was left out between them)")
+    min_hosts: int | None = option(s.integer(1), None,
+                                   doc="hosts that must answer at preflight: with it, a run of many clients goes on "
+                                       "without a target's host that cannot be reached (named in a warning) while "
+                                       "at least this many of the run's hosts answered; without it, any such host "
+                                       "refuses the run")
 
 
 @dataclass(frozen=True)

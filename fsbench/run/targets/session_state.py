@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.events import Event, Listener
 from fsbench.core.secrets import redact, secret_env
@@ -176,11 +177,10 @@ class TargetState:
 
     def remove_data(self, dataset: str, hosts: tuple[str, ...]) -> None:
         """Remove a dataset's folder once its last case ran (teardown would, later); never raise."""
-        for host in hosts:
-            tr = self.transports.get(host)
-            if tr is None:
-                continue
+        def remove(host: str) -> None:
             try:
-                tr.remove_tree(self.data_dir(dataset))
+                self.transports[host].remove_tree(self.data_dir(dataset))
             except FsbenchError as exc:
                 self.emit(Event("warning", message=f"could not remove dataset {dataset} on {host}: {exc}"))
+
+        each([h for h in hosts if h in self.transports], remove)  # every host at once

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import FsbenchError
 from fsbench.core.events import Event
 from fsbench.core.shell import render, sh
@@ -53,11 +54,17 @@ class TargetUndo(TargetState):
         """Remove the scratch folder, unmount what fsbench mounted, run teardown commands; never raise."""
         if not self._setup_started:
             return
-        for host, tr in self.transports.items():
+
+        def undo(host: str) -> str | FsbenchError:
             try:
-                left = self._teardown_host(host, tr)
+                return self._teardown_host(host, self.transports[host])
             except FsbenchError as exc:  # one lost host must not stop the others' teardown
-                self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {exc}"))
+                return exc
+
+        hosts = list(self.transports)  # every host at once: each waits on its own unmount and client's end
+        for host, left in zip(hosts, each(hosts, undo), strict=True):
+            if isinstance(left, FsbenchError):
+                self.emit(Event("warning", message=f"teardown of {self.target.name} on {host} failed: {left}"))
                 continue
             if left:  # kept in leftovers.json: the run stays indexed, and the next run stops and unmounts it
                 self.emit(Event("warning", message=f"{self.target.name} on {host}: {left}; left for the next "

@@ -7,6 +7,8 @@ on hosts of 2 slots both land on the first host; `ppn: N` puts N ranks on each h
 
 from __future__ import annotations
 
+from fsbench.core.host_names import listed
+
 MAP_BY = ("node", "slot")
 
 
@@ -62,14 +64,17 @@ def where_ranks_run(options: dict, hosts: list[tuple[str, int]], own_trees: str 
     where = {h: describe({h: rs}).split(": ", 1)[1] for h, rs in placed.items()}
     idle = [h for h, rs in placed.items() if not rs]
     busy = [h for h in names if placed[h]]
+    def said(hs: list[str]) -> str:
+        return listed(hs, len(names))  # client21-client32, not 12 names
+
     if own_trees:  # ranks share one tree: spreading them is what fails, staying on one host is right
-        return where, ([f"mdtest's ranks run on {', '.join(busy)}, but {own_trees}: ranks on several hosts "
+        return where, ([f"mdtest's ranks run on {said(busy)}, but {own_trees}: ranks on several hosts "
                         "see no common tree (mdtest aborts); keep them on one host (ppn: TASKS, or the "
                         f"target's hosts: [{busy[0]}])"] if len(busy) > 1 else
-                       [f"mdtest runs on {busy[0]} only, not on {', '.join(idle)}: {own_trees}, and its ranks "
+                       [f"mdtest runs on {busy[0]} only, not on {said(idle)}: {own_trees}, and its ranks "
                         "must share one tree"] if idle else [])
-    warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {', '.join(busy)} "
-            f"only, not on {', '.join(idle)}: give tasks >= {len(names)}"
+    warn = [f"mdtest's {tasks} rank{'s' if tasks != 1 else ''} run on {said(busy)} "
+            f"only, not on {said(idle)}: give tasks >= {len(names)}"
             + (" or map_by: node" if options.get("map_by") == "slot" else "")] if idle else []
     return where, warn
 

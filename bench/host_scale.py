@@ -1,0 +1,144 @@
+"""Benchmark: fsbench's own cost per case as the hosts grow (issue 35): a small fio and mdtest campaign on
+1, 4, 16 and 32 clients of the namespaced lab (tests/mhlab.py: one sshd per host, its own mount and UTS
+namespace, on 127.0.28.110 on), each count its own `fsbench run` from this checkout.
+
+Per host count it reports the median of fsbench's time in a case outside the tool (cases.csv's duration_s
+minus tool_wall_s), its steps from raw/<case>/phases.json (folders, staging, cache drops, monitors and
+servers started, their stop, fetch, clean-up, parse), and the run's time outside its cases (preflight's
+probes, the target's setup and teardown, the tables). The tools' own time is not fsbench's: fio's servers
+and mpirun's ranks are the engines, and on one machine 32 hosts' tools share 2 cores.
+
+    python bench/host_scale.py [--hosts 1,4,16,32] [--rounds 2] [--json FILE]
+
+Target: the per-case overhead grows less than linearly with the hosts (docs/benchmarks.md, session 12).
+Needs root (the lab), /usr/sbin/sshd, fio, mpirun and mdtest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.mhlab import clients_layout, start_multihost  # noqa: E402 - the repository's root first
+
+FIRST = 110  # 127.0.28.110 on: no other lab of the suite uses these
+
+
+def scenario(folder: Path, shared: Path, hosts: int, rounds: int) -> Path:
+    """fio's write on every client (fio --client) and mdtest with one rank per client (mpirun, a hostfile)."""
+    path = folder / "host-scale.yaml"
+    path.write_text(f"""\
+name: host-scale
+settings: {{repetitions: {rounds}}}
+targets:
+  shared:
+    description: one tree every lab host sees (the lab's folder), as an NFS or parallel file system would be
+    path: {shared}
+    hosts: [clients]
+    setup: ["mkdir -p ${{target.path}}"]
+    teardown: ["rm -rf ${{target.path}}"]
+workloads:
+  fio-write: {{tool: fio, options: {{rw: write, bs: 64k, size: 1m, ioengine: psync}}}}
+  mdtest: {{tool: mdtest, options: {{tasks: {hosts}, ppn: 1, I: 4, z: 1, b: 2, u: true}}}}
+""")
+    return path
+
+
+def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
+    names = [f"client{i}" for i in range(1, hosts + 1)]
+    inventory = lab.write_inventory(folder / "inventory.yaml", hosts=names)
+    sc = scenario(folder, lab.root / f"shared-{hosts}", hosts, rounds)
+    argv = [sys.executable, "-m", "fsbench", "run", str(sc), "--inventory", str(inventory), "-o", str(folder / "out"),
+            "--no-report", "--progress", "none"]
+    start, cpu = time.monotonic(), _children_cpu()
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          timeout=1800, check=False)
+    wall, cpu = time.monotonic() - start, _children_cpu() - cpu
+    if proc.returncode != 0:
+        raise SystemExit(f"fsbench run on {hosts} hosts failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    run = Path(proc.stdout.splitlines()[0])
+    with (run / "cases.csv").open() as fh:
+        cases = list(csv.DictReader(fh))
+    phases: dict[str, dict[str, list[float]]] = {}
+    for c in cases:
+        tool = c["tool"]
+        steps = run / "raw" / c["case_id"] / "phases.json"  # absent from a checkout older than issue 35
+        for step, s in (json.loads(steps.read_text()) if steps.exists() else {}).items():
+            if step != "tool":
+                phases.setdefault(tool, {}).setdefault(step, []).append(s)
+    per_tool = {tool: statistics.median(float(c["duration_s"]) - float(c["tool_wall_s"])
+                                        for c in cases if c["tool"] == tool) for tool in ("fio", "mdtest")}
+    tool_s = {tool: statistics.median(float(c["tool_wall_s"]) for c in cases if c["tool"] == tool)
+              for tool in ("fio", "mdtest")}
+    in_cases = sum(float(c["duration_s"]) for c in cases)
+    return {"hosts": hosts, "wall": wall, "outside_cases": wall - in_cases, "overhead": per_tool, "tool": tool_s,
+            "phases": {t: {k: statistics.median(v) for k, v in p.items()} for t, p in phases.items()},
+            "cases": len(cases), "controller_cpu": cpu}
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the ended children: the run's controller side, fsbench and the launchers
+    it ran here (fio --client, mpirun and its ssh), not the hosts' sshd nor their tools."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hosts", default="1,4,16,32", help="host counts, comma-separated")
+    ap.add_argument("--rounds", type=int, default=2, help="repetitions of each case")
+    ap.add_argument("--json", type=Path, help="write the figures here too")
+    args = ap.parse_args()
+    counts = [int(x) for x in args.hosts.split(",")]
+    for tool in ("/usr/sbin/sshd", "fio", "mpirun", "mdtest"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is not installed")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="fsbench-hostscale-", dir="/tmp") as tmp:
+        began = time.monotonic()
+        lab = start_multihost(Path(tmp) / "lab", clients_layout(max(counts)), first=FIRST)
+        started = time.monotonic() - began
+        try:
+            for n in counts:
+                folder = Path(tmp) / f"n{n}"
+                folder.mkdir()
+                results.append(run_once(lab, folder, n, args.rounds))
+                load = os.getloadavg()[0]
+                r = results[-1]
+                print(f"{n:>3} hosts: run {r['wall']:.1f} s, outside the cases {r['outside_cases']:.1f} s; per case "
+                      f"outside the tool fio {r['overhead']['fio']:.2f} s (tool {r['tool']['fio']:.2f}), mdtest "
+                      f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); controller CPU "
+                      f"{r['controller_cpu']:.1f} s; load {load:.1f}", flush=True)
+        finally:
+            began = time.monotonic()
+            lab.stop()
+            stopped = time.monotonic() - began
+            left = lab.leftovers()
+    print(f"lab of {max(counts)} hosts: started in {started:.1f} s, stopped in {stopped:.1f} s, "
+          f"left: {left or 'nothing'}")
+    steps = sorted({k for r in results for p in r["phases"].values() for k in p})
+    for tool in ("fio", "mdtest"):
+        print(f"\n{tool}: fsbench's steps per case (median s)")
+        print(f"{'step':<28}" + "".join(f"{r['hosts']:>8}" for r in results))
+        for step in steps:
+            print(f"{step:<28}" + "".join(f"{r['phases'].get(tool, {}).get(step, 0):>8.3f}" for r in results))
+        print(f"{'total outside the tool':<28}" + "".join(f"{r['overhead'][tool]:>8.3f}" for r in results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

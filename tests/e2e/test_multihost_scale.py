@@ -1,0 +1,159 @@
+"""A campaign on 16 clients of the namespaced lab (tests/mhlab.py, 127.0.28.150 on): fio --client across the
+16 (one fio --server each), mdtest under mpirun with a hostfile of the 16 (2 ranks a host), every host's rows
+and placement checked, nothing left on any host; and what a run of many hosts does when some do not answer.
+
+The tree the tools share is the lab's folder, which every lab host sees at the same path (as an NFS or a
+parallel file system would be)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.conftest import require, run_cli
+from tests.mhlab import MultiHostLab, clients_layout, start_multihost
+
+CLIENTS = 16
+FIRST = 150  # 127.0.28.150-165: no other lab of the suite uses them
+NAMES = [f"client{i}" for i in range(1, CLIENTS + 1)]
+NOBODY = "127.0.28.199"  # an address of the range where no sshd listens: a host that does not answer
+
+
+@pytest.fixture(scope="module")
+def lab16(tmp_path_factory) -> Iterator[MultiHostLab]:
+    for tool in ("/usr/sbin/sshd", "unshare", "nsenter", "fio", "mpirun", "mdtest"):
+        require(tool)
+    lab = start_multihost(tmp_path_factory.mktemp("mhlab16"), clients_layout(CLIENTS), first=FIRST)
+    try:
+        yield lab
+    finally:
+        lab.stop()
+        assert not any(h.proc.poll() is None for h in lab.hosts), "a lab sshd outlived the module"
+
+
+MDTEST = f"  mdtest: {{tool: mdtest, options: {{tasks: {CLIENTS}, ppn: 1, I: 2, z: 1, b: 2, u: true}}}}\n"
+
+
+def campaign(lab: MultiHostLab, folder: Path, extra: str = "", mdtest: str = MDTEST) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "scale.yaml"
+    path.write_text(f"""\
+name: scale16
+{extra}targets:
+  shared:
+    description: one tree the 16 clients share
+    path: {lab.root}/shared-{folder.name}
+    hosts: [clients]
+    setup: ["mkdir -p ${{target.path}}"]
+    teardown: ["rm -rf ${{target.path}}"]
+workloads:
+  fio-write: {{tool: fio, options: {{rw: write, bs: 64k, size: 1m, ioengine: psync}}}}
+{mdtest}""")
+    return path
+
+
+@pytest.fixture(scope="module")
+def run16(lab16, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scale16")
+    inventory = lab16.write_inventory(folder / "inventory.yaml")
+    scenario = campaign(lab16, folder / "sc")
+    began = time.monotonic()
+    proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(folder / "out"), "--progress",
+                   "plain", timeout=600)
+    return proc, Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder, time.monotonic() - began, \
+        scenario, inventory
+
+
+def test_a_campaign_on_16_clients_runs_each_tool_across_all_of_them(run16, lab16):
+    proc, run, took, _, _ = run16
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert (cases.status == "ok").all(), cases[["case_id", "status", "reason"]].to_string()
+    assert set(cases.hosts) == {" ".join(NAMES)}
+    # fio: one server per client, one --client pair per client on the controller, a row per client and `all`
+    raw = run / "raw" / "shared__fio-write__r1"
+    command = (raw / "controller" / "command").read_text()
+    for h in lab16.hosts:
+        assert f"--client=ip:{h.address}," in command
+        assert (raw / h.name / "server-command").read_text().startswith(f"fio --server=ip:{h.address},")
+        assert (raw / h.name / "monitor.txt").stat().st_size > 0  # every host sampled during the case
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    fio = rows[(rows.tool == "fio") & (rows.metric == "bandwidth")]
+    assert set(fio.host) == {*NAMES, "all"} and (fio.value > 0).all()
+    # mdtest: 16 ranks under one mpirun, one on each client (ppn: 1), by a hostfile of the 16 addresses
+    md = run / "raw" / "shared__mdtest__r1" / "controller"
+    assert "-np 16" in (md / "command").read_text() and "--map-by ppr:1:node" in (md / "command").read_text()
+    assert [line.split()[0] for line in (md / "hostfile").read_text().splitlines()] == [h.address for h in lab16.hosts]
+    assert "16 tasks" in (md / "stdout").read_text()
+    placed = pd.read_csv(run / "placement.csv", keep_default_na=False)
+    mdtest = placed[placed.workload == "mdtest"].set_index("host").runs.to_dict()
+    assert mdtest == {f"client{i}": f"rank {i - 1}" for i in range(1, CLIENTS + 1)}, mdtest
+    hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
+    assert list(hosts.host) == NAMES and set(hosts.hostname) == set(NAMES)
+    # fsbench's own steps of each case, timed
+    assert {"side jobs start", "clean-up"} <= set(json.loads((raw / "phases.json").read_text()))
+    assert took < 240, took
+
+
+def test_a_campaign_on_16_clients_reads_as_groups_of_hosts_in_plan_show_and_the_report(run16):
+    proc, run, _, scenario, inventory = run16
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shown = run_cli("plan", str(scenario), "--inventory", str(inventory), "--show", check=True).stdout
+    assert "-- placement (which host runs what, 16 hosts):\n   client1-client16 (16 hosts): 1 rank each\n" in shown
+    assert "client1-client16 (16 hosts): a fio server running the job file (1 job) each" in shown
+    assert "   client2: " not in shown  # not a line per host
+    page = (run / "report.html").read_text()
+    table = page.split('id="placement"')[1].split("</table>")[0]
+    assert "hosts (16): what each runs" in table and "client1-client16 (16 hosts): 1 rank each" in table
+    assert "<th>client2</th>" not in table
+    per_host = page.split('class="results per-host"')[1].split("</table>")[0]
+    assert "<th>fastest</th><th>slowest</th><th>spread</th><th>stragglers</th>" in per_host, per_host[:2000]
+
+
+def test_a_campaign_on_16_clients_leaves_nothing_on_any_host(run16, lab16):
+    proc, run, _, _, _ = run16
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert lab16.wait_clean() == {}
+    for h in lab16.hosts:
+        assert not h.path(f"/var/tmp/fsbench/{run.name}").exists(), h.name
+    assert not (lab16.root / "shared-sc").exists()
+
+
+def with_a_silent_host(lab: MultiHostLab, path: Path) -> Path:
+    """The lab's 16 clients and client17, whose address nothing answers on."""
+    lab.write_inventory(path)
+    text = path.read_text() + f"  client17:\n    address: {NOBODY}\n    groups:\n    - clients\n"
+    path.write_text(text)
+    return path
+
+
+def test_one_client_of_17_that_does_not_answer_refuses_the_run_naming_it(lab16, tmp_path):
+    inventory = with_a_silent_host(lab16, tmp_path / "inventory.yaml")
+    scenario = campaign(lab16, tmp_path / "sc", mdtest="")
+    proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(tmp_path / "out"), timeout=300)
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    assert "preflight failed, nothing ran" in proc.stderr and "client17" in proc.stderr and NOBODY in proc.stderr
+    assert not any(h in proc.stderr for h in NAMES[1:]), proc.stderr  # only the silent one is named
+    assert not (tmp_path / "out").exists()
+
+
+def test_with_min_hosts_the_run_goes_on_without_the_client_that_does_not_answer(lab16, tmp_path):
+    inventory = with_a_silent_host(lab16, tmp_path / "inventory.yaml")
+    scenario = campaign(lab16, tmp_path / "sc", extra="settings: {min_hosts: 16}\n", mdtest="")
+    proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(tmp_path / "out"), "--no-report",
+                   "--progress", "plain", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "left out of the run, not answering at preflight" in proc.stderr and "client17" in proc.stderr
+    run = Path(proc.stdout.splitlines()[0])
+    cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
+    assert list(cases.status) == ["ok"] and list(cases.hosts) == [" ".join(NAMES)]
+    rows = pd.read_csv(run / "results.csv", keep_default_na=False)
+    assert set(rows[rows.metric == "bandwidth"].host) == {*NAMES, "all"}
+    notes = pd.read_csv(run / "run-warnings.csv", keep_default_na=False)
+    assert notes.warning.str.contains("client17").sum() == 1, notes.to_string()
+    assert lab16.wait_clean() == {}
