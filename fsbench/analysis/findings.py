@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from fsbench.analysis.difference import NONE, Difference, beyond_floors, compare
+from fsbench.core.stats import t_quantile
 from fsbench.core.stats_settings import Floors
 
 HOLDS, FAILS, OPEN = "holds", "does not hold", "not decided"
@@ -177,7 +178,32 @@ def _verdict(spec: Mapping, d: Difference, stated: bool, floors: Floors, is_time
         return FAILS, f"no difference here: the whole interval within the {floors.min_effect:.0%} floor"
     if d.method == NONE:
         return OPEN, "one run per target cannot tell a difference from noise: run the cases in rounds"
-    return OPEN, "not significant at 95 % or within the floors: more rounds would decide it"
+    k = rounds_to_decide(d, floors)
+    more = (f"about {k} rounds at this spread would decide it" if k else
+            f"more than {MOST_ROUNDS} rounds at this spread: longer runs per case (or a quieter machine) would")
+    return OPEN, f"not significant at 95 % or within the floors: {more}"
+
+
+#: rounds suggested at most
+MOST_ROUNDS = 30
+
+
+def rounds_to_decide(d: Difference, floors: Floors) -> int | None:
+    """How many rounds (or runs per side) would narrow this interval, at its observed spread, enough to
+    decide: either to exclude 1 at the observed ratio, or to fit within the floor; None beyond MOST_ROUNDS
+    or where the interval is not known."""
+    if not (math.isfinite(d.low) and math.isfinite(d.high) and d.low > 0 and d.n >= 2 and d.ratio > 0):
+        return None
+    half = (math.log(d.high) - math.log(d.low)) / 2
+    sd = half / t_quantile(0.975, d.n - 1) * math.sqrt(d.n)
+    m = abs(math.log(d.ratio))
+    goal = max(m, math.log(1 / (1 - floors.min_effect)) - m)  # the looser of the two ways to decide
+    if sd <= 0:
+        return d.n
+    for k in range(max(3, d.n + 1), MOST_ROUNDS + 1):
+        if t_quantile(0.975, k - 1) * sd / math.sqrt(k) < goal:
+            return k
+    return None
 
 
 def check_all(summary: pd.DataFrame, specs: list[Mapping], floors: Floors) -> list[dict]:

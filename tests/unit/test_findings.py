@@ -87,3 +87,21 @@ def test_a_latency_difference_under_the_time_floor_is_no_difference():
                     row("s3a", [v * 1.05 for v in us], metric="latency_mean", unit="s")),
               {**spec("higher"), "metric": "latency_mean"}, Floors())
     assert f.verdict == FAILS and "floor" in f.reason
+
+
+def test_an_open_finding_says_how_many_rounds_would_decide_it_at_the_observed_spread():
+    from fsbench.analysis.findings import rounds_to_decide
+
+    f = check(frame(row("hdfs", [1000.0, 1000.0, 1000.0]), row("s3a", [700.0, 1000.0, 850.0])), spec("lower"),
+              Floors())
+    assert f.verdict == OPEN and "rounds at this spread would decide it" in f.reason
+    k = int(f.reason.split("about ")[1].split(" ")[0])
+    assert k > 3
+    d = check(frame(row("hdfs", [1000.0] * 3), row("s3a", [700.0, 1000.0, 850.0])), spec("lower"), Floors())
+    assert rounds_to_decide(_difference(d), Floors()) == k
+
+
+def _difference(f):
+    from fsbench.analysis.difference import Difference
+
+    return Difference(f.ratio, f.low, f.high, 0.5, f.method, f.n)
