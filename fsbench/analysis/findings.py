@@ -150,6 +150,8 @@ def _verdict(spec: Mapping, d: Difference, stated: bool, floors: Floors, is_time
              base: float) -> tuple[str, str]:
     expect = str(spec["expect"])
     within = _within_floor(d, floors, is_time, base)
+    if d.method == NONE and not stated:
+        return OPEN, "one run per target cannot tell a difference from noise: run the cases in rounds"
     if expect == "same":
         if stated:
             return FAILS, f"a difference beyond the {floors.min_effect:.0%} floor, significant at 95 %"
@@ -176,8 +178,6 @@ def _verdict(spec: Mapping, d: Difference, stated: bool, floors: Floors, is_time
         return HOLDS, f"{'higher' if up else 'lower'} as the seed says; its {num(factor)}× within the interval"
     if within:
         return FAILS, f"no difference here: the whole interval within the {floors.min_effect:.0%} floor"
-    if d.method == NONE:
-        return OPEN, "one run per target cannot tell a difference from noise: run the cases in rounds"
     k = rounds_to_decide(d, floors)
     more = (f"about {k} rounds at this spread would decide it" if k else
             f"more than {MOST_ROUNDS} rounds at this spread: longer runs per case (or a quieter machine) would")

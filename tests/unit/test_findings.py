@@ -64,8 +64,10 @@ def test_equal_values_within_the_floor_refute_a_difference_and_confirm_sameness(
 
 def test_a_single_run_decides_nothing_and_says_what_would():
     f = check(frame(row("hdfs", [1000.0]), row("s3a", [180.0])), spec("lower"), Floors())
-    assert f.verdict == OPEN and "rounds" in f.reason
+    assert f.verdict == OPEN and "one run per target" in f.reason
     assert math.isnan(f.low)
+    same = check(frame(row("hdfs", [1000.0]), row("s3a", [1190.0])), spec("same"), Floors())
+    assert same.verdict == OPEN and "one run per target" in same.reason and "interval" not in same.reason
 
 
 def test_noise_wider_than_the_floor_leaves_sameness_open():
