@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from fsbench.analysis.difference import paired, pairs
 from fsbench.analysis.ratios import log_ratios
 from fsbench.core import stats
 
@@ -167,10 +168,14 @@ def _with_text(out: pd.DataFrame, results: pd.DataFrame, group: list[str], colum
     return out.merge(texts, on=keys, how="left")
 
 
-def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
+def with_baseline(summary: pd.DataFrame, baseline: str, paired: bool = False) -> pd.DataFrame:
     """Add `ratio`: each mean divided by the baseline target's mean for the same workload point, with the
     95 % interval of the ratio (`ratio_low`, `ratio_high`: of the geometric means, by Welch's t on the
-    logarithms) and its two-sided p (`ratio_p`); NaN where a side has fewer than two values."""
+    logarithms) and its two-sided p (`ratio_p`); NaN where a side has fewer than two values.
+
+    `paired` (the targets ran in rounds): where a row and the baseline's share 3 rounds or more, the ratio,
+    its interval and p are the paired test's (fsbench.analysis.difference.paired), the one the conclusions
+    decide by, so that a cell never prints an interval other than the one its colour stands for."""
     params = [c for c in summary.columns if c.startswith("param_")]
     key = ["workload", "tool", "job", "operation", "metric", "unit", "stat", *params]
     extra = [c for c in ("n", "log_mean", "log_var") if c in summary.columns]
@@ -183,4 +188,22 @@ def with_baseline(summary: pd.DataFrame, baseline: str) -> pd.DataFrame:
                                     for c in ("n", "log_mean", "log_var", "baseline_n", "baseline_log_mean",
                                               "baseline_log_var")))
         out["ratio_low"], out["ratio_high"], out["ratio_p"] = low, high, p
+    if paired and "reps" in out.columns and "ratio_low" in out.columns:
+        out = _paired_ratios(out, summary[summary["target"] == baseline][key + ["reps"]])
     return out.drop(columns=["baseline_mean", *(f"baseline_{c}" for c in extra)])
+
+
+def _paired_ratios(out: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
+    """out's ratio, interval and p replaced by the paired test's where it and the baseline share 3 rounds."""
+    key = [c for c in base.columns if c != "reps"]
+    merged = out[key].merge(base.rename(columns={"reps": "_base_reps"}), on=key, how="left")
+    ratio, low, high, p = (out[c].to_numpy(dtype=float, copy=True) for c in ("ratio", "ratio_low", "ratio_high",
+                                                                               "ratio_p"))
+    for i, (mine, theirs) in enumerate(zip(out["reps"].tolist(), merged["_base_reps"].tolist())):
+        if not (isinstance(mine, tuple) and isinstance(theirs, tuple)) or mine is theirs:
+            continue
+        ab = pairs({"reps": theirs}, {"reps": mine})
+        if len(ab) >= 3:
+            d = paired(ab)
+            ratio[i], low[i], high[i], p[i] = d.ratio, d.low, d.high, d.p
+    return out.assign(ratio=ratio, ratio_low=low, ratio_high=high, ratio_p=p)

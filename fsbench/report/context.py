@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from fsbench.analysis.findings import check_all as check_findings
 from fsbench.analysis.summarise import empty_summary, summarise, with_baseline
 from fsbench.api.tools import declarations
 from fsbench.collectors import COLLECTORS
@@ -94,7 +95,8 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     results = _with_params(_results(run), cases)
     measured = validity_mod.for_summary(results)
     summary = validity_mod.with_validity(
-        with_baseline(summarise(measured, _exclude_warmup(data)), baseline), measured) \
+        with_baseline(summarise(measured, _exclude_warmup(data)), baseline,
+                      paired=_settings(data).get("order") == "rounds"), measured) \
         if not results.empty else empty_summary()
     if "reps" in summary and _settings(data).get("order") != "rounds":  # rounds that did not run together
         summary = summary.drop(columns="reps")  # pair nothing: Welch on the repetitions instead
@@ -126,7 +128,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
     for v in views:  # after the counting and the sentences: a split repeats the baseline's cells
         v["tables"] = [part for t in v["tables"] for part in split_wide(t, baseline)]
     unstable, more_unstable = summary_mod.unstable(summary, style.cv_threshold,
-                                                   summary_mod.shown_metrics(specs, tools))
+                                                   summary_mod.shown_metrics(specs, tools), cases)
     ctx = {
         "title": sc.name or manifest.get("scenario", "fsbench run"),
         "description": sc.description,
@@ -165,6 +167,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "variables": {str(k): yaml_text(v) for k, v in sc.variables.items()},
         "templates_folder": rspec.templates,
     }
+    ctx["findings"] = check_findings(summary, [dict(f) for f in rspec.findings], floors)
     ctx["summary"] = one_page(ctx)  # the one-page summary and the answer chart: from what is above, no more
     ctx["answer_chart"] = ratio_chart(ctx["summary"]["answers"], baseline, ctx["summary"]["log"]) \
         if ctx["summary"]["answers"] else ""

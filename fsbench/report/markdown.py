@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from fsbench.report.context import build_context
-from fsbench.report.md_text import code, escape
+from fsbench.report.md_text import code, escape, findings_markdown
 
 __all__ = ["code", "escape", "render", "table", "write_markdown_report"]
 
@@ -46,6 +46,7 @@ def render(ctx: dict, *, html_href: str = "", results_href: str = "results.csv",
         out += ["## Use case", ""]
         out += table(["", ""], [[f"**{escape(label)}**", escape(text)] for label, text in ctx["use_case"]])
     out += _conclusions(ctx)
+    out += findings_markdown(ctx.get("findings") or [], "##")
     out += _summary(ctx)
     for v in ctx.get("views", []):
         out += _view(v, ctx.get("baseline", ""), html_href)

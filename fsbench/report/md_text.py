@@ -30,3 +30,22 @@ def code(text: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if s.startswith("`") or s.endswith("`") else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+#: how a finding's verdict is marked
+FINDING_MARKS = {"holds": "✅", "does not hold": "❌", "not decided": "❔"}
+
+
+def findings_markdown(findings: list[dict], level: str) -> list[str]:
+    """The study's findings with their verdict here (fsbench.analysis.findings): a heading and a list."""
+    if not findings:
+        return []
+    counts = {v: sum(1 for f in findings if f["verdict"] == v) for v in FINDING_MARKS}
+    out = [f"{level} The study's findings, here", "",
+           "Each finding the scenario restates, judged as the conclusions are (95 %, paired by round where "
+           "the targets ran in rounds, beyond the floors): " + ", ".join(
+               f"{n} {v}" for v, n in counts.items() if n) + ".", ""]
+    for f in findings:
+        out.append(f"- {FINDING_MARKS.get(f['verdict'], '')} **{escape(f['verdict'])}**: {escape(f['claim'])} "
+                   f"— {escape(f['what'])}: {escape(f['reason'])}")
+    return out + [""]

@@ -15,11 +15,14 @@ MAX_LISTED = 40
 
 
 def unstable(summary: pd.DataFrame, threshold: float,
-             shown: dict[str, set[str] | None] | None = None) -> tuple[list[dict], int]:
+             shown: dict[str, set[str] | None] | None = None,
+             cases: list[dict] | None = None) -> tuple[list[dict], int]:
     """Per workload (a table), the measurements whose 95 % interval is wider than ±threshold of the mean:
     too wide for any conclusion; with what would fix them (more repetitions, or a longer runtime).
     `shown` (workload -> the metrics its tables show, None for all) keeps the list to what a reader
-    compares: a p99.9 or a standard deviation that no table shows is not a conclusion anyone could draw."""
+    compares: a p99.9 or a standard deviation that no table shows is not a conclusion anyone could draw.
+    `cases` (cases.csv's rows) give each fix its cost here: a round of the workload (one case per target)
+    took this run so long, so that many more rounds cost about that much more time."""
     if summary.empty:
         return [], 0
     width = summary["ci"] if "ci" in summary else summary["cv"]
@@ -42,15 +45,51 @@ def unstable(summary: pd.DataFrame, threshold: float,
             needs.append(stats.repetitions_for(float(r["cv"]), threshold, most=MOST_REPETITIONS))
         worst = float(g["cv"].max())
         known = [n for n in needs if n is not None]
+        ran = int(g["n"].max())
+        case_s, per_round = _round_cost(cases or [], str(workload))
         if len(known) == len(needs):
-            fix = (f"about {max(known)} repetitions would bring each within ±{threshold * 100:.0f}% "
-                   f"(repetitions: {{min: 3, max: {max(known)}, target_ci: {threshold * 100:.0f}%}})")
+            more = max(known) - ran
+            cost = f"; about {_minutes(more * per_round)} more here" if per_round and more > 0 else ""
+            budget = f", budget: {_budget(max(known) * per_round)}" if per_round else ""
+            fix = (f"run {max(known)} rounds instead of {ran} (spread up to ±{worst * 100:.0f}% per run): "
+                   f"repetitions: {{min: 3, max: {max(known)}, target_ci: {threshold * 100:.0f}%{budget}}}{cost}")
         else:
-            fix = (f"repetitions spread up to ±{worst * 100:.0f}%: more than {MOST_REPETITIONS} repetitions would "
-                   "be needed; a longer runtime per repetition (or a quieter machine) narrows each one")
+            runtime = f" (each case ran about {case_s:.0f} s here)" if case_s else ""
+            fix = (f"lengthen each run{runtime}: runs spread up to ±{worst * 100:.0f}%, so more than "
+                   f"{MOST_REPETITIONS} rounds would be needed; a longer runtime or bigger size per case, or a "
+                   "quieter machine, narrows each one")
         out.append({"workload": workload, "count": len(items), "items": items[:MAX_ITEMS],
                     "more": max(0, len(items) - MAX_ITEMS), "fix": fix})
     return out, 0
+
+
+def _round_cost(cases: list[dict], workload: str) -> tuple[float, float]:
+    """(a case's mean duration, a round's: the mean times the targets) of a workload in this run, in
+    seconds; (0, 0) where cases.csv does not say."""
+    times: list[float] = []
+    targets = set()
+    for c in cases:
+        if c.get("workload") != workload or c.get("status") != "ok":
+            continue
+        try:
+            times.append(float(c.get("duration_s") or "nan"))
+        except ValueError:
+            continue
+        targets.add(c.get("target"))
+    times = [t for t in times if t == t and t > 0]
+    if not times:
+        return 0.0, 0.0
+    mean = sum(times) / len(times)
+    return mean, mean * len(targets)
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def _budget(seconds: float) -> str:
+    """A budget for settings.repetitions: the time the suggested rounds take here, rounded up."""
+    return f"{max(1, -(-int(seconds) // 60))}m"
 
 
 #: measurements named per table; repetitions suggested at most

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 
-from fsbench.analysis.difference import stated
+from fsbench.analysis.difference import compare, stated
 from fsbench.core.stats_settings import Floors
 from fsbench.report import voice
 from fsbench.report.conclusions import judge, label
-from fsbench.report.md_text import cell, code, escape
+from fsbench.report.md_text import cell, code, escape, findings_markdown
 from fsbench.report.rows import metric_text
 
 #: the answer chart and table show at most this many measurements (the views below hold every one)
@@ -39,13 +39,15 @@ def answers(views: list[dict], baseline: str, floors: Floors) -> tuple[list[dict
                 if t == baseline or not val.get("ratio"):
                     continue
                 ratio = float(val["ratio"])
-                low, high = val.get("ratio_low"), val.get("ratio_high")
+                # the interval of the test that decides (paired by round where both ran the same rounds, else
+                # Welch on the logarithms): the one printed must be the one the star stands for
+                d = compare(base, val)
+                low, high = (d.low, d.high) if math.isfinite(d.low) and math.isfinite(d.high) else (None, None)
                 sure = not val.get("flagged") and not base.get("flagged") and stated(
                     base, val, floors, voice.is_time(m))
-                ratios.append({"target": t, "ratio": ratio,
-                               "low": float(low) if low is not None else None,
-                               "high": float(high) if high is not None else None,
-                               "stated": sure, "better": (ratio > 1) == bool(m["up"]),
+                shown = d.ratio if low is not None and d.ratio == d.ratio else ratio  # inside its interval
+                ratios.append({"target": t, "ratio": shown, "low": low, "high": high, "method": d.method,
+                               "stated": sure, "better": (shown > 1) == bool(m["up"]),
                                "flagged": str(val.get("flagged") or base.get("flagged") or "")})
             if ratios:
                 out.append({"view": v["title"], "anchor": v.get("anchor", ""),
@@ -105,9 +107,9 @@ def one_page(ctx: dict) -> dict:
     if validity.get("flagged"):
         flagged.append(f"{validity['flagged']} measurement{'s' if validity['flagged'] != 1 else ''} flagged by "
                        "the validity checks (they measure something else than their label: see Validity)")
-    if ctx.get("unstable_count"):
-        flagged.append(f"{ctx['unstable_count']} measurement{'s' if ctx['unstable_count'] != 1 else ''} too "
-                       f"uncertain for a conclusion (95 % interval wider than ±{ctx['cv_threshold']})")
+    for u in ctx.get("unstable") or []:  # per table what to do, not a count nobody can act on
+        flagged.append(f"{u['workload']}: {u['count']} measurement{'s' if u['count'] != 1 else ''} too uncertain "
+                       f"(95 % interval wider than ±{ctx['cv_threshold']}); to decide them, {u['fix']}")
     if ctx.get("warnings"):
         flagged.append(f"{len(ctx['warnings'])} warning{'s' if len(ctx['warnings']) != 1 else ''} the run gave "
                        "about its own figures (see Warnings)")
@@ -117,7 +119,7 @@ def one_page(ctx: dict) -> dict:
     return {"question": question, "required": use.get("Required performance", ""), "baseline": ctx["baseline"],
             "winners": winners(ctx["views"], floors, ctx["baseline"]) if len(ctx["targets"]) > 1 else [],
             "answers": items, "more_answers": more, "log": _log_scale(items),
-            "flagged": flagged, "not_run": not_run(ctx)}
+            "flagged": flagged, "not_run": not_run(ctx), "findings": ctx.get("findings") or []}
 
 
 def not_run(ctx: dict) -> list[str]:
@@ -179,6 +181,7 @@ def summary_markdown(ctx: dict) -> str:
                        + " | ".join(cells.get(t, "") for t in _targets(s)) + " |")  # our own numbers
         if s["more_answers"]:
             out += ["", f"and {s['more_answers']} more in report.html"]
+    out += [""] + findings_markdown(s.get("findings") or [], "##")[:-1] if s.get("findings") else []
     out += ["", "## Flagged", ""] + ([f"- {escape(f)}" for f in s["flagged"]] or ["- nothing"])
     out += ["", "## Not run here", ""] + ([f"- {escape(n)}" for n in s["not_run"]]
                                          or ["- nothing: the scenario as written"])

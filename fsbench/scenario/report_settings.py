@@ -60,6 +60,33 @@ VIEW = s.Struct({
 }, what="report view", extra=_view_extra)
 
 
+def _finding_extra(out: dict, path: tuple, lm, issues: list) -> None:
+    by = out.get("by")
+    if by is not None and not (isinstance(by, (int, float)) and not isinstance(by, bool) and by >= 1):
+        issues.append(lm.issue(path + ("by",), f"expected a factor of 1 or more, got {by!r}", "e.g. by: 2"))
+    if by is not None and out.get("expect") == "same":
+        issues.append(lm.issue(path + ("by",), "`by:` is a factor of a difference: not with expect: same"))
+    if out.get("target") is not None and out.get("target") == out.get("versus"):
+        issues.append(lm.issue(path + ("versus",), "a finding compares two different targets"))
+
+
+#: a published finding the report checks against the run (fsbench.analysis.findings)
+FINDING = s.Struct({
+    "claim": s.Key(s.string, required=True, doc="the finding in the study's words (shown with its verdict)"),
+    "workload": s.Key(s.string, required=True),
+    "operation": s.Key(s.scalar, required=True, doc="the operation as results.csv names it (write, rename...)"),
+    "metric": s.Key(s.string, required=True, doc="bandwidth, iops, rate, latency_mean..."),
+    "at": s.Key(s.mapping_of(s.scalar, name_rule=False), default=dict,
+                doc="the swept point, e.g. {numjobs: 64} or {maps: 20}"),
+    "job": s.Key(s.string, doc="the tool's job, where it has several"),
+    "target": s.Key(s.string, required=True, doc="the target the finding is about"),
+    "versus": s.Key(s.string, required=True, doc="the target it is compared with (target ÷ versus)"),
+    "expect": s.Key(s.one_of("higher", "lower", "same"), required=True,
+                    doc="the target's value higher, lower, or the same (within the floor) as the other's"),
+    "by": s.Key(s.scalar, doc="higher / lower by at least this factor, as the study says (e.g. 5)"),
+}, what="finding", extra=_finding_extra)
+
+
 @dataclass(frozen=True)
 class Report:
     """How the report judges and shows numbers."""
@@ -72,5 +99,8 @@ class Report:
     views: tuple = option(s.list_of(VIEW), (), convert=tuple,
                           doc="the report's tables and charts in order; default: each tool's own views")
     conclusions: str = option(s.string, "", doc="your own conclusions, shown first, before the generated ones")
+    findings: tuple = option(s.list_of(FINDING), (), convert=tuple,
+                             doc="a study's published findings, each checked on the run: holds, does not hold "
+                                 "(with its numbers) or not decided (docs/report.md, Findings)")
     templates: str = option(s.string, "", doc="a folder of report templates (relative to the scenario file) "
                                               "whose blocks extend or replace fsbench's own")

@@ -104,6 +104,16 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
                   "Latency per operation at 20 concurrent clients",
                   "TPS by concurrency through the JuiceFS FUSE mount (metabench)"):
         assert title in html
+    # seed 002's findings, each judged in the summary: at smoke scale (levels 1 and 20, one run each) those at
+    # 100 clients are not measured and those at 20 not decided by a single run, and the summary says which
+    summary = (run / "summary.md").read_text()
+    section = summary.split("## The study's findings, here", 1)[1].split("## Flagged", 1)[0]
+    findings = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(findings) == 6 and all("**not decided**" in f for f in findings), findings
+    at_100 = [f for f in findings if "maps=100" in f]
+    assert len(at_100) == 4 and all("at maps=100 in this run" in f for f in at_100), at_100
+    # (a latency under NNBench's 1 ms clock reads 0: nothing to divide, and the finding says that instead)
+    assert all("one run per target" in f or "value is not positive" in f for f in findings if "maps=20" in f)
     hosts = pd.read_csv(run / "hosts.csv", keep_default_na=False)
     assert hosts.loc[0, "client_version_hdfs"].startswith("Hadoop 3.3.6")
     assert "fs.s3a.path.style.access=true" in hosts.loc[0, "client_s3a"]

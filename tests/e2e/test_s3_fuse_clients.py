@@ -105,6 +105,10 @@ def test_fuse_clients_for_s3_end_to_end(tmp_path):
     for title in ("Sequential write of one big file, one thread", "Reading many 128 KiB files, many threads"):
         assert title in html
     assert "client CPU" in html and "client peak memory" in html and "file rate" in html
+    # seed 001's findings, each judged in the summary; one run per client at smoke scale decides none of them
+    findings = _findings_section((run / "summary.md").read_text())
+    assert len(findings) == 4 and all("**not decided**" in f for f in findings), findings
+    assert all("one run per target cannot tell a difference from noise" in f or "flagged" in f for f in findings)
 
     # the generated keys reached the clients, and nothing in the run directory
     given = {k for k in keys.read_text().split() if k}
@@ -186,3 +190,9 @@ def test_a_mount_that_never_appears_is_reported_with_the_clients_log(tmp_path):
     assert (run / "targets" / "s3fs" / "s3fs-local.log").stat().st_size > 0
     assert _left_mounted([str(tmp_path / "mnt")]) == [] and not (tmp_path / "mnt").exists()
     shutil.rmtree(tmp_path / "runs", ignore_errors=True)
+
+
+def _findings_section(summary: str) -> list[str]:
+    """The lines of summary.md's findings section (the seed's findings with their verdict here)."""
+    section = summary.split("## The study's findings, here", 1)[1].split("## Flagged", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("- ")]

@@ -356,3 +356,51 @@ def test_default_views_of_each_example_are_legible(browser, tmp_path, scenario):
     _fits(page)
     _legible(page)  # mdtest's ten operations and objbench's seven under their bars (D5) once overlapped
     assert errors == []
+
+
+def _findings(run: Path) -> list[tuple[str, str]]:
+    """(verdict, line) of each finding in summary.md, after checking that every claim of the scenario is there,
+    in its order, and that the report's page lists the same ones."""
+    from fsbench.report.md_text import escape
+
+    claims = [f["claim"] for f in yaml.safe_load((run / "scenario.yaml").read_text())["report"]["findings"]]
+    summary = (run / "summary.md").read_text()
+    section = summary.split("## The study's findings, here", 1)[1].split("## Flagged", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(lines) == len(claims) and all(escape(c) in line for c, line in zip(claims, lines)), lines
+    html = (run / "report.html").read_text()
+    assert html.count('<strong class="finding ') == len(claims)
+    return [(line.split("**")[1], line) for line in lines]
+
+
+def test_seed_findings_are_judged_in_the_summary_of_each_seed_campaign(tmp_path):
+    """Each seed campaign at its default scale (3 rounds) states its seed's findings with a verdict and the
+    numbers: values built from genuine outputs, each target a fixed factor of the baseline in every round
+    (1 + 0.1 x its position), so each verdict is computed, and known: a 1.2x gap holds as a difference, a
+    1.1x gap is within the 10 % floor (no difference: `same` holds, `higher` does not), the other way fails."""
+    s3 = build_run(tmp_path / "s3", S3_FUSE, ["scale=quick"], inventory=None)
+    write_report(s3)
+    said = _findings(s3)
+    # juicefs is 1.2x s3fs in every round: each "faster" finding holds, paired by round over 3 rounds; the
+    # genuine fio output the small-file read is built from has no per-file rate, and the finding says so
+    assert [v for v, _ in said] == ["holds"] * 3 + ["not decided"]
+    assert all("1.2× &#91;1.2–1.2&#93;, paired by round over 3 rounds" in line for _, line in said[:3]), said
+    assert "not measured: juicefs has no read file_rate in this run" in said[3][1]
+
+    hdfs = build_run(tmp_path / "hdfs", METADATA, ["scale=quick"])
+    write_report(hdfs)
+    verdicts = [v for v, _ in _findings(hdfs)]
+    # s3a 1.1x hdfs: within the floor, so "S3 slower" does not hold here; juicefs 1.2x hdfs: its lead holds,
+    # and its create latency 1.2x hdfs's is the other way round of the seed's
+    assert verdicts == ["does not hold", "does not hold", "does not hold", "holds", "holds", "does not hold"]
+    lines = [line for _, line in _findings(hdfs)]
+    assert "no difference here: the whole interval within the 10% floor" in lines[0]
+    assert "the other way: juicefs higher" in lines[5]
+
+    ceph = build_run(tmp_path / "ceph", CEPH, ["scale=lab"])
+    write_report(ceph)
+    verdicts = [v for v, _ in _findings(ceph)]
+    # cephfs-ssd is 1.1x rbd-ssd everywhere: no difference beyond the floor, so every "same" holds and every
+    # difference the seed states does not
+    assert verdicts == ["does not hold", "does not hold", "holds", "holds", "does not hold", "does not hold",
+                        "does not hold", "holds", "does not hold"]

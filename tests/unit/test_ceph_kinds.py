@@ -340,8 +340,11 @@ def test_cephfs_vs_rbd_lab_and_full():
                      "rbd-hdd": ("rbd", ("ceph",)), "cephfs-hdd": ("cephfs", ("ceph",))}
     assert lab.targets["rbd-hdd"].settings.pool == "rbd-hdd" and lab.targets["cephfs-hdd"].settings.fs == "cephfs-hdd"
     assert lab.targets["rbd-ssd"].settings.conf == "${services.ceph.conf}" and lab.baseline == "rbd-ssd"
-    assert lab.workloads["seq-read-128k"].sweep.product == {"numjobs": [1, 4, 16, 64]}
+    # lab: the two ends the seed's summary contrasts, in 3 rounds (the report pairs the variants by round)
+    assert lab.workloads["seq-read-128k"].sweep.product == {"numjobs": [1, 64]}
+    assert lab.settings.order == "rounds" and lab.settings.repetitions.min == 3
     full = load_scenario(CEPH, ["scale=full"])
+    assert full.workloads["seq-read-128k"].sweep.product == {"numjobs": [1, 4, 16, 64]}  # the seed's, once
     assert list(full.hosts) == ["client1"] and full.inventory_file.endswith("inventory-example.yaml")
     assert all(t.services == () and t.settings.conf == "/etc/ceph/ceph.conf" for t in full.targets.values())
     assert full.workloads["mdtest"].options["n"] == 5000

@@ -50,7 +50,7 @@ def test_juicefs_stats_without_a_sample_in_the_run_says_its_means_include_idle_t
 
 @pytest.mark.parametrize("name, full_sizes, run_sizes", [
     ("cephfs-vs-rbd", ["mdtest -n 5000", "1 GiB or 60 s", "5000 items", "(1 GiB at full scale)"],
-     ["mdtest -n 200 ", "128m or 3 s", "200 items per mdtest iteration"]),
+     ["mdtest -n 200 ", "128m or 2 s", "200 items per mdtest iteration"]),
     ("meta-engines", ["-I N ", "about 3 GiB", "tens of GiB"], ["-I 20 -u, 2 tasks", "4 fio files of 256m"]),
 ])
 def test_a_quick_report_states_the_sizes_it_ran_and_how_they_differ_from_full(tmp_path, name, full_sizes,
