@@ -42,10 +42,6 @@ def moved_rows(result: ParseResult) -> ParseResult:
     return result
 
 
-def _b(n: float) -> str:
-    return format_value(float(n), "B")
-
-
 class ReachedTheStore:
     """'never reached the object store': objbench's items against the store's counters of the same run."""
 
@@ -62,7 +58,8 @@ class ReachedTheStore:
                 continue
             got = seen.read_tool if reads else seen.write_tool
             way = "served" if reads else "took"
-            said = (f"the store {way} {_b(got)} while objbench ran, of the {_b(need)} its "
+            said = (f"the store {way} {format_value(float(got), 'B')} while objbench ran, of the "
+                    f"{format_value(need, 'B')} its "
                     f"{' and '.join(op.replace('_', ' ') for op in items)} moved")
             ok = got >= need
             if not ok:
