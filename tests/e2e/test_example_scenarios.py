@@ -301,13 +301,15 @@ def test_metadata_plan_at_the_seeds_levels_on_the_inventorys_client():
     sc = load_scenario(METADATA, ["scale=full"], inventory=INVENTORY)
     assert sc.baseline == "hdfs" and list(sc.targets) == ["hdfs", "s3a", "juicefs", "juicefs-fuse"]
     assert [sc.targets[t].kind for t in sc.targets] == ["hdfs", "s3a", "jfs", "juicefs"]
-    assert sc.workloads["nnbench"].options == {"files_per_map": 100}
+    assert sc.workloads["nnbench"].options == {"files_per_map": 100,
+                                               "operations": ["create_write", "open_read", "rename", "delete"]}
     assert sc.workloads["metabench-tps"].options == {"mode": "concurrency", "files": 100, "bytes": 0}
     assert "NNBench" in sc.description and "rename" in sc.description
     assert sc.services["redis"].hosts == ("meta",) and not sc.services["hdfs"].managed
-    # here (no inventory): every server started on this machine, the levels of quick scale
+    # here (no inventory): every server started on this machine, the two levels of quick scale (20 and 100
+    # clients) of the four targets, in 3 rounds
     here = plan_rows(str(METADATA))
-    assert {r[2] for r in here} == {"local"} and len(here) == 4 * 3
+    assert {r[2] for r in here} == {"local"} and len(here) == 4 * 2 * 3
 
 
 def test_metadata_report_has_the_seeds_views(tmp_path, monkeypatch):
@@ -436,10 +438,11 @@ def test_cephfs_vs_rbd_plan():
         ("rbd", "rbd-hdd", "ext4", "/etc/ceph/ceph.conf")
     assert (cephfs.kind, cephfs.settings.fs, cephfs.settings.client) == ("cephfs", "cephfs-ssd", "auto")
     assert all(t.services == () for t in sc.targets.values())
-    # at scale=lab the same variants on a cluster fsbench starts here, with the seed's thread counts
+    # at scale=lab the same variants on a cluster fsbench starts here, at the two ends of the seed's thread
+    # counts (1 and 64, the low and high concurrency its findings contrast), in 3 rounds
     lab = load_scenario(CEPH, ["scale=lab"])
     assert all(t.services == ("ceph",) for t in lab.targets.values()) and lab.services["ceph"].kind == "ceph-lab"
-    assert len(plan_cases(lab)) == 4 * (1 + 4 * 4)
+    assert len(plan_cases(lab)) == 4 * (1 + 4 * 2) * 3
 
 
 def test_cephfs_vs_rbd_report_per_thread_count(tmp_path):
