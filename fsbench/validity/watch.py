@@ -150,8 +150,11 @@ class BackendWatch:
                 last, still = totals, time.monotonic()
 
     def _totals(self, stage: str) -> tuple:
+        """What the quiet wait compares: the object requests and bytes. A client's metadata-engine requests
+        (meta_*) never go still while it is mounted (its sessions' refresh, fsbench's own fault probe every
+        `fault_interval`): counted, they held every case to the full `settle` (30 s a case)."""
         return tuple(sorted((s, k, o.requests, o.bytes) for s, st in self.snaps.items() if stage in st
-                            for k, o in st[stage].ops.items()))
+                            for k, o in st[stage].ops.items() if not k.startswith(META_PREFIX)))
 
     def _windows(self, service: str) -> tuple[dict[str, OpCount], dict[str, OpCount], Snapshot] | None:
         st = self.snaps.get(service, {})

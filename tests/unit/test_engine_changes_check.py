@@ -106,3 +106,13 @@ def test_rows_without_items_are_not_judged() -> None:
     rows = [{"tool": "mdtest", "operation": "file_creation", "metric": "rate", "stat": "mean", "value": 1.0,
              "items": ""}]
     assert CHANGES_AT_ENGINE.judge("mdtest", rows, _seen(Mknod=0), Thresholds()) == []
+
+
+def test_the_quiet_wait_looks_at_object_traffic_only() -> None:
+    """A mounted JuiceFS client's engine requests never stop (sessions, fsbench's fault probe): the wait for
+    the store to go quiet must not count them, or every case waits the whole `settle`."""
+    client = Source("jfs", "h", "cat", None, Path("."), argv=["cat", "/mnt/jfs/.stats"])  # type: ignore[arg-type]
+    w = BackendWatch([client], Thresholds())
+    w.snaps["jfs"] = {"end": Snapshot(1.0, {"put_object": OpCount(3, 3 * 2**20), "meta_Lookup": OpCount(10)}),
+                      "settled": Snapshot(2.0, {"put_object": OpCount(3, 3 * 2**20), "meta_Lookup": OpCount(14)})}
+    assert w._totals("end") == w._totals("settled")
