@@ -153,6 +153,8 @@ def _target_host(target: Target, alive: dict[str, Transport], needed: float, pre
         return [(h, f"target {target.name}", f"{unsafe}; fsbench will not write there "
                  "(point the target elsewhere, or set `destructive: true` on it)")]
     out = []
+    if not t.is_dir(target.path) and (dead := _dead_mount(t, target.path)):
+        return [(h, f"target {target.name}", dead)]
     if not prepared_later:
         if not t.is_dir(target.path):
             return [(h, f"target {target.name}", f"{target.path} is not an existing directory "
@@ -167,6 +169,20 @@ def _target_host(target: Target, alive: dict[str, Transport], needed: float, pre
         out.append((h, f"space on {target.name}", f"{avail / 2**30:.1f} GiB free under "
                     f"{target.path}, a case needs about {needed / 2**30:.1f} GiB"))
     return out
+
+
+def _dead_mount(t: Transport, path: str) -> str | None:
+    """Why path cannot be used as it stands: a FUSE mount whose client is gone (ENOTCONN), else None.
+
+    fsbench cleans up its own dead mounts from a run's leftovers before the preflight; one still here is
+    not in any run it knows of, so it is left alone and named.
+    """
+    r = t.run(["stat", "-c", "%F", path], timeout=15)
+    said = r.stderr_tail
+    if r.ok or "not connected" not in said:
+        return None
+    return (f"{path} is a FUSE mount whose client has gone (Transport endpoint is not connected); no run of "
+            f"fsbench's records made it, so fsbench leaves it: unmount it (`umount -l {path}`) and run again")
 
 
 def _bytes_needed(case: Case) -> float:

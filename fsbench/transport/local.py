@@ -117,8 +117,12 @@ class LocalTransport:
         shutil.rmtree(path, ignore_errors=True)
 
     def is_dir(self, path: str) -> bool:
-        """An existing directory?"""
-        return Path(path).is_dir()
+        """An existing directory? False where the path cannot be read, as `test -d` says over SSH (a FUSE
+        mount whose client died raises ENOTCONN, which pathlib passes on)."""
+        try:
+            return Path(path).is_dir()
+        except OSError:
+            return False
 
     def close(self) -> None:
         """Nothing to release locally."""

@@ -532,7 +532,7 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
           t:
             path: {tmp_path}/t
             setup: ["mkdir -p ${{target.path}}"]
-            teardown: ["sleep 3", "rm -rf ${{target.path}}"]
+            teardown: ["touch {tmp_path}/tearing-down", "sleep 3", "rm -rf ${{target.path}}"]
         workloads:
           # 3 s: the first Ctrl-C lands 0.5 s in; the resume runs the case again, whole (it was 6 s)
           long: {{tool: fio, options: {{rw: write, size: 1m, time_based: true, runtime: 3}}}}
@@ -545,7 +545,12 @@ def test_a_second_ctrl_c_still_exits_130_with_the_manifest_marked(tmp_path, fio)
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    time.sleep(1.5)  # teardown's `sleep 3` is running now
+    # the second Ctrl-C once the teardown runs (its `sleep 3`): on a loaded machine stopping fio alone took
+    # longer than a fixed 1.5 s, and a second Ctrl-C before the teardown let the teardown run whole
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "tearing-down").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err[-2000:]

@@ -56,3 +56,44 @@ def test_missing_on_some_hosts_only_is_always_refused():
     pf = _check({"a": {"mdtest_version": "mdtest-4.0.0", "vdbench_version": "/x"},
                  "b": {"mdtest_version": "not found", "vdbench_version": "not found"}}, text)
     assert [(h, c) for h, c, _ in pf.failures] == [("b", "mdtest installed"), ("b", "vdbench installed")]
+
+
+# -- a target path that cannot be used as it stands -----------------------------------------------------------
+
+DEAD = """\
+name: dead
+targets: {t: {path: /mnt/fsbench-x, destructive: true, setup: ["mkdir -p ${target.path}"]}}
+workloads: {w: {tool: fio, options: {rw: write, size: 1m}}}
+"""
+
+
+def test_a_dead_fuse_mount_at_a_target_path_is_named_not_a_crash():
+    """A FUSE mount whose client died (ENOTCONN) at the path: refused, with what to do, and left alone."""
+    from fsbench.run.preflight import _target_host
+    from fsbench.transport.fake import fake_hosts
+
+    sc = load_scenario_text(DEAD, "dead.yaml")
+    host = fake_hosts("local")["local"]
+    host.on(["stat"], exit_status=1,
+            stderr="stat: cannot statx '/mnt/fsbench-x': Transport endpoint is not connected\n")
+    found = _target_host(sc.targets["t"], {"local": host}, 0.0, True, "local")
+    assert [f[:2] for f in found] == [("local", "target t")]
+    assert "client has gone" in found[0][2] and "umount -l /mnt/fsbench-x" in found[0][2]
+    assert not host.commands(["umount"]) and not host.commands(["fusermount"])  # not fsbench's: left alone
+
+
+def test_a_path_that_does_not_exist_yet_is_no_dead_mount():
+    from fsbench.run.preflight import _target_host
+    from fsbench.transport.fake import fake_hosts
+
+    sc = load_scenario_text(DEAD, "dead.yaml")
+    host = fake_hosts("local")["local"]
+    host.on(["stat"], exit_status=1, stderr="stat: cannot statx '/mnt/fsbench-x': No such file or directory\n")
+    assert _target_host(sc.targets["t"], {"local": host}, 0.0, True, "local") == []
+
+
+def test_the_local_host_reads_an_unreadable_path_as_no_directory(tmp_path):
+    from fsbench.transport.local import LocalTransport
+
+    # pathlib passes ENAMETOOLONG on, as it does ENOTCONN (a dead FUSE mount): `test -d` says no to both
+    assert LocalTransport("local").is_dir(str(tmp_path / ("x" * 300))) is False
