@@ -122,19 +122,35 @@ def close_block(st: State, at_eof: bool = False) -> None:
                 )
 
 
-#: mdtest's options with a value (getopt letters of IOR 4.0's mdtest, 3.x's being a subset): a value never
-#: counts as a flag
-_WITH_VALUE = set("abBdDeEfGiIlLnNOpsSwWxzZ")
+#: mdtest's options with a value (IOR 4.0's option table; 3.x's are a subset): a value never counts as a flag.
+#: -D, -E, -L, -S and -Z are flags (they were read as taking a value, which swallowed the next flag)
+_WITH_VALUE = set("abBdefGiIlnNpsVwWxz")
 
 
 def tree_dirs(command_line: str, tasks: int | None) -> int | None:
     """The directories mdtest's tree phases make per iteration: (b^(z+1) - 1) / (b - 1) per tree (z + 1 when
     b is 1), one tree per task with -u else one; None when the command line cannot be read."""
+    flags = read_flags(command_line)
+    if flags is None or tasks is None:
+        return None
+    try:
+        b, z = int(flags.get("b", "1")), int(flags.get("z", "0"))
+    except ValueError:
+        return None
+    if b < 0 or z < 0 or z > 64:
+        return None
+    per_tree = 1 if b < 1 else (z + 1 if b == 1 else (b ** (z + 1) - 1) // (b - 1))
+    return per_tree * (tasks if "u" in flags else 1)
+
+
+def read_flags(command_line: str) -> dict[str, str] | None:
+    """mdtest's single-letter flags on its printed command line (`Command line used:`), each with its value
+    ("" for a flag without one); long options and operands skipped; None when the line cannot be read."""
     try:
         argv = shlex.split(command_line)[1:]
     except ValueError:
         return None
-    if not argv or tasks is None:
+    if not argv:
         return None
     flags: dict[str, str] = {}
     i = 0
@@ -154,14 +170,7 @@ def tree_dirs(command_line: str, tasks: int | None) -> int | None:
                 break
             flags[ch] = ""
         i += 1
-    try:
-        b, z = int(flags.get("b", "1")), int(flags.get("z", "0"))
-    except ValueError:
-        return None
-    if b < 0 or z < 0 or z > 64:
-        return None
-    per_tree = 1 if b < 1 else (z + 1 if b == 1 else (b ** (z + 1) - 1) // (b - 1))
-    return per_tree * (tasks if "u" in flags else 1)
+    return flags
 
 
 def io500_line(st: State, m: re.Match[str], cut: bool) -> None:
