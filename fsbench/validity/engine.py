@@ -16,6 +16,8 @@ from fsbench.validity.watch import Evidence
 #: the metric metabench's rows carry (fsbench.tools.metabench.parse.ENGINE_REQUESTS: the same word), and the
 #: column with the number of calls it counted
 ENGINE_REQUESTS, COUNTED = "engine_requests_per_call", "engine_calls"
+#: the metric of mdtest's phases counted one by one (fsbench.tools.mdtest.phase_probe.ENGINE_REQUESTS)
+PHASE_REQUESTS = "engine_requests_per_item"
 #: fewer engine requests per call than this: the calls were (nearly all) served by a cache. A call that reaches
 #: the engine makes one request or more; the client's own background requests (a session refresh) may land in
 #: a counted call now and then: 1 in 10 counted calls was seen on MariaDB for a cached read
@@ -84,15 +86,22 @@ class ChangesAtEngine:
     (Mknod: file, directory and tree creation) gives bounds: at most all of them, at least what is left once
     the other phases had one per item (and mdtest's own directories). A phase is held when even its least
     share reaches `CACHED_BELOW` requests per item, flagged when even all of them do not, and not judged in
-    between, saying so. Stats and reads use the methods every phase uses (Lookup, GetAttr), so no count can tell
-    their share: they are not judged, saying why."""
+    between, saying so. Stats and reads use the methods every phase uses (Lookup, GetAttr), so no whole-run count
+    can tell their share.
+
+    Where mdtest counted each phase on its own (its `engine_requests_per_item` rows: the client's count read
+    before every phase, fsbench.tools.mdtest.phase_probe), those phases are judged by their own requests per
+    item, stats and reads included; the rest (each iteration's last phase, the tree phases) as above."""
 
     name = "never reached the metadata engine"
 
     def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        probed = _probed(rows)
+        out = [_probed_verdict(self.name, tool, phase, r) for phase, r in sorted(probed.items())]
         items = _phase_items(rows)
-        out = []
         for phase, done in sorted(items.items()):
+            if phase in probed:
+                continue
             methods = PHASE_METHODS[phase]
             sharing = [p for p in items if p != phase and set(PHASE_METHODS[p]) & set(methods)]
             asked = sum(seen.requests.get(m, 0) for m in methods)
@@ -117,9 +126,28 @@ class ChangesAtEngine:
             else:
                 out.append(Verdict(self.name, tool, phase, None, detail + (
                     f": its share of the {said} cannot be told from the other phases'")))
-        for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS)):
+        for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS) - set(probed)):
             out.append(Verdict(self.name, tool, phase, None, SHARED_METHODS[phase]))
         return out
+
+
+def _probed(rows: list[dict]) -> dict[str, dict]:
+    """The phases whose own engine requests were counted (mdtest's `engine_requests_per_item` rows)."""
+    return {str(r.get("operation")): r for r in rows if r.get("metric") == PHASE_REQUESTS}
+
+
+def _probed_verdict(check: str, tool: str, phase: str, r: dict) -> Verdict:
+    """A phase judged by its own count: the client's engine requests between the snapshots before it and
+    before the next phase (fsbench.tools.mdtest.phase_probe)."""
+    per_item = float(r.get("value") or 0.0)
+    detail = (f"the client asked its metadata engine {r.get('engine_requests', '?')} requests during "
+              f"{phase.replace('_', ' ')}, for {r.get('engine_items', '?')} items: {per_item:.2f} per item (its "
+              "count read before this phase and before the next)")
+    if per_item >= CACHED_BELOW:
+        return Verdict(check, tool, phase, True, detail)
+    return Verdict(check, tool, phase, False, detail + (
+        ": most items were answered by a cache (the client's or the kernel's), not by the metadata engine, so "
+        "this rate is the cache's"))
 
 
 def _iterations(rows: list[dict]) -> int:

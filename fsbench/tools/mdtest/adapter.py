@@ -21,8 +21,10 @@ from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options
+from fsbench.tools.mdtest import phase_probe
 from fsbench.tools.mdtest import placement as mdtest_placement
 from fsbench.tools.mdtest.parse import TOOL, parse_path
+from fsbench.tools.mdtest.results import read_flags
 
 OWN = {"tasks": "MPI processes (mpirun -np), default 1", "binary": "the mdtest command",
        "mpirun": "the mpirun command", "mpirun_args": "extra mpirun arguments (a list)",
@@ -59,9 +61,11 @@ class MdtestAdapter:
     name = TOOL
     bring_your_own = False
     accepts = ("directory",)
-    metrics: dict[str, str] = {}
+    #: engine_requests_per_item: each phase's metadata-engine requests per item, the client's own count read
+    #: before each phase (fsbench.tools.mdtest.phase_probe), where the target kind offers one
+    metrics: dict[str, str] = {phase_probe.ENGINE_REQUESTS: phase_probe.ENGINE_UNIT}
     #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
-    measures = ("rate", "time", "bandwidth")
+    measures = ("rate", "time", "bandwidth", phase_probe.ENGINE_REQUESTS)
     #: mdtest's own SUMMARY order
     operations = ("directory_creation", "directory_stat", "directory_rename", "directory_removal", "file_creation",
                   "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal")
@@ -153,8 +157,12 @@ class MdtestAdapter:
         multi = ctx is not None and ctx.multi()
         cmd = self.argv(o, test_dir, multi=multi)
         outputs = [] if multi else mdtest_options.output_files(o)
+        probe = _phase_probe(o, test_dir, ctx)
+        if probe:
+            cmd[-2:-2] = [phase_probe.argv_flag()]  # before `-d TEST_DIR`
+            outputs.append(phase_probe.SNAPSHOTS)
         if tasks == 1 and "mpirun_args" not in o and not multi:
-            inv = Invocation(argv=cmd, outputs=outputs)
+            inv = Invocation(argv=cmd, outputs=outputs, files=probe)
             if o.get("separate_phases"):
                 inv.steps = [cmd + [flag] for flag, _ in PHASES]
             return inv
@@ -163,7 +171,7 @@ class MdtestAdapter:
         launcher = (ctx.controller if multi else next(iter(ctx.hosts.values()), None)) if ctx else None
         if (launcher.is_root if launcher is not None and launcher.facts else os.geteuid() == 0):
             mpirun.append("--allow-run-as-root")
-        inv = Invocation(argv=[], outputs=outputs)
+        inv = Invocation(argv=[], outputs=outputs, files=probe)
         if multi:
             inv.controller = True
             inv.files["hostfile"] = "".join(f"{h.address} slots={h.slots}\n" for h in ctx.hosts.values())
@@ -183,7 +191,8 @@ class MdtestAdapter:
         its own phase: mdtest prints every row, with 0.000 for the phases it did not run.
         """
         if not (raw_dir / "stdout.0").exists():
-            return parse_path(raw_dir / "stdout", raw_dir / "stderr", missing_ok=True)
+            return _with_phase_requests(parse_path(raw_dir / "stdout", raw_dir / "stderr", missing_ok=True),
+                                        raw_dir / phase_probe.SNAPSHOTS)
         merged = ParseResult()
         for i, (_flag, phase) in enumerate(PHASES):
             name = f"stdout.{i}"
@@ -214,6 +223,42 @@ class MdtestAdapter:
 
 
 _AGENT_WORD = re.compile(r"[\w@%+=:,./~\[\]-]+\Z")
+
+
+def _with_phase_requests(parsed: ParseResult, snapshots: Path) -> ParseResult:
+    """parsed with each probed phase's `engine_requests_per_item` row (fsbench.tools.mdtest.phase_probe) when
+    the run left the client's snapshots; their order comes from mdtest's own command line."""
+    if not snapshots.exists() or not parsed.rows:
+        return parsed
+    flags = read_flags(str(parsed.meta.get("command_line", "")))
+    if flags is None:
+        parsed.warnings.append(f"{phase_probe.SNAPSHOTS}: mdtest's command line was not read: not used")
+        return parsed
+    rates = [r for r in parsed.rows if r.get("metric") == "rate" and r.get("stat") == "mean"]
+    items = {str(r["operation"]): int(r["items"]) for r in rates if str(r.get("items") or "").isdigit()}
+    iterations = max((int(r.get("iterations") or 1) for r in rates), default=1)
+    try:
+        per_rank = int(flags.get("n", "")) if "n" in flags else None
+    except ValueError:
+        per_rank = None
+    rows, warnings = phase_probe.phase_rows(snapshots.read_text(errors="replace"),
+                                            phase_probe.sequence(flags, per_rank), iterations, items,
+                                            tasks=rates[0].get("tasks") if rates else None)
+    parsed.rows += rows
+    parsed.warnings += warnings
+    return parsed
+
+
+def _phase_probe(o: dict, test_dir: str, ctx) -> dict[str, str]:
+    """The script that counts each phase's engine requests (fsbench.tools.mdtest.phase_probe), by name, where
+    it can: a target client that counts them, one host, one mdtest run, an mdtest that runs a command before
+    each phase (its version known from the preflight); else none."""
+    if ctx is None or ctx.meta_counters is None or ctx.multi() or o.get("separate_phases"):
+        return {}
+    versions = {str(h.facts.get("mdtest_version", "")) for h in ctx.hosts.values()}
+    if not versions or not all(phase_probe.supported(v) for v in versions):
+        return {}
+    return {phase_probe.SCRIPT: phase_probe.script(test_dir, ctx.meta_counters)}
 
 
 def ssh_agent_args(spec: HostSpec | None) -> str:
