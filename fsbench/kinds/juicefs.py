@@ -16,11 +16,13 @@ from fsbench.api.kinds import KindIssue, KindPlan, KindTarget, StoreAccess, Targ
 from fsbench.api.sections import Section
 from fsbench.config import schema as s
 from fsbench.config.schema import option
+from fsbench.core.errors import FsbenchError
 from fsbench.core.secrets import remember, remember_written, split_url_password
 from fsbench.core.shell import render, sh
+from fsbench.validity import engine_server
 from fsbench.validity import juicefs as jfs_counters
 from fsbench.validity.backends import Counters
-from fsbench.validity.engine import CHANGES_AT_ENGINE
+from fsbench.validity.engine import CHANGES_AT_ENGINE, ENGINE_SAW_CLIENT
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class JuiceFSKind:
     #: 1.x): metabench reads it around every timed call, telling a call the engine served from a cached one
     meta_counters = (jfs_counters.STATS_FILE, "juicefs_meta_ops_total_")
     #: mdtest's creations and removals against the client's engine requests of the same methods (`.stats`)
-    validity_checks = (CHANGES_AT_ENGINE,)
+    validity_checks = (CHANGES_AT_ENGINE, ENGINE_SAW_CLIENT)
 
     def settings(self, checked: dict | None) -> JuiceFS | None:
         return SECTION.build(checked)
@@ -119,10 +121,23 @@ class JuiceFSKind:
                 "clients cannot open")
 
     def counters(self, target: KindTarget[JuiceFS], values: dict[str, str]) -> list[Counters]:
-        """The client's object requests, from the mount's `.stats` file on each host (a read, nothing more)."""
+        """The client's object and engine requests, from the mount's `.stats` file on each host (a read, nothing
+        more), and the metadata engine's own count of what it served (fsbench.validity.engine_server), read once
+        from the case's first host, its password in the environment."""
         path = target.path
-        return [Counters(target.name or "juicefs", jfs_counters.stats_argv(path),
-                         jfs_counters.parse_stats, per_host=True)] if path else []
+        if not path:
+            return []
+        out = [Counters(target.name or "juicefs", jfs_counters.stats_argv(path), jfs_counters.parse_stats,
+                        per_host=True)]
+        try:
+            meta = render(settings_of(target, self.name).meta, values, quote=False)
+        except (KeyError, ValueError, FsbenchError):
+            return out  # no settings, or a placeholder without a value yet (plan): no engine counter
+        engine = engine_server.counter_for(meta)
+        if engine is not None:
+            out.append(Counters(f"{target.name or 'juicefs'}-engine", engine.argv, engine.parse, what=engine.what,
+                                env=engine.env, role="engine"))
+        return out
 
     def plan(self, target: KindTarget[JuiceFS], values: dict[str, str], scratch: str) -> KindPlan:
         """Format with trash off, mount in the background, cache and log in scratch, no usage report."""

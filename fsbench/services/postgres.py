@@ -53,11 +53,18 @@ runuser -u {os_user} -- "$bin/initdb" -D "${{service.dir}}/data" -U {user} --aut
 rm -f pwfile
 # clients of other hosts too (a meta node's address), always with the password
 echo "host all all 0.0.0.0/0 scram-sha-256" >> data/pg_hba.conf
+# pg_stat_statements, where the server has it: its statement counts are the engine's own witness of what a
+# client asked (fsbench.validity.engine_server); pg_stat_database's reach shared memory up to 10 s late
+stmts=""
+lib=$(dirname "$(dirname "$(readlink -f "$bin/initdb")")")/lib  # initdb may be a link on the PATH
+[ -f "$lib/pg_stat_statements.so" ] && stmts="-c shared_preload_libraries=pg_stat_statements"
 runuser -u {os_user} -- "$bin/pg_ctl" -D "${{service.dir}}/data" -l "${{service.dir}}/pg.log" -w -t 120 \\
-  -o "-c listen_addresses=${{service.host}} -p ${{service.port}} -k ${{service.dir}}" start > /dev/null
+  -o "-c listen_addresses=${{service.host}} -p ${{service.port}} -k ${{service.dir}} $stmts" start > /dev/null
 for db in {databases}; do
   PGPASSWORD="$FSBENCH_PASSWORD" psql -X -q -h ${{service.host}} -p ${{service.port}} -U {user} -d postgres \\
     -c "CREATE DATABASE $db"
+  [ -z "$stmts" ] || PGPASSWORD="$FSBENCH_PASSWORD" psql -X -q -h ${{service.host}} -p ${{service.port}} \\
+    -U {user} -d "$db" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
 done
 """
 

@@ -4,7 +4,7 @@ that prints them on the case's host and the parser that makes a Snapshot of its 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -29,6 +29,9 @@ class Counters:
     scope_argv: list[str] | None = None
     scope: Callable[[str], Callable[[str], Snapshot | None] | None] | None = None
     what: str = ""
+    #: the command's environment (a password), and the source's role (watch.Source.role: "engine")
+    env: dict[str, str] = field(default_factory=dict)
+    role: str = ""
 
 
 @runtime_checkable
@@ -58,7 +61,8 @@ def kind_sources(plugins: tuple[object, ...], target: object, values: dict[str, 
             where = hosts if c.per_host else hosts[:1]
             for host, tr in where:
                 name = f"{c.name}@{host}" if c.per_host and len(hosts) > 1 else c.name
-                out.append(Source(name, host, c.what or " ".join(c.argv), tr, raw, argv=c.argv, parse=parse))
+                out.append(Source(name, host, c.what or " ".join(c.argv), tr, raw, argv=c.argv, parse=parse,
+                                  env=c.env, role=c.role))
     return out
 
 

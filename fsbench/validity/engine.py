@@ -177,3 +177,38 @@ def _phase_items(rows: list[dict]) -> dict[str, int]:
 
 
 CHANGES_AT_ENGINE = ChangesAtEngine()
+
+
+#: the engine must have counted at least this share of the requests the client says it asked (each JuiceFS
+#: request is one command or statement or more: a Redis transaction is several, a SQL one BEGIN ... COMMIT)
+ENGINE_SAW_AT_LEAST = 0.9
+#: the tools whose measurements the client's engine counts vouch for (their rows name the counted operations)
+_COUNTED_TOOLS = {"metabench": ENGINE_REQUESTS, "mdtest": PHASE_REQUESTS}
+
+
+class EngineSawClient:
+    """'the engine did not see the client's requests': the second witness. The metadata engine's own count of
+    what it served (Redis INFO commandstats, MySQL's Questions, pg_stat_statements, etcd's gRPC calls:
+    fsbench.validity.engine_server) over the case's tool and after windows, against the client's count of the
+    requests it asked (its `.stats` meta_* over the same windows). Held when the engine counted at least
+    `ENGINE_SAW_AT_LEAST` of them: the client's count, on which "served by the client's cache" and "never
+    reached the metadata engine" rest, is then the engine's too. Judges the operations those checks count."""
+
+    name = "the engine did not see the client's requests"
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        if seen.engine_served is None or seen.engine_asked <= 0 or tool not in _COUNTED_TOOLS:
+            return []
+        ops = sorted({str(r.get("operation")) for r in rows if r.get("metric") == _COUNTED_TOOLS[tool]}
+                     | ({str(r.get("operation")) for r in rows} & set(PHASE_METHODS) if tool == "mdtest" else set()))
+        served, asked = seen.engine_served, seen.engine_asked
+        ok = served >= ENGINE_SAW_AT_LEAST * asked
+        detail = (f"the engine itself counted {served} requests while the client asked {asked} "
+                  f"({served / asked:.2f} per request; {seen.engine_what})")
+        if not ok:
+            detail += (": the client's count of its engine requests is more than the engine served, so the "
+                       "requests per call or item it gives are not the engine's")
+        return [Verdict(self.name, tool, op, ok, detail) for op in ops]
+
+
+ENGINE_SAW_CLIENT = EngineSawClient()

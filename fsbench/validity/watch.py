@@ -19,6 +19,7 @@ from fsbench.validity.counters import (
     last_end,
     parse_stats,
 )
+from fsbench.validity.engine_server import ENGINE_SERVED
 from fsbench.validity.juicefs import META_PREFIX
 from fsbench.validity.pagecache import HostCache
 from fsbench.validity.settings import Thresholds
@@ -47,6 +48,11 @@ class Source:
     raw: Path
     argv: list[str] | None = None
     parse: Callable[[str], Snapshot | None] = parse_stats
+    #: the command's environment (a password: never in argv)
+    env: dict[str, str] = field(default_factory=dict)
+    #: "engine": the metadata engine's own count of what it served (fsbench.validity.engine_server), a second
+    #: witness beside the client's; it moves no object bytes and is no evidence of them
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,11 @@ class Evidence:
     #: the evidence is a client's own count of what it asked its store (JuiceFS's `.stats`), not the store's:
     #: it does not see a tool that talks to the store itself (juicefs objbench)
     from_client: bool = False
+    #: the metadata engine's own count of the requests it served over the tool and after windows, and the
+    #: client's count of those it asked (its meta_* requests) over the same windows; None: no engine counted
+    engine_served: int | None = None
+    engine_asked: int = 0
+    engine_what: str = ""
 
     @classmethod
     def host_only(cls, host: HostCache | None) -> "Evidence":
@@ -96,7 +107,7 @@ class BackendWatch:
         src.raw.mkdir(parents=True, exist_ok=True)
         try:
             argv = src.argv or ["curl", "-s", "--max-time", "5", src.url]
-            r = src.transport.run(argv, timeout=30.0 if src.argv else 10.0, stdout_path=out)
+            r = src.transport.run(argv, timeout=30.0 if src.argv else 10.0, stdout_path=out, env=src.env or None)
         except (FsbenchError, OSError) as exc:
             self.notes.append(f"backend {src.service}: its counters could not be read ({exc})")
             return None
@@ -153,8 +164,9 @@ class BackendWatch:
         """What the quiet wait compares: the object requests and bytes. A client's metadata-engine requests
         (meta_*) never go still while it is mounted (its sessions' refresh, fsbench's own fault probe every
         `fault_interval`): counted, they held every case to the full `settle` (30 s a case)."""
+        engines = {src.service for src in self.sources if src.role == "engine"}
         return tuple(sorted((s, k, o.requests, o.bytes) for s, st in self.snaps.items() if stage in st
-                            for k, o in st[stage].ops.items() if not k.startswith(META_PREFIX)))
+                            and s not in engines for k, o in st[stage].ops.items() if not k.startswith(META_PREFIX)))
 
     def _windows(self, service: str) -> tuple[dict[str, OpCount], dict[str, OpCount], Snapshot] | None:
         st = self.snaps.get(service, {})
@@ -165,7 +177,7 @@ class BackendWatch:
 
     def evidence(self) -> Evidence | None:
         """The case's evidence summed over its backends; None when none had counters."""
-        parts = [(s.service, self._windows(s.service), bool(s.argv)) for s in self.sources]
+        parts = [(s.service, self._windows(s.service), bool(s.argv)) for s in self.sources if s.role != "engine"]
         # a client's own counters (JuiceFS's) and its store's (fsbench-s3's) count the same bytes: the
         # store's, which also know when each upload ended, are the evidence; the client's where none
         got = [(name, w) for name, w, client in parts if w is not None and not client]
@@ -185,7 +197,26 @@ class BackendWatch:
             after_s=max(s.now - self.snaps[n]["end"].now for n, (_, _, s) in got),
             quiet=self.quiet, from_client=from_client, requests=_requests([t for _, (t, _, _) in got]
                                                  + [_client_only(t) for name, (t, _, _), client in parts_with(parts)
-                                                    if client and name not in dict(got)]))
+                                                    if client and name not in dict(got)]),
+            **self._engine_witness(parts))
+
+    def _engine_witness(self, parts: list[tuple[str, tuple | None, bool]]) -> dict:
+        """The engine's own count over the tool and after windows, beside the client's (Evidence's engine_*)."""
+        served, what = 0, []
+        for src in self.sources:
+            w = self._windows(src.service) if src.role == "engine" else None
+            if w is not None:
+                served += sum(window.get(ENGINE_SERVED, OpCount()).requests for window in (w[0], w[1]))
+                what.append(src.url)
+        if not what:
+            return {}
+        asked = 0
+        for _, (tool, after, _snap), client in parts_with(parts):
+            if client:
+                asked += sum(o.requests for window in (tool, after) for op, o in window.items()
+                             if op.startswith(META_PREFIX))
+        return {"engine_served": served, "engine_asked": asked,
+                "engine_what": ", ".join(what)}
 
     def rows(self) -> list[dict]:
         """Tidy rows of what each backend served: per S3 operation and per window (`tool`, `after`), the
@@ -200,11 +231,11 @@ class BackendWatch:
                 for op, o in sorted(moved.items()):
                     out.append({**base, "operation": op, "metric": "ops", "value": float(o.requests),
                                 "unit": "count", "window": window})
-                    if op.startswith(META_PREFIX):
+                    if op.startswith(META_PREFIX) or src.role == "engine":
                         continue  # a metadata-engine request carries no object data
                     out.append({**base, "operation": op, "metric": "io_bytes", "value": float(o.bytes),
                                 "unit": "B", "window": window})
-                for op, ops in (("read", READ_OPS), ("write", WRITE_OPS)):
+                for op, ops in (("read", READ_OPS), ("write", WRITE_OPS)) if src.role != "engine" else ():
                     out.append({**base, "operation": op, "metric": "io_bytes", "value": float(data_bytes(moved, ops)),
                                 "unit": "B", "window": window})
             durable = self._durable(src.service)

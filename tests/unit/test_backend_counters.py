@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from fsbench.kinds.cephfs import PLUGIN as CEPHFS
 from fsbench.kinds.cephfs import CephFS
 from fsbench.kinds.juicefs import PLUGIN as JUICEFS
+from fsbench.kinds.juicefs import JuiceFS
 from fsbench.kinds.rbd import PLUGIN as RBD
 from fsbench.kinds.rbd import Rbd
 from fsbench.validity import ceph, juicefs
@@ -84,6 +85,11 @@ def test_kinds_declare_their_counters_with_the_targets_settings():
     jfs = SimpleNamespace(name="jfs", path="/mnt/jfs", settings=None)
     (c,) = JUICEFS.counters(jfs, {})
     assert c.name == "jfs" and c.argv == ["cat", "/mnt/jfs/.stats"] and c.per_host and c.scope_argv is None
+    # with its engine's URL: the engine's own count too, read once, its password in the environment
+    jfs = SimpleNamespace(name="jfs", path="/mnt/jfs", settings=JuiceFS(meta="${services.r.url}/1"))
+    _, engine = JUICEFS.counters(jfs, {"services.r.url": "redis://:pw@127.0.0.1:6390"})
+    assert engine.name == "jfs-engine" and engine.role == "engine" and not engine.per_host
+    assert engine.argv[:5] == ["redis-cli", "-h", "127.0.0.1", "-p", "6390"] and engine.env == {"REDISCLI_AUTH": "pw"}
     rbd = SimpleNamespace(name="r", path="/mnt/r", settings=Rbd(pool="${services.ceph.rbd_pool_ssd}",
                                                                  conf="${services.ceph.conf}"))
     (c,) = RBD.counters(rbd, {"services.ceph.rbd_pool_ssd": "rbd-ssd", "services.ceph.conf": "/s/ceph.conf"})

@@ -83,7 +83,7 @@ def test_the_bench_s_own_object_counts_are_checked_against_the_store_s_and_clien
                                         f"{int(counts['put_object'])}")
     meta = next(r for r in rows if r["operation"] == "update_meta")
     assert "validity" not in meta and meta["validity_detail"].startswith(
-        "not checked: juicefs bench's count of the client's metadata transactions: only the client")
+        "not checked: juicefs bench's count of the client's metadata transactions: no count of the engine's own")
     # a store that counted none of the bench's requests: its figures are of another store
     elsewhere = Evidence(("s3",), 0, 0, 0, 0, 1.0, None, 0.0, True, requests={})
     rows = _rows()
