@@ -85,8 +85,8 @@ class ReachedStore:
             parts = [p for p in PARTS.get(op, ()) if any(r.get("operation") == p for r in rows)]
             if counted_as not in seen.requests:
                 why = (f"no counter of {self.store} covers this case: its target does not send its operations there "
-                       "(JuiceFS's Hadoop SDK sends them to its metadata engine, whose own counters fsbench does not "
-                       "read yet), or fsbench does not run it")
+                       "(JuiceFS's Hadoop SDK sends them to its metadata engine, judged by that engine's own count "
+                       "where fsbench reads one), or fsbench does not run it")
                 out += [Verdict(self.name, tool, o, None, why) for o in (op, *parts)]
                 continue
             counted = seen.requests[counted_as]
@@ -108,3 +108,34 @@ S3A_NEEDS = {"create_write": ("put_object", "PutObject"), "open_read": ("get_obj
 
 REACHED_NAMENODE = ReachedStore("the NameNode", NNBENCH)
 REACHED_S3 = ReachedStore("the S3 server", S3A_NEEDS)
+
+
+class ReachedEngine:
+    """'operations that never reached the metadata engine': NNBench through JuiceFS's Hadoop SDK, whose every
+    operation asks the metadata engine at least once, against the engine's own count of what it served over
+    the case (fsbench.validity.engine_server). The count is the case's, not an operation's: held when it covers
+    every operation NNBench says it did in the case."""
+
+    name = "operations that never reached the metadata engine"
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        if seen.engine_served is None:
+            return []
+        done = {op: tool_sum(rows, op, "ops") for op in NNBENCH}
+        total = sum(done.values())
+        if total <= 0:
+            return []
+        ok = seen.engine_served >= REACHED * total
+        detail = (f"the metadata engine itself counted {seen.engine_served} requests while {tool} ran {total:.0f} "
+                  f"operations ({seen.engine_what})")
+        if not ok:
+            detail += f": under {REACHED:.0%} of one per operation, so some never reached it"
+        out = []
+        for op, n in done.items():
+            if n > 0:
+                parts = [p for p in PARTS.get(op, ()) if any(r.get("operation") == p for r in rows)]
+                out += [Verdict(self.name, tool, o, ok, detail) for o in (op, *parts)]
+        return out
+
+
+REACHED_ENGINE = ReachedEngine()

@@ -83,9 +83,11 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     assert (ops.value == ops.param_maps.astype(int) * 2).all()  # every file operation succeeded: maps x files_per_map
     assert (nn[nn.metric == "exceptions"].value == 0).all()
     assert set(nn[nn.metric == "late_maps"].unit) == {"count"}
-    # every HDFS operation vouched for by the NameNode's own counters (JMX NameNodeActivity)
-    # and every S3A operation by the S3 server's (fsbench-s3's); JuiceFS's SDK sends its metadata to Redis
-    for target, counted in (("hdfs", "the NameNode counted"), ("s3a", "the S3 server counted")):
+    # every HDFS operation vouched for by the NameNode's own counters (JMX NameNodeActivity), every S3A
+    # operation by the S3 server's (fsbench-s3's), and JuiceFS's SDK, which sends its metadata to Redis, by
+    # Redis's own count of the commands it served (INFO commandstats)
+    for target, counted in (("hdfs", "the NameNode counted"), ("s3a", "the S3 server counted"),
+                            ("juicefs", "the metadata engine itself counted")):
         mine = nn[(nn.target == target) & (nn.metric == "ops")]
         assert (mine.validity == "ok").all() and mine.validity_detail.str.contains(counted).all(), \
             mine[["case_id", "operation", "validity_detail"]].to_string()

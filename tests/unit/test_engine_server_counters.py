@@ -75,3 +75,29 @@ def test_juicefs_benchs_metadata_transactions_are_judged_by_the_engines_own_coun
     alone = next(v for v in CLIENT_COUNTS_AGREE.judge("juicefs-bench", rows, _seen(None, 0), Thresholds())
                  if v.operation == "update_meta")
     assert alone.ok is None and "not SQLite's" in alone.detail
+
+
+def test_nnbench_through_the_hadoop_sdk_is_judged_by_the_engines_own_count() -> None:
+    from fsbench.validity.namenode import REACHED_ENGINE
+
+    rows = [{"tool": "nnbench", "operation": "create_write", "metric": "ops", "value": 200.0},
+            {"tool": "nnbench", "operation": "create", "metric": "latency_mean", "value": 0.01}]
+    held = REACHED_ENGINE.judge("nnbench", rows, _seen(1500, 0), Thresholds())
+    assert [(v.operation, v.ok) for v in held] == [("create_write", True), ("create", True)]
+    assert "the metadata engine itself counted 1500 requests while nnbench ran 200 operations" in held[0].detail
+    short = REACHED_ENGINE.judge("nnbench", rows, _seen(20, 0), Thresholds())
+    assert {v.ok for v in short} == {False} and "some never reached it" in short[0].detail
+    assert REACHED_ENGINE.judge("nnbench", rows, _seen(None, 0), Thresholds()) == []
+
+
+def test_the_hadoop_sdk_kind_reads_its_engines_count() -> None:
+    from types import SimpleNamespace
+
+    from fsbench.kinds.jfs import PLUGIN as JFS
+    from fsbench.kinds.jfs import JfsTarget
+
+    target = SimpleNamespace(name="juicefs", path="/fsbench", settings=JfsTarget(meta="${services.r.url}/1"))
+    (engine,) = JFS.counters(target, {"services.r.url": "redis://:pw@10.0.0.5:6390"})
+    assert engine.role == "engine" and engine.env == {"REDISCLI_AUTH": "pw"} and "10.0.0.5" in engine.argv
+    sqlite = SimpleNamespace(name="j", path="/f", settings=JfsTarget(meta="sqlite3:///tmp/m.db"))
+    assert JFS.counters(sqlite, {}) == []
