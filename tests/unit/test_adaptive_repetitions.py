@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from fsbench.run.plan_show import adaptive_range
+from fsbench.run.plan_range import adaptive_range
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
 from fsbench.scenario.repetitions import Repetitions, decide, not_needed, primary_values
