@@ -51,9 +51,7 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
     from fsbench.core.secrets import redact
     from fsbench.scenario import load_scenario, plan_cases
 
-    # the scenario layer alone: fsbench.campaign's describe_plan is the same two calls, but importing it loads
-    # the runner, the preflight and the run directory's modules, a third of the command's time
-    sc = load_scenario(scenario, list(sets), inventory)
+    sc = load_scenario(scenario, list(sets), inventory)  # not fsbench.campaign's: it imports the runner
     cases = plan_cases(sc)
     warn(sc.warnings)
     if show:

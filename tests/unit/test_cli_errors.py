@@ -29,7 +29,7 @@ def _raise(*args, **kwargs):
 #: command line -> the library function it calls first (module, name)
 COMMANDS = [
     (["validate", "{scenario}"], "fsbench.scenario.load", "load_scenario"),
-    (["plan", "{scenario}"], "fsbench.campaign", "describe_plan"),
+    (["plan", "{scenario}"], "fsbench.scenario", "load_scenario"),
     (["run", "{scenario}"], "fsbench.campaign", "run_scenario"),
     (["deploy", "{scenario}"], "fsbench.campaign", "deploy_tools"),
     (["report", "{folder}"], "fsbench.campaign", "open_run"),
