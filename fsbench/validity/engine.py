@@ -9,7 +9,7 @@ the engine's that the report compares.
 
 from __future__ import annotations
 
-from fsbench.validity.checks import RowsCheck, Verdict
+from fsbench.validity.checks import RowsCheck, Verdict, tool_sum
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
 
@@ -201,6 +201,8 @@ class EngineSawClient:
             return []
         ops = sorted({str(r.get("operation")) for r in rows if r.get("metric") == _COUNTED_TOOLS[tool]}
                      | ({str(r.get("operation")) for r in rows} & set(PHASE_METHODS) if tool == "mdtest" else set()))
+        if tool == "metabench" and not ops:  # its concurrency mode: judged over the case (OpsReachedEngine)
+            ops = sorted({str(r.get("operation")) for r in rows if r.get("metric") == "ops"})
         served, asked = seen.engine_served, seen.engine_asked
         ok = served >= ENGINE_SAW_AT_LEAST * asked
         detail = (f"the engine itself counted {served} requests while the client asked {asked} "
@@ -212,3 +214,36 @@ class EngineSawClient:
 
 
 ENGINE_SAW_CLIENT = EngineSawClient()
+
+
+#: a share of one engine request per operation the client must have asked for (each operation of metabench's
+#: concurrency mode asks the engine at least once: a create, an open, a rename, an unlink)
+OPS_REACHED = 0.9
+
+
+class OpsReachedEngine:
+    """'operations that never reached the metadata engine' for metabench's concurrency mode, which counts no
+    engine requests per call (its threads time whole operations): the client's own count of its engine
+    requests over the case (JuiceFS's `.stats` meta_*) against the operations metabench says it did. The
+    count is the case's, not an operation's: held when it covers one request per operation."""
+
+    name = "operations that never reached the metadata engine"
+
+    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        if any(r.get("metric") == ENGINE_REQUESTS for r in rows):
+            return []  # calls mode: each operation counted on its own ("served by the client's cache")
+        asked = sum(n for op, n in seen.requests.items() if op.startswith("meta_"))
+        done = {op: tool_sum(rows, op, "ops") for op in sorted({str(r.get("operation")) for r in rows
+                                                                  if r.get("metric") == "ops"})}
+        total = sum(done.values())
+        if not asked or total <= 0:
+            return []
+        ok = asked >= OPS_REACHED * total
+        detail = (f"the client asked its metadata engine {asked} requests while {tool} did {total:.0f} operations "
+                  f"({asked / total:.2f} per operation; its `.stats`, over the case)")
+        if not ok:
+            detail += ": fewer than one per operation, so some were answered by a cache, not by the engine"
+        return [Verdict(self.name, tool, op, ok, detail) for op, n in sorted(done.items()) if n > 0]
+
+
+OPS_REACHED_ENGINE = OpsReachedEngine()

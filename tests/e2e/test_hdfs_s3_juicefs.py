@@ -98,6 +98,11 @@ def test_seed_002_scenario_starts_and_stops_its_own_hdfs_s3_and_redis(tmp_path):
     meta = results[(results.tool == "metabench") & (results.metric == "rate")]
     assert set(meta.target) == {"juicefs-fuse"} and set(meta.operation) == OPERATIONS and len(meta) == 8
     assert (meta.value > 0).all()
+    # each case's operations against the client's own count of its engine requests (metabench's concurrency
+    # mode times whole operations) and Redis's own count of what it served
+    assert (meta.validity == "ok").all() and meta.validity_detail.str.contains(
+        r"requests while metabench did \d+ operations").all(), meta[["case_id", "validity_detail"]].to_string()
+    assert meta.validity_detail.str.contains("the engine itself counted").all()
     assert not _mounted("/mnt/fsbench-hdfs-s3-juicefs")
 
     # the seed's views

@@ -101,3 +101,23 @@ def test_the_hadoop_sdk_kind_reads_its_engines_count() -> None:
     assert engine.role == "engine" and engine.env == {"REDISCLI_AUTH": "pw"} and "10.0.0.5" in engine.argv
     sqlite = SimpleNamespace(name="j", path="/f", settings=JfsTarget(meta="sqlite3:///tmp/m.db"))
     assert JFS.counters(sqlite, {}) == []
+
+
+def test_metabenchs_concurrency_mode_is_judged_by_the_clients_count_over_the_case() -> None:
+    from fsbench.validity.engine import OPS_REACHED_ENGINE
+
+    rows = [{"tool": "metabench", "operation": op, "metric": "ops", "value": 40.0, "host": "local"}
+            for op in ("create_write", "open_read", "rename", "delete")]
+    seen = Evidence(("s3",), 0, 0, 0, 0, 1.0, None, 1.0, True, requests={"meta_Create": 253, "meta_Lookup": 200,
+                                                                           "put_object": 40})
+    held = OPS_REACHED_ENGINE.judge("metabench", rows, seen, Thresholds())
+    assert {v.ok for v in held} == {True} and len(held) == 4
+    assert "453 requests while metabench did 160 operations (2.83 per operation" in held[0].detail
+    cached = Evidence(("s3",), 0, 0, 0, 0, 1.0, None, 1.0, True, requests={"meta_Lookup": 20})
+    assert {v.ok for v in OPS_REACHED_ENGINE.judge("metabench", rows, cached, Thresholds())} == {False}
+    # calls mode counts each operation on its own: not judged here
+    counted = rows + [{"tool": "metabench", "operation": "lookup", "metric": "engine_requests_per_call", "value": 1.0}]
+    assert OPS_REACHED_ENGINE.judge("metabench", counted, seen, Thresholds()) == []
+    # the engine's own count vouches for the client's there too
+    witness = ENGINE_SAW_CLIENT.judge("metabench", rows, _seen(1500, 453), Thresholds())
+    assert [v.operation for v in witness] == ["create_write", "delete", "open_read", "rename"]
