@@ -125,7 +125,8 @@ class HadoopLab:
     def hdfs_list(self, path: str) -> list[str]:
         """Names in an HDFS folder (WebHDFS); [] when it does not exist."""
         try:
-            with urllib.request.urlopen(f"{self.hdfs_http}/webhdfs/v1{path}?op=LISTSTATUS", timeout=10) as r:
+            # 60 s: a loaded machine kept the NameNode's HTTP answer past 10 s once in a full run
+            with urllib.request.urlopen(f"{self.hdfs_http}/webhdfs/v1{path}?op=LISTSTATUS", timeout=60) as r:
                 return [s["pathSuffix"] for s in json.load(r)["FileStatuses"]["FileStatus"]]
         except urllib.error.HTTPError as exc:
             if exc.code == 404:

@@ -19,17 +19,21 @@ def _scenario(tmp_path: Path, level: str) -> Path:
 
 
 def test_drop_caches_level_1_drops_the_page_cache_only_as_seed_001_wrote_it(tmp_path, fio):
-    scenario = _scenario(tmp_path, ", drop_caches_level: 1")
+    # three repetitions: the dentry count is the machine's, and another test's level-3 drop on another worker
+    # may land between one case's two readings (it did, once, in a full run); not between all three
+    scenario = _scenario(tmp_path, ", drop_caches_level: 1, repetitions: 3")
     shown = run_cli("plan", str(scenario), "--show", check=True).stdout
     assert "-- drop the page cache on every involved host (sync; echo 1 > /proc/sys/vm/drop_caches)" in shown
     proc = run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report")
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = Path(proc.stdout.splitlines()[0])
-    proof = json.loads((run / "raw" / "t__seq-read__r1" / "local" / "drop_caches.json").read_text())
-    assert proof["command"] == "sync && echo 1 > /proc/sys/vm/drop_caches" and proof["level"] == 1, proof
-    assert proof["ok"] and proof["cached_after_bytes"] < proof["cached_before_bytes"], proof
+    proofs = [json.loads((run / "raw" / f"t__seq-read__r{i}" / "local" / "drop_caches.json").read_text())
+              for i in (1, 2, 3)]
+    for proof in proofs:
+        assert proof["command"] == "sync && echo 1 > /proc/sys/vm/drop_caches" and proof["level"] == 1, proof
+        assert proof["ok"] and proof["cached_after_bytes"] < proof["cached_before_bytes"], proof
     # level 1 leaves the dentry cache alone (level 3 frees every unused dentry, most of them)
-    assert proof["dentries_after"] > proof["dentries_before"] // 2, proof
+    assert any(p["dentries_after"] > p["dentries_before"] // 2 for p in proofs), proofs
     assert "drop_caches_level: 1" in (run / "scenario.yaml").read_text()  # the setting, kept with the run
     assert not (tmp_path / "t").exists()
 
