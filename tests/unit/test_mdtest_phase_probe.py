@@ -112,3 +112,12 @@ def test_a_probed_phase_is_judged_by_its_own_count_stats_included() -> None:
     assert verdicts["file_stat"].ok is False and "answered by a cache" in verdicts["file_stat"].detail
     assert verdicts["file_read"].ok is True
     assert verdicts["file_removal"].ok is True and "Unlink" in verdicts["file_removal"].detail  # the whole run's
+
+
+def test_a_snapshot_that_read_no_counters_leaves_its_phases_uncounted_not_zero() -> None:
+    # the counters file was not found before file_stat: creation and stat are not counted, read is
+    text = "@phase 1\nx 10\n@phase 2\n@phase 3\nx 50\n@phase 4\nx 90\n"
+    rows, _ = phase_probe.phase_rows(text, ["file_creation", "file_stat", "file_read", "file_removal"], 1,
+                                     {"file_creation": 10, "file_stat": 10, "file_read": 10})
+    assert [(r["operation"], r["engine_requests"]) for r in rows] == [("file_read", 40)]
+    assert phase_probe.snapshots(text) == [10, None, 50, 90]

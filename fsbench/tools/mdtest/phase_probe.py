@@ -86,18 +86,18 @@ def sequence(flags: dict[str, str], items: int | None = None) -> list[str]:
     return out
 
 
-def snapshots(text: str) -> list[int]:
-    """The sum of the counter lines after each marker, in the file's order (a snapshot without a
-    number counts 0: the file could not be read then)."""
-    out: list[int] = []
+def snapshots(text: str) -> list[int | None]:
+    """The sum of the counter lines after each marker, in the file's order; None for a snapshot with no
+    counter line (the file could not be read then): a phase it bounds is not counted, never counted as 0."""
+    out: list[int | None] = []
     for line in text.splitlines():
         if line.startswith(MARK):
-            out.append(0)
+            out.append(None)
             continue
         parts = line.split()
         if out and len(parts) == 2:
             try:
-                out[-1] += int(float(parts[1]))
+                out[-1] = (out[-1] or 0) + int(float(parts[1]))
             except ValueError:
                 continue
     return out
@@ -115,12 +115,19 @@ def phase_rows(text: str, phases: list[str], iterations: int, items: dict[str, i
         return [], [f"{SNAPSHOTS}: {len(taken)} snapshots of the client's engine requests where the phases "
                     f"({', '.join(phases)}) x {iterations} iterations make {expected}: not used"]
     asked: dict[str, int] = {}
+    unread: set[str] = set()  # a phase some snapshot around it could not read: not counted at all
     for it in range(max(1, iterations)):
         first = it * len(phases)
         for k, phase in enumerate(phases[:-1]):
-            asked[phase] = asked.get(phase, 0) + taken[first + k + 1] - taken[first + k]
+            before, after = taken[first + k], taken[first + k + 1]
+            if before is None or after is None:
+                unread.add(phase)
+                continue
+            asked[phase] = asked.get(phase, 0) + after - before
     rows = []
     for phase, n in asked.items():
+        if phase in unread:
+            continue
         done = items.get(phase, 0) * max(1, iterations)
         if done > 0 and n >= 0:
             rows.append(measurement("mdtest", phase, ENGINE_REQUESTS, n / done, unit=ENGINE_UNIT,
