@@ -24,11 +24,10 @@ from fsbench.config import schema as s
 from fsbench.config.schema import option
 from fsbench.core.errors import FsbenchError
 from fsbench.core.secrets import remember_written, split_url_password
-from fsbench.core.shell import render, sh
+from fsbench.core.shell import sh
 from fsbench.kinds import hadoop_client
 from fsbench.kinds.juicefs import empty_meta_check, volume_name
-from fsbench.validity import engine_server
-from fsbench.validity.backends import Counters
+from fsbench.validity.backends import Counters, engine_counters
 from fsbench.validity.namenode import REACHED_ENGINE
 
 #: settings fields a JuiceFS 1.0 client does not know (written by the 1.1+ command line)
@@ -136,12 +135,10 @@ class JfsKind(hadoop_client.HadoopUrlKind[JfsTarget]):
         """The metadata engine's own count of what it served (fsbench.validity.engine_server), read once from the
         case's first host, its password in the environment; none for an engine without one (SQLite...)."""
         try:
-            meta = render(settings_of(target, self.name).meta, values, quote=False)
-        except (KeyError, ValueError, FsbenchError):
-            return []  # no settings, or a placeholder without a value yet (plan)
-        engine = engine_server.counter_for(meta)
-        return [Counters(f"{target.name or 'jfs'}-engine", engine.argv, engine.parse, what=engine.what, env=engine.env,
-                         role="engine")] if engine is not None else []
+            meta = settings_of(target, self.name).meta
+        except FsbenchError:
+            return []  # no settings: no engine counter
+        return engine_counters(f"{target.name or 'jfs'}-engine", meta, values)
 
     def plan(self, target: KindTarget[JfsTarget], values: dict[str, str], scratch: str) -> KindPlan:
         raw, name = settings_of(target, self.name), target.name

@@ -19,9 +19,8 @@ from fsbench.config.schema import option
 from fsbench.core.errors import FsbenchError
 from fsbench.core.secrets import remember, remember_written, split_url_password
 from fsbench.core.shell import render, sh
-from fsbench.validity import engine_server
 from fsbench.validity import juicefs as jfs_counters
-from fsbench.validity.backends import Counters
+from fsbench.validity.backends import Counters, engine_counters
 from fsbench.validity.engine import CHANGES_AT_ENGINE, ENGINE_SAW_CLIENT
 
 
@@ -130,14 +129,10 @@ class JuiceFSKind:
         out = [Counters(target.name or "juicefs", jfs_counters.stats_argv(path), jfs_counters.parse_stats,
                         per_host=True)]
         try:
-            meta = render(settings_of(target, self.name).meta, values, quote=False)
-        except (KeyError, ValueError, FsbenchError):
-            return out  # no settings, or a placeholder without a value yet (plan): no engine counter
-        engine = engine_server.counter_for(meta)
-        if engine is not None:
-            out.append(Counters(f"{target.name or 'juicefs'}-engine", engine.argv, engine.parse, what=engine.what,
-                                env=engine.env, role="engine"))
-        return out
+            meta = settings_of(target, self.name).meta
+        except FsbenchError:
+            return out  # no settings: no engine counter
+        return out + engine_counters(f"{target.name or 'juicefs'}-engine", meta, values)
 
     def plan(self, target: KindTarget[JuiceFS], values: dict[str, str], scratch: str) -> KindPlan:
         """Format with trash off, mount in the background, cache and log in scratch, no usage report."""

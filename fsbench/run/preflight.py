@@ -153,10 +153,11 @@ def _target_host(target: Target, alive: dict[str, Transport], needed: float, pre
         return [(h, f"target {target.name}", f"{unsafe}; fsbench will not write there "
                  "(point the target elsewhere, or set `destructive: true` on it)")]
     out = []
-    if not t.is_dir(target.path) and (dead := _dead_mount(t, target.path)):
+    exists = t.is_dir(target.path)
+    if not exists and (dead := _dead_mount(t, target.path)):
         return [(h, f"target {target.name}", dead)]
     if not prepared_later:
-        if not t.is_dir(target.path):
+        if not exists:
             return [(h, f"target {target.name}", f"{target.path} is not an existing directory "
                      "(mount it, or give the target setup commands)")]
         if target.fstype:

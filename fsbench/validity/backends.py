@@ -10,6 +10,8 @@ from typing import Protocol, runtime_checkable
 
 from fsbench.api.transport import Transport
 from fsbench.core.errors import FsbenchError
+from fsbench.core.shell import render
+from fsbench.validity import engine_server
 from fsbench.validity.counters import Snapshot
 from fsbench.validity.watch import Source
 
@@ -32,6 +34,19 @@ class Counters:
     #: the command's environment (a password), and the source's role (watch.Source.role: "engine")
     env: dict[str, str] = field(default_factory=dict)
     role: str = ""
+
+
+def engine_counters(name: str, meta: str, values: dict[str, str]) -> list[Counters]:
+    """The metadata engine's own count of what it served (fsbench.validity.engine_server) for a JuiceFS meta URL
+    template: read once from the case's first host, its password in the environment; none for an engine
+    without a reader (SQLite...) or a URL whose placeholders have no value yet (a plan)."""
+    try:
+        url = render(meta, values, quote=False)
+    except (KeyError, ValueError):
+        return []
+    engine = engine_server.counter_for(url)
+    return [Counters(name, engine.argv, engine.parse, what=engine.what, env=engine.env, role="engine")] \
+        if engine is not None else []
 
 
 @runtime_checkable

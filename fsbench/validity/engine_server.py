@@ -49,6 +49,12 @@ class EngineCounter:
         return PARSERS[self.engine](text)
 
 
+#: said after what an engine counter reads: the server counts every client's requests, not only this case's
+#: (another JuiceFS client of the same server, fsbench's own probe of a mounted target), so its count can only
+#: be larger than the case's: a witness that the requests arrived, not an exact count of them
+ALL_CLIENTS = ", every client of the server"
+
+
 def counter_for(meta_url: str) -> EngineCounter | None:
     """The engine counter of a JuiceFS metadata URL (its password out of argv), None for an engine without one
     fsbench reads (SQLite, TiKV, Badger...) or a URL it cannot read."""
@@ -60,7 +66,7 @@ def counter_for(meta_url: str) -> EngineCounter | None:
             return None
         return EngineCounter("redis", ["redis-cli", "-h", u.hostname, "-p", str(u.port or 6379), "--no-auth-warning",
                                        "INFO", "commandstats"], {"REDISCLI_AUTH": password} if password else {},
-                             f"Redis {u.hostname}:{u.port or 6379} INFO commandstats")
+                             f"Redis {u.hostname}:{u.port or 6379} INFO commandstats" + ALL_CLIENTS)
     if scheme == "mysql":
         m = re.match(r"mysql://(?:([^@]*)@)?\(([^:)]+)(?::(\d+))?\)/", url)
         if not m:
@@ -68,7 +74,8 @@ def counter_for(meta_url: str) -> EngineCounter | None:
         user, host, port = unquote(m.group(1) or "root"), m.group(2), m.group(3) or "3306"
         return EngineCounter("mysql", ["mysql", "--no-defaults", "--protocol=tcp", "-h", host, "-P", port, "-u", user,
                                        "-N", "-B", "-e", "SHOW GLOBAL STATUS LIKE 'Questions'"],
-                             {"MYSQL_PWD": password} if password else {}, f"MySQL {host}:{port} Questions")
+                             {"MYSQL_PWD": password} if password else {},
+                             f"MySQL {host}:{port} Questions" + ALL_CLIENTS)
     if scheme in ("postgres", "postgresql"):
         u = urlsplit(url)
         if not u.hostname:
@@ -78,14 +85,14 @@ def counter_for(meta_url: str) -> EngineCounter | None:
                                           "-U", unquote(u.username or "postgres"), "-d", db, "-c",
                                           "select coalesce(sum(calls), 0) from pg_stat_statements"],
                              {"PGPASSWORD": password} if password else {},
-                             f"PostgreSQL {u.hostname}:{u.port or 5432} pg_stat_statements")
+                             f"PostgreSQL {u.hostname}:{u.port or 5432} pg_stat_statements" + ALL_CLIENTS)
     if scheme == "etcd":
         u = urlsplit(url)
         host = (u.netloc.rsplit("@", 1)[-1].split(",", 1)[0])
         if not host:
             return None
         return EngineCounter("etcd", ["curl", "-s", "--max-time", "5", f"http://{host}/metrics"], {},
-                             f"etcd {host} /metrics grpc_server_handled_total")
+                             f"etcd {host} /metrics grpc_server_handled_total" + ALL_CLIENTS)
     return None
 
 
