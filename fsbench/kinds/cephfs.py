@@ -27,7 +27,10 @@ from fsbench.kinds.ceph_client import (
     state_dir,
     user_option,
 )
+from fsbench.validity import ceph_mds as mds
 from fsbench.validity.backends import Counters
+from fsbench.validity.engine import CHANGES_AT_MDS
+from fsbench.validity.watch import METADATA
 
 CLIENTS = ("auto", "kernel", "fuse")
 #: how a host says it has the kernel client: the file system registered, or its module loaded now (a
@@ -63,6 +66,7 @@ class CephFSKind:
     address = "directory"
     section = SECTION
     client_process = "ceph-fuse"  # the kernel client has none: its samples are then empty
+    validity_checks = (CHANGES_AT_MDS,)
 
     def settings(self, checked: dict | None) -> CephFS:
         return SECTION.build(checked) or SECTION.default()  # every key has a default: the section may be left out
@@ -83,10 +87,14 @@ class CephFSKind:
         return []
 
     def counters(self, target: KindTarget[CephFS], values: dict[str, str]) -> list[Counters]:
-        """What the OSDs of the file system's data pools served (fsbench.validity.ceph)."""
+        """What the OSDs of the file system's data pools served (fsbench.validity.ceph), and the requests of
+        each kind its MDSs served (fsbench.validity.ceph_mds)."""
         spec = target.settings or SECTION.default()
         ceph = ["ceph", *client_args(spec.conf, spec.user, spec.keyring, values)]
-        return [counters(target.name or "cephfs", ceph, fs=render(spec.fs, values, quote=False))]
+        fs, name = render(spec.fs, values, quote=False), target.name or "cephfs"
+        return [counters(name, ceph, fs=fs),
+                Counters(f"{name}-mds", mds.perf_argv(ceph), mds.parse_perf, scope_argv=mds.scope_argv(ceph, fs),
+                         scope=mds.scoped_parser(fs), what=f"the MDSs of CephFS {fs or '(default)'}", role=METADATA)]
 
     def plan(self, target: KindTarget[CephFS], values: dict[str, str], scratch: str) -> KindPlan:
         """Mount with the client the host has; unmount; kill a stuck ceph-fuse after a crash."""

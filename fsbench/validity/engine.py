@@ -9,6 +9,8 @@ the engine's that the report compares.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fsbench.validity.checks import RowsCheck, Verdict, tool_sum
 from fsbench.validity.settings import Thresholds
 from fsbench.validity.watch import Evidence
@@ -50,6 +52,29 @@ class ServedByClientCache(RowsCheck):
 SERVED_BY_CLIENT_CACHE = ServedByClientCache()
 
 
+@dataclass(frozen=True)
+class PhaseMethods:
+    """What counts an mdtest phase's requests at a file system's metadata service: for each phase that changes
+    metadata, the request kinds that make the change (`changes`); for each phase that only looks (a stat, a
+    read), the kinds it sends, which other phases send too (`looks`: only an upper bound of its share); how
+    the count is named in the verdicts (`counted`, `service`)."""
+
+    changes: dict[str, tuple[str, ...]]
+    looks: dict[str, tuple[str, ...]]
+    counted: str
+    service: str
+    #: why a looking phase whose upper bound reached the threshold is not judged
+    shared: str = ""
+
+    @property
+    def family(self) -> str:
+        """What the counted kinds' names begin with (`meta_`, `mds_`): one of them seen means they were read."""
+        return next(iter(self.changes.values()))[0].split("_", 1)[0] + "_"
+
+    def prefix(self, method: str) -> str:
+        return method.split("_", 1)[1] if "_" in method else method
+
+
 #: mdtest's phases that change metadata -> the client's metadata-engine methods that make that change. JuiceFS
 #: 1.x counts a mkdir as a Mknod (its Mkdir makes a node of type directory), so file, directory and tree creation
 #: share Mknod (Mkdir and Create are listed for clients that count them apart); directory and tree removal share
@@ -73,60 +98,88 @@ SHARED_METHODS = {
     "directory_stat": _SHARED.format(what="stat", methods="Lookup and GetAttr", calls="getattr and lookup"),
     "file_read": _SHARED.format(what="read", methods="Lookup and Open, and its data Read", calls="read_1"),
 }
+_LOOK = ("meta_Lookup", "meta_GetAttr")
+#: JuiceFS: what the client counts (its `.stats`); a stat sends Lookup or GetAttr (a read's Open is not counted
+#: by every client, so a read is never judged by a count that may lack it)
+JUICEFS = PhaseMethods(PHASE_METHODS, {"file_stat": _LOOK, "directory_stat": _LOOK}, "the client asked its metadata "
+                       "engine", "metadata engine")
+_MDS_LOOK = ("mds_getattr", "mds_lookup")
+#: CephFS: what its MDSs served, per request kind (fsbench.validity.ceph_mds): each change has its own kind but
+#: directory and tree creation (mkdir) and removal (rmdir); a stat sends getattr or lookup, a read an open
+CEPHFS = PhaseMethods(
+    {"file_creation": ("mds_create",), "directory_creation": ("mds_mkdir",), "tree_creation": ("mds_mkdir",),
+     "file_removal": ("mds_unlink",), "directory_removal": ("mds_rmdir",), "tree_removal": ("mds_rmdir",),
+     "directory_rename": ("mds_rename",)},
+    {"file_stat": _MDS_LOOK, "directory_stat": _MDS_LOOK, "file_read": ("mds_open",),
+     "directory_read": ("mds_readdir",)},
+    "the file system's MDSs served", "MDS",
+    shared="the MDSs count getattr and lookup for the whole mdtest run, which the other phases send too: no "
+           "count can tell this phase's share")
 #: directories mdtest makes per iteration outside its phases' counts (its test directory and its parent)
 OUTSIDE_PHASES = 2
 
 
 class ChangesAtEngine:
-    """'never reached the metadata engine': an mdtest phase that changes metadata, judged by the client's own
-    count of the engine requests that make that change (JuiceFS' `.stats`, read before and after mdtest).
+    """'never reached the metadata engine' (or 'the MDS'): an mdtest phase judged by the metadata service's
+    requests of the kinds it sends, counted by the client (JuiceFS' `.stats`) or by the server (CephFS's MDSs),
+    read before and after mdtest.
 
     mdtest times all its phases inside one process, so the counts cover the whole run; a method only one
     phase uses (a file removal's Unlink) gives that phase's requests per item exactly, one phases share
     (Mknod: file, directory and tree creation) gives bounds: at most all of them, at least what is left once
     the other phases had one per item (and mdtest's own directories). A phase is held when even its least
     share reaches `CACHED_BELOW` requests per item, flagged when even all of them do not, and not judged in
-    between, saying so. Stats and reads use the methods every phase uses (Lookup, GetAttr), so no whole-run count
-    can tell their share.
+    between, saying so. A phase that only looks (a stat) sends kinds other phases send in unknown numbers: it is
+    flagged when even all of them fall short, and not judged otherwise.
 
     Where mdtest counted each phase on its own (its `engine_requests_per_item` rows: the client's count read
     before every phase, fsbench.tools.mdtest.phase_probe), those phases are judged by their own requests per
     item, stats and reads included; the rest (each iteration's last phase, the tree phases) as above."""
 
-    name = "never reached the metadata engine"
+    def __init__(self, name: str, methods: PhaseMethods):
+        self.name, self.methods = name, methods
 
     def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
+        m = self.methods
         probed = _probed(rows)
+        if not any(k.startswith(m.family) for k in seen.requests) and not probed:
+            return []  # the service's counters were not read in this case: nothing to judge by
         out = [_probed_verdict(self.name, tool, phase, r) for phase, r in sorted(probed.items())]
-        items = _phase_items(rows)
+        items = _phase_items(rows, set(m.changes) | set(m.looks))
         for phase, done in sorted(items.items()):
             if phase in probed:
                 continue
-            methods = PHASE_METHODS[phase]
-            sharing = [p for p in items if p != phase and set(PHASE_METHODS[p]) & set(methods)]
-            asked = sum(seen.requests.get(m, 0) for m in methods)
+            looks = phase not in m.changes
+            methods = m.looks[phase] if looks else m.changes[phase]
+            sharing = [] if looks else [p for p in items if p != phase and p in m.changes
+                                        and set(m.changes[p]) & set(methods)]
+            asked = sum(seen.requests.get(k, 0) for k in methods)
             others = sum(items[p] for p in sharing)
             slack = OUTSIDE_PHASES * _iterations(rows) if sharing else 0
-            most, least = asked / done, max(0, asked - others - slack) / done
-            said = "/".join(m.removeprefix("meta_") for m in methods if seen.requests.get(m)) \
-                or methods[0].removeprefix("meta_")
-            detail = (f"the client asked its metadata engine {asked} {said} while {tool} ran, for {done} items of "
-                      f"{phase.replace('_', ' ')}")
+            most = asked / done
+            least = 0.0 if looks else max(0, asked - others - slack) / done
+            said = "/".join(m.prefix(k) for k in methods if seen.requests.get(k)) or m.prefix(methods[0])
+            detail = f"{m.counted} {asked} {said} while {tool} ran, for {done} items of {phase.replace('_', ' ')}"
             if sharing:
                 shared = " and ".join(f"{items[p]} of {p.replace('_', ' ')}" for p in sorted(sharing))
                 detail += f" and {shared} (same method): {least:.2f} to {most:.2f} per item"
+            elif looks:
+                detail += f": at most {most:.2f} per item (other phases send {said} too)"
             else:
                 detail += f": {most:.2f} per item"
             if most < CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, False, detail + (
-                    ": most of these changes stayed in the client while mdtest timed them, so this rate is not "
-                    "the engine's")))
+                    f": most of these changes stayed in the client while mdtest timed them, so this rate is not the "
+                    f"{m.service}'s" if not looks else
+                    f": most of these items were answered by a cache (the client's or the kernel's), not by the "
+                    f"{m.service}, so this rate is the cache's")))
             elif least >= CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, True, detail))
             else:
-                out.append(Verdict(self.name, tool, phase, None, detail + (
-                    f": its share of the {said} cannot be told from the other phases'")))
-        for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS) - set(probed)):
+                why = (m.shared or SHARED_METHODS.get(phase, "")) if looks else \
+                    f"its share of the {said} cannot be told from the other phases'"
+                out.append(Verdict(self.name, tool, phase, None, f"{detail}: {why}"))
+        for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS) - set(probed) - set(items)):
             out.append(Verdict(self.name, tool, phase, None, SHARED_METHODS[phase]))
         return out
 
@@ -160,12 +213,12 @@ def _iterations(rows: list[dict]) -> int:
     return out
 
 
-def _phase_items(rows: list[dict]) -> dict[str, int]:
+def _phase_items(rows: list[dict], phases: set[str]) -> dict[str, int]:
     """The items each judged phase handled in all its iterations (its rows' `items` x `iterations`)."""
     out: dict[str, int] = {}
     for r in rows:
         phase, items = str(r.get("operation")), r.get("items")
-        if phase not in PHASE_METHODS or r.get("metric") != "rate" or items in (None, "") or phase in out:
+        if phase not in phases or r.get("metric") != "rate" or items in (None, "") or phase in out:
             continue
         try:
             n = int(float(str(items))) * int(float(str(r.get("iterations") or 1)))
@@ -176,7 +229,8 @@ def _phase_items(rows: list[dict]) -> dict[str, int]:
     return out
 
 
-CHANGES_AT_ENGINE = ChangesAtEngine()
+CHANGES_AT_ENGINE = ChangesAtEngine("never reached the metadata engine", JUICEFS)
+CHANGES_AT_MDS = ChangesAtEngine("never reached the MDS", CEPHFS)
 
 
 #: the engine must have counted at least this share of the requests the client says it asked (each JuiceFS

@@ -33,6 +33,8 @@ COUNTER_URLS: dict[str, Callable[[dict[str, str], str], str | None]] = {
 }
 #: seconds between two polls while waiting for the backend to go quiet
 POLL_S = 0.2
+#: Source.role values
+ENGINE, METADATA = "engine", "metadata"
 
 
 @dataclass
@@ -51,8 +53,15 @@ class Source:
     #: the command's environment (a password: never in argv)
     env: dict[str, str] = field(default_factory=dict)
     #: "engine": the metadata engine's own count of what it served (fsbench.validity.engine_server), a second
-    #: witness beside the client's; it moves no object bytes and is no evidence of them
+    #: witness beside the client's; it moves no object bytes and is no evidence of them. "metadata": a server's
+    #: count of the metadata requests it served (CephFS's MDSs: fsbench.validity.ceph_mds), evidence of the
+    #: tool's window only (not polled while the case settles) and of no bytes
     role: str = ""
+
+    @property
+    def moves_data(self) -> bool:
+        """Whether its counters count object bytes (then read and write rows are made of them)."""
+        return self.role not in (ENGINE, METADATA)
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,8 @@ class BackendWatch:
 
     def _snap(self, stage: str) -> None:
         for src in list(self.sources):
+            if stage == "settled" and src.role == METADATA:
+                continue  # the tool's window is its evidence: a read per poll would only slow the wait
             snap = self._read(src, stage)
             if snap is None:
                 self.sources.remove(src)  # without a start or end, its window means nothing
@@ -164,9 +175,9 @@ class BackendWatch:
         """What the quiet wait compares: the object requests and bytes. A client's metadata-engine requests
         (meta_*) never go still while it is mounted (its sessions' refresh, fsbench's own fault probe every
         `fault_interval`): counted, they held every case to the full `settle` (30 s a case)."""
-        engines = {src.service for src in self.sources if src.role == "engine"}
+        counted = {src.service for src in self.sources if src.moves_data}
         return tuple(sorted((s, k, o.requests, o.bytes) for s, st in self.snaps.items() if stage in st
-                            and s not in engines for k, o in st[stage].ops.items() if not k.startswith(META_PREFIX)))
+                            and s in counted for k, o in st[stage].ops.items() if not k.startswith(META_PREFIX)))
 
     def _windows(self, service: str) -> tuple[dict[str, OpCount], dict[str, OpCount], Snapshot] | None:
         st = self.snaps.get(service, {})
@@ -177,7 +188,7 @@ class BackendWatch:
 
     def evidence(self) -> Evidence | None:
         """The case's evidence summed over its backends; None when none had counters."""
-        parts = [(s.service, self._windows(s.service), bool(s.argv)) for s in self.sources if s.role != "engine"]
+        parts = [(s.service, self._windows(s.service), bool(s.argv)) for s in self.sources if s.role != ENGINE]
         # a client's own counters (JuiceFS's) and its store's (fsbench-s3's) count the same bytes: the
         # store's, which also know when each upload ended, are the evidence; the client's where none
         got = [(name, w) for name, w, client in parts if w is not None and not client]
@@ -204,7 +215,7 @@ class BackendWatch:
         """The engine's own count over the tool and after windows, beside the client's (Evidence's engine_*)."""
         served, what = 0, []
         for src in self.sources:
-            w = self._windows(src.service) if src.role == "engine" else None
+            w = self._windows(src.service) if src.role == ENGINE else None
             if w is not None:
                 served += sum(window.get(ENGINE_SERVED, OpCount()).requests for window in (w[0], w[1]))
                 what.append(src.url)
@@ -231,11 +242,11 @@ class BackendWatch:
                 for op, o in sorted(moved.items()):
                     out.append({**base, "operation": op, "metric": "ops", "value": float(o.requests),
                                 "unit": "count", "window": window})
-                    if op.startswith(META_PREFIX) or src.role == "engine":
-                        continue  # a metadata-engine request carries no object data
+                    if op.startswith(META_PREFIX) or not src.moves_data:
+                        continue  # a metadata request carries no object data
                     out.append({**base, "operation": op, "metric": "io_bytes", "value": float(o.bytes),
                                 "unit": "B", "window": window})
-                for op, ops in (("read", READ_OPS), ("write", WRITE_OPS)) if src.role != "engine" else ():
+                for op, ops in (("read", READ_OPS), ("write", WRITE_OPS)) if src.moves_data else ():
                     out.append({**base, "operation": op, "metric": "io_bytes", "value": float(data_bytes(moved, ops)),
                                 "unit": "B", "window": window})
             durable = self._durable(src.service)

@@ -98,8 +98,12 @@ def test_kinds_declare_their_counters_with_the_targets_settings():
     assert not c.per_host and c.scope_argv is not None and "'osd' 'pool' 'ls'" not in c.scope_argv[-1]
     assert "'osd pool ls detail' 'pg dump pgs_brief' | ceph -c /s/ceph.conf --id admin --format json" in c.scope_argv[-1]
     fs = SimpleNamespace(name="f", path="/mnt/f", settings=CephFS(fs="cephfs-hdd"))
-    (c,) = CEPHFS.counters(fs, {})
+    c, mds = CEPHFS.counters(fs, {})
     assert "'fs ls'" in c.scope_argv[-1] and c.what == "the OSDs of CephFS cephfs-hdd"
+    assert mds.name == "f-mds" and mds.role == "metadata" and mds.what == "the MDSs of CephFS cephfs-hdd"
+    assert mds.argv == ["ceph", "-c", "/etc/ceph/ceph.conf", "--id", "admin", "tell", "mds.*", "perf", "dump", "mds_server",
+                        "--format", "json"]
+    assert "\nceph -c /etc/ceph/ceph.conf --id admin fs dump --format json\n" in (mds.scope_argv or [""])[-1]
 
 
 def test_a_clients_counters_and_its_stores_are_not_added_up():
@@ -142,6 +146,9 @@ def test_mdtest_on_rbd_is_flagged_when_no_block_reached_the_pool():
     verdicts = judge(marked, "mdtest", [METADATA_IN_CLIENT_CACHE], cached, Thresholds())
     assert [(v.operation, v.ok) for v in verdicts] == [("file_creation", False), ("tree_removal", False)]
     assert marked[0]["validity"] == "flagged" and "validity" not in marked[1]  # a stat changes nothing
+    assert marked[1]["validity_detail"].startswith(  # and the pool cannot count it: why, in words
+        "not checked: the file system on the image (ext4, xfs) answers a stat or an open of what it has just made "
+        "from the client's own memory")
     assert marked[0]["validity_detail"].startswith(
         "metadata changes not in the store: the image's pool took 0 B of writes while mdtest ran and 0 B in the "
         "1 s after: its file creation, tree removal stayed in the client's page cache and journal")
