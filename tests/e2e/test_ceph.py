@@ -196,6 +196,20 @@ def test_seed_004_runs_for_real_on_the_lab_cluster(ceph_lab, tmp_path):
             bw = [float(r["value"]) for r in rows if r["target"] == target and r["workload"] == workload
                   and r["metric"] == "bandwidth" and r["tool"] == "fio"]
             assert len(bw) >= 2 and min(bw) > 0, (target, workload)
+    # the MDSs' own counts vouch for CephFS's mdtest phases: a change asks the MDS once per item (held), a stat
+    # of what ceph-fuse just made is answered by the client itself (flagged); RBD's stats say why not checked
+    mdtest = {(r["target"], r["operation"]): r for r in rows if r["tool"] == "mdtest" and r["metric"] == "rate"}
+    for target in ("cephfs-ssd", "cephfs-hdd"):
+        for phase in ("file_creation", "file_removal", "directory_rename"):
+            assert mdtest[(target, phase)]["validity"] == "ok", mdtest[(target, phase)]["validity_detail"]
+            assert "1.00 per item (checked: never reached the MDS)" in mdtest[(target, phase)]["validity_detail"]
+        assert mdtest[(target, "file_stat")]["validity"] == "flagged"
+        assert mdtest[(target, "file_stat")]["validity_detail"].startswith("never reached the MDS: the file system's "
+                                                                          "MDSs served ")
+    assert not [r for r in rows if r["tool"] == "backend" and r["operation"].startswith("mds_")
+                and r["metric"] != "ops"]
+    assert mdtest[("rbd-ssd", "file_stat")]["validity_detail"].startswith(
+        "not checked: the file system on the image (ext4, xfs) answers a stat")
     html = (run / "report.html").read_text()
     md = (run / "report.md").read_text()
     views = html.split('id="more"', 1)[0]
