@@ -5,7 +5,9 @@
 
 A statement is what the report's conclusions say (fsbench.compare.contradict): a best or last target
 that differs significantly from the next in its ranking, a ratio to the baseline whose 95 % interval
-excludes 1. Run B contradicts it when it states the opposite just as firmly.
+excludes 1. Run B contradicts it when it states the opposite just as firmly; B's plain numbers reverse
+it when B's means (its tables, significant or not) put another target first or last, or the ratio on the
+other side of 1. Both directions are counted: A's statements by B, and B's by A.
 """
 
 from __future__ import annotations
@@ -57,13 +59,17 @@ def main() -> int:
         b = _run(args.scenario, args.sets, root / "b", took)
     else:
         ap.error("a scenario, or --runs RUN_A RUN_B")
-    result = compare_conclusions(a, b)
-    print(json.dumps({"run_a": str(a), "run_b": str(b), "statements": result["statements"],
-                      "confirmed": result["confirmed"], "unconfirmed": result["unconfirmed"],
-                      "contradicted": len(result["contradicted"]), **({"runs": took} if took else {})},
-                     indent=2))
-    for x in result["contradicted"]:
-        print(f"  A: {x['a']}\n  B: {x['b']}")
+    out: dict = {"run_a": str(a), "run_b": str(b), **({"runs": took} if took else {})}
+    for name, (x, y) in (("a_by_b", (a, b)), ("b_by_a", (b, a))):
+        result = compare_conclusions(x, y)
+        out[name] = {"statements": result["statements"], "confirmed": result["confirmed"],
+                     "unconfirmed": result["unconfirmed"], "contradicted": len(result["contradicted"]),
+                     "reversed_by_plain_numbers": len(result["reversed_by_plain_numbers"])}
+        for c in result["contradicted"]:
+            print(f"  {name} contradicted: {c['a']}  /  {c['b']}")
+        for c in result["reversed_by_plain_numbers"]:
+            print(f"  {name} reversed by the other run's plain numbers: {c['a']} (there: {c['b_plain']})")
+    print(json.dumps(out, indent=2))
     return 0
 
 

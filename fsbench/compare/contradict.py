@@ -26,6 +26,9 @@ class Statements:
     baseline: str
     claims: dict[tuple, str] = field(default_factory=dict)
     labels: dict[tuple, str] = field(default_factory=dict)
+    #: what the run's plain means say of every statement it could make, stated or not: the same keys, the
+    #: mean-best and mean-last target, each ratio's side of 1 (the numbers a reader of its tables sees)
+    plain: dict[tuple, str] = field(default_factory=dict)
 
 
 def statements(run: Path, baseline: str | None = None) -> Statements:
@@ -46,6 +49,7 @@ def statements(run: Path, baseline: str | None = None) -> Statements:
         m = kept[0]
         text = concl.label(m, True, bool(m["job"]))
         j = concl.judge(m, floors)
+        out.plain[(BEST, key, "")], out.plain[(LAST, key, "")] = j["best"], j["last"]
         if j["best_sure"]:
             out.claims[(BEST, key, "")] = j["best"]
             out.labels[(BEST, key, "")] = f"{m['tool']} {text}: best is {j['best']}"
@@ -56,6 +60,8 @@ def statements(run: Path, baseline: str | None = None) -> Statements:
         for t, val in m["values"].items():
             if base is None or t == out.baseline or val.get("ratio") is None:
                 continue
+            if val["ratio"] != 1:
+                out.plain[(RATIO, key, t)] = "above 1" if val["ratio"] > 1 else "below 1"
             if concl.ratio_significant(val, base, floors, voice.is_time(m)):
                 side = "above 1" if val["ratio"] > 1 else "below 1"
                 out.claims[(RATIO, key, t)] = side
@@ -75,8 +81,11 @@ def contradictions(a: Statements, b: Statements) -> dict:
             confirmed += 1
         else:
             contradicted.append({"kind": key[0], "a": a.labels[key], "b": b.labels[key]})
+    # the stricter count: b's plain means (its tables' numbers, significant or not) saying otherwise
+    reversed_ = [{"kind": key[0], "a": a.labels[key], "b_plain": b.plain[key]} for key, claim in a.claims.items()
+                 if key in b.plain and b.plain[key] != claim]
     return {"statements": len(a.claims), "confirmed": confirmed, "unconfirmed": unconfirmed,
-            "contradicted": contradicted}
+            "contradicted": contradicted, "reversed_by_plain_numbers": reversed_}
 
 
 def compare_conclusions(run_a: Path, run_b: Path) -> dict:
