@@ -126,7 +126,10 @@ def _summary(ctx: dict) -> list[str]:
                 f"{v.get('flagged', 0)} flagged (⛔ in the tables)"
                 + (f"; {v['unchecked']} not checked" + (", each for the reason listed below" if v.get("why_unchecked")
                                                         else " (no counter of the storage side covers them)")
-                   if v.get("unchecked") else "") + ".", ""]
+                   if v.get("unchecked") else "") + "."
+                + (f" Beside them, {v['beside']} figures the collectors recorded "
+                   f"({escape(', '.join(v.get('beside_tools') or []))}): the client's or the host's own counts, the "
+                   "evidence, not measurements of the storage." if v.get("beside") else ""), ""]
         out += [f"- {u['count']} not checked ({escape(', '.join(u['tools']))}): {escape(u['why'])}"
                 for u in (v.get("why_unchecked") or [])]
         out += [f"- {code(f['case'])} {escape(f['operation'])}: {escape(f['detail'])}" for f in v.get("items", [])]

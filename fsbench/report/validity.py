@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fsbench.validity.judge import DETAIL, FLAGGED, NOT_CHECKED, OK, VALIDITY
+from fsbench.validity.judge import BESIDE, DETAIL, FLAGGED, NOT_CHECKED, OK, VALIDITY
 from fsbench.validity.watch import TOOL as BACKEND
 
 MAX_LISTED = 40
@@ -68,10 +68,15 @@ def _warnings_as_flags(results: pd.DataFrame) -> pd.DataFrame:
 def overview(results: pd.DataFrame) -> dict:
     """N measurements checked (a tool's operation in a case), M flagged, and each flagged one's words."""
     if results.empty or VALIDITY not in results:
-        return {"checked": 0, "flagged": 0, "items": [], "more": 0, "unchecked": 0, "why_unchecked": []}
+        return {"checked": 0, "flagged": 0, "items": [], "more": 0, "unchecked": 0, "why_unchecked": [], "beside": 0,
+                "beside_tools": []}
     v = results[VALIDITY].astype("string").fillna("")
     tools = results[(results["tool"] != "monitor") & (results["tool"] != BACKEND)]
     key = ["case_id", "tool", "operation"]
+    words = tools[DETAIL].astype("string").fillna("") if DETAIL in tools else pd.Series("", index=tools.index)
+    collected = v.loc[tools.index].eq("") & words.str.startswith(BESIDE)
+    beside = tools[collected][key].drop_duplicates()
+    tools = tools[~collected]  # a collector's figures: the evidence beside the measurements, counted apart
     every = tools[key].drop_duplicates()
     checked = results[v.ne("")].groupby(key, sort=False).agg(
         validity=(VALIDITY, lambda s: FLAGGED if (s == FLAGGED).any() else OK), detail=(DETAIL, "first"),
@@ -81,7 +86,8 @@ def overview(results: pd.DataFrame) -> dict:
               "detail": r.detail} for r in flagged.itertuples(index=False)]
     return {"checked": len(checked), "flagged": len(flagged), "items": items[:MAX_LISTED],
             "more": max(0, len(items) - MAX_LISTED), "unchecked": max(0, len(every) - len(checked)),
-            "why_unchecked": _why_unchecked(tools, v)}
+            "why_unchecked": _why_unchecked(tools, v), "beside": len(beside),
+            "beside_tools": sorted(set(beside["tool"]))}
 
 
 def _why_unchecked(tools: pd.DataFrame, v: pd.Series) -> list[dict]:

@@ -12,7 +12,7 @@ from fsbench.api.kind_numbers import WritesBack
 from fsbench.api.tools import DeclaresWorkingSet, Writes
 from fsbench.api.transport import Transport
 from fsbench.validity.backends import kind_sources
-from fsbench.validity.judge import DETAIL, NOT_CHECKED, checks_of, judge
+from fsbench.validity.judge import BESIDE, DETAIL, checks_of, judge
 from fsbench.validity.namenode import namenode_sources
 from fsbench.validity.pagecache import HostCache, host_cache
 from fsbench.validity.settings import Thresholds
@@ -92,6 +92,6 @@ class CaseValidity:
         judge(rows, self.tool, checks_of(*self.plugins), seen, self.limits)
         for r in rows:  # a collector's rows beside the tool (juicefs stats, profile, a command's)
             if r.get("tool") not in (self.tool, MONITOR, BACKEND) and not r.get(DETAIL):
-                r[DETAIL] = (f"{NOT_CHECKED}: recorded beside {self.tool} by a collector, these are what the client or "
+                r[DETAIL] = (f"{BESIDE}{self.tool} by a collector, these are what the client or "
                              "the host counted itself: the evidence checks read, not a measurement of the storage")
         return self.watch.rows()

@@ -13,6 +13,9 @@ DETAIL = "validity_detail"
 OK, FLAGGED = "ok", "flagged"
 #: how the words of a measurement no check judged begin (its `validity` is empty)
 NOT_CHECKED = "not checked"
+#: how the words of a collector's figure begin (juicefs stats, juicefs profile, a command's: the client's or the
+#: host's own count beside the tool, the evidence, not a measurement of the storage; counted apart)
+BESIDE = f"{NOT_CHECKED}: recorded beside "
 
 
 def checks_of(*plugins: object) -> list[Check]:

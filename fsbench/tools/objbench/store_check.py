@@ -26,6 +26,20 @@ DATA_ITEMS = {"upload_objects": False, "put_small_objects": False, "download_obj
 #: items without data -> the store's operations that serve them
 REQUEST_ITEMS = {"head_objects": ("head_object",), "list_objects": ("list_objects",),
                  "delete_objects": ("delete_object", "delete_objects")}
+#: objbench's functional checks -> the store's operations each must send (the counts cover the whole run: a
+#: check is held when its kind of request reached the store at all, so its outcome was this store's)
+FUNCTIONAL = {"put_an_object": ("put_object",), "put_a_big_object": ("put_object",),
+              "put_an_empty_object": ("put_object",), "special_key": ("put_object",),
+              "get_an_object": ("get_object",), "get_non_exist": ("get_object",),
+              "get_partial_object": ("get_object",), "head_an_object": ("head_object",),
+              "delete_an_object": ("delete_object",), "delete_non_exist": ("delete_object",),
+              "multipart_upload": ("create_multipart", "upload_part", "complete_multipart"),
+              "create_a_bucket": ("put_bucket",)}
+#: the checks of what an object store has no request for: objbench asks the store's client library, which says
+#: "not support" for S3 without sending anything
+NO_REQUEST = ("change_owner_group", "change_permission", "change_permissions", "change_mtime", "update_mtime")
+_NO_REQUEST = ("not checkable: S3 has no request that changes an object's owner, permissions or time, so objbench's "
+               "answer comes from its client library, and no store counter could show it")
 
 
 def moved_rows(result: ParseResult) -> ParseResult:
@@ -71,7 +85,30 @@ class ReachedTheStore:
             n = sum(seen.requests.get(s, 0) for s in served_by)
             said = f"the store answered {n} {'/'.join(served_by)} requests while objbench ran"
             out.append(Verdict(self.name, tool, op, n > 0, said if n else said + ": not measured on this store"))
-        return out
+        return out + _functional(self.name, tool, rows, seen)
+
+
+def _functional(check: str, tool: str, rows: list[dict], seen: Evidence) -> list[Verdict]:
+    """The functional checks' verdicts: each needs its kind of request counted by the store in the run."""
+    out = []
+    checked = {str(r.get("operation")) for r in rows if r.get("metric") in ("functional", "supported")}
+    for op in sorted(checked):
+        if op in NO_REQUEST:
+            out.append(Verdict(check, tool, op, None, _NO_REQUEST))
+            continue
+        if op not in FUNCTIONAL:
+            continue
+        kinds = FUNCTIONAL[op]
+        counts = {k: seen.requests.get(k, 0) for k in kinds}
+        said = (f"the store answered {', '.join(f'{n} {k}' for k, n in counts.items())} requests while objbench ran "
+                f"(its functional checks and its timed items together)")
+        ok = all(counts.values())
+        if not ok:
+            said = ("the store counted no bucket creation while objbench ran (0 put_bucket): the bucket existed, and "
+                    "this 'pass' says objbench found it, not that creating a bucket works on this store"
+                    if op == "create_a_bucket" else said + ": this check's requests never reached it")
+        out.append(Verdict(check, tool, op, ok, said))
+    return out
 
 
 REACHED_THE_STORE = ReachedTheStore()
