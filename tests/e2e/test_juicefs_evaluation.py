@@ -56,6 +56,11 @@ def test_the_guide_end_to_end(tmp_path):
     assert (perf.loc[["upload_objects", "download_objects", "put_small_objects", "head_objects", "list_objects",
                       "delete_objects"], "validity"] == "ok").all(), perf.validity_detail
     assert perf.loc["upload_objects", "validity_detail"].startswith("the store took ")
+    # and each functional check by its kind of request counted by the store; chmod/chown/mtime say why none can
+    judged = checks.set_index("operation")
+    assert (judged.loc[["put_an_object", "get_an_object", "head_an_object", "delete_an_object", "multipart_upload"],
+                       "validity"] == "ok").all(), judged.validity_detail
+    assert judged.loc["change_mtime", "validity_detail"].startswith("not checked: not checkable: S3 has no request")
 
     # the collectors beside juicefs bench and fio: raw output first, then series and rows
     raw = run / "raw" / "juicefs__juicefs-bench__threads=4__r1" / "local"
