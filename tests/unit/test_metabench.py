@@ -311,7 +311,8 @@ def test_calls_the_engine_never_saw_are_flagged_as_the_client_s_cache() -> None:
     from fsbench.validity.settings import Thresholds
 
     rows = parse_path(GOLDEN_DIR / "inputs" / "calls_juicefs_redis_engine_counters.json").rows
-    verdicts = {v.operation: v for v in judge(rows, "metabench", checks_of(PLUGIN), None, Thresholds.of({}))}
+    every = judge(rows, "metabench", checks_of(PLUGIN), None, Thresholds.of({}))
+    verdicts = {v.operation: v for v in every if v.check == "served by the client's cache"}
     assert set(verdicts) == set(CALLS)
     assert {op for op, v in verdicts.items() if not v.ok} == {"read_1", "read_10"}
     assert verdicts["read_1"].detail.startswith("0.00 metadata-engine requests per call (the client's count over 50 "
@@ -320,6 +321,29 @@ def test_calls_the_engine_never_saw_are_flagged_as_the_client_s_cache() -> None:
                                          "timed calls)")
     marked = {(r["operation"], r["validity"]) for r in rows if r["metric"] == "latency_mean"}
     assert ("read_1", "flagged") in marked and ("mkdir", "ok") in marked
+    # and no call sent far more requests than its operation needs (a cached one is the other check's)
+    more = {v.operation: v for v in every if v.check == "far more engine requests than the call needs"}
+    assert set(more) == set(CALLS) - {"read_1", "read_10"} and all(v.ok for v in more.values())
+
+
+def test_a_call_that_sent_far_more_engine_requests_than_it_needs_is_flagged() -> None:
+    from fsbench.validity.engine import FAR_MORE_REQUESTS
+    from fsbench.validity.settings import Thresholds
+    from fsbench.validity.watch import Evidence
+
+    def row(op: str, per_call: float) -> dict:
+        return {"tool": "metabench", "operation": op, "metric": "engine_requests_per_call", "stat": "value",
+                "value": per_call, "host": "h", "engine_calls": 20}
+
+    seen = Evidence.host_only(None)
+    got = {v.operation: v for v in FAR_MORE_REQUESTS.judge("metabench", [
+        row("getattr", 3.1), row("create", 3.05), row("link", 8.0), row("read_1", 0.0), row("newop", 9.0)], seen,
+        Thresholds())}
+    assert set(got) == {"getattr", "create", "link"}  # a cached call and an operation of unknown need: not judged
+    assert not got["getattr"].ok and got["getattr"].detail.startswith(
+        "3.10 metadata-engine requests per call, where a getattr needs 1 (JuiceFS's client with its caches on): more "
+        "than 2 times that, so this latency is several round trips")
+    assert got["create"].ok and got["link"].ok  # 8 for a link's 4: twice, not more
 
 
 def test_engine_counters_go_to_metabench_where_the_target_kind_offers_them() -> None:

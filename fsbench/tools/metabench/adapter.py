@@ -29,7 +29,7 @@ from fsbench.tools.metabench.parse import (
     combine_hosts,
     parse_path,
 )
-from fsbench.validity.engine import OPS_REACHED_ENGINE, SERVED_BY_CLIENT_CACHE
+from fsbench.validity.engine import FAR_MORE_REQUESTS, OPS_REACHED_ENGINE, SERVED_BY_CLIENT_CACHE
 
 OPTIONS = {
     "mode": "calls (per-call latency, seed 000) or concurrency (create_write, open_read, rename, delete on "
@@ -70,7 +70,7 @@ class MetabenchAdapter:
     #: latency_* and rate are the tidy table's own; engine_requests_per_call: the metadata-engine requests per timed
     #: call (the client's own count, where the target kind offers one: CountsMetaRequests)
     metrics: dict[str, str] = {ENGINE_REQUESTS: ENGINE_UNIT}
-    validity_checks = (SERVED_BY_CLIENT_CACHE, OPS_REACHED_ENGINE)
+    validity_checks = (SERVED_BY_CLIENT_CACHE, FAR_MORE_REQUESTS, OPS_REACHED_ENGINE)
     #: the vocabulary's metrics its rows carry (report views are checked against these and `metrics`)
     measures = ("ops", "rate", "latency_mean", "latency_min", "latency_max", "latency_stddev", "latency_p50",
                 "latency_p90", "latency_p99", "latency_p99.9", ENGINE_REQUESTS)
