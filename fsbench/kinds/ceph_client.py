@@ -70,11 +70,20 @@ def client_args(conf: str, user: str, keyring: str, values: dict[str, str]) -> l
 
 def counters(name: str, ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...] = ()) -> Counters:
     """The client reads and writes of the OSDs serving the target (fsbench.validity.ceph), read with
-    `ceph CLIENT-ARGS` on the case's first host: read-only commands (tell ... perf dump, fs ls, pg dump)."""
+    `ceph CLIENT-ARGS` on the case's first host: read-only commands (tell ... perf dump, fs ls, pg dump), or
+    the OSDs' admin sockets where they run on that host (fsbench.validity.ceph_asok)."""
     return Counters(name, ceph_counters.perf_argv(ceph), ceph_counters.parse_perf,
-                    scope_argv=ceph_counters.scope_argv(ceph, fs=fs, pools=pools),
+                    scope_argv=ceph_counters.scope_argv(ceph, fs=fs, pools=pools, ceph_conf=ceph_conf(ceph)),
                     scope=ceph_counters.scoped_parser(fs=fs, pools=pools),
+                    fast=ceph_counters.scoped_fast(fs=fs, pools=pools),
                     what=f"the OSDs of {'CephFS ' + (fs or '(default)') if fs is not None else ', '.join(pools)}")
+
+
+def ceph_conf(ceph: list[str]) -> list[str]:
+    """`ceph-conf -c CONF` for the conf a `ceph CLIENT-ARGS` command names (the daemons' settings, such as their
+    admin sockets)."""
+    conf = ceph[ceph.index("-c") + 1] if "-c" in ceph[:-1] else ""
+    return ["ceph-conf", *(["-c", conf] if conf else [])]
 
 
 def state_dir(scratch: str, target: str) -> str:

@@ -19,6 +19,7 @@ from fsbench.config import schema as s
 from fsbench.config.schema import option
 from fsbench.core.shell import render, sh
 from fsbench.kinds.ceph_client import (
+    ceph_conf,
     client_args,
     conf_option,
     counters,
@@ -93,8 +94,9 @@ class CephFSKind:
         ceph = ["ceph", *client_args(spec.conf, spec.user, spec.keyring, values)]
         fs, name = render(spec.fs, values, quote=False), target.name or "cephfs"
         return [counters(name, ceph, fs=fs),
-                Counters(f"{name}-mds", mds.perf_argv(ceph), mds.parse_perf, scope_argv=mds.scope_argv(ceph, fs),
-                         scope=mds.scoped_parser(fs), what=f"the MDSs of CephFS {fs or '(default)'}", role=METADATA)]
+                Counters(f"{name}-mds", mds.perf_argv(ceph), mds.parse_perf,
+                         scope_argv=mds.scope_argv(ceph, fs, ceph_conf(ceph)), scope=mds.scoped_parser(fs),
+                         fast=mds.scoped_fast(fs), what=f"the MDSs of CephFS {fs or '(default)'}", role=METADATA)]
 
     def plan(self, target: KindTarget[CephFS], values: dict[str, str], scratch: str) -> KindPlan:
         """Mount with the client the host has; unmount; kill a stuck ceph-fuse after a crash."""

@@ -30,6 +30,9 @@ class Counters:
     per_host: bool = False
     scope_argv: list[str] | None = None
     scope: Callable[[str], Callable[[str], Snapshot | None] | None] | None = None
+    #: from the scope's output, a faster command printing the same counters (a daemon's admin socket on this
+    #: host: fsbench.validity.ceph_asok), or None to keep `argv`
+    fast: Callable[[str], list[str] | None] | None = None
     what: str = ""
     #: the command's environment (a password), and the source's role (watch.Source.role: "engine")
     env: dict[str, str] = field(default_factory=dict)
@@ -67,22 +70,25 @@ def kind_sources(plugins: tuple[object, ...], target: object, values: dict[str, 
         if not isinstance(p, CountersKind):
             continue
         for c in p.counters(target, values):
-            parse = c.parse
+            parse, argv = c.parse, c.argv
             if c.scope_argv and c.scope:
                 scoped = _scope(c, hosts[0][1], raw, notes)
                 if scoped is None:
                     continue
-                parse = scoped
+                parse, text = scoped
+                argv = (c.fast(text) if c.fast else None) or argv
             where = hosts if c.per_host else hosts[:1]
             for host, tr in where:
                 name = f"{c.name}@{host}" if c.per_host and len(hosts) > 1 else c.name
-                out.append(Source(name, host, c.what or " ".join(c.argv), tr, raw, argv=c.argv, parse=parse,
+                out.append(Source(name, host, c.what or " ".join(c.argv), tr, raw, argv=argv, parse=parse,
                                   env=c.env, role=c.role))
     return out
 
 
-def _scope(c: Counters, transport: Transport, raw: Path, notes: list[str]) -> Callable[[str], Snapshot | None] | None:
-    """Run the counters' scope command once and make their parser from it (None, with a note, if it fails)."""
+def _scope(c: Counters, transport: Transport, raw: Path,
+           notes: list[str]) -> tuple[Callable[[str], Snapshot | None], str] | None:
+    """Run the counters' scope command once and make their parser from it, with its output (None, with a note,
+    if it fails)."""
     out = raw / f"backend-{c.name}.scope.txt"
     raw.mkdir(parents=True, exist_ok=True)
     try:
@@ -90,7 +96,9 @@ def _scope(c: Counters, transport: Transport, raw: Path, notes: list[str]) -> Ca
     except (FsbenchError, OSError) as exc:
         notes.append(f"backend {c.name}: could not tell what serves it ({exc})")
         return None
-    parse = c.scope(out.read_text(errors="replace")) if r.ok and out.exists() and c.scope else None
+    text = out.read_text(errors="replace") if r.ok and out.exists() else ""
+    parse = c.scope(text) if text and c.scope else None
     if parse is None:
         notes.append(f"backend {c.name}: could not tell what serves it (exit {r.exit_status}; see {out.name})")
-    return parse
+        return None
+    return parse, text

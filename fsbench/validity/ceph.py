@@ -21,6 +21,7 @@ from typing import Any
 
 from fsbench.core.shell import sh
 from fsbench.core.units import format_value
+from fsbench.validity import ceph_asok as asok
 from fsbench.validity.checks import Verdict
 from fsbench.validity.counters import OpCount, Snapshot
 from fsbench.validity.settings import Thresholds
@@ -31,10 +32,12 @@ SECTION = "#fsbench-ceph "
 _OSD_LINE = re.compile(r"^(osd\.\d+):\s*(\{.*)$")
 
 
-def scope_argv(ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...] = ()) -> list[str]:
+def scope_argv(ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...] = (),
+               ceph_conf: list[str] | None = None) -> list[str]:
     """One command printing what the scope needs: the file systems (for `fs`, "" = the default), the
-    pools' ids and the placement groups' primaries (the `queries` section), and every OSD's counters (the
-    `perf` section), each section after a SECTION line.
+    pools' ids and the placement groups' primaries (the `queries` section), every OSD's counters (the
+    `perf` section) and, with `ceph_conf` (`ceph-conf -c CONF`), the OSDs' admin sockets on this host (the
+    `asok` section: fsbench.validity.ceph_asok), each section after a SECTION line.
 
     The three monitor queries go to one `ceph` process, which reads them from its standard input (the
     CLI's interactive mode; each answer one line of JSON): a `ceph` start is most of a query's time
@@ -46,7 +49,13 @@ def scope_argv(ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...]
              f"printf '%s\\n' {' '.join(shlex.quote(q) for q in queries)} | {shlex.join([*ceph, '--format', 'json'])}",
              # an OSD whose admin socket could not bind (a path over 107 bytes) never answers a tell: a
              # bounded try here leaves the backend out instead of hanging every snapshot of the case
-             f"echo; echo '{SECTION}perf'", shlex.join(["timeout", "20", *perf_argv(ceph)])]
+             f"echo; echo '{SECTION}perf'"]
+    if ceph_conf is None:
+        lines.append(shlex.join(["timeout", "20", *perf_argv(ceph)]))
+    else:
+        lines += ['perf=$(mktemp)', 'trap \'rm -f "$perf"\' EXIT',
+                  f'{shlex.join(["timeout", "20", *perf_argv(ceph)])} > "$perf"', 'cat "$perf"',
+                  f"echo '{SECTION}{asok.SECTION}'", *asok.list_lines(ceph_conf, "osd", '"$perf"')]
     return sh("\n".join(lines))
 
 
@@ -137,6 +146,19 @@ def parse_perf(text: str, osds: set[int] | None = None, now: float | None = None
         return None
     return Snapshot(time.time() if now is None else now,
                     {"rados_read": OpCount(r_ops, 0, r_bytes), "rados_write": OpCount(w_ops, w_bytes, 0)})
+
+
+#: the admin-socket command that prints what `ceph tell osd.N perf dump` does
+PERF_DUMP = {"prefix": "perf dump"}
+
+
+def scoped_fast(*, fs: str | None = None, pools: tuple[str, ...] = ()) -> Callable[[str], list[str] | None]:
+    """From the scope command's output, the admin-socket reader of the OSDs serving the target, where every
+    one of them has its socket on this host (else None: `ceph tell` stays)."""
+    def fast(text: str) -> list[str] | None:
+        osds = serving_osds(text, fs=fs, pools=pools)
+        return asok.fast_argv(PERF_DUMP, {f"osd.{i}" for i in osds})(text) if osds else None
+    return fast
 
 
 def scoped_parser(*, fs: str | None = None, pools: tuple[str, ...] = ()) \

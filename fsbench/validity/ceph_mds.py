@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 
 from fsbench.core.shell import sh
+from fsbench.validity import ceph_asok as asok
 from fsbench.validity.counters import OpCount, Snapshot
 
 #: the operations of the MDS's requests: `mds_` and Ceph's request kind; `mds_requests` counts every kind
@@ -38,15 +39,20 @@ def perf_argv(ceph: list[str]) -> list[str]:
     return [*ceph, "tell", "mds.*", "perf", "dump", "mds_server", "--format", "json"]
 
 
-def scope_argv(ceph: list[str], fs: str) -> list[str]:
-    """One command printing the file systems' MDS maps (`fs dump`) and the MDSs' counters, each section after
-    a SECTION line; a bounded try, as for the OSDs (fsbench.validity.ceph.scope_argv)."""
-    return sh("\n".join([
-        f"# which MDSs serve CephFS {fs or '(default)'}",
-        "set -e",
-        f"echo '{SECTION}fsdump'", shlex.join([*ceph, "fs", "dump", "--format", "json"]),
-        f"echo; echo '{SECTION}perf'", shlex.join(["timeout", "20", *perf_argv(ceph)]),
-    ]))
+def scope_argv(ceph: list[str], fs: str, ceph_conf: list[str] | None = None) -> list[str]:
+    """One command printing the file systems' MDS maps (`fs dump`), the MDSs' counters and, with `ceph_conf`,
+    their admin sockets on this host (fsbench.validity.ceph_asok), each section after a SECTION line; a bounded
+    try, as for the OSDs (fsbench.validity.ceph.scope_argv)."""
+    lines = [f"# which MDSs serve CephFS {fs or '(default)'}", "set -e",
+             f"echo '{SECTION}fsdump'", shlex.join([*ceph, "fs", "dump", "--format", "json"]),
+             f"echo; echo '{SECTION}perf'"]
+    if ceph_conf is None:
+        lines.append(shlex.join(["timeout", "20", *perf_argv(ceph)]))
+    else:
+        lines += ['perf=$(mktemp)', 'trap \'rm -f "$perf"\' EXIT',
+                  f'{shlex.join(["timeout", "20", *perf_argv(ceph)])} > "$perf"', 'cat "$perf"',
+                  f"echo '{SECTION}{asok.SECTION}'", *asok.list_lines(ceph_conf, "mds", '"$perf"')]
+    return sh("\n".join(lines))
 
 
 def _sections(text: str) -> dict[str, str]:
@@ -103,6 +109,19 @@ def parse_perf(text: str, names: set[str] | None = None, now: float | None = Non
     if not answered or (names is not None and answered != names):
         return None
     return Snapshot(time.time() if now is None else now, {op: OpCount(n) for op, n in kinds.items()})
+
+
+#: the admin-socket command that prints what `ceph tell mds.NAME perf dump mds_server` does
+PERF_DUMP = {"prefix": "perf dump", "logger": "mds_server"}
+
+
+def scoped_fast(fs: str) -> Callable[[str], list[str] | None]:
+    """From the scope command's output, the admin-socket reader of the file system's MDSs, where each has its
+    socket on this host (else None: `ceph tell` stays)."""
+    def fast(text: str) -> list[str] | None:
+        names = serving_mds(_sections(text).get("fsdump", ""), fs)
+        return asok.fast_argv(PERF_DUMP, {f"mds.{n}" for n in names})(text) if names else None
+    return fast
 
 
 def scoped_parser(fs: str) -> Callable[[str], Callable[[str], Snapshot | None] | None]:

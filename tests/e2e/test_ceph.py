@@ -208,6 +208,11 @@ def test_seed_004_runs_for_real_on_the_lab_cluster(ceph_lab, tmp_path):
                                                                           "MDSs served ")
     assert not [r for r in rows if r["tool"] == "backend" and r["operation"].startswith("mds_")
                 and r["metric"] != "ops"]
+    # the lab's daemons run here: their counters were read from their admin sockets, not with `ceph tell`
+    scopes = sorted((run / "raw").rglob("backend-cephfs-ssd*.scope.txt"))
+    assert scopes and all(re.search(r"^(osd|mds)\.\S+ /\S+\.asok$", s.read_text(), re.M) for s in scopes), scopes
+    snaps = sorted((run / "raw").rglob("backend-cephfs-ssd-mds.start.txt"))
+    assert snaps and snaps[0].read_text().startswith("mds."), snaps
     assert mdtest[("rbd-ssd", "file_stat")]["validity_detail"].startswith(
         "not checked: the file system on the image (ext4, xfs) answers a stat")
     html = (run / "report.html").read_text()
