@@ -37,6 +37,7 @@ from fsbench.run.tool_run import ToolRun, fetch, stage, where_of
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
+from fsbench.validity.backends import ScopeCache
 from fsbench.validity.case import CaseValidity
 
 __all__ = ["CaseEnv", "CaseOutcome", "CaseRun", "unexpected"]
@@ -55,6 +56,8 @@ class CaseEnv:
     controller_info: HostInfo
     cancel: threading.Event = field(default_factory=threading.Event)
     emit: Listener = ignore
+    #: the backends' scopes read by earlier cases (which OSDs and MDSs serve a target), reused a few minutes
+    scopes: ScopeCache = field(default_factory=ScopeCache)
 
 
 class CaseRun:
@@ -147,7 +150,8 @@ class CaseRun:
             # the backends' scope (which OSDs serve the target: monitor queries) is found while the case
             # lays out its files, stages and drops caches; it has ended before anything is measured
             validity = Pending(lambda: CaseValidity(self.sc, case, session.values(case.hosts[0]), self.transports,
-                                                    raw, (self.tool, session.kind)), "fsbench-validity-scope")
+                                                    raw, (self.tool, session.kind), self.env.scopes),
+                                "fsbench-validity-scope")
             if layout.prep is not None:  # before the measured run is staged: on a remote host both use one folder
                 reason, prep_result = self._prepare(layout.prep, transport, raw / PREPARE)
                 if reason:

@@ -3,6 +3,7 @@ that prints them on the case's host and the parser that makes a Snapshot of its 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +62,31 @@ class CountersKind(Protocol):
         ...
 
 
+#: how long a scope read for one case serves the next cases of the run (seconds): which OSDs and MDSs serve a
+#: target changes only when the cluster moves placement groups or fails over an MDS, and a counter read that
+#: no longer matches the scope (an MDS that does not answer) leaves that case's backend out
+SCOPE_REUSE_S = 300.0
+
+
+@dataclass
+class ScopeCache:
+    """The scopes a run has read: (host, scope command) -> (when, its output). One per run (fsbench.run.case_run):
+    each case on the same target and host reuses a recent one instead of asking the monitors again (1 s a case
+    on the lab's Ceph), and still records it in its own raw folder."""
+
+    seen: dict[tuple[str, tuple[str, ...]], tuple[float, str]] = field(default_factory=dict)
+
+    def get(self, host: str, argv: list[str], now: float) -> str | None:
+        hit = self.seen.get((host, tuple(argv)))
+        return hit[1] if hit is not None and now - hit[0] < SCOPE_REUSE_S else None
+
+    def put(self, host: str, argv: list[str], now: float, text: str) -> None:
+        self.seen[(host, tuple(argv))] = (now, text)
+
+
 def kind_sources(plugins: tuple[object, ...], target: object, values: dict[str, str],
-                 hosts: list[tuple[str, Transport]], raw: Path, notes: list[str]) -> list[Source]:
+                 hosts: list[tuple[str, Transport]], raw: Path, notes: list[str],
+                 scopes: ScopeCache | None = None) -> list[Source]:
     """The sources of the counters the case's plug-ins declare, per host where each has its own; a scope
     that cannot be read leaves that backend out, saying why in `notes`."""
     out: list[Source] = []
@@ -72,7 +96,7 @@ def kind_sources(plugins: tuple[object, ...], target: object, values: dict[str, 
         for c in p.counters(target, values):
             parse, argv = c.parse, c.argv
             if c.scope_argv and c.scope:
-                scoped = _scope(c, hosts[0][1], raw, notes)
+                scoped = _scope(c, hosts[0], raw, notes, scopes)
                 if scoped is None:
                     continue
                 parse, text = scoped
@@ -85,14 +109,20 @@ def kind_sources(plugins: tuple[object, ...], target: object, values: dict[str, 
     return out
 
 
-def _scope(c: Counters, transport: Transport, raw: Path,
-           notes: list[str]) -> tuple[Callable[[str], Snapshot | None], str] | None:
-    """Run the counters' scope command once and make their parser from it, with its output (None, with a note,
-    if it fails)."""
+def _scope(c: Counters, host: tuple[str, Transport], raw: Path, notes: list[str],
+           scopes: ScopeCache | None = None) -> tuple[Callable[[str], Snapshot | None], str] | None:
+    """Run the counters' scope command once (or take the run's recent answer of it) and make their parser from
+    it, with its output (None, with a note, if it fails). The output is kept in the case's raw folder either way."""
     out = raw / f"backend-{c.name}.scope.txt"
     raw.mkdir(parents=True, exist_ok=True)
+    argv = c.scope_argv or []
+    now = time.monotonic()
+    cached = scopes.get(host[0], argv, now) if scopes is not None else None
+    if cached is not None and c.scope and (parse := c.scope(cached)) is not None:
+        out.write_text(cached)
+        return parse, cached
     try:
-        r = transport.run(c.scope_argv or [], timeout=60.0, stdout_path=out)
+        r = host[1].run(argv, timeout=60.0, stdout_path=out)
     except (FsbenchError, OSError) as exc:
         notes.append(f"backend {c.name}: could not tell what serves it ({exc})")
         return None
@@ -101,4 +131,6 @@ def _scope(c: Counters, transport: Transport, raw: Path,
     if parse is None:
         notes.append(f"backend {c.name}: could not tell what serves it (exit {r.exit_status}; see {out.name})")
         return None
+    if scopes is not None:
+        scopes.put(host[0], argv, now, text)
     return parse, text

@@ -11,7 +11,7 @@ from fsbench.api.case import Case
 from fsbench.api.kind_numbers import WritesBack
 from fsbench.api.tools import DeclaresWorkingSet, Writes
 from fsbench.api.transport import Transport
-from fsbench.validity.backends import kind_sources
+from fsbench.validity.backends import ScopeCache, kind_sources
 from fsbench.validity.judge import BESIDE, DETAIL, checks_of, judge
 from fsbench.validity.namenode import namenode_sources
 from fsbench.validity.pagecache import HostCache, host_cache
@@ -44,12 +44,13 @@ class CaseValidity:
     """Snapshots the case's backends at the tool's start, its end and once they went quiet, then judges."""
 
     def __init__(self, sc: ScenarioView, case: Case, values: dict[str, str], transports: dict[str, Transport],
-                 raw: Path, plugins: tuple[object, ...]) -> None:
+                 raw: Path, plugins: tuple[object, ...], scopes: ScopeCache | None = None) -> None:
         self.tool, self.plugins = case.tool, plugins
         self.limits = Thresholds.of(sc.settings.validity)
         kind, tool = (plugins[1] if len(plugins) > 1 else None), plugins[0]
         writes = not isinstance(tool, Writes) or tool.writes(case.options, case.job_file_text, case.jobs,
                                                               case.job_file)
+        self.writes = writes
         if writes and isinstance(kind, WritesBack):  # a client that uploads seconds after close: still that long
             delay = kind.write_back_s(sc.targets[case.target])
             if delay > 0:
@@ -65,7 +66,7 @@ class CaseValidity:
         hosts = [(h, transports[h]) for h in case.hosts if h in transports]
         if hosts:
             self.watch.sources += kind_sources(plugins, sc.targets[case.target], values, hosts, raw,
-                                               self.watch.notes)
+                                               self.watch.notes, scopes)
         self.case, self.transport = case, transports[case.hosts[0]]
         self.path = sc.targets[case.target].path  # a tmpfs there is memory by design: no page-cache flag
         self.host: HostCache | None = None  # the tool host's page cache at the start, for tools that say what they read
@@ -81,8 +82,11 @@ class CaseValidity:
         self.watch.tool_end()
 
     def settle(self) -> None:
-        """After the tool, while the case's files are still there: until the backends went quiet."""
-        self.watch.settle()
+        """After the tool, while the case's files are still there: until the backends went quiet. A tool that
+        writes nothing (a read of files laid out before it) leaves nothing to arrive later: its after window
+        stays empty, without the quiet wait (a second a case, read four times on Ceph)."""
+        if self.writes:
+            self.watch.settle()
 
     def finish(self, rows: list[dict]) -> list[dict]:
         """Mark the tool's rows with the declared checks' verdicts; the backend rows to add to them."""

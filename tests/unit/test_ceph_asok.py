@@ -104,3 +104,41 @@ def test_a_socket_that_does_not_answer_fails_the_read(tmp_path: Path) -> None:
     argv = ceph_asok.reader_argv({"prefix": "perf dump"}, {"osd.0": str(tmp_path / "gone.asok")})
     out = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and out.stdout == ""
+
+
+def test_a_run_reads_a_targets_scope_once_and_every_case_keeps_it(tmp_path: Path) -> None:
+    """Which OSDs and MDSs serve a target is asked of the monitors by the first case; the next cases of the run
+    reuse the answer (each still records it in its raw folder), and the counters are then read from the
+    sockets the scope found."""
+    from types import SimpleNamespace
+
+    from fsbench.kinds.cephfs import PLUGIN as CEPHFS
+    from fsbench.kinds.cephfs import CephFS
+    from fsbench.transport.fake import FakeTransport
+    from fsbench.validity.backends import ScopeCache, kind_sources
+
+    dump = (GOLDEN / "ceph-fs-dump.json").read_text()
+    osd_scope = ((GOLDEN / "ceph-scope-queries-cephfs-hdd.txt").read_text()
+                 + f"\n{ceph.SECTION}perf\n" + (GOLDEN / "ceph-tell-osd-perf-dump.txt").read_text()
+                 + f"\n{ceph.SECTION}asok\npython /usr/bin/python3\nosd.0 /r/osd.0.asok\nosd.1 /r/osd.1.asok\n")
+    mds_scope = (f"{ceph_mds.SECTION}fsdump\n{dump}\n{ceph_mds.SECTION}perf\n"
+                 + (GOLDEN / "ceph-tell-mds-perf-dump.txt").read_text()
+                 + f"\n{ceph_mds.SECTION}asok\nmds.a /r/mds.a.asok\nmds.b /r/mds.b.asok\n")
+    host = FakeTransport("c1")
+    host.on(r"which OSDs serve", stdout=osd_scope)
+    host.on(r"which MDSs serve", stdout=mds_scope)
+    target = SimpleNamespace(name="cephfs-hdd", path="/mnt/x", settings=CephFS(fs="cephfs-hdd", conf="/c/ceph.conf"))
+    scopes = ScopeCache()
+    got = []
+    for case in ("c1", "c2", "c3"):
+        notes: list[str] = []
+        got.append(kind_sources((CEPHFS,), target, {}, [("c1", host)], tmp_path / case, notes, scopes))
+        assert notes == [], notes
+        assert (tmp_path / case / "backend-cephfs-hdd.scope.txt").read_text() == osd_scope
+    assert len(host.commands()) == 2  # one scope of each kind, for three cases
+    osd, mds = got[-1]
+    assert mds.argv is not None and mds.argv[0] == "python3" and mds.argv[-1] == "mds.a=/r/mds.a.asok"
+    assert osd.argv is not None and osd.argv[0] == "/usr/bin/python3" and osd.argv[-2:] == ['{"prefix": "perf dump"}', "osd.1=/r/osd.1.asok"]  # its OSD
+    # without the cache, every case asks again
+    kind_sources((CEPHFS,), target, {}, [("c1", host)], tmp_path / "c4", [])
+    assert len(host.commands()) == 4
