@@ -49,13 +49,7 @@ def scope_argv(ceph: list[str], *, fs: str | None = None, pools: tuple[str, ...]
              f"printf '%s\\n' {' '.join(shlex.quote(q) for q in queries)} | {shlex.join([*ceph, '--format', 'json'])}",
              # an OSD whose admin socket could not bind (a path over 107 bytes) never answers a tell: a
              # bounded try here leaves the backend out instead of hanging every snapshot of the case
-             f"echo; echo '{SECTION}perf'"]
-    if ceph_conf is None:
-        lines.append(shlex.join(["timeout", "20", *perf_argv(ceph)]))
-    else:
-        lines += ['perf=$(mktemp)', 'trap \'rm -f "$perf"\' EXIT',
-                  f'{shlex.join(["timeout", "20", *perf_argv(ceph)])} > "$perf"', 'cat "$perf"',
-                  f"echo '{SECTION}{asok.SECTION}'", *asok.list_lines(ceph_conf, "osd", '"$perf"')]
+             *asok.perf_lines(SECTION, perf_argv(ceph), ceph_conf, "osd")]
     return sh("\n".join(lines))
 
 
@@ -65,15 +59,7 @@ def perf_argv(ceph: list[str]) -> list[str]:
 
 
 def _sections(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    name = ""
-    for line in text.splitlines():
-        if line.startswith(SECTION):
-            name = line[len(SECTION):].strip()
-            out[name] = ""
-        elif name:
-            out[name] += line + "\n"
-    return out
+    return asok.sections(text, SECTION)
 
 
 def _answers(text: str) -> dict[str, object]:

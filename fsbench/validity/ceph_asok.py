@@ -56,6 +56,30 @@ for pair in sys.argv[2:]:
 """.strip() % TIMEOUT_S
 
 
+def sections(text: str, marker: str) -> dict[str, str]:
+    """A scope command's output by section: the lines after each `MARKER NAME` line, by NAME."""
+    out: dict[str, str] = {}
+    name = ""
+    for line in text.splitlines():
+        if line.startswith(marker):
+            name = line[len(marker):].strip()
+            out[name] = ""
+        elif name:
+            out[name] += line + "\n"
+    return out
+
+
+def perf_lines(marker: str, tell: list[str], ceph_conf: list[str] | None, kind: str) -> list[str]:
+    """Shell lines of a scope command: the `perf` section (the daemons' counters through `tell`, bounded: a
+    daemon whose socket never bound would hang it) and, with `ceph_conf`, the `asok` section listing their
+    sockets on this host."""
+    told = shlex.join(["timeout", "20", *tell])
+    if ceph_conf is None:
+        return [f"echo; echo '{marker}perf'", told]
+    return [f"echo; echo '{marker}perf'", 'perf=$(mktemp)', 'trap \'rm -f "$perf"\' EXIT', f'{told} > "$perf"',
+            'cat "$perf"', f"echo '{marker}{SECTION}'", *list_lines(ceph_conf, kind, '"$perf"')]
+
+
 def list_lines(ceph_conf: list[str], kind: str, ids_from: str) -> list[str]:
     """Shell lines of the scope command printing `NAME PATH` for each daemon of `kind` (osd, mds) named in the
     file `ids_from` (the `tell` answer's `KIND.ID:` lines) whose admin socket exists here."""

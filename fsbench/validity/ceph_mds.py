@@ -45,26 +45,12 @@ def scope_argv(ceph: list[str], fs: str, ceph_conf: list[str] | None = None) -> 
     try, as for the OSDs (fsbench.validity.ceph.scope_argv)."""
     lines = [f"# which MDSs serve CephFS {fs or '(default)'}", "set -e",
              f"echo '{SECTION}fsdump'", shlex.join([*ceph, "fs", "dump", "--format", "json"]),
-             f"echo; echo '{SECTION}perf'"]
-    if ceph_conf is None:
-        lines.append(shlex.join(["timeout", "20", *perf_argv(ceph)]))
-    else:
-        lines += ['perf=$(mktemp)', 'trap \'rm -f "$perf"\' EXIT',
-                  f'{shlex.join(["timeout", "20", *perf_argv(ceph)])} > "$perf"', 'cat "$perf"',
-                  f"echo '{SECTION}{asok.SECTION}'", *asok.list_lines(ceph_conf, "mds", '"$perf"')]
+             *asok.perf_lines(SECTION, perf_argv(ceph), ceph_conf, "mds")]
     return sh("\n".join(lines))
 
 
 def _sections(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    name = ""
-    for line in text.splitlines():
-        if line.startswith(SECTION):
-            name = line[len(SECTION):].strip()
-            out[name] = ""
-        elif name:
-            out[name] += line + "\n"
-    return out
+    return asok.sections(text, SECTION)
 
 
 def serving_mds(text: str, fs: str) -> set[str] | None:
