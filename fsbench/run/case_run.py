@@ -56,7 +56,8 @@ class CaseEnv:
     controller_info: HostInfo
     cancel: threading.Event = field(default_factory=threading.Event)
     emit: Listener = ignore
-    #: the backends' scopes read by earlier cases (which OSDs and MDSs serve a target), reused a few minutes
+    #: the backends' scopes read by earlier cases of the run (which OSDs and MDSs serve a target), reused a few
+    #: minutes: the runner's, shared by all its cases
     scopes: ScopeCache = field(default_factory=ScopeCache)
 
 

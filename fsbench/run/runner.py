@@ -26,6 +26,7 @@ from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.transport.local import LocalTransport
+from fsbench.validity.backends import ScopeCache
 
 
 class Runner:
@@ -51,6 +52,7 @@ class Runner:
         self.secrets = dict(secrets or {})
         self.full = False  # the run directory's disk filled up
         self._controller: HostInfo | None = None
+        self.scopes = ScopeCache()  # the backends' scopes (which OSDs and MDSs serve a target), for every case
         self.book = Records(run_dir, cases)
         self.records = self.book.by_id
         self.adaptive = Adaptive(scenario, cases, self.book)
@@ -295,6 +297,6 @@ class Runner:
     def _run_case(self, case: Case, session: TargetSession) -> None:
         self.records[case.case_id]["started"] = utc_now()
         env = CaseEnv(self.sc, self.rd, self.transports, self.controller, self._controller_info(), self.cancel,
-                      self.emit)
+                      self.emit, self.scopes)
         outcome = CaseRun(env, case, host_infos(self.sc, case.hosts, self.host_facts)).run(session)
         self._finish_case(case, outcome.status, outcome.reason, **outcome.extra)
