@@ -13,7 +13,7 @@ from fsbench.core.events import Event, Listener, ignore
 from fsbench.host import facts
 from fsbench.run.adaptive import Adaptive
 from fsbench.run.case_context import host_infos
-from fsbench.run.case_run import CaseEnv, CaseRun, unexpected
+from fsbench.run.case_run import CaseEnv, CaseRun, ScopeCache, unexpected
 from fsbench.run.leftovers import Leftovers, NoLeftovers
 from fsbench.run.presence import ToolPresence, tools_of
 from fsbench.run.records import Records, RunOutcome
@@ -26,7 +26,6 @@ from fsbench.scenario.model import Scenario, Target
 from fsbench.scenario.plan import Case
 from fsbench.tools import get_tool
 from fsbench.transport.local import LocalTransport
-from fsbench.validity.backends import ScopeCache
 
 
 class Runner:
@@ -83,10 +82,9 @@ class Runner:
         self.book.keep_earlier()
         todo = [c for c in self.cases if self.records[c.case_id]["status"] != STATUS_OK]
         self.book.begin()
-        self.emit(Event("run_start", total=len(todo),
-                        data={"estimate_s": sum(c.estimate_s for c in todo), "run_dir": str(self.rd.path)}))
-        hosts = self.host_facts if self.host_facts is not None else self._host_facts()
-        self.host_facts = hosts
+        estimate = sum(c.estimate_s for c in todo)
+        self.emit(Event("run_start", total=len(todo), data={"estimate_s": estimate, "run_dir": str(self.rd.path)}))
+        self.host_facts = hosts = self.host_facts if self.host_facts is not None else self._host_facts()
         presence = ToolPresence(self.sc, self.transports, hosts)
         order = [t for t in self.sc.targets if any(c.target == t for c in todo)]
         rounds = self.sc.settings.order == "rounds"

@@ -52,51 +52,6 @@ class ServedByClientCache(RowsCheck):
 SERVED_BY_CLIENT_CACHE = ServedByClientCache()
 
 
-#: metabench's operations -> the metadata-engine requests JuiceFS's client sends for one call with its caches on
-#: (measured: the same on Redis, MariaDB, PostgreSQL, etcd and SQLite, meta-engines.yaml 2026-12-02; a create is a
-#: lookup of the new name, the create and the open it returns...). The client decides them, not the engine
-NEEDS: dict[str, int] = {
-    "access": 1, "getattr": 1, "getxattr": 1, "setxattr": 1, "removexattr": 1, "listxattr_1": 1, "listxattr_10": 1,
-    "lookup": 1, "setattr": 1, "write": 1, "unlink": 2, "rmdir": 2, "create": 3, "mknod": 3, "mkdir": 3,
-    "symlink": 3, "rename": 3, "mvdir": 3, "readdir_10": 3, "readdir_1k": 3, "link": 4,
-}
-#: more engine requests per call than this many times what the operation needs: far more
-FAR_MORE = 2.0
-
-
-class FarMoreRequests(RowsCheck):
-    """'far more engine requests than the call needs': a metabench call that sent its engine more than `FAR_MORE`
-    times the requests JuiceFS's client sends for that operation (`NEEDS`): its latency is then several round
-    trips, not the one the label names (a cache turned off for this target, a transaction retried), and it is not
-    comparable with a target whose client sent what the operation needs. Judged from the same count as 'served
-    by the client's cache' (the client's `.stats` around the timed calls); operations without a known need are not
-    judged by it."""
-
-    name = "far more engine requests than the call needs"
-
-    def judge(self, tool: str, rows: list[dict], seen: Evidence, limits: Thresholds) -> list[Verdict]:
-        counted = [r for r in rows if r.get("metric") == ENGINE_REQUESTS and r.get("stat", "value") == "value"]
-        own = [r for r in counted if r.get("host") != "all"] or counted
-        out = []
-        for r in own:
-            op, per_call = str(r.get("operation")), float(r.get("value") or 0.0)
-            need = NEEDS.get(op)
-            if need is None or per_call < CACHED_BELOW:  # a cached call is the other check's
-                continue
-            ok = per_call <= FAR_MORE * need
-            detail = (f"{per_call:.2f} metadata-engine requests per call, where a {op.replace('_', ' ')} needs {need} "
-                      "(JuiceFS's client with its caches on)")
-            if not ok:
-                detail += (f": more than {FAR_MORE:g} times that, so this latency is several round trips to the "
-                           "engine, not one call's (a cache off for this target, or retried transactions: see the "
-                           "`meta_retry` rows of juicefs stats where recorded)")
-            out.append(Verdict(self.name, tool, op, ok, detail))
-        return out
-
-
-FAR_MORE_REQUESTS = FarMoreRequests()
-
-
 @dataclass(frozen=True)
 class PhaseMethods:
     """What counts an mdtest phase's requests at a file system's metadata service: for each phase that changes
@@ -126,14 +81,9 @@ class PhaseMethods:
 #: Rmdir. Phases that share a method get bounds (ChangesAtEngine)
 _CREATE = ("meta_Mknod", "meta_Mkdir", "meta_Create")
 PHASE_METHODS: dict[str, tuple[str, ...]] = {
-    "file_creation": _CREATE,
-    "directory_creation": _CREATE,
-    "tree_creation": _CREATE,
-    "file_removal": ("meta_Unlink",),
-    "directory_removal": ("meta_Rmdir",),
-    "tree_removal": ("meta_Rmdir",),
-    "directory_rename": ("meta_Rename",),
-}
+    "file_creation": _CREATE, "directory_creation": _CREATE, "tree_creation": _CREATE,
+    "file_removal": ("meta_Unlink",), "directory_removal": ("meta_Rmdir",), "tree_removal": ("meta_Rmdir",),
+    "directory_rename": ("meta_Rename",)}
 _SHARED = ("the client counts its engine requests for the whole mdtest run, and a {what} sends {methods}, "
            "which every other phase sends too: no count can tell this phase's share (metabench's {calls} of the "
            "same target, each call counted, say whether they reach the engine)")

@@ -327,7 +327,7 @@ def test_calls_the_engine_never_saw_are_flagged_as_the_client_s_cache() -> None:
 
 
 def test_a_call_that_sent_far_more_engine_requests_than_it_needs_is_flagged() -> None:
-    from fsbench.validity.engine import FAR_MORE_REQUESTS
+    from fsbench.validity.engine_needs import FAR_MORE_REQUESTS
     from fsbench.validity.settings import Thresholds
     from fsbench.validity.watch import Evidence
 

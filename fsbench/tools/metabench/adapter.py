@@ -29,7 +29,8 @@ from fsbench.tools.metabench.parse import (
     combine_hosts,
     parse_path,
 )
-from fsbench.validity.engine import FAR_MORE_REQUESTS, OPS_REACHED_ENGINE, SERVED_BY_CLIENT_CACHE
+from fsbench.validity.engine import OPS_REACHED_ENGINE, SERVED_BY_CLIENT_CACHE
+from fsbench.validity.engine_needs import FAR_MORE_REQUESTS
 
 OPTIONS = {
     "mode": "calls (per-call latency, seed 000) or concurrency (create_write, open_read, rename, delete on "
