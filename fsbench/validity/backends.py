@@ -70,7 +70,7 @@ SCOPE_REUSE_S = 300.0
 
 @dataclass
 class ScopeCache:
-    """The scopes a run has read: (host, scope command) -> (when, its output). One per run (fsbench.run.case_run):
+    """The scopes a run has read: (host, scope command) -> (when, its output). One per run (the runner's):
     each case on the same target and host reuses a recent one instead of asking the monitors again (1 s a case
     on the lab's Ceph), and still records it in its own raw folder."""
 

@@ -143,7 +143,8 @@ def scoped_fast(*, fs: str | None = None, pools: tuple[str, ...] = ()) -> Callab
     one of them has its socket on this host (else None: `ceph tell` stays)."""
     def fast(text: str) -> list[str] | None:
         osds = serving_osds(text, fs=fs, pools=pools)
-        return asok.fast_argv(PERF_DUMP, {f"osd.{i}" for i in osds})(text) if osds else None
+        section = _sections(text).get(asok.SECTION, "")
+        return asok.reader_for(PERF_DUMP, {f"osd.{i}" for i in osds}, section) if osds else None
     return fast
 
 

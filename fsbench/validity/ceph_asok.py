@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Callable
 
 #: marks the section of the scope command's output that lists the local sockets: `NAME PATH` lines
 SECTION = "asok"
@@ -122,26 +121,10 @@ def reader_argv(command: dict[str, str], found: dict[str, str], interpreter: str
             *(f"{n}={p}" for n, p in sorted(found.items()))]
 
 
-def fast_argv(command: dict[str, str], names: set[str] | None = None) -> Callable[[str], list[str] | None]:
-    """From the scope command's output, the socket reader of the daemons it found here (those in `names` when
-    given: the ones that serve the target), or None where any of them has no socket here."""
-    def pick(text: str) -> list[str] | None:
-        section = _section(text)
-        found = sockets(section)
-        if names is not None:
-            if not names or not names <= set(found):
-                return None
-            found = {n: p for n, p in found.items() if n in names}
-        return reader_argv(command, found, python(section)) if found else None
-    return pick
-
-
-def _section(text: str) -> str:
-    """The lines after the scope's `#fsbench-... asok` marker line, up to the next marker."""
-    out, inside = [], False
-    for line in text.splitlines():
-        if line.startswith("#fsbench-"):
-            inside = line.split()[-1] == SECTION
-        elif inside:
-            out.append(line)
-    return "\n".join(out)
+def reader_for(command: dict[str, str], names: set[str], section: str) -> list[str] | None:
+    """The socket reader of the daemons in `names` (those serving the target), from the scope's asok section
+    (`section`), or None where any of them has no socket here: `ceph tell` stays, never a mix of both."""
+    found = sockets(section)
+    if not names or not names <= set(found):
+        return None
+    return reader_argv(command, {n: p for n, p in found.items() if n in names}, python(section))

@@ -105,8 +105,9 @@ def scoped_fast(fs: str) -> Callable[[str], list[str] | None]:
     """From the scope command's output, the admin-socket reader of the file system's MDSs, where each has its
     socket on this host (else None: `ceph tell` stays)."""
     def fast(text: str) -> list[str] | None:
-        names = serving_mds(_sections(text).get("fsdump", ""), fs)
-        return asok.fast_argv(PERF_DUMP, {f"mds.{n}" for n in names})(text) if names else None
+        parts = _sections(text)
+        names = serving_mds(parts.get("fsdump", ""), fs)
+        return asok.reader_for(PERF_DUMP, {f"mds.{n}" for n in names}, parts.get(asok.SECTION, "")) if names else None
     return fast
 
 

@@ -9,7 +9,7 @@ the engine's that the report compares.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fsbench.validity.checks import RowsCheck, Verdict, tool_sum
 from fsbench.validity.settings import Thresholds
@@ -63,8 +63,9 @@ class PhaseMethods:
     looks: dict[str, tuple[str, ...]]
     counted: str
     service: str
-    #: why a looking phase whose upper bound reached the threshold is not judged
-    shared: str = ""
+    #: per phase that only looks, why it is not judged when its upper bound reached the threshold (or its items
+    #: are unknown)
+    unjudged: dict[str, str] = field(default_factory=dict)
 
     @property
     def family(self) -> str:
@@ -97,7 +98,7 @@ _LOOK = ("meta_Lookup", "meta_GetAttr")
 #: JuiceFS: what the client counts (its `.stats`); a stat sends Lookup or GetAttr (a read's Open is not counted
 #: by every client, so a read is never judged by a count that may lack it)
 JUICEFS = PhaseMethods(PHASE_METHODS, {"file_stat": _LOOK, "directory_stat": _LOOK}, "the client asked its metadata "
-                       "engine", "metadata engine")
+                       "engine", "metadata engine", SHARED_METHODS)
 _MDS_LOOK = ("mds_getattr", "mds_lookup")
 #: CephFS: what its MDSs served, per request kind (fsbench.validity.ceph_mds): each change has its own kind but
 #: directory and tree creation (mkdir) and removal (rmdir); a stat sends getattr or lookup, a read an open
@@ -108,8 +109,8 @@ CEPHFS = PhaseMethods(
     {"file_stat": _MDS_LOOK, "directory_stat": _MDS_LOOK, "file_read": ("mds_open",),
      "directory_read": ("mds_readdir",)},
     "the file system's MDSs served", "MDS",
-    shared="the MDSs count getattr and lookup for the whole mdtest run, which the other phases send too: no "
-           "count can tell this phase's share")
+    {p: "the MDSs count its kind of request for the whole mdtest run, which the other phases send too: no count can "
+        "tell this phase's share" for p in ("file_stat", "directory_stat", "file_read", "directory_read")})
 #: directories mdtest makes per iteration outside its phases' counts (its test directory and its parent)
 OUTSIDE_PHASES = 2
 
@@ -171,11 +172,11 @@ class ChangesAtEngine:
             elif least >= CACHED_BELOW:
                 out.append(Verdict(self.name, tool, phase, True, detail))
             else:
-                why = (m.shared or SHARED_METHODS.get(phase, "")) if looks else \
+                why = m.unjudged.get(phase, "") if looks else \
                     f"its share of the {said} cannot be told from the other phases'"
                 out.append(Verdict(self.name, tool, phase, None, f"{detail}: {why}"))
-        for phase in sorted({str(r.get("operation")) for r in rows} & set(SHARED_METHODS) - set(probed) - set(items)):
-            out.append(Verdict(self.name, tool, phase, None, SHARED_METHODS[phase]))
+        for phase in sorted({str(r.get("operation")) for r in rows} & set(m.unjudged) - set(probed) - set(items)):
+            out.append(Verdict(self.name, tool, phase, None, m.unjudged[phase]))
         return out
 
 

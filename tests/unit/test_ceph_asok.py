@@ -20,17 +20,18 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "backend-counters"
 def test_the_scope_lists_the_sockets_found_here() -> None:
     text = (f"{ceph.SECTION}perf\nosd.0: {{}}\n{ceph.SECTION}asok\npython /usr/bin/python3\nosd.0 /run/ceph/osd.0.asok\n"
             "osd.1 /run/ceph/osd.1.asok\nnot a line\n")
-    assert ceph_asok.sockets(ceph_asok._section(text)) == {"osd.0": "/run/ceph/osd.0.asok",
-                                                           "osd.1": "/run/ceph/osd.1.asok"}
-    pick = ceph_asok.fast_argv({"prefix": "perf dump"}, {"osd.1"})
-    argv = pick(text)
+    section = ceph_asok.sections(text, ceph.SECTION)[ceph_asok.SECTION]
+    assert ceph_asok.sockets(section) == {"osd.0": "/run/ceph/osd.0.asok", "osd.1": "/run/ceph/osd.1.asok"}
+    argv = ceph_asok.reader_for({"prefix": "perf dump"}, {"osd.1"}, section)
     # on the `ceph` CLI's own interpreter (its #! line), without site packages
     assert argv is not None and argv[:4] == ["/usr/bin/python3", "-I", "-S", "-c"]
     assert argv[5:] == ['{"prefix": "perf dump"}', "osd.1=/run/ceph/osd.1.asok"]
     # a serving daemon without a socket here (a remote cluster): `ceph tell` stays, never a mix of both
-    assert ceph_asok.fast_argv({"prefix": "perf dump"}, {"osd.1", "osd.2"})(text) is None
-    assert ceph_asok.fast_argv({"prefix": "perf dump"}, set())(text) is None
-    assert ceph_asok.fast_argv({"prefix": "perf dump"}, {"osd.1"})(f"{ceph.SECTION}perf\nosd.1: {{}}\n") is None
+    assert ceph_asok.reader_for({"prefix": "perf dump"}, {"osd.1", "osd.2"}, section) is None
+    assert ceph_asok.reader_for({"prefix": "perf dump"}, set(), section) is None
+    assert ceph_asok.reader_for({"prefix": "perf dump"}, {"osd.1"}, "") is None
+    # the OSDs' scope finds its own section
+    assert ceph.scoped_fast(pools=("x",))(text) is None  # no queries section: which OSDs serve is unknown
 
 
 def test_the_scope_finds_the_ceph_cli_s_interpreter_and_the_sockets_that_exist(tmp_path: Path) -> None:

@@ -84,8 +84,15 @@ def test_stats_that_reached_the_mds_are_not_judged_by_a_whole_run_count() -> Non
     judge(rows, "mdtest", [CHANGES_AT_MDS], seen, Thresholds())
     stat = next(r for r in rows if r["operation"] == "file_stat")
     assert "validity" not in stat and stat["validity_detail"].endswith(
-        "the MDSs count getattr and lookup for the whole mdtest run, which the other phases send too: no count can "
+        "the MDSs count its kind of request for the whole mdtest run, which the other phases send too: no count can "
         "tell this phase's share")
+
+
+def test_a_phase_without_items_gets_the_mds_words_not_the_juicefs_clients() -> None:
+    rows = [{"tool": "mdtest", "operation": "file_read", "metric": "rate", "stat": "mean", "value": 1.0, "items": ""}]
+    seen = Evidence(("m",), 0, 0, 0, 0, 1.0, None, 0.0, True, requests={"mds_create": 3})
+    (v,) = CHANGES_AT_MDS.judge("mdtest", rows, seen, Thresholds())
+    assert v.ok is None and v.detail.startswith("the MDSs count its kind of request") and "Lookup" not in v.detail
 
 
 def test_without_the_mds_counters_nothing_is_judged_and_juicefs_counts_are_not_taken_for_them() -> None:

@@ -104,8 +104,9 @@ def _functional(check: str, tool: str, rows: list[dict], seen: Evidence) -> list
                 f"(its functional checks and its timed items together)")
         ok = all(counts.values())
         if not ok:
-            said = ("the store counted no bucket creation while objbench ran (0 put_bucket): the bucket existed, and "
-                    "this 'pass' says objbench found it, not that creating a bucket works on this store"
+            said = ("the store counted no bucket creation while objbench ran (0 put_bucket): this 'pass' was given "
+                    "without creating a bucket on this store (objbench accepts a bucket that exists), so it does not "
+                    "say that creating one works here"
                     if op == "create_a_bucket" else said + ": this check's requests never reached it")
         out.append(Verdict(check, tool, op, ok, said))
     return out
