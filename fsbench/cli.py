@@ -74,6 +74,7 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
         click.echo(redact(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<{hw}} {c.estimate_s:>8.0f}s"))
     total = sum(c.estimate_s for c in cases)
     rounds = ("; in rounds: repetition 1 of every target of a workload, then 2..., the targets set up at once"
+              + (", each round's targets in an order of its own" if sc.settings.shuffle else "")
               if sc.settings.order == "rounds" else "")
     click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
                f"(baseline: {sc.baseline}){rounds}")

@@ -25,6 +25,12 @@ class Settings:
                         doc="targets: each target's cases back to back (set up once); rounds: repetition 1 of "
                             "every target of a workload, then repetition 2..., every target set up at once, so "
                             "drift over minutes hits all alike and comparisons pair by round")
+    shuffle: bool = option(s.boolean, True,
+                           doc="with order: rounds, each round runs its targets in an order of its own (drawn "
+                               "from the scenario's name, the same on every run and in `plan`): a target is "
+                               "not always first or after the same neighbour, so what its place in the round "
+                               "does to it shows as round-to-round spread, not as a difference (false: the "
+                               "targets' declared order in every round)")
     stats: dict = option(STATS, factory=dict, convert=dict,
                          doc="when a difference is stated: min_effect (10%), time_floor (20us)")
     case_timeout_s: float | None = option(s.duration, None, key="case_timeout")

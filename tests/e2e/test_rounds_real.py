@@ -1,5 +1,6 @@
 """settings.order: rounds for real: fio on two folders sharing a service, repetition 1 of every target before
-repetition 2, each case measuring under its own target's setup, and the plan saying that order."""
+repetition 2 (each round's targets in an order of its own), each case measuring under its own target's setup,
+and the plan saying that order."""
 
 from __future__ import annotations
 
@@ -45,9 +46,12 @@ def test_rounds_interleave_targets_and_each_case_runs_under_its_own_setup(tmp_pa
     require("fio")
     scenario = _scenario(tmp_path)
     plan = run_cli("plan", str(scenario), check=True).stdout
-    order = ["a__w1__r1", "b__w1__r1", "a__w1__r2", "b__w1__r2", "a__w2__r1", "b__w2__r1", "a__w2__r2", "b__w2__r2"]
+    # each round's targets in an order of its own (settings.shuffle, drawn from the scenario's name): here
+    # round 2 of w2 runs b first, so the shared service is set b's way, then a's, in the same round
+    order = ["a__w1__r1", "b__w1__r1", "a__w1__r2", "b__w1__r2", "a__w2__r1", "b__w2__r1", "b__w2__r2", "a__w2__r2"]
     assert [plan.index(cid) for cid in order] == sorted(plan.index(cid) for cid in order), plan
     assert "in rounds: repetition 1 of every target of a workload, then 2" in plan
+    assert "each round's targets in an order of its own" in plan
     shown = run_cli("plan", "--show", str(scenario), check=True).stdout
     assert [shown.index(f"case {i}: {cid}") for i, cid in enumerate(order, 1)] == sorted(
         shown.index(f"case {i}: {cid}") for i, cid in enumerate(order, 1))

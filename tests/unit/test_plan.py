@@ -151,7 +151,7 @@ def test_rounds_order_runs_repetition_one_of_every_target_before_repetition_two(
     path = tmp_path / "s.yaml"
     path.write_text(f"""\
 name: r
-settings: {{order: rounds, repetitions: 2, scratch: {tmp_path}/s}}
+settings: {{order: rounds, shuffle: false, repetitions: 2, scratch: {tmp_path}/s}}
 targets:
   a: {{path: {tmp_path}/a}}
   b: {{path: {tmp_path}/b}}
@@ -162,3 +162,30 @@ workloads:
     assert [(c.params["numjobs"], c.repetition, c.target) for c in cases] == [
         (1, 1, "a"), (1, 1, "b"), (1, 2, "a"), (1, 2, "b"), (2, 1, "a"), (2, 1, "b"), (2, 2, "a"), (2, 2, "b")]
     assert [c.index for c in cases] == list(range(1, 9))
+
+
+def test_rounds_shuffle_gives_each_round_its_own_target_order_the_same_on_every_plan(tmp_path):
+    """settings.shuffle (the default with rounds): every round holds every target once, rounds still run in
+    turn, the order is the same on every plan of the scenario, and no target holds one place in every round."""
+    from fsbench.scenario import load_scenario, plan_cases
+
+    path = tmp_path / "s.yaml"
+    lines = ["name: shuffled", f"settings: {{order: rounds, repetitions: 3, scratch: {tmp_path}/s}}", "targets:"]
+    lines += [f"  t{i}: {{path: {tmp_path}/t{i}}}" for i in range(6)]
+    lines += ["workloads:", "  w: {tool: fio, options: {rw: write, bs: 4k, size: 1m}}",
+              "  v: {tool: fio, options: {rw: read, bs: 4k, size: 1m}}"]
+    path.write_text("\n".join(lines) + "\n")
+    cases = plan_cases(load_scenario(path, [], None))
+    again = plan_cases(load_scenario(path, [], None))
+    assert [c.case_id for c in cases] == [c.case_id for c in again]
+    blocks = [cases[i:i + 6] for i in range(0, len(cases), 6)]
+    assert [(b[0].workload, b[0].repetition) for b in blocks] == [("w", 1), ("w", 2), ("w", 3), ("v", 1), ("v", 2),
+                                                                  ("v", 3)]
+    assert all(sorted(c.target for c in b) == [f"t{i}" for i in range(6)] for b in blocks)
+    assert all({c.workload for c in b} == {b[0].workload} and {c.repetition for c in b} == {b[0].repetition}
+               for b in blocks)
+    orders = [[c.target for c in b] for b in blocks]
+    assert len({tuple(o) for o in orders}) > 1
+    for t in (f"t{i}" for i in range(6)):  # no target in one place of every round of a workload
+        assert len({o.index(t) for o in orders[:3]}) > 1 or len({o.index(t) for o in orders[3:]}) > 1
+    assert [c.index for c in cases] == list(range(1, len(cases) + 1))
