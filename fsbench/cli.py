@@ -50,6 +50,7 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
     """Print every case, the hosts it runs on and an estimated duration (secrets masked)."""
     from fsbench.core.secrets import redact
     from fsbench.scenario import load_scenario, plan_cases
+    from fsbench.scenario.plan import order_text
 
     sc = load_scenario(scenario, list(sets), inventory)  # not fsbench.campaign's: it imports the runner
     cases = plan_cases(sc)
@@ -73,11 +74,8 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
     for c in cases:  # a case id holds the values of its sweep, which a --set may have given
         click.echo(redact(f"{c.index:>4}  {c.case_id:<{width}}  {','.join(c.hosts):<{hw}} {c.estimate_s:>8.0f}s"))
     total = sum(c.estimate_s for c in cases)
-    rounds = ("; in rounds: repetition 1 of every target of a workload, then 2..., the targets set up at once"
-              + (", each round's targets in an order of its own" if sc.settings.shuffle else "")
-              if sc.settings.order == "rounds" else "")
     click.echo(f"{len(cases)} cases on {len(sc.targets)} targets; estimated {total / 60:.1f} min "
-               f"(baseline: {sc.baseline}){rounds}")
+               f"(baseline: {sc.baseline}){order_text(sc)}")
     from fsbench.run.plan_range import adaptive_range
 
     if adaptive_range(sc, cases):

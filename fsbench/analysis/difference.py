@@ -4,6 +4,9 @@ repetitions it summarised (mdtest's iterations). The spread of the calls one run
 not cover drift between runs (two runs of meta-engines put one engine at 0.22x and 1.16x the baseline, each
 "significant" by the spread of its 30 calls).
 
+Paired by round, the test is the one of what a rerun would find (`paired`): the rounds' spread moderated by
+the family's (fsbench.analysis.moderated), the interval widened by a rerun's own spread.
+
 A difference is *stated* only when it is significant at 95 % AND larger than the practical floors
 (fsbench.core.stats_settings: min_effect of the larger value, and time_floor for latencies), so a
 conclusion says what would hold on a rerun, not what the noise of one run happened to show.
@@ -17,10 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from fsbench.analysis.moderated import Prior
 from fsbench.core.stats import LEVEL, LogSummary, Ratio, log_ratio, t_quantile, t_two_sided_p
 from fsbench.core.stats_settings import Floors
 
 ALPHA = 1 - LEVEL
+#: a rerun's mean log ratio varies by this run's mean's variance plus its own (the same again)
+RERUN = 2.0
 #: how a difference was judged (said beside it where it matters)
 PAIRED, WELCH, NONE = "paired by round", "Welch", "no spread"
 
@@ -35,6 +41,7 @@ class Difference:
     p: float
     method: str
     n: int = 0  # rounds paired, or the smaller side's count
+    df: float = 0.0  # the test's degrees of freedom where it is not n - 1 (a moderated paired test)
 
     @property
     def significant(self) -> bool:
@@ -59,10 +66,32 @@ def paired_t(d: Sequence[float], level: float = LEVEL) -> tuple[float, float, fl
     return m, m - half, m + half, t_two_sided_p(m / se, n - 1)
 
 
-def paired(ab: list[tuple[float, float]], level: float = LEVEL) -> Difference:
-    """b / a from the per-round log ratios (paired t on them): common drift cancels round by round."""
-    m, low, high, p = paired_t([math.log(y) - math.log(x) for x, y in ab], level)
-    return Difference(math.exp(m), math.exp(low), math.exp(high), p, PAIRED, len(ab))
+def paired(ab: list[tuple[float, float]], level: float = LEVEL, prior: Prior | None = None) -> Difference:
+    """b / a from the per-round log ratios, as a rerun would find it: common drift cancels round by round,
+    the spread of the rounds is moderated by the family's (`prior`, fsbench.analysis.moderated), and the
+    interval is where a rerun's ratio would fall: its variance is this run's mean's plus the rerun's own
+    (RERUN times the mean's), so a difference is said only where a rerun of the same rounds would most likely
+    find it too. The interval and p printed beside a ratio are this test's."""
+    d = [math.log(y) - math.log(x) for x, y in ab]
+    n, m = len(d), statistics.fmean(d)
+    var, df = statistics.variance(d), float(n - 1)
+    if prior is not None:
+        var, df = prior.moderate(var, df)
+    if var == 0:
+        return Difference(math.exp(m), math.exp(m), math.exp(m), 1.0 if m == 0 else 0.0, PAIRED, n)
+    se = math.sqrt(RERUN * var / n)
+    half = t_quantile(1 - (1 - level) / 2, df) * se
+    return Difference(math.exp(m), math.exp(m - half), math.exp(m + half), t_two_sided_p(m / se, df), PAIRED, n,
+                      df)
+
+
+def prior_of(*values: Mapping) -> Prior | None:
+    """The family prior a value carries (`prior`: (df, var), fsbench.analysis.priors), if any."""
+    for v in values:
+        got = v.get("prior")
+        if got and all(x == x for x in got):
+            return Prior(float(got[0]), float(got[1]))
+    return None
 
 
 def compare(a: Mapping, b: Mapping) -> Difference:
@@ -70,7 +99,7 @@ def compare(a: Mapping, b: Mapping) -> Difference:
     log_var)."""
     ab = pairs(a, b)
     if len(ab) >= 3:
-        return paired(ab)
+        return paired(ab, prior=prior_of(a, b))
     if int(a.get("n", 1)) >= 2 and int(b.get("n", 1)) >= 2 and "log_mean" in a and "log_mean" in b:
         r = _log_ratio(LogSummary(int(a["n"]), a["log_mean"], a["log_var"]),
                        LogSummary(int(b["n"]), b["log_mean"], b["log_var"]))

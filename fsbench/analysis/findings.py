@@ -113,6 +113,7 @@ def _values(summary: pd.DataFrame, spec: Mapping, target: str) -> tuple[dict | N
             out[k] = float(r[k])
     if isinstance(r.get("reps"), tuple):
         out["reps"] = r["reps"]
+        out["prior"] = (r.get("prior_df", math.nan), r.get("prior_var", math.nan))
     if str(r.get("validity") or "") == "flagged":
         out["flagged"] = str(r.get("validity_detail") or "flagged")
     return out, ""
@@ -194,14 +195,15 @@ def rounds_to_decide(d: Difference, floors: Floors) -> int | None:
     or where the interval is not known."""
     if not (math.isfinite(d.low) and math.isfinite(d.high) and d.low > 0 and d.n >= 2 and d.ratio > 0):
         return None
+    df = d.df or d.n - 1  # a moderated test's own; the family's share (df - (n - 1)) stays with more rounds
     half = (math.log(d.high) - math.log(d.low)) / 2
-    sd = half / t_quantile(0.975, d.n - 1) * math.sqrt(d.n)
+    sd = half / t_quantile(0.975, df) * math.sqrt(d.n)
     m = abs(math.log(d.ratio))
     goal = max(m, math.log(1 / (1 - floors.min_effect)) - m)  # the looser of the two ways to decide
     if sd <= 0:
         return d.n
     for k in range(max(3, d.n + 1), MOST_ROUNDS + 1):
-        if t_quantile(0.975, k - 1) * sd / math.sqrt(k) < goal:
+        if t_quantile(0.975, df - d.n + k) * sd / math.sqrt(k) < goal:
             return k
     return None
 

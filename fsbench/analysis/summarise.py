@@ -6,7 +6,8 @@ import math
 
 import pandas as pd
 
-from fsbench.analysis.difference import paired, pairs
+from fsbench.analysis.difference import paired, pairs, prior_of
+from fsbench.analysis.priors import with_priors
 from fsbench.analysis.ratios import log_ratios
 from fsbench.core import stats
 
@@ -189,7 +190,7 @@ def with_baseline(summary: pd.DataFrame, baseline: str, paired: bool = False) ->
                                               "baseline_log_var")))
         out["ratio_low"], out["ratio_high"], out["ratio_p"] = low, high, p
     if paired and "reps" in out.columns and "ratio_low" in out.columns:
-        out = _paired_ratios(out, summary[summary["target"] == baseline][key + ["reps"]])
+        out = _paired_ratios(with_priors(out), summary[summary["target"] == baseline][key + ["reps"]])
     return out.drop(columns=["baseline_mean", *(f"baseline_{c}" for c in extra)])
 
 
@@ -199,11 +200,12 @@ def _paired_ratios(out: pd.DataFrame, base: pd.DataFrame) -> pd.DataFrame:
     merged = out[key].merge(base.rename(columns={"reps": "_base_reps"}), on=key, how="left")
     ratio, low, high, p = (out[c].to_numpy(dtype=float, copy=True) for c in ("ratio", "ratio_low", "ratio_high",
                                                                                "ratio_p"))
-    for i, (mine, theirs) in enumerate(zip(out["reps"].tolist(), merged["_base_reps"].tolist())):
+    priors = zip(out["prior_df"].tolist(), out["prior_var"].tolist())
+    for i, (mine, theirs, prior) in enumerate(zip(out["reps"].tolist(), merged["_base_reps"].tolist(), priors)):
         if not (isinstance(mine, tuple) and isinstance(theirs, tuple)) or mine is theirs:
             continue
         ab = pairs({"reps": theirs}, {"reps": mine})
         if len(ab) >= 3:
-            d = paired(ab)
+            d = paired(ab, prior=prior_of({"prior": prior}))
             ratio[i], low[i], high[i], p[i] = d.ratio, d.low, d.high, d.p
     return out.assign(ratio=ratio, ratio_low=low, ratio_high=high, ratio_p=p)

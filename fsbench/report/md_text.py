@@ -43,7 +43,7 @@ def findings_markdown(findings: list[dict], level: str) -> list[str]:
     counts = {v: sum(1 for f in findings if f["verdict"] == v) for v in FINDING_MARKS}
     out = [f"{level} The study's findings, here", "",
            "Each finding the scenario restates, judged as the conclusions are (95 %, paired by round where "
-           "the targets ran in rounds, beyond the floors): " + ", ".join(
+           "the targets ran in rounds, as a rerun would find it, beyond the floors): " + ", ".join(
                f"{n} {v}" for v, n in counts.items() if n) + ".", ""]
     for f in findings:
         out.append(f"- {FINDING_MARKS.get(f['verdict'], '')} **{escape(f['verdict'])}**: {escape(f['claim'])} "

@@ -247,6 +247,7 @@ def measurement(rv: RunView, spec: dict, workload: str, job: str, op: str, metri
                               if r.get(k) is not None and r.get(k) == r.get(k)})
             if isinstance(r.get("reps"), tuple):  # per round, for comparisons paired by round
                 values[t]["reps"] = r["reps"]
+                values[t]["prior"] = (r.get("prior_df", float("nan")), r.get("prior_var", float("nan")))
         if r.get("validity") == "flagged":  # fsbench.validity: the conclusions leave it out and say so
             values[t]["flagged"] = str(r.get("validity_detail") or "flagged")
     if len(values) < 2:

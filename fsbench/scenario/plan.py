@@ -119,6 +119,14 @@ def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:
     return [dataclasses.replace(c, index=i) for i, c in enumerate(ordered, 1)]
 
 
+def order_text(sc: Scenario) -> str:
+    """'; in rounds: ...': how the plan orders its cases, where it is not target by target."""
+    if sc.settings.order != "rounds":
+        return ""
+    shuffled = ", each round's targets in an order of its own" if sc.settings.shuffle else ""
+    return f"; in rounds: repetition 1 of every target of a workload, then 2..., the targets set up at once{shuffled}"
+
+
 def _draw(text: str) -> int:
     """A number drawn from text: the same for the same text on every machine and Python (no hash seed)."""
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
