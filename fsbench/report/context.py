@@ -18,7 +18,7 @@ from fsbench.core.csv_cells import unguard_frame, unguard_row
 from fsbench.core.stats_settings import Floors
 from fsbench.core.thresholds import thresholds_from
 from fsbench.core.units import format_value
-from fsbench.report import per_host
+from fsbench.report import monitor_groups, per_host
 from fsbench.report import summary as summary_mod
 from fsbench.report import validity as validity_mod
 from fsbench.report.absent import why_empty
@@ -149,6 +149,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "problems": summary_mod.problems(cases),
         "warnings": per_host.run_warning_groups(read_csv(run / WARNINGS_CSV)) + summary_mod.warnings(cases, results),
         "placement": per_host.placement_groups(read_csv(run / PLACEMENT_CSV)),
+        "monitor_groups": monitor_groups.group_tables(results, monitor_groups.host_groups(data)),
         "validity": validity_mod.overview(results),
         "warned_ok": sum(1 for c in cases if c.get("status") == "ok" and summary_mod.split_warnings(
             str(c.get("warnings") or ""))),

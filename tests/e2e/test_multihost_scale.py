@@ -113,6 +113,10 @@ def test_a_campaign_on_16_clients_reads_as_groups_of_hosts_in_plan_show_and_the_
     assert "<th>client2</th>" not in table
     per_host = page.split('class="results per-host"')[1].split("</table>")[0]
     assert "<th>fastest</th><th>slowest</th><th>spread</th><th>stragglers</th>" in per_host, per_host[:2000]
+    # the monitors' figures per host group: one row per workload and target for the 16 clients, no column each
+    groups = page.split('id="monitor-groups"')[1].split("</section>")[0]
+    assert "host CPU (cpu_usage, mean over each case) per host group" in groups
+    assert groups.count("<td>clients (16)</td>") >= 2 and "<th>client2</th>" not in groups
 
 
 def test_a_campaign_on_16_clients_leaves_nothing_on_any_host(run16, lab16):
