@@ -149,7 +149,7 @@ def build_context(run: Path, baseline: str | None = None) -> dict:
         "problems": summary_mod.problems(cases),
         "warnings": per_host.run_warning_groups(read_csv(run / WARNINGS_CSV)) + summary_mod.warnings(cases, results),
         "placement": per_host.placement_groups(read_csv(run / PLACEMENT_CSV)),
-        "monitor_groups": monitor_groups.group_tables(results, monitor_groups.host_groups(data)),
+        "monitor_groups": monitor_groups.group_tables(results, monitor_groups.host_groups(hosts)),
         "validity": validity_mod.overview(results),
         "warned_ok": sum(1 for c in cases if c.get("status") == "ok" and summary_mod.split_warnings(
             str(c.get("warnings") or ""))),

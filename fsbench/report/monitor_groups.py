@@ -57,13 +57,9 @@ def group_tables(results: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> 
     return out
 
 
-def host_groups(scenario: Mapping) -> dict[str, tuple[str, ...]]:
-    """host -> its groups, from a run's scenario.yaml (its `hosts`, the inventory's merged in)."""
-    hosts = scenario.get("hosts") if isinstance(scenario, Mapping) else None
-    if not isinstance(hosts, Mapping):
-        return {}
-    return {str(n): tuple(str(g) for g in (h.get("groups") or ()) if isinstance(g, str))
-            for n, h in hosts.items() if isinstance(h, Mapping)}
+def host_groups(hosts: Sequence[Mapping]) -> dict[str, tuple[str, ...]]:
+    """host -> its groups, from hosts.csv's rows (its `groups` column: the names, space-separated)."""
+    return {str(r.get("host") or ""): tuple(str(r.get("groups") or "").split()) for r in hosts if r.get("host")}
 
 
 def _row(known: Mapping[str, float], unit: str) -> tuple[float, list[str], list[tuple[str, float]]]:

@@ -50,7 +50,8 @@ def run_preflight(sc: Scenario, cases: list[Case], transports: dict[str, Transpo
     tools = {name: get_tool(name).version_argv() for name in sorted({c.tool for c in cases})}
     with ThreadPoolExecutor(max_workers=max(1, min(64, len(alive)))) as pool:
         gathered = dict(zip(alive, pool.map(lambda t: _facts(t, tools), alive.values())))
-    pf.hosts = [gathered.get(h) or {"host": h, "reachable": "no"} for h in transports]
+    pf.hosts = [{**(gathered.get(h) or {"host": h, "reachable": "no"}),  # its groups: the report groups hosts by them
+                 "groups": " ".join(sc.hosts[h].groups) if h in sc.hosts else ""} for h in transports]
     _tool_checks(sc, cases, gathered, pf)
     _server_checks(sc, cases, alive, pf)
     _target_checks(sc, cases, alive, pf)

@@ -45,7 +45,7 @@ def test_no_table_without_a_group_of_three_hosts():
     assert group_tables(pd.DataFrame(), {"a": ("g",)}) == []
 
 
-def test_host_groups_come_from_the_runs_scenario_and_ignore_what_is_not_a_mapping():
-    assert host_groups({"hosts": {"c1": {"groups": ["clients", 3]}, "m": {}, "x": "bad"}}) == {
-        "c1": ("clients",), "m": ()}
-    assert host_groups({}) == {} and host_groups({"hosts": ["c1"]}) == {}
+def test_host_groups_come_from_hosts_csv_rows():
+    rows = [{"host": "c1", "groups": "clients meta"}, {"host": "c2", "groups": ""}, {"host": "", "groups": "x"},
+            {"host": "c3"}]
+    assert host_groups(rows) == {"c1": ("clients", "meta"), "c2": (), "c3": ()}
