@@ -47,6 +47,8 @@ OPTIONS = {
     "replication": "the files' replication factor (default 1)",
     "read_after_open": "open_read also reads each file (default false)",
     "barrier_ms": "the least time between the control files' creation and the maps' start (default 1500)",
+    "first_barrier_ms": "the same for the first run, whose maps also load MapReduce's classes (default 6000); "
+                        "maps that miss a barrier make the run be done again with twice as long a one",
     "heap": "the JVM's heap, e.g. 1g (default: 1g, 2g above 50 maps)",
 }
 #: the barrier server across hosts (metabench's: one byte each way per round), on the case's first host; a
@@ -112,7 +114,7 @@ class NNBenchAdapter:
         """Known options, whole numbers where NNBench wants them, known operations."""
         issues = unknown_options(options, OPTIONS, TOOL)
         for key, least in (("maps", 1), ("files_per_map", 1), ("bytes_to_write", 0), ("replication", 1),
-                           ("barrier_ms", 0)):
+                           ("barrier_ms", 0), ("first_barrier_ms", 0)):
             if key in options and not _whole(options[key], least):
                 issues.append(OptionIssue(key, f"{key} must be a whole number of at least {least}, "
                                                f"got {options[key]!r}"))
@@ -184,6 +186,7 @@ class NNBenchAdapter:
         ops = o.get("operations", list(OPERATIONS))
         args = ["-runs", ",".join(sequence(ops if isinstance(ops, list) else [ops])),
                 "-barrierMs", str(int(o.get("barrier_ms", 1500))), *(["-barrier", barrier] if barrier else []),
+                *(["-firstBarrierMs", str(int(o["first_barrier_ms"]))] if "first_barrier_ms" in o else []),
                 "-cleanup", "-baseDir", base, "-maps", str(maps), "-reduces", "1", "-numberOfFiles", str(files),
                 "-bytesToWrite", str(int(o.get("bytes_to_write", 0))),
                 "-blockSize", str(int(o.get("block_size", 1048576))), "-bytesPerChecksum", str(BYTES_PER_CHECKSUM),
