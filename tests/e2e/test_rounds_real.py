@@ -47,8 +47,8 @@ def test_rounds_interleave_targets_and_each_case_runs_under_its_own_setup(tmp_pa
     scenario = _scenario(tmp_path)
     plan = run_cli("plan", str(scenario), check=True).stdout
     # each round's targets in an order of its own (settings.shuffle, drawn from the scenario's name): here
-    # round 2 of w2 runs b first, so the shared service is set b's way, then a's, in the same round
-    order = ["a__w1__r1", "b__w1__r1", "a__w1__r2", "b__w1__r2", "a__w2__r1", "b__w2__r1", "b__w2__r2", "a__w2__r2"]
+    # round 1 of w2 runs b first, so the shared service is set b's way, then a's, in the same round
+    order = ["a__w1__r1", "b__w1__r1", "a__w1__r2", "b__w1__r2", "b__w2__r1", "a__w2__r1", "a__w2__r2", "b__w2__r2"]
     assert [plan.index(cid) for cid in order] == sorted(plan.index(cid) for cid in order), plan
     assert "in rounds: repetition 1 of every target of a workload, then 2" in plan
     assert "each round's targets in an order of its own" in plan
