@@ -15,13 +15,12 @@ conclusion says what would hold on a rerun, not what the noise of one run happen
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from fsbench.analysis.moderated import Prior
-from fsbench.core.stats import LEVEL, LogSummary, Ratio, log_ratio, t_quantile, t_two_sided_p
+from fsbench.core.stats import LEVEL, LogSummary, Ratio, log_ratio, mean_std, t_quantile, t_two_sided_p
 from fsbench.core.stats_settings import Floors
 
 ALPHA = 1 - LEVEL
@@ -55,15 +54,21 @@ def pairs(a: Mapping, b: Mapping) -> list[tuple[float, float]]:
             if float(ra[r]) > 0 and float(rb[r]) > 0]
 
 
-def paired_t(d: Sequence[float], level: float = LEVEL) -> tuple[float, float, float, float]:
-    """Mean of paired differences, its t interval (df n-1) and two-sided p: the paired t-test."""
-    n, m = len(d), statistics.fmean(d)
-    sd = statistics.stdev(d)
-    if sd == 0:
-        return m, m, m, 1.0 if m == 0 else 0.0
-    se = sd / math.sqrt(n)
-    half = t_quantile(1 - (1 - level) / 2, n - 1) * se
-    return m, m - half, m + half, t_two_sided_p(m / se, n - 1)
+def paired_t(d: Sequence[float], level: float = LEVEL, prior: Prior | None = None,
+             rerun: float = 1.0) -> tuple[float, float, float, float, float]:
+    """Mean of paired differences, its t interval and two-sided p, and the degrees of freedom: the paired
+    t-test (df n-1). With `prior`, the differences' variance is moderated by it (fsbench.analysis.moderated);
+    with `rerun`, the mean's variance counts that many times (2: where a rerun's mean would fall)."""
+    n = len(d)
+    m, sd = mean_std(d)
+    var, df = sd * sd, float(n - 1)
+    if prior is not None:
+        var, df = prior.moderate(var, df)
+    if var == 0:
+        return m, m, m, 1.0 if m == 0 else 0.0, df
+    se = math.sqrt(rerun * var / n)
+    half = t_quantile(1 - (1 - level) / 2, df) * se
+    return m, m - half, m + half, t_two_sided_p(m / se, df), df
 
 
 def paired(ab: list[tuple[float, float]], level: float = LEVEL, prior: Prior | None = None) -> Difference:
@@ -72,17 +77,8 @@ def paired(ab: list[tuple[float, float]], level: float = LEVEL, prior: Prior | N
     interval is where a rerun's ratio would fall: its variance is this run's mean's plus the rerun's own
     (RERUN times the mean's), so a difference is said only where a rerun of the same rounds would most likely
     find it too. The interval and p printed beside a ratio are this test's."""
-    d = [math.log(y) - math.log(x) for x, y in ab]
-    n, m = len(d), statistics.fmean(d)
-    var, df = statistics.variance(d), float(n - 1)
-    if prior is not None:
-        var, df = prior.moderate(var, df)
-    if var == 0:
-        return Difference(math.exp(m), math.exp(m), math.exp(m), 1.0 if m == 0 else 0.0, PAIRED, n)
-    se = math.sqrt(RERUN * var / n)
-    half = t_quantile(1 - (1 - level) / 2, df) * se
-    return Difference(math.exp(m), math.exp(m - half), math.exp(m + half), t_two_sided_p(m / se, df), PAIRED, n,
-                      df)
+    m, low, high, p, df = paired_t([math.log(y) - math.log(x) for x, y in ab], level, prior, RERUN)
+    return Difference(math.exp(m), math.exp(low), math.exp(high), p, PAIRED, len(ab), df)
 
 
 def prior_of(*values: Mapping) -> Prior | None:

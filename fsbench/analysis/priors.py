@@ -11,20 +11,15 @@ pairs), which the paired test reads (fsbench.analysis.difference.paired).
 from __future__ import annotations
 
 import math
-import statistics
 from itertools import combinations
 
 import pandas as pd
 
+from fsbench.analysis.difference import pairs
 from fsbench.analysis.moderated import Prior, fit
+from fsbench.core.stats import mean_std
 
 FAMILY = ["tool", "metric", "unit", "stat"]
-
-
-def _log_diffs(a: tuple, b: tuple) -> list[float]:
-    ra, rb = dict(a), dict(b)
-    return [math.log(float(rb[r])) - math.log(float(ra[r])) for r in sorted(set(ra) & set(rb))
-            if float(ra[r]) > 0 and float(rb[r]) > 0]
 
 
 def family_priors(summary: pd.DataFrame) -> dict[tuple, Prior]:
@@ -33,17 +28,17 @@ def family_priors(summary: pd.DataFrame) -> dict[tuple, Prior]:
         return {}
     family = [c for c in FAMILY if c in summary.columns]
     key = [c for c in summary.columns if c in ("workload", "job", "operation") or c.startswith("param_")]
-    pairs: dict[tuple, list[tuple[float, float]]] = {}
+    found: dict[tuple, list[tuple[float, float]]] = {}
     for fam, rows in summary.groupby(family, sort=False, dropna=False):
         fam = fam if isinstance(fam, tuple) else (fam,)
         groups = rows.groupby(key, sort=False, dropna=False) if key else [((), rows)]
         for _, measurement in groups:
             reps = [r for r in measurement["reps"].tolist() if isinstance(r, tuple) and len(r) >= 3]
             for a, b in combinations(reps, 2):
-                d = _log_diffs(a, b)
+                d = [math.log(y) - math.log(x) for x, y in pairs({"reps": a}, {"reps": b})]
                 if len(d) >= 3:
-                    pairs.setdefault(fam, []).append((statistics.variance(d), len(d) - 1))
-    return {fam: p for fam, v in pairs.items() if (p := fit(v)) is not None}
+                    found.setdefault(fam, []).append((mean_std(d)[1] ** 2, len(d) - 1))
+    return {fam: p for fam, v in found.items() if (p := fit(v)) is not None}
 
 
 def with_priors(summary: pd.DataFrame) -> pd.DataFrame:

@@ -99,7 +99,7 @@ def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:
     scenario's name, workload, point and round: the same on every run, in `plan` and on resume. In the
     declared order the first target of every round is always the first after another workload's cases and
     each target always follows the same neighbour; whatever that does to it (two runs of meta-engines: the
-    first engine's big-file writes 10-20 % below the others in every round of one run, not of the other)
+    first engine's big-file writes 10-26 % below the others in every round of one run, not of the other)
     was paired away round by round and stated as a difference of the targets."""
     workloads = list(sc.workloads)
     targets = list(sc.targets)

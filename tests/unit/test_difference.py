@@ -18,10 +18,10 @@ SLEEP_2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
 
 
 def test_paired_t_matches_the_textbook_sleep_data():
-    m, low, high, p = paired_t([b - a for a, b in zip(SLEEP_1, SLEEP_2)])
+    m, low, high, p, df = paired_t([b - a for a, b in zip(SLEEP_1, SLEEP_2)])
     assert m == pytest.approx(1.58)
     assert (low, high) == (pytest.approx(0.7001142, abs=1e-6), pytest.approx(2.4598858, abs=1e-6))
-    assert p == pytest.approx(0.002833, abs=2e-6)
+    assert p == pytest.approx(0.002833, abs=2e-6) and df == 9
 
 
 def _side(reps: list[float]) -> dict:
