@@ -115,3 +115,44 @@ def test_a_familys_steady_spread_lets_a_consistent_difference_be_said_that_three
     moderated = compare({"mean": 100.0, "n": 3, "reps": a, "prior": (steady.df, steady.var)},
                         {"mean": 71.0, "n": 3, "reps": b, "prior": (steady.df, steady.var)})
     assert moderated.significant and moderated.high < 1
+
+
+def test_a_measurement_far_noisier_than_its_family_is_judged_by_its_own_pairs():
+    # mdtest's tree creation (8 directories) in one meta-engines run of session 15: postgres 0.54x, 0.54x,
+    # 0.62x redis-always round by round, while the other engines' tree creations swung by up to 5x; the
+    # rerun's plain means put postgres above redis-always. Its family (mdtest's rates) is steadier.
+    tree = {"redis-always": [463.5, 358.1, 248.0], "postgres": [250.8, 193.9, 153.7], "etcd": [254.4, 199.8, 169.0],
+            "mariadb": [286.1, 172.9, 183.9], "redis-everysec": [182.5, 947.0, 162.6], "sqlite": [518.1, 410.0, 829.0]}
+    rng = random.Random(5)
+    rows = [{"target": t, "workload": "mdtest-meta", "tool": "mdtest", "job": "", "operation": "tree_creation",
+             "metric": "rate", "unit": "op/s", "stat": "mean", "mean": sum(v) / 3, "reps": _rounds(v)}
+            for t, v in tree.items()]
+    for op in ("file_creation", "file_stat", "file_read", "file_removal", "directory_creation", "directory_stat"):
+        for t in tree:
+            vals = [5000 * math.exp(rng.gauss(0.0, 0.08)) for _ in range(3)]
+            rows.append({"target": t, "workload": "mdtest-meta", "tool": "mdtest", "job": "", "operation": op,
+                         "metric": "rate", "unit": "op/s", "stat": "mean", "mean": sum(vals) / 3, "reps": _rounds(vals)})
+    summary = pd.DataFrame(rows)
+    family = family_priors(summary)[("mdtest", "rate", "op/s", "mean")]
+    assert family.df < MAX_DF  # the family's variances differ: tree creation's are far above the rest
+    withp = with_priors(summary)
+    tree_rows = withp[withp["operation"] == "tree_creation"]
+    steady_rows = withp[withp["operation"] == "file_stat"]
+    assert set(tree_rows["prior_df"]) == set(steady_rows["prior_df"]) == {family.df}  # one weight for all
+    assert tree_rows["prior_var"].iloc[0] > 3 * family.var  # centred on its own pairs' spread
+    assert tree_rows["prior_var"].iloc[0] > 3 * steady_rows["prior_var"].iloc[0]
+    pg = tree_rows[tree_rows["target"] == "postgres"].iloc[0]
+    rd = tree_rows[tree_rows["target"] == "redis-always"].iloc[0]
+    by_family = compare({"mean": rd["mean"], "n": 3, "reps": rd["reps"], "prior": (family.df, family.var)},
+                        {"mean": pg["mean"], "n": 3, "reps": pg["reps"], "prior": (family.df, family.var)})
+    by_own = compare({"mean": rd["mean"], "n": 3, "reps": rd["reps"], "prior": (pg["prior_df"], pg["prior_var"])},
+                     {"mean": pg["mean"], "n": 3, "reps": pg["reps"], "prior": (pg["prior_df"], pg["prior_var"])})
+    assert by_family.significant and not by_own.significant
+
+
+def test_a_known_family_variance_is_not_recentred():
+    known = Prior(MAX_DF, 0.01)
+    assert known.centred([(1.0, 2.0)]) is known
+    finite = Prior(4.0, 0.01)
+    assert finite.centred([(0.05, 2.0), (0.03, 2.0)]).var == pytest.approx((4 * 0.01 + 2 * 0.05 + 2 * 0.03) / 8)
+    assert finite.centred([]) is finite
