@@ -16,6 +16,9 @@ def _plt() -> Any:
     """matplotlib's pyplot, imported and set up on the first chart (half a second a report without charts saves)."""
     import matplotlib
 
+    from fsbench.core import warmup
+
+    warmup.settle()  # pyplot is not thread-safe: the run's background warm-up has closed its figure first
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

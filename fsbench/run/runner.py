@@ -120,7 +120,7 @@ class Runner:
         if out_of_space(exc):
             if not self.full:
                 self._disk_full(exc)
-            return self._close_full()
+            return self.book.close_full(self.emit)
         where = exc.filename or self.rd.path
         self.rd.settle("failed", error=f"{where}: {exc.strerror or exc}")
         raise RunDirError(f"{where}: {exc.strerror or exc}: the run stopped; the finished cases are kept in "
@@ -270,19 +270,19 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - a plug-in's bug fails its case, the run goes on
             self._finish_case(case, STATUS_FAILED, unexpected(self.rd, exc, self.rd.path / "raw" / case.case_id))
 
-    def _close_full(self) -> RunOutcome:
-        return self.book.close_full(self.emit)
-
     def _close(self) -> RunOutcome:
         if self.full:
-            return self._close_full()
+            return self.book.close_full(self.emit)
         self.adaptive.write_csv()
         return self.book.close(self.cancel.is_set(), self.emit)
 
     def _controller_info(self) -> HostInfo:
-        """This machine's facts, once: multi-host launchers (mpirun, fio --client) run here."""
+        """This machine's facts, once (a local host's, already gathered): multi-host launchers run here."""
         if self._controller is None:
-            self._controller = HostInfo("controller", "127.0.0.1", facts=facts.gather(self.controller, {}))
+            local = [r for tr in self.transports.values() for r in self.host_facts or () if r.get("host") == tr.host
+                     and isinstance(tr, LocalTransport) and isinstance(self.controller, LocalTransport)]
+            self._controller = HostInfo("controller", "127.0.0.1",
+                                        facts=local[0] if local else facts.gather(self.controller, {}))
         return self._controller
 
     def _host_facts(self) -> list[dict]:
