@@ -51,6 +51,9 @@ class KindPlan:
     unmount: list[list[str]] = field(default_factory=list)  # every host that mounted, at teardown
     force_unmount: list[list[str]] = field(default_factory=list)  # when unmount fails, and after a crash
     after: list[list[str]] = field(default_factory=list)  # every host, after unmounting (remove the mount point)
+    #: the first host, once every host has unmounted, where the target is set up again in this run (fresh
+    #: rounds): undo what `once` made (destroy the volume it formatted), so the next setup starts from nothing
+    unformat: list[list[str]] = field(default_factory=list)
     logs: dict[str, str] = field(default_factory=dict)  # file on the host -> name under targets/<target>/
     env: dict[str, str] = field(default_factory=dict)  # environment of these commands (secrets, never argv)
     #: after setup, a command printing one line on how the host reaches the target (`ceph-fuse`,

@@ -26,7 +26,7 @@ from fsbench.core.errors import FsbenchError
 from fsbench.core.secrets import remember_written, split_url_password
 from fsbench.core.shell import sh
 from fsbench.kinds import hadoop_client
-from fsbench.kinds.juicefs import empty_meta_check, volume_name
+from fsbench.kinds.juicefs import destroy_own_volume, empty_meta_check, volume_name
 from fsbench.validity.backends import Counters, engine_counters
 from fsbench.validity.namenode import REACHED_ENGINE
 
@@ -162,7 +162,9 @@ class JfsKind(hadoop_client.HadoopUrlKind[JfsTarget]):
         if spec.downgrade_for_sdk:
             before.append(sh(downgrade_script(spec.binary, meta)))
         plan = hadoop_client.url_plan(spec, target, values, before, env)
+        unformat = [destroy_own_volume(spec.binary, meta, spec.volume)] if spec.format else []
         return KindPlan(prepare=[["mkdir", "-p", spec.cache_dir]], once=plan.once, after=plan.after, env=plan.env,
+                        unformat=unformat,
                         version=plan.version, shown=plan.shown)
 
 

@@ -72,6 +72,24 @@ def empty_meta_check(binary: str, meta: str, opt_in: str = "`existing: true` und
     ]))
 
 
+def destroy_own_volume(binary: str, meta: str, volume: str) -> list[str]:
+    """Destroys the volume fsbench formatted on meta (fresh rounds: the next round formats a new one), after
+    checking that meta holds that volume by name: its metadata and every object `juicefs destroy` removes."""
+    status = shlex.join([binary, "status", meta])
+    field = "sed -n 's/^ *\"{0}\": *\"\\([^\"]*\\)\".*/\\1/p' | head -n 1"
+    return sh("\n".join([
+        f"# destroy the volume {volume} fsbench formatted on {meta}, to format a new one",
+        f"out=$({status} 2>&1) || {{ printf '%s\\n' \"$out\" | tail -n 3 >&2; exit 1; }}",
+        f'name=$(printf "%s\\n" "$out" | {field.format("Name")})',
+        f'uuid=$(printf "%s\\n" "$out" | {field.format("UUID")})',
+        f'if [ "$name" != {shlex.quote(volume)} ] || [ -z "$uuid" ]; then',
+        f"  echo {shlex.quote(f'{meta} holds no volume named {volume} (fsbench destroys only the one it formatted)')}"
+        " >&2; exit 1",
+        "fi",
+        f'exec {shlex.join([binary, "destroy", "--yes", meta])} "$uuid"',
+    ]))
+
+
 def volume_name(target: str) -> str:
     """JuiceFS volume names: 3-63 of a-z, 0-9 and '-'."""
     name = re.sub(r"[^a-z0-9-]+", "-", target.lower()).strip("-")
@@ -172,8 +190,10 @@ class JuiceFSKind:
         once = [] if spec.existing else [empty_meta_check(binary, meta), fmt]
         store = None if spec.existing else StoreAccess(spec.storage, bucket, {k: v for k, v in env.items()
                                                                              if k != "META_PASSWORD"})
+        unformat = [] if spec.existing else [destroy_own_volume(binary, meta, spec.volume or volume_name(tname))]
         return KindPlan(prepare=prepare, once=once, mount=[mount], unmount=[[binary, "umount", path]],
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
+                        unformat=unformat,
                         logs={log: "juicefs-{host}.log"}, env=env, version=[binary, "version"],
                         client_args=("mount", path),  # `juicefs stats PATH` holds the path too
                         store=store, caches=[cache])

@@ -36,8 +36,7 @@ class Runner:
                  transports: dict[str, Transport] | None = None, host_facts: list[dict] | None = None,
                  leftovers: Leftovers | NoLeftovers | None = None, secrets: dict[str, str] | None = None,
                  controller: Transport | None = None):
-        self.sc, self.cases, self.rd = scenario, cases, run_dir
-        self.emit = listener
+        self.sc, self.cases, self.rd, self.emit = scenario, cases, run_dir, listener
         self.cancel = cancel or threading.Event()
         self.transports = transports or {h: LocalTransport(h) for h in scenario.hosts}
         #: where multi-host launchers run (mpirun, fio --client): this machine, unless a test gives a fake
@@ -59,7 +58,6 @@ class Runner:
     def _finish_case(self, case: Case, status: str, reason: str = "", **extra: object) -> None:
         self.book.finish(case, status, reason, **extra)
 
-    # -- the run -------------------------------------------------------------------------------
     def run(self) -> RunOutcome:
         """Run every case that is not already ok; always tear targets down; write tables.
 
@@ -172,10 +170,11 @@ class Runner:
 
     def _run_rounds(self, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
                     presence: ToolPresence) -> None:
-        """settings.order: rounds: the cases in plan order, each target set up before its first case and
-        torn down after its last, so every target of a round is up at once."""
-        last = {c.target: c.case_id for c in todo}
-        last_user = {(c.target, c.dataset): c.case_id for c in todo if c.dataset}
+        """settings.order: rounds: the cases in plan order, each target set up before its first case and torn
+        down after its last (with settings.fresh: of each round; its services stay up), all of a round up at once."""
+        turn = (lambda c: (c.target, c.repetition)) if self.sc.settings.fresh else (lambda c: (c.target, 0))
+        last, last_turn = {c.target: c.case_id for c in todo}, {turn(c): c.case_id for c in todo}
+        last_user = {(*turn(c), c.dataset): c.case_id for c in todo if c.dataset}
         sessions: dict[str, tuple[TargetSession, str | None]] = {}
         applied: dict[str, str] = {}  # service -> the target whose setup commands last ran against it
         done = 0
@@ -197,11 +196,12 @@ class Runner:
                     applied.update(dict.fromkeys(target.services, case.target))
                 done += 1
                 if not self._step(case, session, ready, presence,
-                                  last_user.get((case.target, case.dataset)) == case.case_id, done, len(todo)):
+                                  last_user.get((*turn(case), case.dataset)) == case.case_id, done, len(todo)):
                     break
-                if last[case.target] == case.case_id:
+                if last_turn[turn(case)] == case.case_id:  # a fresh round's end: its next setup formats anew
                     sessions.pop(case.target)
-                    session.teardown()
+                    session.teardown(unformat=last[case.target] != case.case_id)
+                if last[case.target] == case.case_id:
                     services.release(case.target)
         except OSError as exc:  # full while setting a target up: the teardowns still get the reserve
             if not out_of_space(exc):

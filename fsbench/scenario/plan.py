@@ -48,7 +48,7 @@ def plan_cases(sc: Scenario) -> list[Case]:
     """
     cases: list[Case] = []
     for target in sc.targets.values():
-        laid_out: set[str] = set()
+        laid_out: set[tuple[str, int]] = set()  # (dataset, round): a fresh round's target holds no files yet
         for w in sc.workloads.values():
             if w.targets and target.name not in w.targets:
                 continue
@@ -74,9 +74,10 @@ def plan_cases(sc: Scenario) -> list[Case]:
                 fresh = (bool(dataset) and not w.overwrite and KINDS.get(target.kind).address == "directory"
                          and _writes(tool, options, w))
                 for rep in range(1, reps + 1):
-                    first = reads and (fresh or dataset not in laid_out)
+                    made = (dataset, rep if _fresh_rounds(sc) else 0)
+                    first = reads and (fresh or made not in laid_out)
                     if reads or w.dataset:  # a writing workload of a dataset leaves its files for the reads
-                        laid_out.add(dataset)
+                        laid_out.add(made)
                     # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
                     total = estimate + (layout if first else 0.0) + (PREPARE_START_S if reads else 0.0)
                     timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, total * 3 + 60,
@@ -93,7 +94,8 @@ def plan_cases(sc: Scenario) -> list[Case]:
 def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:
     """The cases by workload, sweep point and repetition, then target: round r of every target of a workload
     runs before round r+1, so drift between minutes (load, heat, a neighbour) falls on every target alike.
-    Each target's own cases keep their order (its datasets and prepare steps stay as planned).
+    Each target's own cases keep their order (its datasets and prepare steps stay as planned). With
+    `settings.fresh`, the repetition comes first: a round is every workload on targets set up for it.
 
     Within a round the targets run in an order of that round's own (settings.shuffle), drawn from the
     scenario's name, workload, point and round: the same on every run, in `plan` and on resume. In the
@@ -108,7 +110,9 @@ def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:
         points.setdefault((c.workload, repr(sorted(c.params.items()))), len(points))
 
     def block(c: Case) -> tuple:
-        return workloads.index(c.workload), points[(c.workload, repr(sorted(c.params.items())))], c.repetition
+        point = workloads.index(c.workload), points[(c.workload, repr(sorted(c.params.items())))]
+        # fresh rounds: round r of every workload, then r+1..., as each round's targets are set up anew
+        return (c.repetition, *point) if _fresh_rounds(sc) else (*point, c.repetition)
 
     def place(c: Case) -> int:
         if sc.settings.shuffle:
@@ -124,7 +128,14 @@ def order_text(sc: Scenario) -> str:
     if sc.settings.order != "rounds":
         return ""
     shuffled = ", each round's targets in an order of its own" if sc.settings.shuffle else ""
+    if _fresh_rounds(sc):
+        return (f"; in fresh rounds: repetition 1 of every workload on every target, then 2..., each target set up "
+                f"before its cases of a round and torn down after them{shuffled}")
     return f"; in rounds: repetition 1 of every target of a workload, then 2..., the targets set up at once{shuffled}"
+
+
+def _fresh_rounds(sc: Scenario) -> bool:
+    return sc.settings.order == "rounds" and sc.settings.fresh
 
 
 def _draw(text: str) -> int:

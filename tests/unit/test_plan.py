@@ -189,3 +189,34 @@ def test_rounds_shuffle_gives_each_round_its_own_target_order_the_same_on_every_
     for t in (f"t{i}" for i in range(6)):  # no target in one place of every round of a workload
         assert len({o.index(t) for o in orders[:3]}) > 1 or len({o.index(t) for o in orders[3:]}) > 1
     assert [c.index for c in cases] == list(range(1, len(cases) + 1))
+
+
+def test_fresh_rounds_run_every_workload_of_a_round_before_the_next_and_say_so(tmp_path):
+    """settings.fresh: a round is every workload on targets set up for it, so the repetition comes first; the
+    second round's read lays its files out again (the first round's went with its target)."""
+    from fsbench.scenario import load_scenario, plan_cases
+    from fsbench.scenario.plan import order_text
+
+    path = tmp_path / "s.yaml"
+    path.write_text(f"""\
+name: r
+settings: {{order: rounds, fresh: true, shuffle: false, repetitions: 2, scratch: {tmp_path}/s}}
+targets:
+  a: {{path: {tmp_path}/a}}
+  b: {{path: {tmp_path}/b}}
+workloads:
+  w: {{tool: fio, options: {{rw: write, bs: 4k, size: 1m}}}}
+  r: {{tool: fio, options: {{rw: read, bs: 4k, size: 64m}}}}
+""")
+    sc = load_scenario(path, [], None)
+    cases = plan_cases(sc)
+    assert [(c.repetition, c.workload, c.target) for c in cases] == [
+        (1, "w", "a"), (1, "w", "b"), (1, "r", "a"), (1, "r", "b"),
+        (2, "w", "a"), (2, "w", "b"), (2, "r", "a"), (2, "r", "b")]
+    reads = {(c.target, c.repetition): c.estimate_s for c in cases if c.workload == "r"}
+    assert reads[("a", 2)] == reads[("a", 1)] > 0  # the layout counted in every round, not only the first
+    assert "in fresh rounds" in order_text(sc) and "torn down after them" in order_text(sc)
+    path.write_text(path.read_text().replace("fresh: true", "fresh: false"))
+    stale = load_scenario(path, [], None)
+    later = {(c.target, c.repetition): c.estimate_s for c in plan_cases(stale) if c.workload == "r"}
+    assert later[("a", 2)] < later[("a", 1)]

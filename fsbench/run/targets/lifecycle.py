@@ -94,6 +94,8 @@ class TargetSession(TargetUndo):
                         f"{log_tail(self.log_dir, host, tr, self.plan(host))}")
             if mounts:
                 self._mounted.add(host)
+            elif first and plan.once and argv is plan.once[-1]:
+                self._formatted = True
         if plan.mount:  # a client that returned before its mount is there (or never mounted) is caught here
             r = wait_ready(tr, ["mountpoint", "-q", t.path], t.ready_timeout_s, cancel)
             if not r.ok:

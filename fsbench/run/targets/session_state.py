@@ -54,6 +54,7 @@ class TargetState:
         #: cases are not run, and its teardown forces the unmount and stops the client at once
         self.fault: str | None = None
         self._begun: set[str] = set()  # hosts where the kind's commands started: undone even if setup failed
+        self._formatted = False  # the kind's `once` steps all ran: what they made is this session's
         self._mounted: set[str] = set()
         self._tried: set[str] = set()  # hosts where fsbench ran its mount command on a path that held no mount
         self._ours: dict[str, str] = {}  # host -> identity of the mount fsbench made there (findmnt)

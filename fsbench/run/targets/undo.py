@@ -50,8 +50,10 @@ class TargetUndo(TargetState):
         self._own_mount(host, tr)
         return None, failed
 
-    def teardown(self) -> None:
-        """Remove the scratch folder, unmount what fsbench mounted, run teardown commands; never raise."""
+    def teardown(self, unformat: bool = False) -> None:
+        """Remove the scratch folder, unmount what fsbench mounted, run teardown commands; never raise.
+        `unformat`: the target is set up again later in the run (fresh rounds): what its setup formatted is
+        undone too, once every host has let go of it."""
         if not self._setup_started:
             return
 
@@ -71,6 +73,27 @@ class TargetUndo(TargetState):
                                                    "fsbench run, which stops it before anything else"))
                 continue
             self.leftovers.done(self._cleanups.pop(host, ""))
+        if unformat and self._formatted and hosts:
+            self._unformat(hosts[0])
+
+    def _unformat(self, host: str) -> None:
+        """The kind's unformat steps on the host that formatted, each in turn; a failure is said (the next setup
+        then refuses the volume that is still there, saying so)."""
+        tr, plan = self.transports[host], self.plan(host)
+        held = sorted(h for h in self.transports if h in self._mounted)
+        if held or self.fault:  # a client still on it, or the system under test failed: left as it is
+            why = f"{', '.join(held)} still hold{'s' if len(held) == 1 else ''} its mount" if held else self.fault
+            self.emit(Event("warning", message=f"{self.target.name}: what its setup formatted stays ({why}); its "
+                                               "next setup refuses it"))
+            return
+        for argv in plan.unformat:
+            self.emit(Event("target_teardown", message=f"{self.target.name} on {host}: {label(argv, short=True)}"))
+            r = tr.run(argv, timeout=self.target.setup_timeout_s, env={**self.env(host), **plan.env} or None)
+            if not r.ok:
+                self.emit(Event("warning", message=f"teardown of {self.target.name} on {host}: "
+                                                   f"{label(argv, short=True)} failed {r.describe(script_name(argv))}"))
+                return
+        self._formatted = False
 
     def _teardown_host(self, host: str, tr: Transport) -> str:
         """Undo the target on host; what is still there ("" when nothing: its clean-up can be crossed off)."""
