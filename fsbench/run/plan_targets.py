@@ -32,7 +32,7 @@ def describe_target(sc: Scenario, name: str) -> str:
     if plan is not None:
         lines += _block(f"{kind.name}: unmount", [shlex.join(a) for a in plan.unmount + plan.after])
     lines += _block("teardown", [render(c, values) for c in t.teardown])
-    if plan is not None and sc.settings.order == "rounds" and sc.settings.fresh:
+    if plan is not None and sc.settings.order == "rounds" and sc.settings.fresh != "none":
         lines += _block(f"{kind.name}: after each round but the last (fresh rounds), once every host has unmounted",
                         [shlex.join(a) for a in plan.unformat])
     return redact("\n".join(lines) + "\n")  # secrets masked as in everything a run writes

@@ -17,6 +17,7 @@ from fsbench.run.case_run import CaseEnv, CaseRun, ScopeCache, unexpected
 from fsbench.run.leftovers import Leftovers, NoLeftovers
 from fsbench.run.presence import ToolPresence, tools_of
 from fsbench.run.records import Records, RunOutcome
+from fsbench.run.rounds import run_rounds
 from fsbench.run.scratch import ScratchFolders
 from fsbench.run.store import STATUS_FAILED, STATUS_OK, STATUS_SKIPPED, RunDir, out_of_space, utc_now
 from fsbench.run.targets.lifecycle import TargetSession
@@ -170,47 +171,7 @@ class Runner:
 
     def _run_rounds(self, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
                     presence: ToolPresence) -> None:
-        """settings.order: rounds: the cases in plan order, each target set up before its first case and torn
-        down after its last (with settings.fresh: of each round; its services stay up), all of a round up at once."""
-        turn = (lambda c: (c.target, c.repetition)) if self.sc.settings.fresh else (lambda c: (c.target, 0))
-        last, last_turn = {c.target: c.case_id for c in todo}, {turn(c): c.case_id for c in todo}
-        last_user = {(*turn(c), c.dataset): c.case_id for c in todo if c.dataset}
-        sessions: dict[str, tuple[TargetSession, str | None]] = {}
-        applied: dict[str, str] = {}  # service -> the target whose setup commands last ran against it
-        done = 0
-        try:
-            for case in todo:
-                if self.cancel.is_set() or self.full:
-                    break
-                target = self.sc.targets[case.target]
-                if case.target not in sessions:
-                    session, reason = self._session(target, services, scratch)
-                    sessions[case.target] = (session, reason)
-                    sessions[case.target] = (session, reason or self._setup(target, session, hosts))
-                    applied.update(dict.fromkeys(target.services, case.target))
-                session, ready = sessions[case.target]
-                if ready is None and any(applied.get(s, case.target) != case.target for s in target.services):
-                    # another target's setup commands ran against a service shared with this one since (e.g.
-                    # Redis' appendfsync set per target): run this target's again, so the case measures its own
-                    ready = session.reapply(self.cancel)
-                    applied.update(dict.fromkeys(target.services, case.target))
-                done += 1
-                if not self._step(case, session, ready, presence,
-                                  last_user.get((*turn(case), case.dataset)) == case.case_id, done, len(todo)):
-                    break
-                if last_turn[turn(case)] == case.case_id:  # a fresh round's end: its next setup formats anew
-                    sessions.pop(case.target)
-                    session.teardown(unformat=last[case.target] != case.case_id)
-                if last[case.target] == case.case_id:
-                    services.release(case.target)
-        except OSError as exc:  # full while setting a target up: the teardowns still get the reserve
-            if not out_of_space(exc):
-                raise
-            self._disk_full(exc)
-        finally:
-            for name, (session, _) in sessions.items():
-                session.teardown()
-                services.release(name)
+        run_rounds(self, todo, services, scratch, hosts, presence)
 
     def _step(self, case: Case, session: TargetSession, ready: str | None, presence: ToolPresence, frees: bool,
               done: int, total: int) -> bool:

@@ -135,7 +135,7 @@ def order_text(sc: Scenario) -> str:
 
 
 def _fresh_rounds(sc: Scenario) -> bool:
-    return sc.settings.order == "rounds" and sc.settings.fresh
+    return sc.settings.order == "rounds" and sc.settings.fresh != "none"
 
 
 def _draw(text: str) -> int:

@@ -31,11 +31,12 @@ class Settings:
                                "not always first or after the same neighbour, so what its place in the round "
                                "does to it shows as round-to-round spread, not as a difference (false: the "
                                "targets' declared order in every round)")
-    fresh: bool = option(s.boolean, False,
-                         doc="with order: rounds, each target is set up before its cases of a round and torn down "
-                             "after them (its services stay up): every round measures a new file system, mount "
-                             "and data, as a rerun would, so what differs from one setup to the next shows as "
-                             "round-to-round spread instead of being stated as a difference")
+    fresh: str = option(s.one_of("none", "targets", "services"), "none",
+                        doc="with order: rounds, targets: each target is set up before its cases of a round and "
+                            "torn down after them (its services stay up); services: its services too are started "
+                            "anew for each round. Every round then measures a new file system, mount and data "
+                            "(and servers), as a rerun would, so what differs from one setup to the next shows as "
+                            "round-to-round spread instead of being stated as a difference")
     stats: dict = option(STATS, factory=dict, convert=dict,
                          doc="when a difference is stated: min_effect (10%), time_floor (20us)")
     case_timeout_s: float | None = option(s.duration, None, key="case_timeout")

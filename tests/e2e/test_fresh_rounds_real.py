@@ -22,7 +22,7 @@ def test_each_round_runs_on_a_volume_formatted_for_it(tmp_path):
     scenario = write_scenario(tmp_path, f"""\
         name: fresh
         monitor: {{enabled: false}}
-        settings: {{scratch: {tmp_path}/scratch, order: rounds, fresh: true, repetitions: 2}}
+        settings: {{scratch: {tmp_path}/scratch, order: rounds, fresh: targets, repetitions: 2}}
         targets:
           a: {{kind: juicefs, path: {tmp_path}/mnt-a, juicefs: {{meta: "sqlite3://{tmp_path}/a.db", storage: file}}}}
           b: {{kind: juicefs, path: {tmp_path}/mnt-b, juicefs: {{meta: "sqlite3://{tmp_path}/b.db", storage: file}}}}
@@ -55,3 +55,36 @@ def test_each_round_runs_on_a_volume_formatted_for_it(tmp_path):
     reads = [r for r in cases if r["workload"] == "r"]
     assert all((run / "raw" / r["case_id"] / "local" / "prepare").is_dir() for r in reads)
     assert not list(Path(tmp_path, "scratch").iterdir())  # the scratch space went with the run
+
+
+def test_fresh_services_start_a_new_server_for_each_round(tmp_path):
+    """fresh: services: the services a round used are stopped after its last target using them, and the next
+    round starts them anew, in a folder of their own; the last round's stop is the run's."""
+    require("fio")
+    starts = tmp_path / "starts.txt"
+    scenario = write_scenario(tmp_path, f"""\
+        name: fresh-services
+        monitor: {{enabled: false}}
+        settings: {{scratch: {tmp_path}/scratch, order: rounds, fresh: services, repetitions: 3}}
+        services:
+          srv:
+            start: ["echo start ${{service.dir}} >> {starts}"]
+            stop: ["echo stop ${{service.dir}} >> {starts}"]
+            ready: "true"
+        targets:
+          a: {{path: {tmp_path}/a, services: [srv], setup: ["mkdir -p ${{target.path}}"]}}
+          b: {{path: {tmp_path}/b, services: [srv], setup: ["mkdir -p ${{target.path}}"]}}
+        workloads:
+          w: {{tool: fio, options: {{rw: write, bs: 64k, size: 1m}}}}
+        """)
+    out = tmp_path / "out"
+    run_cli("run", str(scenario), "--output", str(out), "--progress", "none", check=True)
+    run = next(p for p in out.iterdir() if p.is_dir())
+    with (run / "cases.csv").open(newline="") as fh:
+        assert [r["status"] for r in csv.DictReader(fh)] == ["ok"] * 6
+    events = [line.split() for line in starts.read_text().splitlines()]
+    folders = [e[1] for e in events if e[0] == "start"]
+    assert [e[0] for e in events] == ["start", "stop"] * 3  # one server at a time, each stopped before the next
+    assert [Path(f).name for f in folders] == ["srv", "srv.2", "srv.3"]
+    assert [e[1] for e in events if e[0] == "stop"] == folders
+    assert {p.name for p in (run / "services").iterdir()} >= {"srv", "srv.2", "srv.3"}  # each start's logs apart

@@ -200,7 +200,7 @@ def test_fresh_rounds_run_every_workload_of_a_round_before_the_next_and_say_so(t
     path = tmp_path / "s.yaml"
     path.write_text(f"""\
 name: r
-settings: {{order: rounds, fresh: true, shuffle: false, repetitions: 2, scratch: {tmp_path}/s}}
+settings: {{order: rounds, fresh: targets, shuffle: false, repetitions: 2, scratch: {tmp_path}/s}}
 targets:
   a: {{path: {tmp_path}/a}}
   b: {{path: {tmp_path}/b}}
@@ -216,7 +216,7 @@ workloads:
     reads = {(c.target, c.repetition): c.estimate_s for c in cases if c.workload == "r"}
     assert reads[("a", 2)] == reads[("a", 1)] > 0  # the layout counted in every round, not only the first
     assert "in fresh rounds" in order_text(sc) and "torn down after them" in order_text(sc)
-    path.write_text(path.read_text().replace("fresh: true", "fresh: false"))
+    path.write_text(path.read_text().replace("fresh: targets", "fresh: none"))
     stale = load_scenario(path, [], None)
     later = {(c.target, c.repetition): c.estimate_s for c in plan_cases(stale) if c.workload == "r"}
     assert later[("a", 2)] < later[("a", 1)]

@@ -26,6 +26,7 @@ class ServiceManager:
         self.sessions: dict[str, list[ServiceSession]] = {}
         self.failed: dict[str, str] = {}
         self.last_user: dict[str, str] = {}
+        self.generation: dict[str, int] = {}  # service -> how many times it was started (settings.fresh)
         #: service -> the hosts of the targets that use it (where its client files must be)
         self.client_hosts: dict[str, list[str]] = {}
         for t in target_order:
@@ -44,10 +45,12 @@ class ServiceManager:
                 svc = self.sc.services[name]
                 sessions: list[ServiceSession] = []
                 self.sessions[name] = sessions
+                g = self.generation[name] = self.generation.get(name, 0) + 1
+                logs = self.log_dir / (name if g == 1 else f"{name}.{g}")  # each start's logs kept apart
                 for host in self.sc.resolve_hosts(svc.hosts):
                     session = ServiceSession(svc, host, self.transports[host], self.run_id, self.scratch,
-                                             self.log_dir / name / host, self.emit, self.sc.hosts[host].reach,
-                                             self.leftovers, self.secrets)
+                                             logs / host, self.emit, self.sc.hosts[host].reach,
+                                             self.leftovers, self.secrets, g)
                     sessions.append(session)
                     try:
                         reason = session.start(cancel)
@@ -119,6 +122,12 @@ class ServiceManager:
         for name, last in self.last_user.items():
             if last == target:
                 self.stop(name)
+
+    def renew(self, name: str) -> None:
+        """Stop a service now, to be started anew (a new folder, ports and server) by the next target that needs
+        it: settings.fresh: services, between two rounds."""
+        self.stop(name)
+        self.sessions.pop(name, None)
 
     def stop(self, name: str) -> None:
         """Stop one service on every host it runs on."""

@@ -59,14 +59,15 @@ class ServiceSession:
 
     def __init__(self, svc: Service, host: str, transport: Transport, run_id: str, scratch: str,
                  log_dir: Path, emit: Listener, address: str = "127.0.0.1", leftovers=None,
-                 secrets: dict[str, str] | None = None):
+                 secrets: dict[str, str] | None = None, generation: int = 1):
         self.svc, self.host, self.tr, self.emit = svc, host, transport, emit
         self.secrets = dict(secrets or {})
         self.leftovers = leftovers or NoLeftovers()
         self._cleanup = ""
         self.address = address  # how clients reach it: 127.0.0.1 here, the meta node's address on a cluster
         self.run_id, self.scratch, self.log_dir = run_id, scratch, log_dir
-        self.dir = posixpath.join(scratch, "services", svc.name)
+        # a service started again in the run (fresh rounds) gets a folder of its own: a new, empty server
+        self.dir = posixpath.join(scratch, "services", svc.name + (f".{generation}" if generation > 1 else ""))
         self.port: int | str = ""
         self.ports: dict[str, int] = {}
         self.started = False
