@@ -8,19 +8,36 @@ target using them is torn down, to be started anew (a new folder, ports and serv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import threading
+from typing import Protocol
 
 from fsbench.api.case import Case
 from fsbench.run.presence import ToolPresence
 from fsbench.run.store import out_of_space
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.run.targets.manager import ServiceManager
-
-if TYPE_CHECKING:
-    from fsbench.run.runner import Runner
+from fsbench.scenario.model import Scenario, Target
 
 
-def run_rounds(runner: Runner, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
+class CaseLoop(Protocol):
+    """What the rounds need of the run's case loop (fsbench.run.runner.Runner)."""
+
+    sc: Scenario
+    cancel: threading.Event
+    full: bool
+
+    def _session(self, target: Target, services: ServiceManager, scratch: str) -> tuple[TargetSession, str | None]:
+        ...
+
+    def _setup(self, target: Target, session: TargetSession, hosts: list[dict]) -> str | None: ...
+
+    def _step(self, case: Case, session: TargetSession, ready: str | None, presence: ToolPresence, frees: bool,
+              done: int, total: int) -> bool: ...
+
+    def _disk_full(self, exc: OSError) -> None: ...
+
+
+def run_rounds(runner: CaseLoop, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
                presence: ToolPresence) -> None:
     """Run `todo` (in rounds order) for the runner, setting targets up and down as the rounds need."""
     sc = runner.sc
