@@ -88,3 +88,41 @@ def test_fresh_services_start_a_new_server_for_each_round(tmp_path):
     assert [Path(f).name for f in folders] == ["srv", "srv.2", "srv.3"]
     assert [e[1] for e in events if e[0] == "stop"] == folders
     assert {p.name for p in (run / "services").iterdir()} >= {"srv", "srv.2", "srv.3"}  # each start's logs apart
+
+
+def test_fresh_services_with_a_real_redis_and_juicefs(tmp_path):
+    """fresh: services with the headline's parts: each round's JuiceFS volume on a Redis server started for
+    that round (a port and folder of its own), every server stopped by the end, no mount left."""
+    for tool in ("fio", "juicefs", "redis-server"):
+        require(tool)
+    scenario = write_scenario(tmp_path, f"""\
+        name: fresh-redis
+        monitor: {{enabled: false}}
+        settings: {{scratch: {tmp_path}/scratch, order: rounds, fresh: services, repetitions: 2}}
+        services:
+          redis: {{kind: redis, redis: {{appendfsync: always}}}}
+        targets:
+          r:
+            kind: juicefs
+            path: {tmp_path}/mnt
+            services: [redis]
+            juicefs: {{meta: "${{services.redis.url}}/1", storage: file}}
+        workloads:
+          w: {{tool: fio, options: {{rw: write, bs: 64k, size: 1m}}}}
+        """)
+    out = tmp_path / "out"
+    done = run_cli("run", str(scenario), "--output", str(out), "--progress", "plain", check=True)
+    run = next(p for p in out.iterdir() if p.is_dir())
+    with (run / "cases.csv").open(newline="") as fh:
+        assert [r["status"] for r in csv.DictReader(fh)] == ["ok"] * 2
+    log = (run / "targets" / "r" / "juicefs-local.log").read_text()
+    volumes = list(dict.fromkeys(re.findall(r"Disk cache \(\S+/cache/([0-9a-f-]{36})/\)", log)))
+    assert len(volumes) == 2, log[-2000:]  # round 2's volume formatted on round 2's server
+    for folder in ("redis", "redis.2"):  # each server's own logs, each started, served and stopped
+        logs = run / "services" / folder / "local"
+        assert (logs / "start-0.out").exists() and (logs / "stop-0.out").exists() and (logs / "redis.log").exists()
+        assert (logs / "stopped.txt").exists()
+    # round 1's volume was destroyed by name before its server went: nothing of it stays in the bucket
+    assert done.stderr.count("destroy the volume r-vol") == 1
+    left = subprocess.run(["findmnt", "-rn", "-o", "TARGET"], capture_output=True, text=True).stdout.split()
+    assert str(tmp_path / "mnt") not in left
