@@ -129,8 +129,9 @@ def order_text(sc: Scenario) -> str:
         return ""
     shuffled = ", each round's targets in an order of its own" if sc.settings.shuffle else ""
     if _fresh_rounds(sc):
+        servers = ", its services started anew too" if sc.settings.fresh == "services" else ""
         return (f"; in fresh rounds: repetition 1 of every workload on every target, then 2..., each target set up "
-                f"before its cases of a round and torn down after them{shuffled}")
+                f"before its cases of a round and torn down after them{servers}{shuffled}")
     return f"; in rounds: repetition 1 of every target of a workload, then 2..., the targets set up at once{shuffled}"
 
 

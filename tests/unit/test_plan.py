@@ -216,7 +216,10 @@ workloads:
     reads = {(c.target, c.repetition): c.estimate_s for c in cases if c.workload == "r"}
     assert reads[("a", 2)] == reads[("a", 1)] > 0  # the layout counted in every round, not only the first
     assert "in fresh rounds" in order_text(sc) and "torn down after them" in order_text(sc)
-    path.write_text(path.read_text().replace("fresh: targets", "fresh: none"))
+    assert "services started anew" not in order_text(sc)
+    path.write_text(path.read_text().replace("fresh: targets", "fresh: services"))
+    assert order_text(load_scenario(path, [], None)).endswith("torn down after them, its services started anew too")
+    path.write_text(path.read_text().replace("fresh: services", "fresh: none"))
     stale = load_scenario(path, [], None)
     later = {(c.target, c.repetition): c.estimate_s for c in plan_cases(stale) if c.workload == "r"}
     assert later[("a", 2)] < later[("a", 1)]
