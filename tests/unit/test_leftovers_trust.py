@@ -191,3 +191,29 @@ def test_a_claim_that_cannot_be_written_leaves_no_entry(tmp_path, state, monkeyp
     with pytest.raises(OSError):
         run_index.claim_run_id(tmp_path, "x-1")
     assert not (state / "x-1.json").exists()
+
+
+def test_the_record_is_rewritten_whole_but_each_action_serialised_once(tmp_path, monkeypatch):
+    """Every add and done rewrites leftovers.json (a killed run leaves a whole file), but an action's JSON is
+    made once: serialising every action again on every save grew with the square of a run's hosts."""
+    import json
+
+    from fsbench.run import leftovers as module
+
+    made: list[object] = []
+    real = json.dumps
+
+    def counting(obj, *a, **kw):  # noqa: ANN001, ANN002, ANN003
+        made.append(obj)
+        return real(obj, *a, **kw)
+
+    monkeypatch.setattr(module.json, "dumps", counting)
+    record = Leftovers(tmp_path / "leftovers.json")
+    ids = [record.add(f"client{i}", f"target t on client{i}", [["umount", f"/mnt/t {i}"]]) for i in range(64)]
+    for i in ids[::2]:
+        record.done(i)
+    assert len(made) == 64  # one per action, not one per action per save
+    kept = json.loads((tmp_path / "leftovers.json").read_text())
+    assert [a["id"] for a in kept] == ids[1::2]
+    assert kept[0] == {"id": ids[1], "host": "client1", "what": "target t on client1", "commands": [["umount", "/mnt/t 1"]]}
+    assert [a.id for a in Leftovers(tmp_path / "leftovers.json").actions] == ids[1::2]  # what recovery reads
