@@ -28,17 +28,17 @@ Variances = list[tuple[float, float]]
 
 def family_priors(summary: pd.DataFrame) -> dict[tuple, Prior]:
     """family -> its prior, for the families with enough pairs of 3 rounds or more."""
-    return {fam: p for fam, ms in _variances(summary).items() if (p := fit(v for m in ms.values() for v in m))}
+    return _fitted(_variances(summary))
 
 
 def measurement_priors(summary: pd.DataFrame) -> dict[tuple, Prior]:
     """(family, measurement) -> its family's prior centred on the measurement's own pairs (Prior.centred)."""
-    out: dict[tuple, Prior] = {}
-    for fam, ms in _variances(summary).items():
-        prior = fit(v for m in ms.values() for v in m)
-        if prior is not None:
-            out.update({(fam, m): prior.centred(vs) for m, vs in ms.items()})
-    return out
+    found = _variances(summary)
+    return {(fam, m): prior.centred(vs) for fam, prior in _fitted(found).items() for m, vs in found[fam].items()}
+
+
+def _fitted(found: dict[tuple, dict[tuple, Variances]]) -> dict[tuple, Prior]:
+    return {fam: p for fam, ms in found.items() if (p := fit(v for m in ms.values() for v in m))}
 
 
 def with_priors(summary: pd.DataFrame) -> pd.DataFrame:

@@ -182,15 +182,16 @@ class JuiceFSKind:
                 env[var] = url_keys[var]
                 remember_written(env[var])
         binary = spec.binary
+        volume = spec.volume or volume_name(tname)
         fmt = [binary, "format", "--storage", spec.storage, "--bucket", bucket, "--trash-days", "0",
-               *spec.format_options, meta, spec.volume or volume_name(tname)]
+               *spec.format_options, meta, volume]
         mount = [binary, "mount", "-d", "--no-usage-report", "--cache-dir", cache, "--log", log,
                  *spec.mount_options, meta, path]
         # an existing volume is only mounted: never formatted, its settings never changed
         once = [] if spec.existing else [empty_meta_check(binary, meta), fmt]
         store = None if spec.existing else StoreAccess(spec.storage, bucket, {k: v for k, v in env.items()
                                                                              if k != "META_PASSWORD"})
-        unformat = [] if spec.existing else [destroy_own_volume(binary, meta, spec.volume or volume_name(tname))]
+        unformat = [] if spec.existing else [destroy_own_volume(binary, meta, volume)]
         return KindPlan(prepare=prepare, once=once, mount=[mount], unmount=[[binary, "umount", path]],
                         force_unmount=[[binary, "umount", "--force", path]], after=[["rmdir", path]],
                         unformat=unformat,

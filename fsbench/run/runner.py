@@ -97,7 +97,7 @@ class Runner:
         done = 0
         try:
             if rounds:
-                self._run_rounds(todo, services, scratch, hosts, presence)
+                run_rounds(self, todo, services, scratch, hosts, presence)
             for name in order if not rounds else ():
                 if self.cancel.is_set() or self.full:
                     break
@@ -169,10 +169,6 @@ class Runner:
             services.release(target.name)
         return done
 
-    def _run_rounds(self, todo: list[Case], services: ServiceManager, scratch: str, hosts: list[dict],
-                    presence: ToolPresence) -> None:
-        run_rounds(self, todo, services, scratch, hosts, presence)
-
     def _step(self, case: Case, session: TargetSession, ready: str | None, presence: ToolPresence, frees: bool,
               done: int, total: int) -> bool:
         """One case (or its skip when an adaptive case needs no more repetitions); False: stop the run."""
@@ -240,10 +236,11 @@ class Runner:
     def _controller_info(self) -> HostInfo:
         """This machine's facts, once (a local host's, already gathered): multi-host launchers run here."""
         if self._controller is None:
-            local = [r for tr in self.transports.values() for r in self.host_facts or () if r.get("host") == tr.host
-                     and isinstance(tr, LocalTransport) and isinstance(self.controller, LocalTransport)]
-            self._controller = HostInfo("controller", "127.0.0.1",
-                                        facts=local[0] if local else facts.gather(self.controller, {}))
+            here = {tr.host for tr in self.transports.values() if isinstance(tr, LocalTransport)}
+            row = next((r for r in self.host_facts or () if r.get("host") in here), None)
+            if row is None or not isinstance(self.controller, LocalTransport):
+                row = facts.gather(self.controller, {})
+            self._controller = HostInfo("controller", "127.0.0.1", facts=row)
         return self._controller
 
     def _host_facts(self) -> list[dict]:
