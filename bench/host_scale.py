@@ -101,6 +101,7 @@ def main() -> None:
     ap.add_argument("--hosts", default="1,4,16,32", help="host counts, comma-separated")
     ap.add_argument("--rounds", type=int, default=2, help="repetitions of each case")
     ap.add_argument("--json", type=Path, help="write the figures here too")
+    ap.add_argument("--keep", type=Path, help="copy each host count's run folder here (n<hosts>/), for a profile")
     args = ap.parse_args()
     counts = [int(x) for x in args.hosts.split(",")]
     for tool in ("/usr/sbin/sshd", "fio", "mpirun", "mdtest"):
@@ -116,6 +117,8 @@ def main() -> None:
                 folder = Path(tmp) / f"n{n}"
                 folder.mkdir()
                 results.append(run_once(lab, folder, n, args.rounds))
+                if args.keep:
+                    shutil.copytree(folder / "out", args.keep / f"n{n}", symlinks=True)
                 load = os.getloadavg()[0]
                 r = results[-1]
                 print(f"{n:>3} hosts: run {r['wall']:.1f} s, outside the cases {r['outside_cases']:.1f} s; per case "
