@@ -5,12 +5,12 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
-import threading
 
 import click
 
 from fsbench.cli_errors import ErrorBoundary, cannot_write, os_error, warn
 from fsbench.cli_plugins import DeployCommand, IngestCommand
+from fsbench.core.cancel import Cancel
 from fsbench.core.version import __version__
 
 _set_option = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -97,7 +97,7 @@ def run(scenario: str, output: str | None, resume: str | None, progress: str, no
     from fsbench.campaign.progress import Progress
     from fsbench.core import warmup
 
-    cancel = threading.Event()
+    cancel = Cancel()
 
     def stop(signum, frame):  # noqa: ANN001
         if cancel.is_set():  # a second Ctrl-C: the user really wants out

@@ -18,6 +18,7 @@ from fsbench.api.collectors import (
     ToolWindow,
 )
 from fsbench.api.transport import Transport
+from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult, FsbenchError, ParseError
 from fsbench.tools.common import open_text, path_lines
 
@@ -42,7 +43,7 @@ class CollectorSession:
         self.series_path = raw_dir / f"collector-{self.name}-{host}.csv"
         self.max_s, self.env = max_s, env or None
         self.result: CommandResult | None = None
-        self._cancel = threading.Event()
+        self._cancel = Cancel()
         self._thread: threading.Thread | None = None
         #: monotonic arrival time of each output line, and when the tool started and ended (the runner says)
         self.line_times: list[float] = []

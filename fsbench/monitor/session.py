@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.monitor.parse import SERIES_COLUMNS, analyse
@@ -37,7 +38,7 @@ class MonitorSession:
         #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())
         self.result: CommandResult | None = None
-        self._cancel = threading.Event()
+        self._cancel = Cancel()
         self._thread: threading.Thread | None = None
         self._summary: ParseResult | None = None
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult
 
 PORT_WAIT_S = 20.0
@@ -21,7 +22,7 @@ class Background:
                  raw_dir: Callable[[str], Path], timeout_s: float, env: dict[str, str] | None = None):
         self.commands, self.transports, self.raw_dir, self.timeout_s = commands, transports, raw_dir, timeout_s
         self.env = env  # the case's marker: a server's own children are stopped with the case
-        self.cancel = threading.Event()
+        self.cancel = Cancel()
         self.threads: dict[str, threading.Thread] = {}
         self.results: dict[str, CommandResult] = {}
 

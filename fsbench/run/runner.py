@@ -8,6 +8,7 @@ import threading
 
 from fsbench.api.tools import HostInfo
 from fsbench.api.transport import Transport
+from fsbench.core.cancel import Cancel
 from fsbench.core.errors import FsbenchError, RunDirError
 from fsbench.core.events import Event, Listener, ignore
 from fsbench.host import facts
@@ -38,7 +39,7 @@ class Runner:
                  leftovers: Leftovers | NoLeftovers | None = None, secrets: dict[str, str] | None = None,
                  controller: Transport | None = None):
         self.sc, self.cases, self.rd, self.emit = scenario, cases, run_dir, listener
-        self.cancel = cancel or threading.Event()
+        self.cancel = cancel or Cancel()
         self.transports = transports or {h: LocalTransport(h) for h in scenario.hosts}
         #: where multi-host launchers run (mpirun, fio --client): this machine, unless a test gives a fake
         self.controller = controller or LocalTransport("controller")

@@ -20,6 +20,7 @@ import threading
 import time
 
 from fsbench.api.transport import Transport
+from fsbench.core.cancel import Cancel
 from fsbench.core.errors import FsbenchError
 from fsbench.core.shell import sh
 from fsbench.run.side_jobs import QuietSideJob
@@ -75,7 +76,7 @@ class TargetWatch(QuietSideJob):
                  interval_s: float = INTERVAL_S, answer_s: float = ANSWER_S, misses: int = MISSES):
         self.session, self.hosts, self.run_cancel = session, hosts, run_cancel
         self.interval_s, self.answer_s, self.misses = interval_s, answer_s, misses
-        self.tool_cancel = threading.Event()
+        self.tool_cancel = Cancel()
         self.fault: str | None = None
         self._done = threading.Event()
         self._thread: threading.Thread | None = None

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fsbench.api.tools import Invocation
 from fsbench.api.transport import Transport
+from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.secrets import redact
 from fsbench.scenario.plan import Case
@@ -82,7 +83,7 @@ class ToolRun:
         failures: list[tuple[str, Exception | None]] = []  # in the order they happened
         # the others may be waiting for the failed host at a barrier (NNBench's, metabench's): without this
         # they would wait for it until the case's timeout
-        stop = threading.Event()
+        stop = Cancel()
         lock = threading.Lock()
 
         def run(host: str) -> None:

@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from fsbench.core.cancel import Cancel
 from fsbench.transport.capture import CappedOutput
 
 PGID_MARK = b"fsbench-pgid "
@@ -119,9 +120,12 @@ def pump(chan, out: Sink, err: PgidFilter, *, timeout: float | None, cancel: thr
     """Stream the channel until the command ends: returns 'exit', 'timeout', 'cancel' or 'lost'."""
     start = time.monotonic()
     status_at: float | None = None
-    # the command's output and end wake the wait at once; a cancel (Ctrl-C, a monitor's stop, which every case
-    # waits for) is only looked at between waits, so those are short while something can cancel
-    wait_s = CANCEL_POLL_S if cancel is not None else POLL_S
+    # the command's output and end wake the wait at once, and so does a Cancel (fsbench.core.cancel); a plain
+    # Event (Ctrl-C, a monitor's stop, which every case waits for) is only looked at between waits, so those
+    # are short while such an event can cancel
+    wakes = isinstance(cancel, Cancel)
+    wait_s = CANCEL_POLL_S if cancel is not None and not wakes else POLL_S
+    watched = [chan, cancel] if wakes else [chan]
     while True:
         got = _drain(chan, out, err)
         if chan.status_event.is_set():
@@ -144,9 +148,9 @@ def pump(chan, out: Sink, err: PgidFilter, *, timeout: float | None, cancel: thr
             continue
         if chan.eof_received:
             # the readiness pipe stays set after EOF, so wait on the status instead of spinning
-            chan.status_event.wait(wait_s)
+            chan.status_event.wait(CANCEL_POLL_S if cancel is not None else POLL_S)
         else:
-            select.select([chan], [], [], wait_s)
+            select.select(watched, [], [], wait_s)
 
 
 def _drain_all(chan, out: Sink, err: PgidFilter) -> None:
