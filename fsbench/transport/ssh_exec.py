@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from fsbench.api.transport import tail
 from fsbench.core.errors import CommandResult
 from fsbench.transport import remote
-from fsbench.transport.errors import ConnectError, TransportError
+from fsbench.transport.errors import ConnectError, TransferError, TransportError
 
 if TYPE_CHECKING:
     from fsbench.core.inventory import HostSpec
@@ -32,6 +32,7 @@ class SSHCommands:
         dead: str | None
         marker: dict[str, str]
         output_cap: int
+        base_made: bool  # remote_base made by this transport (fsbench.transport.ssh_files)
 
         @property
         def remote_base(self) -> str: ...
@@ -60,14 +61,26 @@ class SSHCommands:
         import uuid
 
         base = self.remote_base
+        path = f"{base}/env-{uuid.uuid4().hex}"
+        text = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+        # the folder is made once per transport, not before every command with secrets (a round trip per host
+        # and per case for fio's servers); when it went meanwhile (a host that rebooted), it is made again
+        if not self.base_made:
+            self._make_base(base)
+        try:
+            self.put_text(path, text)
+        except TransferError:
+            self._make_base(base)
+            self.put_text(path, text)
+        return ["sh", "-c", '. "$0" && rm -f -- "$0" && exec "$@"', path, *argv]
+
+    def _make_base(self, base: str) -> None:
         mkdir = self.execute(["mkdir", "-p", "-m", "700", "--", base], timeout=self.op_timeout, sudo=False)
         if not mkdir.ok:
             from fsbench.core.errors import CommandFailed
 
             raise CommandFailed(mkdir, f"making {base}")
-        path = f"{base}/env-{uuid.uuid4().hex}"
-        self.put_text(path, "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
-        return ["sh", "-c", '. "$0" && rm -f -- "$0" && exec "$@"', path, *argv]
+        self.base_made = True
 
     def execute(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
                 env: dict[str, str] | None = None, stdout_path: Path | None = None,

@@ -45,6 +45,7 @@ class SSHFileOps:
     def __init__(self) -> None:
         self._sftp: Any = None
         self._sftp_lock = threading.Lock()
+        self.base_made = False  # remote_base, private (0700), made by this transport
 
     def workdir(self, raw_dir: Path, name: str) -> str:
         """A fresh, empty folder for one case under remote_base: <base>/<name> (<run>/<case>/<host>)."""
@@ -55,6 +56,7 @@ class SSHFileOps:
                               timeout=self.op_timeout, sudo=False)
         if not result.ok:
             raise CommandFailed(result, f"making the work directory {path}")
+        self.base_made = True
         return path
 
     def put_text(self, path: str, text: str) -> None:

@@ -68,6 +68,27 @@ def test_run_gives_exit_status_stdout_stderr_cwd_and_env(lab, opened):
     assert t.run(["echo", "$HOME", ";", "`id`"]).stdout_tail == "$HOME ; `id`\n"
 
 
+def test_the_private_folder_for_a_commands_environment_is_made_once_and_again_when_it_went(lab, opened, tmp_path,
+                                                                                         monkeypatch):
+    base = tmp_path / "base"
+    t = connect(lab, opened, "127.0.0.3", remote_base=str(base))
+    made: list[list[str]] = []
+    execute = t.execute
+
+    def counting(argv, **kw):
+        made.extend([argv] if argv[:1] == ["mkdir"] else [])
+        return execute(argv, **kw)
+
+    monkeypatch.setattr(t, "execute", counting)
+    for value in ("one", "two", "three"):
+        assert t.run(["sh", "-c", 'printf %s "$FOO"'], env={"FOO": value}).stdout_tail == value
+    assert len(made) == 1 and (base.stat().st_mode & 0o777) == 0o700
+    assert list(base.iterdir()) == []  # each environment file removed by its command
+    base.rmdir()  # as a host that rebooted would lose it
+    assert t.run(["sh", "-c", 'printf %s "$FOO"'], env={"FOO": "four"}).stdout_tail == "four"
+    assert len(made) == 2 and (base.stat().st_mode & 0o777) == 0o700
+
+
 def test_a_failing_command_is_a_result_not_an_exception(lab, opened):
     t = connect(lab, opened)
     assert t.run(["false"]).exit_status == 1
