@@ -8,7 +8,7 @@ servers started, their stop, fetch, clean-up, parse), and the run's time outside
 probes, the target's setup and teardown, the tables). The tools' own time is not fsbench's: fio's servers
 and mpirun's ranks are the engines, and on one machine 32 hosts' tools share 2 cores.
 
-    python bench/host_scale.py [--hosts 1,4,16,32] [--rounds 2] [--json FILE]
+    python bench/host_scale.py [--hosts 1,4,16,32] [--rounds 2] [--json FILE] [--keep DIR] [--lose-one]
 
 Target: the per-case overhead grows less than linearly with the hosts (docs/benchmarks.md, session 12).
 Needs root (the lab), /usr/sbin/sshd, fio, mpirun and mdtest.
@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -89,6 +90,62 @@ def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
             "cases": len(cases), "controller_cpu": cpu}
 
 
+def lose_one(lab, folder: Path, hosts: int) -> dict:
+    """A client lost mid-case at `hosts` clients: its sshd killed 2 s into a 5 s fio case on all of them and back
+    a second later (a host that reboots). That case must fail naming it, the next case run, `--resume` redo it."""
+    names = [f"client{i}" for i in range(1, hosts + 1)]
+    lost = names[len(names) // 2]
+    inventory = lab.write_inventory(folder / "inventory.yaml", hosts=names)
+    sc = folder / "lose-one.yaml"
+    sc.write_text(f"""\
+name: lose-one
+targets:
+  shared: {{path: {lab.root}/shared-lose-{hosts}, hosts: [clients], setup: ["mkdir -p ${{target.path}}"],
+           teardown: ["rm -rf ${{target.path}}"]}}
+workloads:
+  fio-long: {{tool: fio, options: {{rw: write, bs: 64k, size: 4m, ioengine: psync, time_based: true, runtime: 5}}}}
+  fio-write: {{tool: fio, options: {{rw: write, bs: 64k, size: 1m, ioengine: psync}}}}
+""")
+    out = folder / "out"
+    crashed: list[float] = []
+
+    def crash() -> None:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and not list(out.glob(f"*/raw/shared__fio-long__r1/{lost}/server-command")):
+            time.sleep(0.05)
+        time.sleep(2.0)
+        lab.host(lost).crash()
+        crashed.append(time.monotonic())
+        time.sleep(1.0)
+        lab.restart(lost)
+
+    argv = [sys.executable, "-m", "fsbench", "run", str(sc), "--inventory", str(inventory), "--no-report",
+            "--progress", "none"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    killer = threading.Thread(target=crash, daemon=True)
+    killer.start()
+    start = time.monotonic()
+    proc = subprocess.run([*argv, "-o", str(out)], capture_output=True, text=True, cwd=REPO, env=env, timeout=1800,
+                          check=False)
+    first = time.monotonic() - start
+    killer.join(timeout=60)
+    run = Path(proc.stdout.splitlines()[0])
+    with (run / "cases.csv").open() as fh:
+        before = {c["workload"]: (c["status"], c["reason"]) for c in csv.DictReader(fh)}
+    start = time.monotonic()
+    resumed = subprocess.run([*argv, "--resume", str(run)], capture_output=True, text=True, cwd=REPO, env=env,
+                             timeout=1800, check=False)
+    again = time.monotonic() - start
+    with (run / "cases.csv").open() as fh:
+        after = {c["workload"]: c["status"] for c in csv.DictReader(fh)}
+    status, reason = before.get("fio-long", ("missing", ""))
+    return {"hosts": hosts, "lost": lost, "crashed": bool(crashed), "exit": proc.returncode, "run_s": first,
+            "failed_naming_it": status == "failed" and reason.startswith(f"{lost} lost while the case ran"),
+            "others_named": [h for h in names if h != lost and f"{h} lost" in reason],
+            "next_case": before.get("fio-write", ("missing", ""))[0], "resume_exit": resumed.returncode,
+            "resume_s": again, "after_resume": after, "reason": reason}
+
+
 def _children_cpu() -> float:
     """CPU seconds (user + system) of the ended children: the run's controller side, fsbench and the launchers
     it ran here (fio --client, mpirun and its ssh), not the hosts' sshd nor their tools."""
@@ -101,6 +158,8 @@ def main() -> None:
     ap.add_argument("--hosts", default="1,4,16,32", help="host counts, comma-separated")
     ap.add_argument("--rounds", type=int, default=2, help="repetitions of each case")
     ap.add_argument("--json", type=Path, help="write the figures here too")
+    ap.add_argument("--lose-one", action="store_true",
+                    help="then, at the largest count, lose a client mid-case and resume (failures at scale)")
     ap.add_argument("--keep", type=Path, help="copy each host count's run folder here (n<hosts>/), for a profile")
     args = ap.parse_args()
     counts = [int(x) for x in args.hosts.split(",")]
@@ -125,6 +184,15 @@ def main() -> None:
                       f"outside the tool fio {r['overhead']['fio']:.2f} s (tool {r['tool']['fio']:.2f}), mdtest "
                       f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); controller CPU "
                       f"{r['controller_cpu']:.1f} s; load {load:.1f}", flush=True)
+            if args.lose_one:
+                folder = Path(tmp) / "lose-one"
+                folder.mkdir()
+                lost = lose_one(lab, folder, max(counts))
+                print(f"{lost['hosts']} hosts, {lost['lost']} lost mid-case: run {lost['run_s']:.1f} s (exit "
+                      f"{lost['exit']}), that case failed naming it: {lost['failed_naming_it']}, others named: "
+                      f"{lost['others_named'] or 'none'}, the next case {lost['next_case']}; "
+                      f"--resume {lost['resume_s']:.1f} s (exit {lost['resume_exit']}): {lost['after_resume']}\n"
+                      f"  reason: {lost['reason']}", flush=True)
         finally:
             began = time.monotonic()
             lab.stop()

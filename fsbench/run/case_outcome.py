@@ -55,14 +55,19 @@ def parse(tool: ToolAdapter, raw: Path, per_host: dict[str, Path]) -> ParseResul
 
 
 def ended(case: Case, result: CommandResult, duration: float, parsed: Callable[[], ParseResult], raw: Path,
-          ) -> tuple[CaseOutcome, ParseResult | None]:
-    """The outcome of a case whose tool ran, and its parsed output when the tool succeeded and it parsed."""
+          lost: dict[str, str] | None = None) -> tuple[CaseOutcome, ParseResult | None]:
+    """The outcome of a case whose tool ran, and its parsed output when the tool succeeded and it parsed.
+
+    `lost`: the hosts whose connection was lost while it ran, and how; a failed tool's reason names them first
+    (fio --client on the controller says only that it failed, not which of its 32 servers went silent)."""
     common = {"duration_s": duration, "exit_status": result.exit_status, "tool_wall_s": round(result.duration_s, 3)}
     if result.interrupted:
         return CaseOutcome(STATUS_INTERRUPTED, "stopped by the user (Ctrl-C)", common), None
     if not result.ok:
         what = f"timed out after {case.timeout_s:.0f}s" if result.timed_out else "failed"
-        return CaseOutcome(STATUS_FAILED, f"{case.tool} {what} {result.describe()}", common), None
+        hosts = f"{', '.join(sorted(lost))} lost while the case ran ({'; '.join(sorted(set(lost.values())))}): " \
+            if lost else ""
+        return CaseOutcome(STATUS_FAILED, f"{hosts}{case.tool} {what} {result.describe()}", common), None
     try:
         rows = parsed()
     except FsbenchError as exc:

@@ -174,6 +174,7 @@ class CaseRun:
             self._phase("validity scope")
             jobs = self._side_jobs(session, inv, involved, test_dir, self.validity)
             result, beside, not_listening = self._measure(inv, transport, work, raw, involved, works, jobs)
+            lost = jobs.lost()
             if self.watch is not None and self.watch.fault:  # the system under test failed under the tool
                 return failed(self.watch.fault, start)
             if not_listening or result is None:
@@ -199,7 +200,7 @@ class CaseRun:
         names = {info.address: h for h, info in ctx.hosts.items()}
         # a one-host tool on a case of several hosts (juicefs bench): its figures are that host's, not `all`
         alone = where if len(case.hosts) > 1 and not (inv.controller or inv.per_host or inv.servers) else ""
-        return self._record(raw, result, round(time.monotonic() - start, 3), beside, names, list(works), alone)
+        return self._record(raw, result, round(time.monotonic() - start, 3), beside, names, list(works), alone, lost)
 
     def _drops(self, session: TargetSession, involved: list[str]) -> str | None:
         """The client's cache emptied, then the page cache dropped, as the case asks; why not, or None."""
@@ -283,9 +284,9 @@ class CaseRun:
         return hosts
 
     def _record(self, raw: Path, result: CommandResult, duration: float, beside: list,
-                names: dict[str, str], per_host: list[str], alone: str = "") -> CaseOutcome:
+                names: dict[str, str], per_host: list[str], alone: str, lost: dict[str, str]) -> CaseOutcome:
         outcome, parsed = ended(self.case, result, duration,
-                                lambda: parse(self.tool, raw, {h: self._raw(h) for h in per_host}), raw)
+                                lambda: parse(self.tool, raw, {h: self._raw(h) for h in per_host}), raw, lost)
         if parsed is None:
             return outcome
         rows, warnings = case_rows(self.rd.run_id, self.sc.name, self.case, parsed, names, beside, alone)

@@ -48,6 +48,10 @@ class SideJob(Protocol):
         """Its rows and warnings, once stopped."""
         ...
 
+    def lost(self) -> dict[str, str]:
+        """The hosts whose connection was lost while it ran, and how, once stopped."""
+        ...
+
 
 class QuietSideJob:
     """A side job's hooks that do nothing: each side job below overrides the ones it needs."""
@@ -66,6 +70,9 @@ class QuietSideJob:
 
     def collect(self) -> list[ParseResult]:
         return []
+
+    def lost(self) -> dict[str, str]:
+        return {}
 
 
 class SideJobs:
@@ -100,6 +107,11 @@ class SideJobs:
     def collect(self) -> list[ParseResult]:
         return [part for job in self._started for part in job.collect()]
 
+    def lost(self) -> dict[str, str]:
+        """Hosts lost while the case ran, as any side job saw it (a sampler, a server): the case's failure is
+        theirs to explain, since a tool on the controller (fio --client) only sees a peer go silent."""
+        return {host: how for job in self._started for host, how in job.lost().items()}
+
 
 class Monitors(QuietSideJob):
     """The /proc samplers of the case's hosts (fsbench.monitor.MonitorSession)."""
@@ -123,6 +135,9 @@ class Monitors(QuietSideJob):
 
     def collect(self) -> list[ParseResult]:
         return self._summaries
+
+    def lost(self) -> dict[str, str]:
+        return {m.host: m.result.extra["lost"] for m in self.sessions if m.result and "lost" in m.result.extra}
 
 
 class Collectors(QuietSideJob):
@@ -172,6 +187,9 @@ class Servers(QuietSideJob):
 
     def stop(self) -> None:
         self.background.stop()
+
+    def lost(self) -> dict[str, str]:
+        return {h: r.extra["lost"] for h, r in self.background.results.items() if "lost" in r.extra}
 
 
 class Validity(QuietSideJob):

@@ -129,6 +129,8 @@ class SSHCommands:
             result.extra["stdout"] = out.data().decode(errors="replace")
         if note:
             result.extra["error"] = note
+        if outcome == "lost":  # the host, not the command: a case tells its reader which host it lost
+            result.extra["lost"] = f"{self.settings.where}: {self.dead or 'the connection was lost'}"
         capped = [n for n in (out.note(), err.sink.note()) if n]
         if capped:
             result.extra["capped"] = capped

@@ -262,7 +262,8 @@ def test_a_client_that_dies_mid_case_fails_that_case_naming_it_and_resume_comple
     assert proc.returncode == 1, proc.stderr[-3000:]
     run = Path(proc.stdout.splitlines()[0])
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("workload")
-    assert cases.loc["long", "status"] == "failed" and "client2" in cases.loc["long", "reason"], cases.to_string()
+    assert cases.loc["long", "status"] == "failed", cases.to_string()
+    assert cases.loc["long", "reason"].startswith("client2 lost while the case ran ("), cases.loc["long", "reason"]
     # the run went on to the next case, on all three clients; client2 is back within seconds, but on a busy
     # machine the next case may reach it before its sshd listens again: then that case fails naming it too
     assert cases.loc["short", "hosts"] == "client1 client2 client3"

@@ -96,8 +96,8 @@ def test_a_collector_runs_beside_the_tool_and_its_output_is_kept(tmp_path):
 class Job:
     """A side job that writes what it is told into a shared list, and refuses to start when asked to."""
 
-    def __init__(self, name: str, said: list[str], refuse: str | None = None):
-        self.name, self.said, self.refuse = name, said, refuse
+    def __init__(self, name: str, said: list[str], refuse: str | None = None, lost: dict[str, str] | None = None):
+        self.name, self.said, self.refuse, self._lost = name, said, refuse, lost or {}
 
     def start(self) -> str | None:
         self.said.append(f"start {self.name}")
@@ -114,6 +114,9 @@ class Job:
 
     def collect(self) -> list:
         return []
+
+    def lost(self) -> dict[str, str]:
+        return self._lost
 
 
 def test_side_jobs_start_in_order_and_stop_in_reverse():
@@ -135,6 +138,27 @@ def test_a_side_job_that_cannot_start_stops_those_before_it_and_no_later_one_sta
     assert jobs.start() == "no server listening"
     jobs.stop()
     assert said == ["start monitor", "start server", "stop server", "stop monitor"]
+
+
+def test_the_hosts_side_jobs_lost_are_gathered_and_a_failed_tool_names_them_first(tmp_path):
+    from fsbench.core.errors import CommandResult
+    from fsbench.run.case_outcome import ended
+
+    said: list[str] = []
+    jobs = SideJobs([Job("monitor", said, lost={"client5": "10.0.0.5:22: the connection was lost"}),
+                     Job("server", said, lost={"client5": "10.0.0.5:22: the connection was lost"}),
+                     Job("collector", said)])
+    assert jobs.start() is None
+    jobs.stop()
+    assert jobs.lost() == {"client5": "10.0.0.5:22: the connection was lost"}
+    case = lab(tmp_path, ONE_CASE).cases[0]
+    failed = CommandResult("controller", ["fio", "--client=ip:10.0.0.5"], 1, "", "")
+    outcome, rows = ended(case, failed, 3.0, lambda: None, tmp_path, jobs.lost())
+    assert rows is None and outcome.status == "failed"
+    assert outcome.reason.startswith("client5 lost while the case ran (10.0.0.5:22: the connection was lost): fio "
+                                     "failed on controller"), outcome.reason
+    outcome, _ = ended(case, failed, 3.0, lambda: None, tmp_path)
+    assert outcome.reason.startswith("fio failed on controller"), outcome.reason
 
 
 def test_a_lost_host_while_the_tool_runs_fails_the_case_and_still_cleans_up(tmp_path):
