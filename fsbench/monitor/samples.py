@@ -2,9 +2,9 @@
 
 The controller reads one such file per host and case (issue 35: its cost per host should stay flat), so the
 text is read for speed: as one string, in which regular expressions find the lines that can count and skip
-the others in C (3 of a process's 55 status lines count); a line that counts meets only the patterns that can
-take it, not all three. Which lines count, and how, is exactly what the former line-by-line reading had
-(tests/unit/test_monitor_samples_speedup.py keeps it, and compares).
+the others in C (3 of a process's 55 status lines count), and each distinct meminfo or diskstats line is
+parsed once per file (most repeat from sample to sample). Which lines count, and how, is exactly what the
+former line-by-line reading had (tests/unit/test_monitor_samples_speedup.py keeps it, and compares).
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def read_raw(text: str) -> Raw:
     text = "\n" + text
     head: str | None = None  # the open block's "@ " line
     spans: list[tuple[int, int]] = []  # where its other lines are: header lines among them are not its own
+    counters: dict[str, _Counter] = {}  # the file's meminfo and diskstats lines, parsed once each
     after = incomplete = 0
     for mark in _MARK.finditer(text):
         if head is not None and mark.start() > after:
@@ -94,7 +95,7 @@ def read_raw(text: str) -> Raw:
             incomplete += head is not None
             head, spans = line, []
         elif head is not None:
-            sample = _sample(head, text, spans, raw)
+            sample = _sample(head, text, spans, raw, counters)
             if sample is None or line[2:].strip() != str(sample.seq):
                 incomplete += 1
             elif raw.samples and sample.t < raw.samples[-1].t:
@@ -124,7 +125,8 @@ def _header_line(line: str, raw: Raw) -> None:
         raw.header.update(dict(_HEADER_KV.findall(line)))
 
 
-def _sample(head_line: str, text: str, spans: list[tuple[int, int]], raw: Raw) -> Sample | None:
+def _sample(head_line: str, text: str, spans: list[tuple[int, int]], raw: Raw,
+            counters: dict[str, _Counter]) -> Sample | None:
     """A block's sample: its "@ " line, and its other lines as spans of text (a "\n" before each line)."""
     head = head_line.split()
     if len(head) != 3:
@@ -135,7 +137,7 @@ def _sample(head_line: str, text: str, spans: list[tuple[int, int]], raw: Raw) -
         return None
     if sample.t != sample.t or sample.t in (float("inf"), float("-inf")):
         return None
-    reader = _Reader(sample, PidScan(raw.folders), raw.client)
+    reader = _Reader(sample, PidScan(raw.folders), raw.client, counters)
     for start, end in spans:
         reader.read(text, start, end)
     return sample
@@ -145,8 +147,8 @@ class _Reader:
     """A block's lines, read in order: the section they are in ("mem": the pid scan, meminfo and diskstats;
     "net"; a process's "stat" line; its "status"), and the process whose status it is."""
 
-    def __init__(self, sample: Sample, scan: PidScan, client: Client | None) -> None:
-        self.sample, self.scan, self.client = sample, scan, client
+    def __init__(self, sample: Sample, scan: PidScan, client: Client | None, counters: dict[str, _Counter]) -> None:
+        self.sample, self.scan, self.client, self.counters = sample, scan, client, counters
         self.section = "mem"
         self.status: Proc | None = None
         self.newest: dict[str, tuple[int, int]] = {}  # str(pid) -> its newest key in sample.procs
@@ -171,9 +173,9 @@ class _Reader:
     def mem_lines(self, lines: list[str]) -> None:
         """Lines of "mem" before a change: a meminfo, diskstats, cpu or pid scan line (none is one of the others,
         so which is tried first does not matter); the pid scan is over once meminfo has begun."""
-        sample = self.sample
+        sample, counters = self.sample, self.counters
         for line in lines:
-            kind, key, a, b = _counter(line)
+            kind, key, a, b = counters.get(line) or counters.setdefault(line, _counter(line))
             if kind == _MEMINFO:
                 sample.mem[key] = a
             elif kind == _DISKSTATS:
