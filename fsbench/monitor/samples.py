@@ -1,17 +1,36 @@
-"""Read the sampler's raw output (format in fsbench.monitor.script) into typed samples; no arithmetic here."""
+"""Read the sampler's raw output (format in fsbench.monitor.script) into typed samples; no arithmetic here.
+
+The controller reads one such file per host and case (issue 35: its cost per host should stay flat), so the
+text is read for speed: as one string, in which regular expressions find the lines that can count and skip
+the others in C (3 of a process's 55 status lines count), and each distinct meminfo or diskstats line is
+parsed once per file (most repeat from sample to sample). Which lines count, and how, is exactly what the
+former line-by-line reading had (tests/unit/test_monitor_samples_speedup.py keeps it, and compares).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from fsbench.monitor.scan import PidScan, is_client
 from fsbench.monitor.script import COMM_LEN, MAGIC, US, Client
 
 _STAT_LINE = re.compile(r"^(\d+) \((.*)\) (\S) (.*)$")
-_DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(\s+\d+){7,}\s*$")
-_KV_LINE = re.compile(r"^([A-Za-z_][\w()]*):\s+(\d+)(?:\s+kB)?\s*$")
+_DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(?:\s+\d+){7,}\s*$")
+_KV_LINE = re.compile(r"^([A-Za-z_][\w()]*):\s+(\d+)(\s+kB)?\s*$")
 _HEADER_KV = re.compile(r"(\w+)=(\S+)")
+#: where str.splitlines() ends a line besides "\n"
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+# These search the text, in which a "\n" comes before every line (one is put before the first)
+_MARK = re.compile(r"\n(#[^\n]*|@ [^\n]*|\. [^\n]*)")  # a header line, or a block's first or last line
+#: where a block's section may change: net/dev's header, a process's stat line (or what starts like one) or status
+_SECTION_CHANGE = re.compile(r"\n(?:Inter-\||Name:|\d+ \()")
+#: in a process's status, what can count: its Pid, VmRSS and VmHWM, or another section's first line
+_STATUS_LINE = re.compile(r"\n((?:Pid:|VmRSS:|VmHWM:|Name:|\d|cpu |Inter-\|)[^\n]*)")
+_ANY_LINE = re.compile(r"\n([^\n]*)")
+#: a meminfo line (_MEMINFO, key, bytes, 0), a diskstats line (_DISKSTATS, device, sectors read, written), or not
+_Counter = tuple[int, str, int, int]
+_NEITHER, _MEMINFO, _DISKSTATS = 0, 1, 2
 
 
 @dataclass
@@ -59,27 +78,32 @@ class Raw:
 def read_raw(text: str) -> Raw:
     """Split raw text into complete samples; incomplete or garbled blocks become warnings."""
     raw = Raw()
-    block: list[str] | None = None
-    incomplete = 0
-    for line in text.splitlines():
-        if line.startswith("#"):
+    if any(b in text for b in _OTHER_BREAKS):
+        text = "\n".join(text.splitlines())  # the lines str.splitlines() cuts, with "\n" alone between them
+    text = "\n" + text
+    head: str | None = None  # the open block's "@ " line
+    spans: list[tuple[int, int]] = []  # where its other lines are: header lines among them are not its own
+    counters: dict[str, _Counter] = {}  # the file's meminfo and diskstats lines, parsed once each
+    after = incomplete = 0
+    for mark in _MARK.finditer(text):
+        if head is not None and mark.start() > after:
+            spans.append((after, mark.start()))
+        after, line = mark.end(), mark.group(1)
+        if line[0] == "#":
             _header_line(line, raw)
-        elif line.startswith("@ "):
-            if block is not None:
-                incomplete += 1
-            block = [line]
-        elif block is not None and line.startswith(". "):
-            sample = _sample(block, raw.client, raw.folders)
+        elif line[0] == "@":
+            incomplete += head is not None
+            head, spans = line, []
+        elif head is not None:
+            sample = _sample(head, text, spans, raw, counters)
             if sample is None or line[2:].strip() != str(sample.seq):
                 incomplete += 1
             elif raw.samples and sample.t < raw.samples[-1].t:
                 raw.warnings.append(f"sample {sample.seq}: time went backwards, dropped")
             else:
                 raw.samples.append(sample)
-            block = None
-        elif block is not None:
-            block.append(line)
-    if block is not None:
+            head = None
+    if head is not None:
         incomplete += 1  # the sampler was stopped mid-sample: the usual end, not worth a warning alone
     if incomplete > 1:
         raw.warnings.append(f"{incomplete} incomplete or garbled sample blocks skipped")
@@ -101,44 +125,10 @@ def _header_line(line: str, raw: Raw) -> None:
         raw.header.update(dict(_HEADER_KV.findall(line)))
 
 
-@dataclass
-class _Scan:
-    """A sample's pid scan (its p, c, m, n and w lines): the watched pids, and which of them are the run's."""
-
-    folders: Sequence[tuple[int, str]] = ()
-    names: dict[int, str] = field(default_factory=dict)
-    cmdlines: dict[int, list[str]] = field(default_factory=dict)
-    marked: set[int] = field(default_factory=set)
-    unmarked: set[int] = field(default_factory=set)
-    working: dict[int, int] = field(default_factory=dict)  # pid -> the start tick of the service it works for
-
-    def read(self, line: str) -> bool:
-        """Take one line of the scan; False when it is none of them."""
-        kind, _, rest = line.partition(" ")
-        pid, _, value = rest.partition(" ")
-        if kind not in ("p", "c", "m", "n", "w") or not pid.isdigit():
-            return False
-        if kind == "p" and value:
-            self.names[int(pid)] = value
-        elif kind == "c":
-            self.cmdlines[int(pid)] = value.split(US)
-        elif kind in ("m", "n") and not value.strip():
-            (self.marked if kind == "m" else self.unmarked).add(int(pid))
-        elif kind == "w" and value.isdigit() and 0 < int(value) <= len(self.folders):
-            self.working[int(pid)] = self.folders[int(value) - 1][0]
-        return True
-
-    def own(self, p: Proc) -> bool | None:
-        """Whether p is the run's: its marker, or (a title written over the marker: redis-server, postgres) a
-        service's folder as its working folder and a start after the service's; None when unknown."""
-        if p.pid in self.marked or (p.pid in self.working and p.start >= self.working[p.pid]):
-            return True
-        return False if p.pid in self.unmarked else None
-
-
-def _sample(lines: list[str], client: Client | None = None,
-            folders: Sequence[tuple[int, str]] = ()) -> Sample | None:
-    head = lines[0].split()
+def _sample(head_line: str, text: str, spans: list[tuple[int, int]], raw: Raw,
+            counters: dict[str, _Counter]) -> Sample | None:
+    """A block's sample: its "@ " line, and its other lines as spans of text (a "\n" before each line)."""
+    head = head_line.split()
     if len(head) != 3:
         return None
     try:
@@ -147,107 +137,153 @@ def _sample(lines: list[str], client: Client | None = None,
         return None
     if sample.t != sample.t or sample.t in (float("inf"), float("-inf")):
         return None
-    scan = _Scan(folders)
-    section = "mem"
-    status: Proc | None = None
-    for line in lines[1:]:
-        if line.startswith("cpu "):
-            sample.cpu = _ints(line.split()[1:])
-        elif section == "mem" and not sample.mem and scan.read(line):
-            continue
-        elif line.startswith("Inter-|"):
-            section = "net"
-        elif line.startswith(" face |"):
-            continue
-        elif (m := _STAT_LINE.match(line)) is not None:
-            section = "stat"
-            _stat(int(m.group(1)), m.group(2), line, scan.names, sample)
-            proc = next(reversed(sample.procs.values()), None)
-            if proc is None or proc.pid != int(m.group(1)):
-                continue
-            proc.own = scan.own(proc)
-            if client and proc.name == client.name:
-                proc.client = is_client(scan.cmdlines.get(proc.pid), client, bool(proc.own))
-        elif line.startswith("Name:"):
-            section, status = "status", None
-        elif section == "status":
-            status = _status(line, status, sample)
-        elif section == "net":
-            _net(line, sample)
-        elif _DISK_LINE.match(line):
-            parts = line.split()
-            sectors = _ints([parts[5], parts[9]])
-            if sectors is not None:
-                sample.disks[parts[2]] = (sectors[0], sectors[1])
-        elif section == "mem" and (m := _KV_LINE.match(line)) is not None:
-            scale = 1024 if line.rstrip().endswith("kB") else 1
-            sample.mem[m.group(1)] = int(m.group(2)) * scale
+    reader = _Reader(sample, PidScan(raw.folders), raw.client, counters)
+    for start, end in spans:
+        reader.read(text, start, end)
     return sample
 
 
-def is_client(cmdline: list[str] | None, client: Client, marked: bool = False) -> bool:
-    """Whether a command line holds every word of the client's as a whole argument (a trailing / aside).
+class _Reader:
+    """A block's lines, read in order: the section they are in ("mem": the pid scan, meminfo and diskstats;
+    "net"; a process's "stat" line; its "status"), and the process whose status it is."""
 
-    A process may rewrite its command line into one title (JuiceFS does, to hide a password): its
-    words are then the title's space-separated parts. A title shorter than the original is padded with
-    NULs and may be cut (JuiceFS stops at 255 bytes, often before the mount point): then the words the
-    cut may hide (those after the last one seen, in the kind's order) are taken on trust when the
-    process carries the run's marker (`marked`); the first word must still be seen (`mount` for JuiceFS,
-    which `juicefs objbench`, whose title its masked keys shorten, does not have).
-    """
-    args = [a for a in cmdline or [] if a]
-    if not args:
-        return False
-    padded = len(args) == 1 and len(cmdline or []) > 2  # the title, its NUL terminator, then padding
-    if len(args) == 1 and " " in args[0]:
-        args = args[0].split()
-    own = {a.rstrip("/") or a for a in args}
-    found = [(w.rstrip("/") or w) in own for w in client.words]
-    if all(found):
-        return True
-    seen = found.index(False)  # words seen first, then only unseen ones: what a cut hides
-    return padded and marked and seen > 0 and not any(found[seen:])
+    def __init__(self, sample: Sample, scan: PidScan, client: Client | None, counters: dict[str, _Counter]) -> None:
+        self.sample, self.scan, self.client, self.counters = sample, scan, client, counters
+        self.section = "mem"
+        self.status: Proc | None = None
+        self.newest: dict[str, tuple[int, int]] = {}  # str(pid) -> its newest key in sample.procs
+
+    def read(self, text: str, pos: int, end: int) -> None:
+        """text[pos:end], a "\n" before each line."""
+        while pos < end:
+            if self.section in ("mem", "net"):  # every line can count: those up to a change come as a list
+                change = _SECTION_CHANGE.search(text, pos, end)
+                stop = end if change is None else change.start()
+                if stop > pos:
+                    lines = text[pos + 1:stop].split("\n")
+                    self.mem_lines(lines) if self.section == "mem" else self.net_lines(lines)
+                found = None if change is None else _ANY_LINE.match(text, stop, end)
+            else:  # in a status, the lines that can count; after a stat line, the next (Name:, from the sampler)
+                found = (_STATUS_LINE if self.section == "status" else _ANY_LINE).search(text, pos, end)
+            if found is None:
+                return
+            self.line(found.group(1))
+            pos = found.end()
+
+    def mem_lines(self, lines: list[str]) -> None:
+        """Lines of "mem" before a change: a meminfo, diskstats, cpu or pid scan line (none is one of the others,
+        so which is tried first does not matter); the pid scan is over once meminfo has begun."""
+        sample, counters = self.sample, self.counters
+        for line in lines:
+            kind, key, a, b = counters.get(line) or counters.setdefault(line, _counter(line))
+            if kind == _MEMINFO:
+                sample.mem[key] = a
+            elif kind == _DISKSTATS:
+                sample.disks[key] = (a, b)
+            elif line.startswith("cpu "):
+                sample.cpu = _ints(line.split()[1:])
+            elif not sample.mem:
+                self.scan.read(line)
+
+    def net_lines(self, lines: list[str]) -> None:
+        for line in lines:
+            if line.startswith("cpu "):
+                self.sample.cpu = _ints(line.split()[1:])
+            elif not line.startswith(" face |"):
+                _net(line, self.sample)
+
+    def line(self, line: str) -> None:
+        """A line that may change the section, or any of "stat" or "status" (never a pid scan or meminfo line):
+        no line passes two of the tests before the last three (prefixes, a digit), so the commonest come first."""
+        if self.section == "status" and line.startswith(("Pid:", "VmRSS:", "VmHWM:")):
+            self.status = self.status_line(line)
+        elif line.startswith("Name:"):
+            self.section, self.status = "status", None
+        elif (m := _STAT_LINE.match(line)) is not None:
+            self.section = "stat"
+            self.process(int(m.group(1)), m.group(2), line)
+        elif line.startswith("cpu "):
+            self.sample.cpu = _ints(line.split()[1:])
+        elif line.startswith("Inter-|"):
+            self.section = "net"
+        elif line.startswith(" face |"):
+            pass
+        elif self.section == "status":
+            self.status = self.status_line(line)
+        elif self.section == "net":
+            _net(line, self.sample)
+        elif (counter := _diskstats(line))[0] == _DISKSTATS:  # not _counter: a meminfo line is none here
+            self.sample.disks[counter[1]] = (counter[2], counter[3])
+
+    def process(self, pid: int, comm: str, line: str) -> None:
+        procs = self.sample.procs
+        proc = _stat(pid, comm, line, self.scan.names)
+        if proc is not None:
+            if (pid, proc.start) not in procs:  # a new key goes last; a known one keeps its place
+                self.newest[str(pid)] = (pid, proc.start)
+            procs[pid, proc.start] = proc
+        # as it always was: the last entry, which is proc only when its key is new (or proc is None: the one before)
+        last = next(reversed(procs.values()), None)
+        if last is None or last.pid != pid:
+            return
+        last.own = self.scan.own(last.pid, last.start)
+        if self.client and last.name == self.client.name:
+            last.client = is_client(self.scan.cmdlines.get(last.pid), self.client, bool(last.own))
+
+    def status_line(self, line: str) -> Proc | None:
+        key, _, value = line.partition(":")
+        if key == "Pid":
+            # status comes right after its pid's stat line, so the newest entry for that pid is the one
+            newest = self.newest.get(value.strip())
+            return None if newest is None else self.sample.procs[newest]
+        if self.status is not None and key in ("VmRSS", "VmHWM"):
+            parts = value.split()
+            if parts and parts[0].isdigit():
+                setattr(self.status, "rss" if key == "VmRSS" else "hwm", int(parts[0]) * 1024)
+        return self.status
 
 
-def _stat(pid: int, comm: str, line: str, names: dict[int, str], sample: Sample) -> None:
+def _counter(line: str) -> _Counter:
+    if (m := _KV_LINE.match(line)) is not None:
+        key, value, kb = m.groups()
+        return _MEMINFO, key, int(value) * (1024 if kb else 1), 0
+    return _diskstats(line)
+
+
+def _diskstats(line: str) -> _Counter:
+    if _DISK_LINE.match(line):
+        parts = line.split()
+        sectors = _ints([parts[5], parts[9]])
+        if sectors is not None:
+            return _DISKSTATS, parts[2], sectors[0], sectors[1]
+    return _NEITHER, "", 0, 0
+
+
+def _stat(pid: int, comm: str, line: str, names: dict[int, str]) -> Proc | None:
     # comm may hold spaces and parentheses: the fields start after the last ')'
-    rest = line[line.rfind(")") + 2:].split()
+    rest = line[line.rfind(")") + 2:].split(None, 20)  # the 20th field is the last one used
     name = names.get(pid)
     if name is None or len(rest) < 20:
-        return
+        return None
     if rest[0] in ("Z", "X"):
-        return  # a zombie (a client that exited and was not reaped yet) is not a running process
+        return None  # a zombie (a client that exited and was not reaped yet) is not a running process
     if comm != name and not (len(comm) == COMM_LEN and name.startswith(comm)):
-        return  # the pid was reused by another program since the sampler's last pid scan
+        return None  # the pid was reused by another program since the sampler's last pid scan
     vals = _ints([rest[11], rest[12], rest[19]])
     if vals is None:
-        return
-    key = (pid, vals[2])
-    sample.procs[key] = Proc(pid, name, start=vals[2], ticks=vals[0] + vals[1])
-
-
-def _status(line: str, current: Proc | None, sample: Sample) -> Proc | None:
-    key, _, value = line.partition(":")
-    if key == "Pid":
-        pid = value.strip()
-        # status comes right after its pid's stat line, so the newest entry for that pid is the one
-        matches = [p for p in sample.procs.values() if str(p.pid) == pid]
-        return matches[-1] if matches else None
-    if current is not None and key in ("VmRSS", "VmHWM"):
-        parts = value.split()
-        if parts and parts[0].isdigit():
-            setattr(current, "rss" if key == "VmRSS" else "hwm", int(parts[0]) * 1024)
-    return current
+        return None
+    return Proc(pid, name, start=vals[2], ticks=vals[0] + vals[1])
 
 
 def _net(line: str, sample: Sample) -> None:
     iface, sep, rest = line.partition(":")
-    parts = rest.split()
+    parts = rest.split(None, 9)  # the 9th field is the last one used
     if not sep or len(parts) < 9:
         return
-    vals = _ints([parts[0], parts[8]])
-    if vals is not None:
-        sample.nets[iface.strip()] = (vals[0], vals[1])
+    try:
+        sample.nets[iface.strip()] = (int(parts[0]), int(parts[8]))
+    except ValueError:
+        pass
 
 
 def _ints(parts: list[str]) -> list[int] | None:

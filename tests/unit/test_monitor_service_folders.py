@@ -18,6 +18,10 @@ from fsbench.monitor.processes import owners
 from fsbench.monitor.samples import read_raw
 from fsbench.monitor.script import sampler_argv
 from tests.unit.test_monitor_parse import P, Snap, raw
+from tests.unit.test_monitor_samples_speedup import read_raw_as_before  # noqa: F401 (a fixture)
+
+# every input these tests give read_raw is also read by the reader it replaced, and must read the same
+pytestmark = pytest.mark.usefixtures("read_raw_as_before")
 
 MiB = 1024 * 1024
 FOLDER = "/var/tmp/fsbench/r1/services/redis"
