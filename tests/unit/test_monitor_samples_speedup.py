@@ -1,8 +1,9 @@
 """read_raw reads every input exactly as the line-by-line reader it replaced for speed (issue 35) did.
 
 The reference is a faithful copy of that reader (`git show 1cb5c69:fsbench/monitor/samples.py`, its read_raw
-renamed _reference_read_raw), kept here only, as test code: the dataclasses it fills are the module's, so the
-two results compare field by field, and by repr (which shows the order of every dict). The inputs: real
+renamed _reference_read_raw), kept here only, as test code: the line-by-line reading itself; what moved
+unchanged (the header lines, the pid scan, is_client) is taken from the modules. The dataclasses it fills are
+the module's, so the two results compare field by field, and by repr (which shows the order of every dict). The inputs: real
 sampler files (tests/golden/monitor/inputs, their first samples), every input the monitor parser's own
 tests give read_raw (they use the read_raw_as_before fixture), blocks built to take each branch, and a few
 hundred seeded mutations of the real files.
@@ -13,14 +14,14 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import pytest
 
 import fsbench.monitor.parse
 from fsbench.monitor import samples
 from fsbench.monitor.samples import Proc, Raw, Sample, read_raw
-from fsbench.monitor.script import COMM_LEN, MAGIC, US, Client
+from fsbench.monitor.scan import PidScan, is_client
+from fsbench.monitor.script import COMM_LEN, US, Client
 from tests.paths import GOLDEN
 
 INPUTS = sorted((GOLDEN / "monitor" / "inputs").glob("*.txt"))
@@ -204,7 +205,6 @@ def test_seeded_soups_of_lines_read_as_before():
 _STAT_LINE = re.compile(r"^(\d+) \((.*)\) (\S) (.*)$")
 _DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(\s+\d+){7,}\s*$")
 _KV_LINE = re.compile(r"^([A-Za-z_][\w()]*):\s+(\d+)(?:\s+kB)?\s*$")
-_HEADER_KV = re.compile(r"(\w+)=(\S+)")
 
 
 def _reference_read_raw(text: str) -> Raw:
@@ -214,7 +214,7 @@ def _reference_read_raw(text: str) -> Raw:
     incomplete = 0
     for line in text.splitlines():
         if line.startswith("#"):
-            _header_line(line, raw)
+            samples._header_line(line, raw)  # moved unchanged: the reading around it is what changed
         elif line.startswith("@ "):
             if block is not None:
                 incomplete += 1
@@ -237,56 +237,6 @@ def _reference_read_raw(text: str) -> Raw:
     return raw
 
 
-def _header_line(line: str, raw: Raw) -> None:
-    if line.startswith("#watch "):
-        raw.watched.append(line[len("#watch "):])
-    elif line.startswith("#client "):
-        name, *words = line[len("#client "):].split(US)
-        if name:
-            raw.client = Client(name, tuple(w for w in words if w))
-    elif line.startswith("#folder "):
-        since, _, folder = line[len("#folder "):].partition(" ")
-        if since.isdigit() and folder:
-            raw.folders.append((int(since), folder))
-    elif line.startswith("#" + MAGIC):
-        raw.header.update(dict(_HEADER_KV.findall(line)))
-
-
-@dataclass
-class _Scan:
-    """A sample's pid scan (its p, c, m, n and w lines): the watched pids, and which of them are the run's."""
-
-    folders: Sequence[tuple[int, str]] = ()
-    names: dict[int, str] = field(default_factory=dict)
-    cmdlines: dict[int, list[str]] = field(default_factory=dict)
-    marked: set[int] = field(default_factory=set)
-    unmarked: set[int] = field(default_factory=set)
-    working: dict[int, int] = field(default_factory=dict)  # pid -> the start tick of the service it works for
-
-    def read(self, line: str) -> bool:
-        """Take one line of the scan; False when it is none of them."""
-        kind, _, rest = line.partition(" ")
-        pid, _, value = rest.partition(" ")
-        if kind not in ("p", "c", "m", "n", "w") or not pid.isdigit():
-            return False
-        if kind == "p" and value:
-            self.names[int(pid)] = value
-        elif kind == "c":
-            self.cmdlines[int(pid)] = value.split(US)
-        elif kind in ("m", "n") and not value.strip():
-            (self.marked if kind == "m" else self.unmarked).add(int(pid))
-        elif kind == "w" and value.isdigit() and 0 < int(value) <= len(self.folders):
-            self.working[int(pid)] = self.folders[int(value) - 1][0]
-        return True
-
-    def own(self, p: Proc) -> bool | None:
-        """Whether p is the run's: its marker, or (a title written over the marker: redis-server, postgres) a
-        service's folder as its working folder and a start after the service's; None when unknown."""
-        if p.pid in self.marked or (p.pid in self.working and p.start >= self.working[p.pid]):
-            return True
-        return False if p.pid in self.unmarked else None
-
-
 def _sample(lines: list[str], client: Client | None = None,
             folders: Sequence[tuple[int, str]] = ()) -> Sample | None:
     head = lines[0].split()
@@ -298,7 +248,7 @@ def _sample(lines: list[str], client: Client | None = None,
         return None
     if sample.t != sample.t or sample.t in (float("inf"), float("-inf")):
         return None
-    scan = _Scan(folders)
+    scan = PidScan(folders)  # moved unchanged to fsbench.monitor.scan
     section = "mem"
     status: Proc | None = None
     for line in lines[1:]:
@@ -316,7 +266,7 @@ def _sample(lines: list[str], client: Client | None = None,
             proc = next(reversed(sample.procs.values()), None)
             if proc is None or proc.pid != int(m.group(1)):
                 continue
-            proc.own = scan.own(proc)
+            proc.own = scan.own(proc.pid, proc.start)
             if client and proc.name == client.name:
                 proc.client = is_client(scan.cmdlines.get(proc.pid), client, bool(proc.own))
         elif line.startswith("Name:"):
@@ -334,30 +284,6 @@ def _sample(lines: list[str], client: Client | None = None,
             scale = 1024 if line.rstrip().endswith("kB") else 1
             sample.mem[m.group(1)] = int(m.group(2)) * scale
     return sample
-
-
-def is_client(cmdline: list[str] | None, client: Client, marked: bool = False) -> bool:
-    """Whether a command line holds every word of the client's as a whole argument (a trailing / aside).
-
-    A process may rewrite its command line into one title (JuiceFS does, to hide a password): its
-    words are then the title's space-separated parts. A title shorter than the original is padded with
-    NULs and may be cut (JuiceFS stops at 255 bytes, often before the mount point): then the words the
-    cut may hide (those after the last one seen, in the kind's order) are taken on trust when the
-    process carries the run's marker (`marked`); the first word must still be seen (`mount` for JuiceFS,
-    which `juicefs objbench`, whose title its masked keys shorten, does not have).
-    """
-    args = [a for a in cmdline or [] if a]
-    if not args:
-        return False
-    padded = len(args) == 1 and len(cmdline or []) > 2  # the title, its NUL terminator, then padding
-    if len(args) == 1 and " " in args[0]:
-        args = args[0].split()
-    own = {a.rstrip("/") or a for a in args}
-    found = [(w.rstrip("/") or w) in own for w in client.words]
-    if all(found):
-        return True
-    seen = found.index(False)  # words seen first, then only unseen ones: what a cut hides
-    return padded and marked and seen > 0 and not any(found[seen:])
 
 
 def _stat(pid: int, comm: str, line: str, names: dict[int, str], sample: Sample) -> None:
