@@ -19,9 +19,12 @@ class Background:
     """Start a command per host, wait for ports, stop them all (cancel -> the transport kills the group)."""
 
     def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
-                 raw_dir: Callable[[str], Path], timeout_s: float, env: dict[str, str] | None = None):
+                 raw_dir: Callable[[str], Path], timeout_s: float, marker: dict[str, str] | None = None):
         self.commands, self.transports, self.raw_dir, self.timeout_s = commands, transports, raw_dir, timeout_s
-        self.env = env  # the case's marker: a server's own children are stopped with the case
+        # the case's marker, so that a server's own children are stopped with the case: no secret, so it goes on
+        # the command line through `env` (as the run's marker does), not through a transport's environment file,
+        # which is one more file written over SFTP per host before each server starts
+        self.marker = [f"{k}={v}" for k, v in (marker or {}).items()]
         self.cancel = Cancel()
         self.threads: dict[str, threading.Thread] = {}
         self.results: dict[str, CommandResult] = {}
@@ -32,9 +35,9 @@ class Background:
             (raw / "server-command").write_text(" ".join(argv) + "\n")
 
             def run(h: str = host, a: list[str] = argv, d: Path = raw) -> None:
-                self.results[h] = self.transports[h].run(a, timeout=self.timeout_s, stdout_path=d / "server.out",
-                                                          stderr_path=d / "server.err", cancel=self.cancel,
-                                                          env=self.env)
+                marked = ["env", *self.marker, *a] if self.marker else a
+                self.results[h] = self.transports[h].run(marked, timeout=self.timeout_s, stdout_path=d / "server.out",
+                                                          stderr_path=d / "server.err", cancel=self.cancel)
 
             t = threading.Thread(target=run, name=f"fsbench-bg-{host}", daemon=True)
             t.start()

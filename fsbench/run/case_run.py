@@ -124,7 +124,7 @@ class CaseRun:
     def _servers(self, inv: Invocation, raw_of: Callable[[str], Path]) -> side_jobs.Servers:
         self._used.update({h: self.transports[h] for h in inv.servers})
         return side_jobs.Servers(inv.servers, self.transports, raw_of, self.case.timeout_s + 60, inv.wait_ports,
-                                 env={CASE_MARKER: self.case.case_id})
+                                 marker={CASE_MARKER: self.case.case_id})
 
     def _stop_strays(self) -> None:
         """Stop what the case's commands left running, on every host it used (fsbench.run.case_hosts)."""

@@ -177,8 +177,8 @@ class Servers(QuietSideJob):
 
     def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
                  raw_dir: Callable[[str], Path], timeout_s: float, ports: list[tuple[str, int]],
-                 env: dict[str, str] | None = None):
-        self.background = Background(commands, transports, raw_dir, timeout_s, env=env)
+                 marker: dict[str, str] | None = None):
+        self.background = Background(commands, transports, raw_dir, timeout_s, marker=marker)
         self.ports = ports
 
     def start(self) -> str | None:
