@@ -51,7 +51,11 @@ def throttled(pids: Callable[[], list[int]], share: float, name: str, follow: fl
 
         def chase() -> None:
             while not done.wait(follow):
-                _move(group / "cgroup.procs", pids())
+                try:
+                    found = pids()
+                except OSError:  # a process ended while pids() looked at it: look again at the next turn
+                    continue
+                _move(group / "cgroup.procs", found)
 
         chaser = threading.Thread(target=chase, daemon=True) if follow else None
         if chaser:

@@ -69,14 +69,21 @@ def run16(lab16, tmp_path_factory):
     slow = next(h for h in lab16.hosts if h.name == SLOW)
     began = time.monotonic()
     def fio_on_slow() -> list[int]:  # its fio server and job, caught as they start (every 20 ms)
-        return [p for p in slow.pids() if Path(f"/proc/{p}/comm").exists()
-                and Path(f"/proc/{p}/comm").read_text().strip() == "fio"]
+        return [p for p in slow.pids() if _comm(p) == "fio"]
 
     with throttled(fio_on_slow, SLOW_SHARE, SLOW, follow=0.02):
         proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(folder / "out"), "--progress",
                        "plain", timeout=600)
     return proc, Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else folder, time.monotonic() - began, \
         scenario, inventory
+
+
+def _comm(pid: int) -> str:
+    """A process's name; "" when it ended meanwhile (it may end between the listing and the read)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def test_a_campaign_on_16_clients_runs_each_tool_across_all_of_them(run16, lab16):
