@@ -93,11 +93,11 @@ class SSHCommands:
         cap = self.output_cap
         out = remote.Sink(stdout_path, keep=stdout_path is None, cap=cap, name="stdout")
         err = remote.PgidFilter(remote.Sink(stderr_path, keep=False, cap=cap, name="stderr"))
-        status, outcome, note = None, "exit", ""
+        status, outcome, note, lost = None, "exit", "", ""
         try:
             chan = self.open_exec(t, remote.command_line(argv, cwd=cwd, env=env, sudo=sudo))
         except TransportError as exc:
-            chan, outcome, note = None, "lost", str(exc)
+            chan, outcome, note, lost = None, "lost", str(exc), exc.reason
         try:
             if chan is not None:
                 outcome = remote.pump(chan, out, err, timeout=timeout, cancel=cancel, alive=t.is_active)
@@ -106,9 +106,11 @@ class SSHCommands:
                 if chan.status_event.is_set() and chan.exit_status >= 0:
                     status = chan.exit_status
                 elif outcome == "lost" and self.dead:
+                    lost = self.dead
                     note = (f"fsbench: {self.host} ({self.settings.where}) {self.dead} while the "
                             "command ran; its exit status is unknown")
                 elif outcome == "lost":
+                    lost = "the connection was lost"
                     note = (f"fsbench: the connection to {self.host} ({self.settings.where}) was lost while "
                             "the command ran; its exit status is unknown")
                 elif outcome == "exit":  # (a stopped command under sudo ends this way too: no note then)
@@ -129,8 +131,8 @@ class SSHCommands:
             result.extra["stdout"] = out.data().decode(errors="replace")
         if note:
             result.extra["error"] = note
-        if outcome == "lost":  # the host, not the command: a case tells its reader which host it lost
-            result.extra["lost"] = f"{self.settings.where}: {self.dead or 'the connection was lost'}"
+        if lost:  # the host, not the command, failed: a case tells its reader which host it lost, and how
+            result.extra["lost"] = f"{self.settings.where}: {lost}"
         capped = [n for n in (out.note(), err.sink.note()) if n]
         if capped:
             result.extra["capped"] = capped
