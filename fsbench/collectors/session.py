@@ -109,6 +109,8 @@ class CollectorSession:
         self._cancel.set()
         if self._thread is not None:
             self._thread.join(timeout=STOP_S)
+            if not self._thread.is_alive():  # its command's loop no longer waits on the cancel
+                self._cancel.close()
         if self._clock is not None:
             self._clock.join(timeout=STOP_S)
 

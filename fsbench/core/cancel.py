@@ -5,6 +5,10 @@ channel in a loop that also watches its cancel flag. With a plain threading.Even
 50 ms to look at the flag: 20 wake-ups a second per command, 2,560 a second for the samplers and servers of
 a case on 64 hosts, which the controller's one core pays for. A `Cancel` is also a file descriptor that
 becomes readable when the flag is set, so the loop sleeps until output, the command's end or the cancel.
+
+Its pipe is closed by close(), which the owner calls once no thread waits on it any more (or, failing that,
+when the object is collected). Garbage collection alone is not enough: a session and its thread hold each
+other, so only a full collection frees them, and a case on 64 hosts makes some 250 descriptors of them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ class Cancel(threading.Event):
         super().__init__()
         self._pipe_lock = threading.Lock()
         self._pipe: tuple[int, int] | None = None
+        self._finalizer: weakref.finalize | None = None
 
     def fileno(self) -> int:
         """The read end of a pipe (made on first use, closed with the object): readable while the flag is set."""
@@ -29,7 +34,7 @@ class Cancel(threading.Event):
                 self._pipe = os.pipe()
                 for fd in self._pipe:
                     os.set_blocking(fd, False)
-                weakref.finalize(self, _close, *self._pipe)
+                self._finalizer = weakref.finalize(self, _close, *self._pipe)
                 if self.is_set():  # set before anyone asked for the descriptor
                     _poke(self._pipe[1])
             return self._pipe[0]
@@ -39,6 +44,14 @@ class Cancel(threading.Event):
         with self._pipe_lock:
             if self._pipe is not None:
                 _poke(self._pipe[1])
+
+    def close(self) -> None:
+        """Close the pipe (the flag stays as it is); only once nothing selects on it. A later fileno() makes
+        another."""
+        with self._pipe_lock:
+            if self._finalizer is not None:
+                self._finalizer()  # closes both ends, once
+            self._pipe = self._finalizer = None
 
     def clear(self) -> None:
         with self._pipe_lock:

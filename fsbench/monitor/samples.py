@@ -161,7 +161,10 @@ class _Reader:
                 stop = end if change is None else change.start()
                 if stop > pos:
                     lines = text[pos + 1:stop].split("\n")
-                    self.mem_lines(lines) if self.section == "mem" else self.net_lines(lines)
+                    if self.section == "mem":
+                        self.mem_lines(lines)
+                    else:
+                        self.net_lines(lines)
                 found = None if change is None else _ANY_LINE.match(text, stop, end)
             else:  # in a status, the lines that can count; after a stat line, the next (Name:, from the sampler)
                 found = (_STATUS_LINE if self.section == "status" else _ANY_LINE).search(text, pos, end)

@@ -69,6 +69,8 @@ class MonitorSession:
         warnings = []
         if self._thread.is_alive():
             warnings.append(f"monitor on {self.host}: the sampler did not stop within {STOP_S:.0f}s")
+        else:  # its command's loop no longer waits on the cancel
+            self._cancel.close()
         self._summary = self._summarise(warnings)
         return self._summary
 

@@ -64,3 +64,5 @@ class Background:
         self.cancel.set()
         for t in self.threads.values():
             t.join(timeout=30)
+        if not any(t.is_alive() for t in self.threads.values()):  # no command's loop waits on the cancel now
+            self.cancel.close()

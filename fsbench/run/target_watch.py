@@ -96,6 +96,8 @@ class TargetWatch(QuietSideJob):
         self._done.set()
         if self._thread is not None:
             self._thread.join(self.answer_s + 30)
+        # the case's side jobs stop after its tool has ended: no tool command waits on tool_cancel any more
+        self.tool_cancel.close()
 
     # -- the watch ------------------------------------------------------------------------------------
     def _loop(self) -> None:

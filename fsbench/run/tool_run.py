@@ -110,6 +110,7 @@ class ToolRun:
                 t.join(0.2)
                 if self.cancel.is_set():  # the case's own cancel (Ctrl-C, a monitor's stop) reaches every host
                     stop.set()
+        stop.close()  # every host's command has ended
         if failures:
             host, exc = failures[0]
             if exc is not None:

@@ -97,3 +97,17 @@ def test_a_plain_event_still_cancels_by_looking_between_short_waits():
     outcome, looked = _stream_until_cancelled(threading.Event(), 1.0)
     assert outcome == "cancel"
     assert looked >= 0.5 / remote.CANCEL_POLL_S, looked
+
+
+def test_close_frees_the_pipe_at_once_and_keeps_the_flag():
+    c = Cancel()
+    before = len(os.listdir("/proc/self/fd"))
+    c.fileno()
+    assert len(os.listdir("/proc/self/fd")) == before + 2
+    c.set()
+    c.close()
+    c.close()  # twice: nothing more to close
+    assert len(os.listdir("/proc/self/fd")) == before and c.is_set()
+    assert readable(c)  # asked again: a new pipe, readable since the flag is set
+    c.close()
+    assert len(os.listdir("/proc/self/fd")) == before
