@@ -6,7 +6,12 @@ then for each case syncs, drops the page cache and runs fio: what a careful shel
 round runs the loop and `fsbench run` (and, with --before, `fsbench run` from another checkout) one
 after the other on fresh folders; the medians of the rounds are compared.
 
-    python bench/run_overhead.py [--rounds 3] [--before TREE] [--folder DIR]
+    python bench/run_overhead.py [--rounds 3] [--before TREE] [--folder DIR] [--floor]
+
+With --floor each round also runs the same loop from a Python process that does what fsbench cannot do
+without (the floor of any tool built on the design card's libraries): it imports pandas, pyarrow's
+Parquet writer, jinja2 and matplotlib in a thread while the files are laid out (as fsbench's warm-up does),
+writes the fio results as a CSV and a Parquet file and draws one bar chart as SVG at the end.
 
 Targets: within 1.10 x the bare loop, and fsbench's overhead per case (the case's duration_s in
 cases.csv minus fio's own tool_wall_s) under 0.2 s.
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import shutil
 import statistics
@@ -65,6 +71,51 @@ def bare_loop(folder: Path) -> float:
     return time.monotonic() - start
 
 
+FLOOR = """
+import io, json, subprocess, sys, threading, time
+from pathlib import Path
+
+def libraries():
+    import pandas, pyarrow.parquet, jinja2, matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+folder = Path(sys.argv[1])
+common, numjobs, iodepth = (json.loads(a) for a in sys.argv[2:5])
+warm = threading.Thread(target=libraries)
+warm.start()
+subprocess.run(common + [f"--numjobs={max(numjobs)}", "--create_only=1"], check=True, capture_output=True)
+warm.join()
+rows = []
+for nj in numjobs:
+    for qd in iodepth:
+        subprocess.run(["sh", "-c", "sync; echo 3 > /proc/sys/vm/drop_caches"], check=True)
+        out = subprocess.run(common + [f"--numjobs={nj}", f"--iodepth={qd}"], check=True, capture_output=True).stdout
+        job = json.loads(out[out.index(b"{"):])["jobs"][0]  # fio may print notes before its JSON
+        rows.append({"numjobs": nj, "iodepth": qd, "iops": job["read"]["iops"], "unit": "op/s"})
+import pandas as pd
+import matplotlib.pyplot as plt
+df = pd.DataFrame(rows)
+df.to_csv(folder / "results.csv", index=False)
+df.to_parquet(folder / "results.parquet")
+fig, ax = plt.subplots()
+ax.bar([f"{r['numjobs']}x{r['iodepth']}" for r in rows], df["iops"])
+fig.savefig(io.StringIO(), format="svg")
+"""
+
+
+def floor_loop(folder: Path) -> float:
+    """The bare loop from a Python process that imports the card's libraries and writes results and a chart."""
+    data = folder / "floor"
+    data.mkdir()
+    common = ["fio", "--name=w", f"--directory={data}", "--output-format=json"] + \
+        [f"--{k}={v}" for k, v in OPTIONS.items()]
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", FLOOR, str(folder), json.dumps(common), json.dumps(list(NUMJOBS)),
+                    json.dumps(list(IODEPTH))], check=True)
+    return time.monotonic() - start
+
+
 def fsbench_run(folder: Path, tree: Path) -> dict:
     """`fsbench run` of the scenario from one checkout: wall time, fio's time, per-case overhead."""
     sc = scenario(folder)
@@ -89,25 +140,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--before", type=Path, help="another checkout to alternate with this one")
+    ap.add_argument("--floor", action="store_true", help="also run the loop from Python with the card's libraries")
     ap.add_argument("--folder", type=Path, default=None, help="where the data goes (default: a temporary folder)")
     args = ap.parse_args()
     if shutil.which("fio") is None:
         raise SystemExit("fio is not installed")
     trees = {"now": REPO, **({"before": args.before.resolve()} if args.before else {})}
     bare: list[float] = []
+    floor: list[float] = []
     runs: dict[str, list[dict]] = {name: [] for name in trees}
     loads = [os.getloadavg()[0]]
     for _ in range(args.rounds):
-        for label in ("bare", *trees):
+        for label in ("bare", *(["floor"] if args.floor else []), *trees):
             with tempfile.TemporaryDirectory(prefix="fsbench-overhead-", dir=args.folder) as tmp:
                 if label == "bare":
                     bare.append(bare_loop(Path(tmp)))
+                elif label == "floor":
+                    floor.append(floor_loop(Path(tmp)))
                 else:
                     runs[label].append(fsbench_run(Path(tmp), trees[label]))
             loads.append(os.getloadavg()[0])
     b = statistics.median(bare)
     print(f"load average {min(loads):.1f} to {max(loads):.1f} over the rounds")
     print(f"bare loop: median {b:.1f} s ({', '.join(f'{x:.1f}' for x in bare)})")
+    if floor:
+        f = statistics.median(floor)
+        print(f"the loop from Python with the card's libraries: median {f:.1f} s "
+              f"({', '.join(f'{x:.1f}' for x in floor)}), {f / b:.3f} x the bare loop")
     for name, rs in runs.items():
         wall = statistics.median(r["wall"] for r in rs)
         each = ", ".join(f"{r['wall']:.1f}" for r in rs)
