@@ -4,7 +4,8 @@ The controller reads one such file per host and case (issue 35: its cost per hos
 text is read for speed: as one string, in which regular expressions find the lines that can count and skip
 the others in C (3 of a process's 55 status lines count), and each distinct meminfo or diskstats line is
 parsed once per file (most repeat from sample to sample). Which lines count, and how, is exactly what the
-former line-by-line reading had (tests/unit/test_monitor_samples_speedup.py keeps it, and compares).
+former line-by-line reading had (tests/unit/test_monitor_samples_speedup.py keeps it, and compares), but for
+one mended fault: U+0085, U+2028 and U+2029 no longer end a line.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ _STAT_LINE = re.compile(r"^(\d+) \((.*)\) (\S) (.*)$")
 _DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(?:\s+\d+){7,}\s*$")
 _KV_LINE = re.compile(r"^([A-Za-z_][\w()]*):\s+(\d+)(\s+kB)?\s*$")
 _HEADER_KV = re.compile(r"(\w+)=(\S+)")
-#: where str.splitlines() ends a line besides "\n"
-_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+#: the single-byte line breaks besides "\n" that end a line here (as str.splitlines() does). The Unicode ones
+#: (U+0085, U+2028, U+2029) do not: the sampler turns only single bytes into "\n", so one of those in a process's
+#: name or command line is part of that line, and cutting there lost the sample's block
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+_LINE_END = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e]")
 # These search the text, in which a "\n" comes before every line (one is put before the first)
 _MARK = re.compile(r"\n(#[^\n]*|@ [^\n]*|\. [^\n]*)")  # a header line, or a block's first or last line
 #: where a block's section may change: net/dev's header, a process's stat line (or what starts like one) or status
@@ -79,7 +83,7 @@ def read_raw(text: str) -> Raw:
     """Split raw text into complete samples; incomplete or garbled blocks become warnings."""
     raw = Raw()
     if any(b in text for b in _OTHER_BREAKS):
-        text = "\n".join(text.splitlines())  # the lines str.splitlines() cuts, with "\n" alone between them
+        text = _LINE_END.sub("\n", text)  # "\n" alone between the lines
     text = "\n" + text
     head: str | None = None  # the open block's "@ " line
     spans: list[tuple[int, int]] = []  # where its other lines are: header lines among them are not its own

@@ -7,6 +7,9 @@ the module's, so the two results compare field by field, and by repr (which show
 sampler files (tests/golden/monitor/inputs, their first samples), every input the monitor parser's own
 tests give read_raw (they use the read_raw_as_before fixture), blocks built to take each branch, and a few
 hundred seeded mutations of the real files.
+
+One difference is intended, and the reference has it too: U+0085, U+2028 and U+2029 no longer end a line
+(str.splitlines() cut there, and a process whose name held one lost its sample's block).
 """
 
 from __future__ import annotations
@@ -135,6 +138,8 @@ BRANCHES = {
                                                        body=MEMINFO + "\np 30 juicefs\nm 30\n" + proc(10) + "\n" + proc(11)),
     "line breaks splitlines() also cuts at": (HEAD + block(1) + block(2, 101.0)).replace("\n", "\r\n").replace(
         "MemFree", "Mem\x1eFree").replace("VmRSS", "\u2028VmRSS").replace("Pid:", "Pid:\x0c"),
+    "Unicode line breaks in a process's name": HEAD + block(scan="p 10 ju\u2028ice\x85fs\u2029\nm 10",
+                                                            body="\n".join([MEMINFO, NETS, proc(comm="ju\u2028ice\x85fs\u2029")])),
     "a digit isdigit() takes but int() does not": HEAD + block(scan="p \u00b2 juicefs"),
     "a header number isdigit() takes": "#folder \u00b2 /srv\n" + HEAD + block(),
     "a number over Python's 4300 digits": HEAD + block(body="X: " + "9" * 5000 + " kB\n" + NETS),
@@ -207,12 +212,18 @@ _DISK_LINE = re.compile(r"^\s*\d+\s+\d+\s+\S+(\s+\d+){7,}\s*$")
 _KV_LINE = re.compile(r"^([A-Za-z_][\w()]*):\s+(\d+)(?:\s+kB)?\s*$")
 
 
+def _reference_lines(text: str) -> list[str]:
+    """text.splitlines() without the Unicode line breaks: the one intended change (see the module's doc)."""
+    lines = re.split(r"\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e]", text)
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 def _reference_read_raw(text: str) -> Raw:
     """Split raw text into complete samples; incomplete or garbled blocks become warnings."""
     raw = Raw()
     block: list[str] | None = None
     incomplete = 0
-    for line in text.splitlines():
+    for line in _reference_lines(text):
         if line.startswith("#"):
             samples._header_line(line, raw)  # moved unchanged: the reading around it is what changed
         elif line.startswith("@ "):
@@ -332,3 +343,13 @@ def _ints(parts: list[str]) -> list[int] | None:
         return [int(p) for p in parts]
     except ValueError:
         return None
+
+
+def test_a_process_name_with_a_unicode_line_break_keeps_its_sample():
+    name = "ju\u2028ice\x85fs\u2029"
+    raw = read_raw(HEAD.replace("#watch juicefs", f"#watch {name}") + block(scan=f"p 10 {name}\nm 10", body="\n".join(
+        [MEMINFO, NETS, proc(comm=name)])))
+    assert not raw.warnings and len(raw.samples) == 1
+    sample = raw.samples[0]
+    assert sample.mem["MemTotal"] == 8000 * 1024
+    assert [(p.pid, p.name, p.rss) for p in sample.procs.values()] == [(10, name, 1024 * 1024)]
