@@ -55,12 +55,16 @@ workloads:
     return path
 
 
+def fio_argv(data: Path) -> list[str]:
+    """fio with the cases' common options on a new folder, as a shell loop would call it."""
+    data.mkdir()
+    options = [f"--{k}={v}" for k, v in OPTIONS.items()]
+    return ["fio", "--name=w", f"--directory={data}", "--output-format=json", *options]
+
+
 def bare_loop(folder: Path) -> float:
     """The same cases as a shell loop would run them; the wall time of the whole loop."""
-    data = folder / "bare"
-    data.mkdir()
-    common = ["fio", "--name=w", f"--directory={data}", "--output-format=json"] + \
-        [f"--{k}={v}" for k, v in OPTIONS.items()]
+    common = fio_argv(folder / "bare")
     start = time.monotonic()
     subprocess.run(common + [f"--numjobs={max(NUMJOBS)}", "--create_only=1"], check=True, capture_output=True)
     for numjobs in NUMJOBS:
@@ -106,10 +110,7 @@ fig.savefig(io.StringIO(), format="svg")
 
 def floor_loop(folder: Path) -> float:
     """The bare loop from a Python process that imports the card's libraries and writes results and a chart."""
-    data = folder / "floor"
-    data.mkdir()
-    common = ["fio", "--name=w", f"--directory={data}", "--output-format=json"] + \
-        [f"--{k}={v}" for k, v in OPTIONS.items()]
+    common = fio_argv(folder / "floor")
     start = time.monotonic()
     subprocess.run([sys.executable, "-c", FLOOR, str(folder), json.dumps(common), json.dumps(list(NUMJOBS)),
                     json.dumps(list(IODEPTH))], check=True)
