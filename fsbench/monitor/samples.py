@@ -24,7 +24,7 @@ _HEADER_KV = re.compile(r"(\w+)=(\S+)")
 #: (U+0085, U+2028, U+2029) do not: the sampler turns only single bytes into "\n", so one of those in a process's
 #: name or command line is part of that line, and cutting there lost the sample's block
 _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
-_LINE_END = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e]")
+_OTHER_LINE_END = re.compile("\r\n|[" + re.escape("".join(_OTHER_BREAKS)) + "]")
 # These search the text, in which a "\n" comes before every line (one is put before the first)
 _MARK = re.compile(r"\n(#[^\n]*|@ [^\n]*|\. [^\n]*)")  # a header line, or a block's first or last line
 #: where a block's section may change: net/dev's header, a process's stat line (or what starts like one) or status
@@ -82,8 +82,8 @@ class Raw:
 def read_raw(text: str) -> Raw:
     """Split raw text into complete samples; incomplete or garbled blocks become warnings."""
     raw = Raw()
-    if any(b in text for b in _OTHER_BREAKS):
-        text = _LINE_END.sub("\n", text)  # "\n" alone between the lines
+    if any(b in text for b in _OTHER_BREAKS):  # rare: a few substring searches are cheaper than a regex pass
+        text = _OTHER_LINE_END.sub("\n", text)  # "\n" alone between the lines
     text = "\n" + text
     head: str | None = None  # the open block's "@ " line
     spans: list[tuple[int, int]] = []  # where its other lines are: header lines among them are not its own
