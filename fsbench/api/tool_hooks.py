@@ -78,6 +78,14 @@ class LayoutKey(Protocol):
 
 
 @runtime_checkable
+class CoversLayouts(Protocol):
+    """One prepare step that lays out the files of several (fio: the step of the most clones of each job, when
+    the steps differ only in numjobs), or None: a dataset's first case then lays out what its later ones read."""
+
+    def cover_layout(self, preps: list[Invocation]) -> Invocation | None: ...
+
+
+@runtime_checkable
 class CombinesHosts(Protocol):
     """The rows of a per-host case (Invocation.per_host) from each host's parse: per host and an aggregate."""
 
@@ -209,6 +217,6 @@ class DeclaresValidityChecks(Protocol):
 #: every optional hook of a tool; the registry checks the signature of each one a plug-in has
 TOOL_HOOKS: tuple[type, ...] = (
     LongestSeconds, Reads, Writes, LayoutBytes, PrepareBytes, DeclaresWorkingSet, PrepareStep, LayoutKey,
-    CombinesHosts, Provides, IncludesFiles, PlacesOnHosts, DeclaresPrepares, DeclaresMeasures, DeclaresViews,
-    DeclaresColumns, DeclaresOrder, DeclaresHigherIsBetter, DeclaresPlaceholderOptions, DeclaresDeploySection,
-    DeclaresValidityChecks)
+    CoversLayouts, CombinesHosts, Provides, IncludesFiles, PlacesOnHosts, DeclaresPrepares, DeclaresMeasures,
+    DeclaresViews, DeclaresColumns, DeclaresOrder, DeclaresHigherIsBetter, DeclaresPlaceholderOptions,
+    DeclaresDeploySection, DeclaresValidityChecks)

@@ -17,6 +17,7 @@ from fsbench.api.tool_context import BuildContext, CheckContext, CheckTarget, Ho
 from fsbench.api.tool_hooks import (
     TOOL_HOOKS,
     CombinesHosts,
+    CoversLayouts,
     DeclaresColumns,
     DeclaresDeploySection,
     DeclaresHigherIsBetter,
@@ -44,7 +45,7 @@ from fsbench.api.tool_hooks import (
 from fsbench.core.tidy import ParseResult, higher_is_better
 
 __all__ = [
-    "TOOL_HOOKS", "BuildContext", "CheckContext", "CheckTarget", "CombinesHosts", "DeclaresColumns",
+    "TOOL_HOOKS", "BuildContext", "CheckContext", "CheckTarget", "CombinesHosts", "CoversLayouts", "DeclaresColumns",
     "DeclaresDeploySection", "DeclaresHigherIsBetter", "DeclaresMeasures", "DeclaresMetrics", "DeclaresOperations",
     "DeclaresOrder", "DeclaresPlaceholderOptions", "DeclaresPrepares", "DeclaresPrimaryMetrics",
     "DeclaresValidityChecks", "DeclaresViews", "DeclaresWorkingSet", "Declarations", "HostInfo", "IncludesFiles",

@@ -59,6 +59,7 @@ class CaseEnv:
     #: the backends' scopes read by earlier cases of the run (which OSDs and MDSs serve a target), reused a few
     #: minutes: the runner's, shared by all its cases
     scopes: ScopeCache = field(default_factory=ScopeCache)
+    coming: tuple[Case, ...] = ()  # the run's cases (a dataset's first layout holds what its later ones read)
 
 
 class CaseRun:
@@ -142,7 +143,7 @@ class CaseRun:
         try:
             inv = self.tool.build(case, test_dir, ctx)
             layout = case_layout(self.tool, case, session, ctx, test_dir, folder, self.transports[case.hosts[0]],
-                                 self._raw(case.hosts[0]) / PREPARE, self.cancel)
+                                 self._raw(case.hosts[0]) / PREPARE, self.cancel, self.env.coming)
             make_folders(hosts, inv.host_dirs, test_dir, folder, dataset and case.fresh)
             self._phase("build and folders")
             where = "controller" if inv.controller else case.hosts[0]

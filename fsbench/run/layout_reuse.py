@@ -1,5 +1,10 @@
 """A dataset's files laid out once per run: a later case that reads the same layout finds them unchanged
-(proven by a listing) and skips its prepare step."""
+(proven by a listing) and skips its prepare step.
+
+Where the tool can name one step that lays out what several lay out (fio: the step of a numjobs sweep's
+most clones), the dataset's first case runs that step, for the cases of the dataset still to come: the
+whole dataset is laid out once, while the run still waits on its start (fsbench's imports), instead of
+a piece more before each case that reads a larger part of it."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from fsbench.api.tools import BuildContext, Invocation, LayoutKey, PrepareStep
+from fsbench.api.tools import BuildContext, CoversLayouts, Invocation, LayoutKey, PrepareStep
 from fsbench.api.transport import Transport
 from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.plan import Case
@@ -16,6 +21,8 @@ from fsbench.scenario.plan import Case
 LAYOUT = "layout.txt"
 #: in raw/<case>/<host>/prepare/: why no prepare step ran (the files an earlier case laid out, unchanged)
 REUSED = "reused"
+#: in raw/<case>/<host>/prepare/: the later cases whose files this case's prepare step laid out too
+COVERS = "covers"
 
 
 def layout_key(tool: object, prep: Invocation | None) -> str:
@@ -45,12 +52,13 @@ class Layouts:
     def __init__(self, known: dict[tuple[str, str], tuple[str, str]], cancel: threading.Event):
         self.known, self.cancel = known, cancel
 
-    def remember(self, dataset: str, key: str, case_id: str, transport: Transport, test_dir: str,
+    def remember(self, dataset: str, keys: list[str], case_id: str, transport: Transport, test_dir: str,
                  raw: Path) -> None:
-        """What this case's prepare step left in the dataset folder, for the next case that lays out the same."""
+        """What this case's prepare step left in the dataset folder, for the next case that lays out the same
+        (keys: what decides the files of each layout the step made)."""
         found = listing(transport, test_dir, raw / LAYOUT, self.cancel)
         if found:
-            self.known[(dataset, key)] = (found, case_id)
+            self.known.update({(dataset, key): (found, case_id) for key in keys})
 
     def unchanged(self, dataset: str, key: str, transport: Transport, test_dir: str, raw: Path) -> bool:
         """Whether an earlier prepare step of this run laid out these very files and they are unchanged since
@@ -76,6 +84,7 @@ class Layout:
     session: TargetSession
     layouts: Layouts
     key: str = ""  # what decides the files it lays out (dataset reuse), else ""
+    covers: tuple[str, ...] = ()  # the keys of later cases' layouts the step makes too (CoversLayouts)
 
     transport: Transport | None = None  # the one host whose files are listed (dataset reuse)
     raw: Path | None = None  # where that host's listing goes (raw/<case>/<host>/prepare/)
@@ -85,13 +94,15 @@ class Layout:
         if self.shared:
             self.session.prepared.add(self.shared)
         if self.key and self.transport is not None and self.raw is not None:
-            self.layouts.remember(case.dataset, self.key, case.case_id, self.transport, test_dir, self.raw)
+            self.layouts.remember(case.dataset, [self.key, *self.covers], case.case_id, self.transport, test_dir,
+                                  self.raw)
 
 
 def case_layout(tool: object, case: Case, session: TargetSession, ctx: BuildContext, test_dir: str, folder: bool,
-                first: Transport, raw: Path, cancel: threading.Event) -> Layout:
+                first: Transport, raw: Path, cancel: threading.Event, coming: tuple[Case, ...] = ()) -> Layout:
     """The case's prepare step, unless an earlier case of this target left what it would lay out
-    (first: the case's first host, where a dataset's files are listed; raw: its prepare folder in raw/)."""
+    (first: the case's first host, where a dataset's files are listed; raw: its prepare folder in raw/;
+    coming: the run's cases, for the dataset's first layout to hold what its later cases read too)."""
     prep = tool.prepare(case, test_dir, ctx) if case.prepare and isinstance(tool, PrepareStep) else None
     # without a folder (an RBD image) a prepare step another case of this target ran leaves its data
     # for this one too: written once per target, as cases of one dataset share its files
@@ -103,4 +114,33 @@ def case_layout(tool: object, case: Case, session: TargetSession, ctx: BuildCont
     layout.key = layout_key(tool, prep) if dataset and not case.fresh and len(case.hosts) == 1 else ""
     if layout.key and layout.layouts.unchanged(case.dataset, layout.key, first, test_dir, raw):
         layout.prep = None  # the files an earlier case of this run laid out, proven unchanged
+    elif layout.key and case.dataset not in session.covered:
+        session.covered.add(case.dataset)
+        _cover(tool, case, layout, coming, ctx, test_dir, raw)
     return layout
+
+
+def _cover(tool: object, case: Case, layout: Layout, coming: tuple[Case, ...], ctx: BuildContext, test_dir: str,
+           raw: Path) -> None:
+    """The dataset's first prepare step this session made the one that lays out the files of its later cases
+    too (on the same hosts, reading what an earlier case laid out), where the tool names such a step."""
+    if layout.prep is None or not isinstance(tool, CoversLayouts) or not isinstance(tool, PrepareStep):
+        return
+    later: dict[str, tuple[Case, Invocation]] = {}
+    for c in coming:
+        if (c.index > case.index and c.target == case.target and c.dataset == case.dataset and c.tool == case.tool
+                and c.hosts == case.hosts and c.prepare and not c.fresh):
+            prep = tool.prepare(c, test_dir, ctx)
+            key = layout_key(tool, prep)
+            if prep is not None and key and key != layout.key:
+                later.setdefault(key, (c, prep))
+    cover = tool.cover_layout([layout.prep, *(p for _c, p in later.values())]) if later else None
+    if cover is None:
+        return
+    made = next((c.case_id for c, p in later.values() if p is cover), case.case_id)
+    layout.prep, layout.covers = cover, tuple(later)
+    raw.mkdir(parents=True, exist_ok=True)
+    (raw / COVERS).write_text(
+        f"this prepare step laid out the files of {len(later)} later case layout(s) of dataset {case.dataset} too "
+        f"(the step of {made}, which holds them all), so that they are laid out once:\n"
+        + "".join(f"{c.case_id}\n" for c, _p in later.values()))

@@ -53,6 +53,7 @@ class Runner:
         self.full = False  # the run directory's disk filled up
         self._controller: HostInfo | None = None
         self.scopes = ScopeCache()  # the backends' scopes (which OSDs and MDSs serve a target), for every case
+        self.todo: tuple[Case, ...] = ()  # the cases this run runs (not those ok before a resume)
         self.book = Records(run_dir, cases)
         self.records = self.book.by_id
         self.adaptive = Adaptive(scenario, cases, self.book)
@@ -81,6 +82,7 @@ class Runner:
     def _run(self) -> RunOutcome:
         self.book.keep_earlier()
         todo = [c for c in self.cases if self.records[c.case_id]["status"] != STATUS_OK]
+        self.todo = tuple(todo)
         self.book.begin()
         estimate = sum(c.estimate_s for c in todo)
         self.emit(Event("run_start", total=len(todo), data={"estimate_s": estimate, "run_dir": str(self.rd.path)}))
@@ -254,6 +256,6 @@ class Runner:
     def _run_case(self, case: Case, session: TargetSession) -> None:
         self.records[case.case_id]["started"] = utc_now()
         env = CaseEnv(self.sc, self.rd, self.transports, self.controller, self._controller_info(), self.cancel,
-                      self.emit, self.scopes)
+                      self.emit, self.scopes, self.todo)
         outcome = CaseRun(env, case, host_infos(self.sc, case.hosts, self.host_facts)).run(session)
         self._finish_case(case, outcome.status, outcome.reason, **outcome.extra)

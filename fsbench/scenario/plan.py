@@ -38,57 +38,95 @@ LAYOUT_BW = 400 * 2**20
 PREPARE_START_S = 0.2
 
 
+@dataclasses.dataclass(frozen=True)
+class _Point:
+    """One sweep point of a workload on a target, before its repetitions."""
+
+    w: Workload
+    point: dict
+    options: dict
+    estimate: float
+    beyond: float  # what the tool lets a case run beyond the estimate (fio at its rate_min)
+    reads: bool  # a prepare step lays out what it reads
+    dataset: str
+    drop: bool
+    drop_client: bool
+    layout: float  # its prepare step's seconds (all hosts)
+    fresh: bool
+
+
 def plan_cases(sc: Scenario) -> list[Case]:
     """Every case in run order: by target (so each is set up once), then workload, sweep, repetition;
     with `settings.order: rounds`, by workload, sweep and repetition, then target (see in_rounds).
 
     A case's estimate includes its prepare step only where that step writes: for the first case of
     each dataset on a target (later ones find the files laid out), and for every case that starts
-    from an empty dataset folder (`fresh`: it writes the dataset's files, and reads some too).
+    from an empty dataset folder (`fresh`: it writes the dataset's files, and reads some too). The
+    dataset's first reading case counts its largest layout: the runner lays out there what the later
+    cases read (a numjobs sweep's most clones), and fio adds what a larger case needs to what it finds
+    (after a workload that writes the dataset: beyond the files that reading case reads itself).
     """
     cases: list[Case] = []
     for target in sc.targets.values():
+        hosts = sc.resolve_hosts(target.hosts)
+        points = _points(sc, target.name, target.kind, len(hosts))
+        largest: dict[str, float] = {}
+        for p in points:
+            if p.reads and not p.fresh:
+                largest[p.dataset] = max(largest.get(p.dataset, 0.0), p.layout)
         laid_out: set[tuple[str, int]] = set()  # (dataset, round): a fresh round's target holds no files yet
-        for w in sc.workloads.values():
-            if w.targets and target.name not in w.targets:
-                continue
-            tool = TOOLS.get(w.tool)
+        read_out: set[tuple[str, int]] = set()  # ... where a reading case laid out (the whole dataset)
+        for p in points:
+            w = p.w
             reps = (w.repetitions or sc.settings.repetitions).max  # the adaptive ones run while needed
-            hosts = sc.resolve_hosts(target.hosts)
-            for point in w.sweep.points():
-                options = {**w.options, **point}
-                estimate = _estimate(tool, options, w)
-                # what the tool lets a case run beyond the estimate (fio at its rate_min) the timeout allows too
-                beyond = max(0.0, _longest(tool, options, w) - estimate)
-                reading = _reads(tool, options, w)
-                # files are laid out in folders, and by tools that fill other kinds themselves (fio: an RBD
-                # image); a device holds whatever it holds
-                fills = declarations(tool).prepares
-                reads = w.prepare == "auto" and reading and (KINDS.get(target.kind).address in fills
-                                                             or target.kind in fills)
-                dataset = w.dataset or (w.name if reads else "")
-                drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
-                drop_client = w.drop_client_cache if w.drop_client_cache is not None else drop
-                layout = _layout_seconds(tool, options, w) * max(1, len(hosts)) if reads else 0.0
-                # a folder's dataset only: a device or an image holds whatever it holds
-                fresh = (bool(dataset) and not w.overwrite and KINDS.get(target.kind).address == "directory"
-                         and _writes(tool, options, w))
-                for rep in range(1, reps + 1):
-                    made = (dataset, rep if _fresh_rounds(sc) else 0)
-                    first = reads and (fresh or made not in laid_out)
-                    if reads or w.dataset:  # a writing workload of a dataset leaves its files for the reads
-                        laid_out.add(made)
-                    # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
-                    total = estimate + (layout if first else 0.0) + (PREPARE_START_S if reads else 0.0)
-                    timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, total * 3 + 60,
-                                                                               total + beyond + 60)
-                    cases.append(Case(
-                        case_id_for(target.name, w.name, point, rep), len(cases) + 1, target.name, w.name,
-                        w.tool, rep, dict(point), options, dict(w.jobs), w.job_file_text, tuple(hosts),
-                        round(total, 1), timeout, w.job_file, dataset, reads, drop, fresh, drop_client,
-                        w.drop_caches_level,
-                    ))
+            for rep in range(1, reps + 1):
+                made = (p.dataset, rep if _fresh_rounds(sc) else 0)
+                first = p.reads and (p.fresh or made not in laid_out)
+                covering = p.reads and not p.fresh and made not in read_out
+                if p.reads or w.dataset:  # a writing workload of a dataset leaves its files for the reads
+                    laid_out.add(made)
+                if p.reads and not p.fresh:
+                    read_out.add(made)
+                # after a writer of the dataset, what the first reading case adds beyond its own files
+                layout = largest[p.dataset] - (0.0 if first else p.layout) if covering else p.layout if first else 0.0
+                # a prepare step that finds its files laid out still starts the tool once (~0.2 s)
+                total = p.estimate + layout + (PREPARE_START_S if p.reads else 0.0)
+                timeout = w.timeout_s or sc.settings.case_timeout_s or max(120.0, total * 3 + 60,
+                                                                           total + p.beyond + 60)
+                cases.append(Case(
+                    case_id_for(target.name, w.name, p.point, rep), len(cases) + 1, target.name, w.name,
+                    w.tool, rep, dict(p.point), p.options, dict(w.jobs), w.job_file_text, tuple(hosts),
+                    round(total, 1), timeout, w.job_file, p.dataset, p.reads, p.drop, p.fresh, p.drop_client,
+                    w.drop_caches_level,
+                ))
     return in_rounds(cases, sc) if sc.settings.order == "rounds" else cases
+
+
+def _points(sc: Scenario, target: str, kind: str, hosts: int) -> list[_Point]:
+    """The sweep points of every workload on the target, in the scenario's order."""
+    out: list[_Point] = []
+    for w in sc.workloads.values():
+        if w.targets and target not in w.targets:
+            continue
+        tool = TOOLS.get(w.tool)
+        for point in w.sweep.points():
+            options = {**w.options, **point}
+            estimate = _estimate(tool, options, w)
+            reading = _reads(tool, options, w)
+            # files are laid out in folders, and by tools that fill other kinds themselves (fio: an RBD
+            # image); a device holds whatever it holds
+            fills = declarations(tool).prepares
+            reads = w.prepare == "auto" and reading and (KINDS.get(kind).address in fills or kind in fills)
+            dataset = w.dataset or (w.name if reads else "")
+            drop = w.drop_caches if w.drop_caches is not None else reading and w.prepare == "auto"
+            # a folder's dataset only: a device or an image holds whatever it holds
+            fresh = (bool(dataset) and not w.overwrite and KINDS.get(kind).address == "directory"
+                     and _writes(tool, options, w))
+            out.append(_Point(
+                w, point, options, estimate, max(0.0, _longest(tool, options, w) - estimate), reads, dataset, drop,
+                w.drop_client_cache if w.drop_client_cache is not None else drop,
+                _layout_seconds(tool, options, w) * max(1, hosts) if reads else 0.0, fresh))
+    return out
 
 
 def in_rounds(cases: list[Case], sc: Scenario) -> list[Case]:

@@ -70,9 +70,27 @@ def test_plan_order_ids_and_counts():
 def test_estimates_use_runtime_and_timeouts_leave_room():
     sc = load_scenario_text(BASE, "s.yaml")
     first, later = [c for c in plan_cases(sc) if c.workload == "w"][:2]
-    # time_based runtime + start-up, plus the untimed prepare step: laying out 8 MiB once, then a check
-    assert first.estimate_s == round(3 + 1 + 8 / 400 + 0.2, 1) and later.estimate_s == 3 + 1 + 0.2
+    # time_based runtime + start-up, plus the untimed prepare step: laying out the dataset once, for the
+    # sweep's most clones (64 x 8 MiB, the files of every later case), then a check
+    assert first.estimate_s == round(3 + 1 + 64 * 8 / 400 + 0.2, 1) and later.estimate_s == 3 + 1 + 0.2
     assert first.timeout_s >= 120
+
+
+def test_after_a_writer_the_first_read_counts_what_it_adds_to_the_files():
+    sc = load_scenario_text("""\
+        name: wr
+        targets: {t: {path: /srv/t}}
+        workloads:
+          write: {tool: fio, dataset: d, overwrite: true, options: {rw: write, size: 100m}}
+          read:
+            tool: fio
+            dataset: d
+            options: {rw: read, size: 100m, runtime: 3, time_based: true}
+            sweep: {product: {numjobs: [1, 4]}}
+        """.replace("        ", ""), "s.yaml")
+    write, first, later = plan_cases(sc)
+    # the writer left one clone's file; the first read lays out the three more the 4-clone case reads
+    assert first.estimate_s == round(3 + 1 + 3 * 100 / 400 + 0.2, 1) and later.estimate_s == 3 + 1 + 0.2
 
 
 def test_long_ids_are_shortened_but_unique():

@@ -64,6 +64,8 @@ class TargetState:
         self.prepared: set[str] = set()
         #: (dataset, layout key) -> (listing of the files a prepare step laid out, its case): reused while unchanged
         self.layouts: dict[tuple[str, str], tuple[str, str]] = {}
+        #: datasets whose first layout in this session was made to hold what their later cases read too
+        self.covered: set[str] = set()
 
     def values(self, host: str) -> dict[str, str]:
         """Placeholders available to the target's commands."""

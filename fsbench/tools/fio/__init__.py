@@ -170,6 +170,10 @@ class FioAdapter:
         """What decides the files a prepare step lays out (fsbench.tools.fio.layout)."""
         return layout.layout_key(prep)
 
+    def cover_layout(self, preps: list[Invocation]) -> Invocation | None:
+        """The step that lays out the files of all of preps: theirs with the most clones (fsbench.tools.fio.layout)."""
+        return layout.cover(preps)
+
     def prepare(self, case: Case, test_dir: str, ctx: BuildContext | None = None) -> Invocation | None:
         """The untimed layout pass before a case that reads: same jobs, `create_only`; on an RBD image, the
         extents the jobs read written once; None when nothing reads (or on a device, which holds whatever it holds).
