@@ -4,7 +4,8 @@ The cases: randread 4k, psync, 2 s each (time-based), numjobs 1-2 x iodepth 1, 2
 job, the page cache dropped before each. The bare loop lays the files out once with fio's create_only,
 then for each case syncs, drops the page cache and runs fio: what a careful shell script does. Each
 round runs the loop and `fsbench run` (and, with --before, `fsbench run` from another checkout) one
-after the other on fresh folders; the medians of the rounds are compared.
+after the other on fresh folders; the medians of the rounds are compared. fsbench's bytecode is written
+by one untimed short run first, as an installed fsbench has it.
 
     python bench/run_overhead.py [--rounds 3] [--before TREE] [--folder DIR] [--floor]
 
@@ -117,11 +118,30 @@ def floor_loop(folder: Path) -> float:
     return time.monotonic() - start
 
 
+def fsbench_env(tree: Path) -> dict[str, str]:
+    """fsbench from one checkout, its modules' bytecode cached as an installed fsbench has it (a source
+    checkout under PYTHONDONTWRITEBYTECODE=1 would compile every module it changed at each start)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def fill_bytecode(tree: Path, folder: Path | None) -> None:
+    """One untimed `fsbench run` of one short case: every module a run imports has its bytecode written."""
+    with tempfile.TemporaryDirectory(prefix="fsbench-overhead-warm-", dir=folder) as tmp:
+        sc = Path(tmp) / "warm.yaml"
+        (Path(tmp) / "data").mkdir()
+        sc.write_text(f"name: warm\ntargets: {{t: {{path: {Path(tmp) / 'data'}}}}}\nworkloads:\n  w:\n    tool: fio\n"
+                      "    options: {rw: randread, bs: 4k, size: 1m, time_based: 1, runtime: 0.2}\n")
+        subprocess.run([sys.executable, "-m", "fsbench", "run", str(sc), "-o", str(Path(tmp) / "out"), "--progress",
+                        "none"], capture_output=True, cwd=tree, env=fsbench_env(tree), check=True)
+
+
 def fsbench_run(folder: Path, tree: Path) -> dict:
     """`fsbench run` of the scenario from one checkout: wall time, fio's time, per-case overhead."""
     sc = scenario(folder)
     (folder / "data").mkdir()
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = fsbench_env(tree)
     argv = [sys.executable, "-m", "fsbench", "run", str(sc), "-o", str(folder / "out"), "--progress", "none"]
     start = time.monotonic()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=tree, env=env)
@@ -150,6 +170,8 @@ def main() -> None:
     bare: list[float] = []
     floor: list[float] = []
     runs: dict[str, list[dict]] = {name: [] for name in trees}
+    for tree in trees.values():
+        fill_bytecode(tree, args.folder)
     loads = [os.getloadavg()[0]]
     for _ in range(args.rounds):
         for label in ("bare", *(["floor"] if args.floor else []), *trees):
@@ -172,7 +194,7 @@ def main() -> None:
         wall = statistics.median(r["wall"] for r in rs)
         each = ", ".join(f"{r['wall']:.1f}" for r in rs)
         print(f"fsbench {name:<6}: median {wall:.1f} s ({each}), "
-              f"{wall / b:.2f} x the bare loop (target <= 1.10); fio {statistics.median(r['tool'] for r in rs):.1f} s "
+              f"{wall / b:.3f} x the bare loop (target <= 1.10); fio {statistics.median(r['tool'] for r in rs):.1f} s "
               f"in {rs[0]['n']} cases; per case overhead {statistics.median(r['per_case'] for r in rs):.2f} s "
               f"(target < 0.2); outside the cases {statistics.median(r['fixed'] for r in rs):.1f} s")
 

@@ -97,7 +97,7 @@ class MonitorSession:
                 return True
             if time.monotonic() > deadline or self._thread is None or not self._thread.is_alive():
                 return False
-            time.sleep(min(0.01, self.interval_s / 4))  # the case waits on this: looked at often
+            time.sleep(min(0.002, self.interval_s / 4))  # the case waits on this: looked at often
 
     def _summarise(self, warnings: list[str]) -> ParseResult:
         res = self.result

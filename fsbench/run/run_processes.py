@@ -33,19 +33,28 @@ def marked_pids(run_id: str, case_id: str | None = None) -> list[int]:
     return out
 
 
-def kill_marked(run_id: str, grace_s: float = 5.0, case_id: str | None = None) -> list[int]:
-    """TERM, then KILL, every local process of the run (of one case of it, when given); the pids found."""
-    pids = marked_pids(run_id, case_id)
+def kill_marked(run_id: str, grace_s: float = 5.0, case_id: str | None = None,
+                pids: list[int] | None = None) -> list[int]:
+    """TERM, then KILL, every local process of the run (of one case of it, when given); the pids found
+    (`pids`: as a scan just found them). Each signal goes only to processes a scan of the moment still finds
+    marked: a process that ended during the grace may have left its number to one that is not the run's."""
+    found = marked_pids(run_id, case_id) if pids is None else pids
+    alive = found
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in pids:
+        for pid in alive:
             try:
                 os.kill(pid, sig)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + grace_s
-        while marked_pids(run_id, case_id) and time.monotonic() < deadline:
+        while True:
+            alive = marked_pids(run_id, case_id)
+            if not alive or time.monotonic() >= deadline:
+                break
             time.sleep(0.1)
-    return pids
+        if not alive:
+            break
+    return found
 
 
 def remote_case_kill_argv(run_id: str, case_id: str, grace_s: int = 2) -> list[str]:
@@ -71,13 +80,16 @@ def stop_case_processes(tr: Transport, run_id: str, case_id: str) -> list[str]:
     from fsbench.transport.local import LocalTransport
 
     if isinstance(tr, LocalTransport):
+        pids = marked_pids(run_id, case_id)
+        if not pids:  # what nearly every case leaves: one look at /proc, not three
+            return []
         found = []
-        for pid in marked_pids(run_id, case_id):
+        for pid in pids:
             try:
                 found.append(f"{pid} {Path(f'/proc/{pid}/comm').read_text().strip()}")
             except OSError:
                 continue
-        kill_marked(run_id, 2.0, case_id)
+        kill_marked(run_id, 2.0, case_id, pids)
         return found
     r = tr.run(remote_case_kill_argv(run_id, case_id), timeout=60)
     if not r.ok:
