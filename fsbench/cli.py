@@ -67,7 +67,7 @@ def plan(scenario: str, sets: tuple[str, ...], inventory: str | None, show: bool
         for name in dict.fromkeys(c.target for c in chosen):
             click.echo(describe_target(sc, name))  # both mask secrets
         for c in chosen:
-            click.echo(describe_case(sc, c))
+            click.echo(describe_case(sc, c, tuple(cases)))
     width = max((len(c.case_id) for c in cases), default=10)
     hw = max((len(",".join(c.hosts)) for c in cases), default=5)
     click.echo(f"{'#':>4}  {'case':<{width}}  {'hosts':<{hw}} {'estimate':>9}")

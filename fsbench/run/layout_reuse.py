@@ -120,27 +120,51 @@ def case_layout(tool: object, case: Case, session: TargetSession, ctx: BuildCont
     return layout
 
 
-def _cover(tool: object, case: Case, layout: Layout, coming: tuple[Case, ...], ctx: BuildContext, test_dir: str,
-           raw: Path) -> None:
-    """The dataset's first prepare step this session made the one that lays out the files of its later cases
-    too (on the same hosts, reading what an earlier case laid out), where the tool names such a step."""
-    if layout.prep is None or not isinstance(tool, CoversLayouts) or not isinstance(tool, PrepareStep):
-        return
+@dataclass(frozen=True)
+class Cover:
+    """One prepare step for a dataset's later cases too: the step, the layouts it makes (their keys), the first
+    later case of each, and the case whose step it is."""
+
+    prep: Invocation
+    keys: tuple[str, ...]
+    cases: tuple[Case, ...]
+    made: str
+
+    def note(self, dataset: str) -> str:
+        """What raw/<case>/<host>/prepare/covers and `plan --show` say of it."""
+        return (f"this prepare step lays out the files of {len(self.cases)} later case layout(s) of dataset {dataset} "
+                f"too (the step of {self.made}, which holds them all), so that they are laid out once:\n"
+                + "".join(f"{c.case_id}\n" for c in self.cases))
+
+
+def dataset_cover(tool: object, case: Case, prep: Invocation | None, key: str, coming: tuple[Case, ...],
+                  ctx: BuildContext, test_dir: str) -> Cover | None:
+    """The step that lays out, with the case's own files (prep, its layout key), those of the dataset's later
+    cases in `coming` (same target, tool and hosts, reading laid-out files), where the tool names one."""
+    if prep is None or not key or not isinstance(tool, CoversLayouts) or not isinstance(tool, PrepareStep):
+        return None
     later: dict[str, tuple[Case, Invocation]] = {}
     for c in coming:
         if (c.index > case.index and c.target == case.target and c.dataset == case.dataset and c.tool == case.tool
                 and c.hosts == case.hosts and c.prepare and not c.fresh):
-            prep = tool.prepare(c, test_dir, ctx)
-            key = layout_key(tool, prep)
-            if prep is not None and key and key != layout.key:
-                later.setdefault(key, (c, prep))
-    cover = tool.cover_layout([layout.prep, *(p for _c, p in later.values())]) if later else None
+            step = tool.prepare(c, test_dir, ctx)
+            other = layout_key(tool, step)
+            if step is not None and other and other != key:
+                later.setdefault(other, (c, step))
+    cover = tool.cover_layout([prep, *(p for _c, p in later.values())]) if later else None
+    if cover is None:
+        return None
+    made = next((c.case_id for c, p in later.values() if p is cover), case.case_id)
+    return Cover(cover, tuple(later), tuple(c for c, _p in later.values()), made)
+
+
+def _cover(tool: object, case: Case, layout: Layout, coming: tuple[Case, ...], ctx: BuildContext, test_dir: str,
+           raw: Path) -> None:
+    """The dataset's first prepare step this session made the one that lays out the files of its later cases
+    too, where the tool names such a step; raw/<case>/<host>/prepare/covers says so."""
+    cover = dataset_cover(tool, case, layout.prep, layout.key, coming, ctx, test_dir)
     if cover is None:
         return
-    made = next((c.case_id for c, p in later.values() if p is cover), case.case_id)
-    layout.prep, layout.covers = cover, tuple(later)
+    layout.prep, layout.covers = cover.prep, cover.keys
     raw.mkdir(parents=True, exist_ok=True)
-    (raw / COVERS).write_text(
-        f"this prepare step laid out the files of {len(later)} later case layout(s) of dataset {case.dataset} too "
-        f"(the step of {made}, which holds them all), so that they are laid out once:\n"
-        + "".join(f"{c.case_id}\n" for c, _p in later.values()))
+    (raw / COVERS).write_text(cover.note(case.dataset))

@@ -9,6 +9,7 @@ from fsbench.api.tools import BuildContext, HostInfo, Invocation, PrepareStep
 from fsbench.core.secrets import redact
 from fsbench.kinds import KINDS
 from fsbench.run.case_context import case_context, host_infos
+from fsbench.run.layout_reuse import Cover, dataset_cover, layout_key
 from fsbench.run.plan_range import adaptive_range  # noqa: F401 - its callers' old name; it lives there
 from fsbench.run.planned import RUN_ID, PlannedSession
 from fsbench.run.targets.cache import drop_command
@@ -33,8 +34,9 @@ def plan_context(sc: Scenario, case: Case) -> tuple[BuildContext, str]:
                         HostInfo("controller", "127.0.0.1"), RUN_ID, PORT)
 
 
-def describe_case(sc: Scenario, case: Case) -> str:
-    """The case's commands and files as the runner will write them into raw/<case>/<host>/."""
+def describe_case(sc: Scenario, case: Case, cases: tuple[Case, ...] = ()) -> str:
+    """The case's commands and files as the runner will write them into raw/<case>/<host>/ (cases: the
+    plan's, for the one prepare step a dataset's first case runs for its later cases too)."""
     tool = get_tool(case.tool)
     target = sc.targets[case.target]
     kind = KINDS.get(target.kind)
@@ -47,7 +49,12 @@ def describe_case(sc: Scenario, case: Case) -> str:
         lines.append(f"-- remove the dataset's files ({folder}): this case writes them anew (not timed)")
     if case.prepare and isinstance(tool, PrepareStep):
         prep = tool.prepare(case, folder, ctx)
-        if prep is not None and kind.address == "directory":
+        cover = _cover(sc, tool, case, prep, cases, ctx, folder) if kind.address == "directory" else None
+        if cover is not None:
+            lines += _invocation("prepare (laying out the files to read, and the dataset's later cases' files; not "
+                                 "timed, not monitored)", cover.prep)
+            lines += [f"   {line}" for line in cover.note(case.dataset).splitlines()]
+        elif prep is not None and kind.address == "directory":
             lines += _invocation("prepare (laying out the files to read; not timed, not monitored)", prep)
         elif prep is not None:
             lines += _invocation("prepare (writing what the case reads; not timed, not monitored; once per target: "
@@ -73,6 +80,24 @@ def describe_case(sc: Scenario, case: Case) -> str:
     # the scenario's secrets were remembered at load: a value given through a variable or --set, a
     # URL's password or a ?password= parameter shows as **** here as in everything a run writes
     return redact("\n".join(lines) + "\n")
+
+
+def _cover(sc: Scenario, tool: object, case: Case, prep: Invocation | None, cases: tuple[Case, ...],
+           ctx: BuildContext, folder: str) -> Cover | None:
+    """The step a dataset's first case runs for its later cases too, as the runner will choose it (its first case
+    that reads laid-out files on one host, per target; per round where each round's target is set up anew)."""
+    if not case.dataset or case.fresh or len(case.hosts) != 1 or prep is None:
+        return None
+    fresh_rounds = sc.settings.order == "rounds" and sc.settings.fresh != "none"
+
+    def session(c: Case) -> tuple:
+        return c.target, c.dataset, c.repetition if fresh_rounds else 0
+
+    first = next((c for c in cases if session(c) == session(case) and c.prepare and not c.fresh
+                  and len(c.hosts) == 1), None)
+    if first is None or first.case_id != case.case_id:
+        return None
+    return dataset_cover(tool, case, prep, layout_key(tool, prep), cases, ctx, folder)
 
 
 def _hosts(case: Case) -> str:

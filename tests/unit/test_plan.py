@@ -146,6 +146,30 @@ def test_plan_show_lists_the_rbd_image_fill_of_the_job_file_s_extent(tmp_path):
     assert "| size=64m" in fill and "| rw=write" in fill and "| rbdname=im" in fill
 
 
+def test_plan_show_gives_a_numjobs_sweep_s_first_case_the_layout_of_its_most_clones():
+    from fsbench.run.plan_show import describe_case
+
+    sc = load_scenario_text("""\
+name: c
+targets: {a: {path: /srv/a}, b: {path: /srv/b}}
+workloads:
+  r: {tool: fio, options: {rw: randread, size: 8m, runtime: 1, time_based: true}, sweep: {product: {numjobs: [1, 2, 4]}}}
+""", "c.yaml")
+    cases = plan_cases(sc)
+    shown = {c.case_id: describe_case(sc, c, tuple(cases)) for c in cases}
+    for target in ("a", "b"):  # each target's dataset is its own
+        first = shown[f"{target}__r__numjobs=1__r1"]
+        prepare = first[first.index("-- prepare"):first.index("-- drop")]
+        assert "and the dataset's later cases' files" in prepare and "| numjobs=4" in prepare
+        assert f"(the step of {target}__r__numjobs=4__r1, which holds them all)" in prepare
+        assert f"   {target}__r__numjobs=2__r1\n" in prepare
+        later = shown[f"{target}__r__numjobs=2__r1"]
+        assert "later cases' files" not in later and "| numjobs=2" in later
+    # without the plan's other cases the first case shows its own step, as before
+    alone = describe_case(sc, cases[0])
+    assert "later cases' files" not in alone and "| numjobs=1" in alone[alone.index("-- prepare"):]
+
+
 def test_plan_show_names_the_client_cache_step_where_a_case_empties_it():
     from fsbench.run.plan_show import describe_case
 
