@@ -22,31 +22,37 @@ def make_folders(hosts: dict[str, Transport], dirs: dict[str, str], test_dir: st
         each(list(hosts), lambda h: hosts[h].makedirs(dirs.get(h, test_dir)))
 
 
-def remove_everywhere(hosts: dict[str, Transport], path: str, emit: Listener) -> None:
-    """path removed on every host; a host's failure is a warning, never the case's outcome."""
-    def remove(h: str) -> None:
+def clean_up(used: dict[str, Transport], hosts: dict[str, Transport], path: str | None, run_id: str, case_id: str,
+             emit: Listener) -> list[str]:
+    """Stop what the case's commands left running on every host it used (only processes whose environment
+    carries the run's and the case's markers), then remove `path` (the case's folder; None: it stays) on every
+    host of the case. Notes of what was stopped where.
+
+    A host of the case stops its strays and removes the folder in one step (one command over SSH), all such
+    hosts at once; hosts the case only used (the controller of fio --client) stop theirs first. Each host
+    removes after its own strays have stopped, so the removal that starts last starts after every stray has:
+    on a folder the hosts share, nothing a stray wrote outlives it."""
+    def step(h: str) -> list[str]:
+        tr = hosts.get(h) or used[h]
+        remove = path if h in hosts else None
         try:
-            hosts[h].remove_tree(path)
-        except (FsbenchError, OSError) as exc:
-            emit(Event("warning", message=f"could not remove {path} on {h}: {exc}"))
-
-    each(list(hosts), remove)
-
-
-def stop_strays(used: dict[str, Transport], run_id: str, case_id: str, emit: Listener) -> list[str]:
-    """Stop what the case's commands left running (a tool's background child) on every host it used: only
-    processes whose environment carries the run's and the case's markers. Notes of what was stopped where."""
-    def stop(h: str) -> list[str]:
-        try:
-            return stop_case_processes(used[h], run_id, case_id)
-        except (FsbenchError, OSError) as exc:  # a lost host must not hide the case's own outcome
-            emit(Event("warning", message=f"could not stop what {case_id} left running on {h}: {exc}"))
+            if h not in used:
+                if remove is not None:
+                    tr.remove_tree(remove)
+                return []
+            return stop_case_processes(tr, run_id, case_id, remove)
+        except (FsbenchError, OSError, ValueError) as exc:  # a lost host must not hide the case's own outcome
+            what = f"stop what {case_id} left running" + (f" or remove {remove}" if remove else "")
+            emit(Event("warning", message=f"could not {what} on {h}: {exc}"))
             return []
 
+    hosts = hosts if path is not None else {}
+    first = [h for h in used if h not in hosts]
+    then = list(hosts)
     notes = []
-    hosts = list(used)
-    for h, found in zip(hosts, each(hosts, stop), strict=True):
-        if found:
-            procs = ", ".join(f"{name or '?'} (pid {pid})" for pid, _, name in (f.partition(" ") for f in found))
-            notes.append(f"stopped what the case left running on {h}: {procs}")
+    for group in (first, then):
+        for h, found in zip(group, each(group, step), strict=True):
+            if found:
+                procs = ", ".join(f"{name or '?'} (pid {pid})" for pid, _, name in (f.partition(" ") for f in found))
+                notes.append(f"stopped what the case left running on {h}: {procs}")
     return notes

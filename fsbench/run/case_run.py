@@ -24,7 +24,7 @@ from fsbench.core.secrets import has_secrets, redact_tree
 from fsbench.run import side_jobs
 from fsbench.run.case_caches import drop_client_cache, drop_page_caches
 from fsbench.run.case_context import case_context
-from fsbench.run.case_hosts import make_folders, remove_everywhere, stop_strays
+from fsbench.run.case_hosts import clean_up, make_folders
 from fsbench.run.case_outcome import CaseOutcome, case_rows, ended, failed, parse, row_context, unexpected
 from fsbench.run.case_phases import CasePhases
 from fsbench.run.layout_reuse import case_layout
@@ -127,9 +127,10 @@ class CaseRun:
         return side_jobs.Servers(inv.servers, self.transports, raw_of, self.case.timeout_s + 60, inv.wait_ports,
                                  marker={CASE_MARKER: self.case.case_id})
 
-    def _stop_strays(self) -> None:
-        """Stop what the case's commands left running, on every host it used (fsbench.run.case_hosts)."""
-        self.notes += stop_strays(self._used, self.rd.run_id, self.case.case_id, self.emit)
+    def _clean_up(self, hosts: dict[str, Transport], path: str | None) -> None:
+        """Stop what the case's commands left running on every host it used, then remove its folder (path; None:
+        it stays) on its hosts (fsbench.run.case_hosts)."""
+        self.notes += clean_up(self._used, hosts, path, self.rd.run_id, self.case.case_id, self.emit)
 
     # -- the steps ----------------------------------------------------------------------------------
     def _run(self, session: TargetSession, start: float) -> CaseOutcome:
@@ -191,10 +192,9 @@ class CaseRun:
         finally:
             if validity is not None:  # a case that failed before its measurement: the scope's commands end first
                 validity.wait()
-            self._stop_strays()  # before its folder goes: a stray writer could recreate files in it
-            # a dataset's files stay for the target's next cases; a faulted mount would hang the removal for ever
-            if folder and not dataset and not session.fault:
-                remove_everywhere(hosts, test_dir, self.emit)
+            # strays stopped before its folder goes (a stray writer could recreate files in it); a dataset's files
+            # stay for the target's next cases; a faulted mount would hang the removal for ever
+            self._clean_up(hosts, test_dir if folder and not dataset and not session.fault else None)
             self._phase("clean-up")
         if has_secrets():  # a tool that echoed a secret: masked in raw/ before anything reads it
             redact_tree(self.rd.path / "raw" / case.case_id)

@@ -3,6 +3,7 @@ run's processes stopped before its clean-ups run again."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
@@ -15,6 +16,10 @@ MARKER = "FSBENCH_RUN"
 #: in the environment of a case's own commands only (its tool, prepare step and servers), never of the
 #: run's services or mounts: what tells a case's strays from the run's long-lived processes
 CASE_MARKER = "FSBENCH_CASE"
+
+log = logging.getLogger(__name__)
+#: what the clean-up command says on stderr when its removal failed (the folder stays; the case stands)
+NOT_REMOVED = "fsbench: could not remove"
 
 
 def marked_pids(run_id: str, case_id: str | None = None) -> list[int]:
@@ -75,26 +80,49 @@ def remote_case_kill_argv(run_id: str, case_id: str, grace_s: int = 2) -> list[s
             str(grace_s)]
 
 
-def stop_case_processes(tr: Transport, run_id: str, case_id: str) -> list[str]:
-    """Stop what a case's commands left running on one host; `PID NAME` of each process found."""
+def remote_case_cleanup_argv(run_id: str, case_id: str, path: str, grace_s: int = 2) -> list[str]:
+    """remote_case_kill_argv's stop, then `rm -rf` of the case's folder, in one command (one round trip a host
+    at the case's end instead of two); exits with the stop's status, and says NOT_REMOVED when rm failed."""
+    stop = remote_case_kill_argv(run_id, case_id, grace_s)
+    script = f'( {stop[2]} ); s=$?; rm -rf -- "$4" || echo "{NOT_REMOVED} $4" >&2; exit $s'
+    return ["/bin/sh", "-c", script, "fsbench-case-clean-up", *stop[4:], path]
+
+
+def stop_case_processes(tr: Transport, run_id: str, case_id: str, remove: str | None = None) -> list[str]:
+    """Stop what a case's commands left running on one host, then remove `remove` (the case's folder) there when
+    given; `PID NAME` of each process found. A removal that fails is logged, as Transport.remove_tree does."""
     from fsbench.transport.local import LocalTransport
 
+    if remove is not None and not remove.strip("/"):
+        raise ValueError(f"refusing to remove {remove!r} on {tr.host}")
     if isinstance(tr, LocalTransport):
-        pids = marked_pids(run_id, case_id)
-        if not pids:  # what nearly every case leaves: one look at /proc, not three
-            return []
-        found = []
-        for pid in pids:
-            try:
-                found.append(f"{pid} {Path(f'/proc/{pid}/comm').read_text().strip()}")
-            except OSError:
-                continue
-        kill_marked(run_id, 2.0, case_id, pids)
-        return found
-    r = tr.run(remote_case_kill_argv(run_id, case_id), timeout=60)
+        try:
+            return _stop_local(run_id, case_id)
+        finally:  # as over SSH, where both are one command: the removal is tried whatever the stop did
+            if remove is not None:
+                tr.remove_tree(remove)
+    argv = remote_case_kill_argv(run_id, case_id) if remove is None else remote_case_cleanup_argv(run_id, case_id,
+                                                                                                 remove)
+    r = tr.run(argv, timeout=60)
+    if remove is not None and NOT_REMOVED in r.stderr_tail:
+        log.warning("could not remove %s %s", remove, r.describe())
     if not r.ok:
         raise FsbenchError(f"cannot stop the processes case {case_id} left on {tr.host}: {r.describe()}")
     return [line for line in r.extra.get("stdout", "").splitlines() if line.strip()]
+
+
+def _stop_local(run_id: str, case_id: str) -> list[str]:
+    pids = marked_pids(run_id, case_id)
+    if not pids:  # what nearly every case leaves: one look at /proc, not three
+        return []
+    found = []
+    for pid in pids:
+        try:
+            found.append(f"{pid} {Path(f'/proc/{pid}/comm').read_text().strip()}")
+        except OSError:
+            continue
+    kill_marked(run_id, 2.0, case_id, pids)
+    return found
 
 
 def remote_kill_argv(run_id: str) -> list[str]:

@@ -33,6 +33,11 @@ def _case_run(run: Lab) -> tuple[CaseRun, TargetSession]:
     return CaseRun(env, case, host_infos(run.sc, case.hosts)), session
 
 
+def _cleaned_up(host) -> list[str]:
+    """The folders a case's end removed on a (remote, fake) host: its one stop-then-remove command each."""
+    return [c.argv[-1] for c in host.log if c.op == "run" and "fsbench-case-clean-up" in c.argv]
+
+
 def test_a_case_keeps_its_raw_output_and_leaves_no_work_folder_behind(tmp_path):
     run = lab(tmp_path, ONE_CASE)
     case_run, session = _case_run(run)
@@ -47,7 +52,7 @@ def test_a_case_keeps_its_raw_output_and_leaves_no_work_folder_behind(tmp_path):
     assert fio.cwd.startswith(WORK_ROOT) and fio.env[CASE_MARKER] == run.cases[0].case_id
     assert fio.cwd in host.ops("remove_tree")  # the work folder, once raw/ had its outputs
     test_dir = session.test_dir(run.cases[0])
-    assert test_dir in host.ops("makedirs") and test_dir in host.ops("remove_tree")
+    assert test_dir in host.ops("makedirs") and _cleaned_up(host) == [test_dir]
     assert not any(p.startswith(fio.cwd) for p in host.files)
     rows = run.rd.case_rows(run.cases[0].case_id)
     assert rows and all(r["case_id"] == run.cases[0].case_id and r["host"] == "local" for r in rows)
@@ -66,16 +71,17 @@ def test_a_parser_error_fails_only_the_case_and_keeps_the_output(tmp_path):
 
 def test_what_a_case_left_running_is_stopped_and_said(tmp_path):
     run = lab(tmp_path, ONE_CASE)
-    run.hosts["local"].on(lambda argv: "fsbench-case-stop" in argv, stdout="4242 sleeper\n")
+    run.hosts["local"].on(lambda argv: "fsbench-case-clean-up" in argv, stdout="4242 sleeper\n")
     case_run, session = _case_run(run)
     outcome = case_run.run(session)
     assert outcome.status == "ok"
     assert "stopped what the case left running on local: sleeper (pid 4242)" in outcome.extra["warnings"]
-    log = run.hosts["local"].log
-    stop = next(i for i, c in enumerate(log) if "fsbench-case-stop" in c.argv)
-    assert f"{CASE_MARKER}={run.cases[0].case_id}" in log[stop].argv
-    gone = next(i for i, c in enumerate(log) if c.op == "remove_tree" and c.path == session.test_dir(run.cases[0]))
-    assert stop < gone  # the strays are stopped before the case's folder goes: one could write into it again
+    (clean,) = [c for c in run.hosts["local"].log if "fsbench-case-clean-up" in c.argv]
+    assert f"{CASE_MARKER}={run.cases[0].case_id}" in clean.argv and clean.argv[-1] == session.test_dir(run.cases[0])
+    script = clean.argv[2]
+    # the strays are stopped before the case's folder goes (one could write into it again): one command
+    assert script.index("kill -s TERM") < script.index('rm -rf -- "$4"')
+    assert session.test_dir(run.cases[0]) not in run.hosts["local"].ops("remove_tree")  # no second command
 
 
 def test_a_collector_runs_beside_the_tool_and_its_output_is_kept(tmp_path):
@@ -173,4 +179,4 @@ def test_a_lost_host_while_the_tool_runs_fails_the_case_and_still_cleans_up(tmp_
     case_run, session = _case_run(run)
     outcome = case_run.run(session)
     assert outcome.status == "failed" and "the connection was lost" in outcome.reason
-    assert session.test_dir(run.cases[0]) in run.hosts["local"].ops("remove_tree")
+    assert _cleaned_up(run.hosts["local"]) == [session.test_dir(run.cases[0])]

@@ -57,3 +57,64 @@ def test_kill_follows_a_process_that_outlives_term(monkeypatch):
     monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
     assert kill_marked("r", 0.0, "c", [4242, 4243]) == [4242, 4243]
     assert sent == [(4242, signal.SIGTERM), (4243, signal.SIGTERM), (4242, signal.SIGKILL)]
+
+
+def test_the_remote_clean_up_stops_the_case_s_strays_then_removes_its_folder(tmp_path):
+    """The one SSH command of a case's end, run here by a real /bin/sh: only the case's marked process is
+    stopped (and named), then the folder goes; another case's process and an unmarked one are left alone."""
+    run_id = f"clean-{os.getpid()}-{time.monotonic_ns()}"
+    folder = tmp_path / "case"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "data").write_text("x")
+    stray = _start(run_id, "c1", "trap '' TERM; while :; do sleep 0.05; done")
+    other = _start(run_id, "c2", "while :; do sleep 0.05; done")
+    try:
+        r = subprocess.run(run_processes.remote_case_cleanup_argv(run_id, "c1", str(folder)), capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        assert f"{stray.pid} sh" in r.stdout.splitlines()
+        assert stray.wait(timeout=5) == -signal.SIGKILL and not folder.exists()
+        assert other.poll() is None
+    finally:
+        for p in (stray, other):
+            p.kill()
+            p.wait()
+
+
+def test_a_removal_that_fails_is_said_and_the_stop_s_status_kept():
+    # procfs refuses an unlink even to root: nothing is removed, and the command says so on stderr
+    r = subprocess.run(run_processes.remote_case_cleanup_argv("no-such-run", "c", "/proc/sys/kernel/hostname"),
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and f"{run_processes.NOT_REMOVED} /proc/sys/kernel/hostname" in r.stderr
+
+
+def test_a_case_s_end_is_one_command_a_remote_host_and_the_controller_stops_first():
+    from fsbench.core.events import ignore
+    from fsbench.run.case_hosts import clean_up
+    from fsbench.transport.fake import fake_hosts, journal
+
+    hosts = fake_hosts("client1", "client2", "controller")
+    used = dict(hosts)  # the controller ran fio --client; the clients ran its servers
+    case_hosts = {h: hosts[h] for h in ("client1", "client2")}
+    clean_up(used, case_hosts, "/data/run/case", "r1", "c1", ignore)
+    calls = journal(hosts)
+    assert calls[0].host == "controller" and calls[0].argv[3] == "fsbench-case-stop"
+    for h in ("client1", "client2"):
+        (argv,) = hosts[h].commands()
+        assert argv[3] == "fsbench-case-clean-up" and argv[-1] == "/data/run/case"
+        assert not hosts[h].ops("remove_tree")
+    # a dataset's folder stays: only the stops
+    clean_up(used, case_hosts, None, "r1", "c2", ignore)
+    assert all(c.argv[3] == "fsbench-case-stop" for c in journal(hosts)[len(calls):])
+
+
+def test_a_root_folder_is_refused_with_a_warning_naming_the_host():
+    from fsbench.core.events import Event
+    from fsbench.run.case_hosts import clean_up
+    from fsbench.transport.fake import fake_hosts
+
+    hosts = fake_hosts("client1")
+    said: list[Event] = []
+    clean_up(dict(hosts), dict(hosts), "/", "r1", "c1", said.append)
+    assert not hosts["client1"].commands()
+    assert "could not stop what c1 left running or remove / on client1: refusing to remove '/'" in said[0].message
