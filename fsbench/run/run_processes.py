@@ -103,7 +103,8 @@ def stop_case_processes(tr: Transport, run_id: str, case_id: str, remove: str | 
                 tr.remove_tree(remove)
     argv = remote_case_kill_argv(run_id, case_id) if remove is None else remote_case_cleanup_argv(run_id, case_id,
                                                                                                  remove)
-    r = tr.run(argv, timeout=60)
+    # the stop's minute, and the removal's own minute as Transport.remove_tree gave it over SSH
+    r = tr.run(argv, timeout=60 if remove is None else 120)
     if remove is not None and NOT_REMOVED in r.stderr_tail:
         log.warning("could not remove %s %s", remove, r.describe())
     if not r.ok:
