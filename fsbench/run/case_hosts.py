@@ -35,6 +35,9 @@ def clean_up(used: dict[str, Transport], hosts: dict[str, Transport], path: str 
     def step(h: str) -> list[str]:
         tr = hosts.get(h) or used[h]
         remove = path if h in hosts else None
+        if remove is not None and not remove.strip("/"):  # the strays still stop
+            emit(Event("warning", message=f"refusing to remove {remove!r} on {h}"))
+            remove = None
         try:
             if h not in used:
                 if remove is not None:
