@@ -72,6 +72,21 @@ def run_quietly(tmp: Path, scenario: Path, env: dict | None = None) -> Path:
     return Path(proc.stdout.splitlines()[0])
 
 
+def assert_drop_proof(proof: dict) -> None:
+    """A case's drop_caches.json: the drop ran and succeeded, with the host's page-cache and dentry figures
+    read in the same shell before and after it.
+
+    Not `after < before`: the figures are the whole machine's, and beside this test two other workers write,
+    read and map files (a JVM's jars, a Ceph OSD's tmpfs) between the two readings, so the machine's cache can
+    grow across a drop that worked (seen once: 454 MB before, 462 MB after). That the drop empties the page
+    cache is shown on a file of the test's own: tests/e2e/test_deploy_and_caches.py's
+    test_drop_caches_empties_the_page_cache (fincore)."""
+    assert proof["ok"] and not proof["error"], proof
+    assert proof["command"].startswith("sync && echo ") and proof["command"].endswith(" > /proc/sys/vm/drop_caches")
+    for figure in ("cached_before_bytes", "cached_after_bytes", "dentries_before", "dentries_after"):
+        assert isinstance(proof[figure], int) and proof[figure] > 0, (figure, proof)
+
+
 def write_scenario(folder: Path, text: str, name: str = "scenario.yaml") -> Path:
     """Write a dedented scenario file."""
     path = folder / name

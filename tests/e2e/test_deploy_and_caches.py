@@ -12,7 +12,7 @@ from fsbench.core.shell import sh
 from fsbench.host.packages import DETECT, install_argv, parse_platform
 from fsbench.run.targets.cache import drop_caches
 from fsbench.transport.local import LocalTransport
-from tests.conftest import require, run_cli, write_scenario
+from tests.conftest import assert_drop_proof, require, run_cli, write_scenario
 from tests.e2e.test_multihost import inventory
 from tests.paths import SHARED
 
@@ -163,4 +163,4 @@ def test_a_workload_asking_for_cold_caches_gets_them_with_proof(tmp_path, fio):
     run = Path(run_cli("run", str(scenario), "-o", str(tmp_path / "out"), "--no-report",
                        check=True).stdout.splitlines()[0])
     proof = json.loads((run / "raw" / "t__read__r1" / "local" / "drop_caches.json").read_text())
-    assert proof["ok"] and proof["cached_after_bytes"] < proof["cached_before_bytes"]
+    assert_drop_proof(proof)
