@@ -90,7 +90,9 @@ def test_adaptive_repetitions_stop_early_when_stable_and_late_when_noisy(tmp_pat
     assert stops[("tmpfs", "paced")]["stop"] == "converged" and stops[("tmpfs", "paced")]["repetitions"] == "3"
     assert stops[("disk", "paced")]["stop"] == "converged" and stops[("disk", "paced")]["repetitions"] == "3"
     busy = stops[("disk", "busy")]
-    assert busy["stop"] in ("max", "budget") and int(busy["repetitions"]) > 3, busy
+    # it went on past the minimum; at the fourth (the max) its interval may or may not have narrowed enough,
+    # so its stop then reads `converged` or `max` (seen once: ±4.3 % after 4, within the 5 %)
+    assert int(busy["repetitions"]) > 3 and busy["stop"] in ("max", "budget", "converged"), busy
     cases = list(csv.DictReader((run / "cases.csv").open()))
     skipped = [c for c in cases if c["status"] == "skipped"]
     assert len(skipped) == 2 and all(c["reason"].startswith("not needed") for c in skipped)
