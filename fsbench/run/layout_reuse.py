@@ -144,9 +144,12 @@ def dataset_cover(tool: object, case: Case, prep: Invocation | None, key: str, c
     if prep is None or not key or not isinstance(tool, CoversLayouts) or not isinstance(tool, PrepareStep):
         return None
     later: dict[str, tuple[Case, Invocation]] = {}
+    seen: set[tuple[str, str]] = {(case.workload, repr(sorted(case.params.items())))}
     for c in coming:
+        point = (c.workload, repr(sorted(c.params.items())))  # its repetitions lay out the same: rendered once
         if (c.index > case.index and c.target == case.target and c.dataset == case.dataset and c.tool == case.tool
-                and c.hosts == case.hosts and c.prepare and not c.fresh):
+                and c.hosts == case.hosts and c.prepare and not c.fresh and point not in seen):
+            seen.add(point)
             step = tool.prepare(c, test_dir, ctx)
             other = layout_key(tool, step)
             if step is not None and other and other != key:
