@@ -96,10 +96,11 @@ def _one(transport: Transport, argv: list[str]) -> tuple[bool, str, str]:
 
 def _all_at_once(transport: Transport, probes: list[list[str]]) -> list[tuple[bool, str, str]] | None:
     """(ok, stdout, stderr's end) of each probe, run one after the other by one `sh -c` on the host; None when
-    its answer cannot be read (then the caller asks one probe at a time)."""
+    its answer cannot be read (then the caller asks one probe at a time). A probe's stderr is read (`tail`)
+    only when it wrote some: most write none, and each `tail` was a process more on every host's start."""
     mark = f"@fsbench-probe-{secrets.token_hex(6)}"
     steps = "".join(f"printf '\\n{mark} out {i}\\n'; {shlex.join(argv)} 2>\"$e\" </dev/null; r=$?; "
-                    f"printf '\\n{mark} rc {i} %s\\n' \"$r\"; tail -c 2000 \"$e\"; printf '\\n{mark} end {i}\\n'; "
+                    f"printf '\\n{mark} rc {i} %s\\n' \"$r\"; [ ! -s \"$e\" ] || tail -c 2000 \"$e\"; printf '\\n{mark} end {i}\\n'; "
                     for i, argv in enumerate(probes))
     script = f'e=$(mktemp) || exit 97; trap \'rm -f "$e"\' EXIT; {steps}exit 0'
     try:

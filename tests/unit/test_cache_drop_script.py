@@ -22,3 +22,11 @@ def test_figures_that_are_not_there_are_none():
     assert figures("") == (None, None)
     assert figures("Cached:       2048 kB\n") == (2048 * 1024, None)
     assert figures("cat: /proc/sys/fs/dentry-state: No such file\n") == (None, None)
+
+
+def test_one_process_reads_both_figures_each_time():
+    # the figures are read before and after the drop in every case that drops: one grep for the two files
+    before = drop_script(3).split("; echo @@; ")[0]
+    assert before.count("grep ") == 1 and ";" not in before and "|" not in before
+    out = subprocess.run(["sh", "-c", before], capture_output=True, text=True, check=True).stdout
+    assert len(out.splitlines()) == 2 and out.startswith("Cached:")

@@ -133,6 +133,22 @@ def test_host_facts_are_one_command_a_host_and_one_probe_at_a_time_where_that_ca
     assert fake.commands(["/bin/sh"]) and fake.commands(["uname", "-n"]) == [["uname", "-n"]]
 
 
+def test_the_host_probe_reads_a_probes_stderr_only_when_it_wrote_some(tmp_path, monkeypatch):
+    from fsbench.host import facts
+    from fsbench.transport.local import LocalTransport
+
+    # a `tail` first on PATH counts its calls: of two probes, only the one that wrote to stderr is tailed
+    calls = tmp_path / "tails"
+    (tmp_path / "tail").write_text(f'#!/bin/sh\necho x >> {calls}\nexec /usr/bin/tail "$@"\n')
+    (tmp_path / "tail").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setattr(facts, "BASE_FACTS", ())
+    row = facts.gather(LocalTransport("here"), {"quiet": ["/bin/sh", "-c", "echo q-1"],
+                                                "loud": ["/bin/sh", "-c", "echo l-2 >&2"]})
+    assert (row["quiet_version"], row["loud_version"]) == ("q-1", "l-2")
+    assert calls.read_text().split() == ["x"]
+
+
 def test_a_placement_warning_on_many_hosts_names_them_as_ranges():
     from fsbench.tools.placement import placement
 
