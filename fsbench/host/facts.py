@@ -100,7 +100,8 @@ def _all_at_once(transport: Transport, probes: list[list[str]]) -> list[tuple[bo
     only when it wrote some: most write none, and each `tail` was a process more on every host's start."""
     mark = f"@fsbench-probe-{secrets.token_hex(6)}"
     steps = "".join(f"printf '\\n{mark} out {i}\\n'; {shlex.join(argv)} 2>\"$e\" </dev/null; r=$?; "
-                    f"printf '\\n{mark} rc {i} %s\\n' \"$r\"; [ ! -s \"$e\" ] || tail -c 2000 \"$e\"; printf '\\n{mark} end {i}\\n'; "
+                    f"printf '\\n{mark} rc {i} %s\\n' \"$r\"; [ ! -s \"$e\" ] || tail -c 2000 \"$e\"; "
+                    f"printf '\\n{mark} end {i}\\n'; "
                     for i, argv in enumerate(probes))
     script = f'e=$(mktemp) || exit 97; trap \'rm -f "$e"\' EXIT; {steps}exit 0'
     try:

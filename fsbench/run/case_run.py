@@ -211,15 +211,16 @@ class CaseRun:
 
     def _side_jobs(self, session: TargetSession, inv: Invocation, involved: list[str], test_dir: str,
                    validity: CaseValidity) -> side_jobs.SideJobs:
-        """What runs beside the tool, in the order it starts: monitors, collectors, servers, validity watches."""
+        """What runs beside the tool, in the order it starts: validity watches (reading the page cache while the
+        others start), monitors, collectors, servers, the target's fault watch."""
         sc, case = self.sc, self.case
         monitors = side_jobs.monitors_of(sc, case, session, involved, self.transports, self._raw)
         collectors = side_jobs.collectors_of(sc, case, session, test_dir, self.transports, self._raw)
         self.watch = watch_of(session, list(case.hosts), self.transports, self.cancel, sc.settings)
-        return side_jobs.SideJobs([side_jobs.Monitors(monitors, sc.monitor.interval_s, self.cancel),
+        return side_jobs.SideJobs([side_jobs.Validity(validity, self._tool_run(None).cancel),  # none if faulted
+                                   side_jobs.Monitors(monitors, sc.monitor.interval_s, self.cancel),
                                    side_jobs.Collectors(collectors, self.env.controller),
                                    self._servers(inv, self._raw),
-                                   side_jobs.Validity(validity, self._tool_run(None).cancel),  # none if faulted
                                    *([self.watch] if self.watch else [])])
 
     def _drop(self, hosts: list[str], record: str = "drop_caches.json") -> str | None:

@@ -193,11 +193,17 @@ class Servers(QuietSideJob):
 
 
 class Validity(QuietSideJob):
-    """The store's counters around the tool (fsbench.validity.CaseValidity); judged once the rows exist."""
+    """The store's counters around the tool (fsbench.validity.CaseValidity); judged once the rows exist. The
+    first side job to start: the tool host's page cache is read while the others start (the monitors wait
+    for their baseline samples), not after them."""
 
     def __init__(self, watch: CaseValidity, cancel: threading.Event):
         self.watch, self.cancel = watch, cancel
         self._ended = False
+
+    def start(self) -> str | None:
+        self.watch.begin()
+        return None
 
     def tool_start(self) -> None:
         self.watch.tool_start()
@@ -207,6 +213,7 @@ class Validity(QuietSideJob):
         self._ended = True
 
     def stop(self) -> None:
+        self.watch.ended_begin()  # no command of the case still runs once it is stopped
         # what the client still uploads after the tool (a write-back), waited for while the samplers and
         # collectors stop beside it, and before the case's files go; not after an interrupted run
         if self._ended and not self.cancel.is_set():

@@ -11,6 +11,7 @@ from fsbench.api.case import Case
 from fsbench.api.kind_numbers import WritesBack
 from fsbench.api.tools import DeclaresWorkingSet, Writes
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import Pending
 from fsbench.validity.backends import ScopeCache, kind_sources
 from fsbench.validity.judge import BESIDE, DETAIL, checks_of, judge
 from fsbench.validity.namenode import namenode_sources
@@ -70,12 +71,28 @@ class CaseValidity:
         self.case, self.transport = case, transports[case.hosts[0]]
         self.path = sc.targets[case.target].path  # a tmpfs there is memory by design: no page-cache flag
         self.host: HostCache | None = None  # the tool host's page cache at the start, for tools that say what they read
+        self._host: Pending[HostCache | None] | None = None
+
+    def begin(self) -> None:
+        """The case's side jobs start (its page cache dropped already): the tool host's memory and page cache
+        are read from now, beside the monitors' baseline samples, and taken at the tool's start. Nothing of
+        the case runs between the two but the side jobs' own starts."""
+        if self._host is None and isinstance(self.plugins[0], DeclaresWorkingSet):
+            tool = self.plugins[0]
+            self._host = Pending(lambda: host_cache(self.transport, self.case.drop_caches, tool, self.case, self.path),
+                                 "fsbench-page-cache")
 
     def tool_start(self) -> None:
         """Just before the tool starts."""
-        if isinstance(self.plugins[0], DeclaresWorkingSet):
-            self.host = host_cache(self.transport, self.case.drop_caches, self.plugins[0], self.case, self.path)
+        self.begin()
+        if self._host is not None:
+            self.host = self._host.result()
         self.watch.tool_start()
+
+    def ended_begin(self) -> None:
+        """Until what begin() started has ended (a case whose side jobs did not all start)."""
+        if self._host is not None:
+            self._host.wait()
 
     def tool_end(self) -> None:
         """Just after the tool ended."""
