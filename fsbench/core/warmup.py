@@ -2,8 +2,11 @@
 
 `fsbench run` spends its first seconds waiting on commands (preflight, target setup, the first prepare
 step); importing the end's libraries then, in a thread, takes about a second off the run's fixed cost.
-A case settles the warm-up before its cache drop and measured run: nothing of fsbench's own competes
-with a measurement for the CPU or the page cache.
+A case settles the warm-up after its cache drop and before its side jobs and measured run: nothing of
+fsbench's own competes with a measurement for the CPU. The drop runs beside the imports: its sync waits on
+the writeback of the files the first case laid out, which needs no CPU of theirs (0.1 s of the run's
+fixed cost, bench/run_overhead.py). The library files the imports still read after the drop are cached
+again, a few MB of the page cache and none of the data a case reads.
 """
 
 from __future__ import annotations

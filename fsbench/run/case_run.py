@@ -166,11 +166,11 @@ class CaseRun:
                                                                     hosts[h], self._raw(h)))
             works = dict(zip(inv.per_host, staged, strict=True))
             self._phase("stage")
-            warmup.settle()  # fsbench's background imports end before the cache drop and the measurement
             involved = self._involved()
             dropped = self._drops(session, involved)
             if dropped:
                 return failed(dropped, start)
+            warmup.settle()  # fsbench's background imports end before the measurement (the drop runs beside them)
             self._phase("cache drops")
             self.validity = validity.result()
             self._phase("validity scope")
