@@ -22,7 +22,7 @@ from fsbench.compare.model import (
     Comparison,
 )
 from fsbench.compare.tolerance import DEFAULT_TOLERANCE, format_tolerance
-from fsbench.core.units import format_value
+from fsbench.core.units import format_value, is_whole_number
 
 #: verdicts that concern a whole case rather than one number; listed once per case and reason
 CASE_LEVEL = (FAILED, NOT_COMPARABLE, MISSING, NEW)
@@ -165,7 +165,7 @@ def tests_line(t: dict, alpha: float) -> str:
 
 
 def _fact(what: str, value: str) -> str:
-    if what.endswith("memory_bytes") and value.isdigit():
+    if what.endswith("memory_bytes") and is_whole_number(value):
         return format_value(float(value), "B")
     return value
 

@@ -13,6 +13,12 @@ _TIME_FACTOR = {
 }
 
 
+def is_whole_number(text: str) -> bool:
+    """Whether text is ASCII digits only, so int(text) reads it as written: str.isdigit() also holds for
+    superscripts ('²', which int() refuses) and other scripts' digits ('٣', which int() reads as 3)."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_size(text: object, *, decimal_suffix: bool = False) -> float:
     """'4k' -> 4096, '1MiB' -> 1048576, '1MB' -> 1e6 when decimal_suffix else 1048576.
 

@@ -17,7 +17,7 @@ from fsbench.config.yamllines import load_data
 from fsbench.core.csv_cells import unguard_frame, unguard_row
 from fsbench.core.stats_settings import Floors
 from fsbench.core.thresholds import thresholds_from
-from fsbench.core.units import format_value
+from fsbench.core.units import format_value, is_whole_number
 from fsbench.report import monitor_groups, per_host
 from fsbench.report import summary as summary_mod
 from fsbench.report import validity as validity_mod
@@ -246,7 +246,7 @@ def _host_facts(hosts: list[dict]) -> list[tuple[str, list[str]]]:
     for k in keys:
         values = [h.get(k, "") for h in hosts]
         if k == "memory_bytes":
-            values = [format_value(float(v), "B") if str(v).isdigit() else v for v in values]
+            values = [format_value(float(v), "B") if is_whole_number(str(v)) else v for v in values]
         rows.append((k.replace("_bytes", "").replace("mount_", "mount: ").replace("_", " "), values))
     return rows
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 
+from fsbench.core.units import is_whole_number
 from fsbench.scenario.plan import Case
 
 
@@ -20,7 +21,7 @@ def select_cases(cases: list[Case], wanted: list[str] | tuple[str, ...]) -> list
     chosen: set[str] = set()
     for value in wanted:
         text = value.strip()
-        case = by_index.get(int(text)) if text.isdigit() else by_id.get(text)
+        case = by_index.get(int(text)) if is_whole_number(text) else by_id.get(text)
         if case is None:
             raise CaseNotFound(_not_found(text, cases))
         chosen.add(case.case_id)
@@ -28,7 +29,7 @@ def select_cases(cases: list[Case], wanted: list[str] | tuple[str, ...]) -> list
 
 
 def _not_found(text: str, cases: list[Case]) -> str:
-    if text.isdigit():
+    if is_whole_number(text):
         return f"there is no case {text}: the plan's cases are numbered 1 to {len(cases)}"
     ids = [c.case_id for c in cases]
     near = [i for i in ids if text and text in i][:5] or difflib.get_close_matches(text, ids, n=5, cutoff=0.4)

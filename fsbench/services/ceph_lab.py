@@ -23,6 +23,7 @@ from fsbench.api.sections import Section
 from fsbench.api.services import ServiceKind, ServicePlan, ServiceSpec
 from fsbench.config import schema as s
 from fsbench.config.schema import option
+from fsbench.core.units import is_whole_number
 
 CLASSES = ("ssd", "hdd", "nvme")
 STORES = ("memstore", "bluestore")
@@ -35,7 +36,7 @@ GIB = 2**30
 def _subnet(value: object, path: tuple, lm, issues: list) -> Any:
     text = s.string(value, path, lm, issues)
     parts = str(text).split(".") if text is not None else []
-    if len(parts) != 3 or parts[0] != "127" or not all(p.isdigit() and int(p) < 256 for p in parts):
+    if len(parts) != 3 or parts[0] != "127" or not all(is_whole_number(p) and int(p) < 256 for p in parts):
         issues.append(lm.issue(path, f"expected the first three parts of a loopback address, got {value!r}",
                                "for example 127.0.10 (the lab picks a free 127.0.10.N)"))
         return None
@@ -45,7 +46,7 @@ def _subnet(value: object, path: tuple, lm, issues: list) -> Any:
 def _address(value: object, path: tuple, lm, issues: list) -> Any:
     text = s.string(value, path, lm, issues)
     parts = str(text).split(".") if text is not None else []
-    if text != "auto" and (len(parts) != 4 or parts[0] != "127" or not all(p.isdigit() and int(p) < 256
+    if text != "auto" and (len(parts) != 4 or parts[0] != "127" or not all(is_whole_number(p) and int(p) < 256
                                                                              for p in parts)):
         issues.append(lm.issue(path, f"expected auto or a loopback address (127.x.y.z), got {value!r}",
                                "the lab binds one loopback address; a real cluster is joined, not started"))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fsbench.core.units import is_whole_number
+
 SERVICE_TAG = "FSBENCH_SERVICE"
 RUN_TAG = "FSBENCH_RUN"
 
@@ -167,7 +169,7 @@ def parse_now(text: str) -> int | None:
     """The host's clock ticks since boot, from the script's `ports` output."""
     for line in text.splitlines():
         word, _, rest = line.partition(" ")
-        if word == "now" and rest.strip().isdigit():
+        if word == "now" and is_whole_number(rest.strip()):
             return int(rest)
     return None
 

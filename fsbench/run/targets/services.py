@@ -16,6 +16,7 @@ from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.events import Event, Listener
 from fsbench.core.secrets import SECRET_WORDS, has_secrets, redact, redact_tree, remember, secret_env
 from fsbench.core.shell import render, sh
+from fsbench.core.units import is_whole_number
 from fsbench.run.leftovers import NoLeftovers
 from fsbench.scenario.model import Service
 from fsbench.services import SERVICE_KINDS
@@ -150,7 +151,7 @@ class ServiceSession:
 
     def _numbers(self) -> list[int]:
         """The TCP ports the service was given: its port and its named ones."""
-        return [int(p) for p in (self.port, *self.ports.values()) if str(p).isdigit()]
+        return [int(p) for p in (self.port, *self.ports.values()) if is_whole_number(str(p))]
 
     def _port_states(self) -> tuple[dict[int, PortState], int | None] | str:
         """Who listens on the service's ports on its host, and the host's clock; or why that is unknown."""

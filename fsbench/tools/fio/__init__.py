@@ -9,6 +9,7 @@ from fsbench.api.case import Case
 from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult
+from fsbench.core.units import is_whole_number
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
 from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
@@ -251,7 +252,7 @@ class FioAdapter:
 
 def _int(value: object, default: int) -> int:
     text = str(value).strip() if value is not None else ""
-    return int(text) if text.isdigit() else default
+    return int(text) if is_whole_number(text) else default
 
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from fsbench.core.units import parse_duration, parse_size
+from fsbench.core.units import is_whole_number, parse_duration, parse_size
 from fsbench.tools.fio.jobfile import JobFile
 
 #: rough throughput used to estimate runs that have no runtime (a plan needs a number, not a promise)
@@ -152,7 +152,7 @@ def _number(value: object) -> float:
 
 def _int(value: object, default: int) -> int:
     text = str(value).strip() if value is not None else ""
-    return int(text) if text.isdigit() else default
+    return int(text) if is_whole_number(text) else default
 
 
 def _seconds(value: object, *, upper: bool = False) -> float:

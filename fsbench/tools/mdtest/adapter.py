@@ -19,6 +19,7 @@ from fsbench.config import schema as s
 from fsbench.core.inventory import HostSpec
 from fsbench.core.shell import sh
 from fsbench.core.tidy import ParseResult
+from fsbench.core.units import is_whole_number
 from fsbench.tools.mdtest import deploy as mdtest_deploy
 from fsbench.tools.mdtest import options as mdtest_options
 from fsbench.tools.mdtest import phase_probe
@@ -235,7 +236,7 @@ def _with_phase_requests(parsed: ParseResult, snapshots: Path) -> ParseResult:
         parsed.warnings.append(f"{phase_probe.SNAPSHOTS}: mdtest's command line was not read: not used")
         return parsed
     rates = [r for r in parsed.rows if r.get("metric") == "rate" and r.get("stat") == "mean"]
-    items = {str(r["operation"]): int(r["items"]) for r in rates if str(r.get("items") or "").isdigit()}
+    items = {str(r["operation"]): int(r["items"]) for r in rates if is_whole_number(str(r.get("items") or ""))}
     iterations = max((int(r.get("iterations") or 1) for r in rates), default=1)
     try:
         per_rank = int(flags.get("n", "")) if "n" in flags else None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import OUTCOME_UNIT, ParseResult, measurement, snake, vet
-from fsbench.core.units import parse_size
+from fsbench.core.units import is_whole_number, parse_size
 from fsbench.tools.common import FirstText, parse_file_with, text_lines
 
 TOOL = "juicefs-objbench"
@@ -55,7 +55,7 @@ def parse_lines(lines: Iterable[str], source: str = "<string>") -> ParseResult:
     for _raw, line in text_lines(lines, first):
         if line.startswith("Benchmark finished!"):
             for key, value in _PARAM.findall(line):
-                out.meta[key] = parse_size(value) if not value.isdigit() else float(value)
+                out.meta[key] = parse_size(value) if not is_whole_number(value) else float(value)
         elif line.startswith("|"):
             cells = [c.strip() for c in line.strip("|").split("|")]
             if not line.endswith("|") or len(cells) != 3:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from fsbench.core.units import is_whole_number
+
 #: file-system metadata operations, in vdbench's column order (50406 flatfile)
 META_OPS = (
     "mkdir", "rmdir", "create", "open", "close", "delete",
@@ -69,7 +71,7 @@ class Record:
     @property
     def number(self) -> int | None:
         """The interval number of an interval row, None for an average row."""
-        return int(self.interval) if self.interval.isdigit() else None
+        return int(self.interval) if is_whole_number(self.interval) else None
 
     @property
     def empty_average(self) -> bool:
