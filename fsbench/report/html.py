@@ -7,6 +7,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
+
 from fsbench.core.errors import FsbenchError
 from fsbench.report.context import build_context
 from fsbench.report.summary_page import summary_markdown
@@ -14,6 +16,12 @@ from fsbench.report.template_env import environment, render
 
 #: what a template may use (docs/report.md, "Templates"): raised when a name is removed or changes meaning
 TEMPLATE_CONTEXT_VERSION = 1
+#: where the report's text columns keep their strings (pandas' mode.string_storage, only while the report's
+#: tables are built): Python objects, not Arrow arrays. The same `str` dtype and semantics either way; the report
+#: works on many small frames (a view's rows, a metric's cells), where each Arrow-backed step (take, cast,
+#: compare) costs more than the work itself: 0.27 s against 0.19 s for a run of 10 fio cases
+#: (docs/benchmarks.md, session 20)
+STRING_STORAGE = "python"
 
 __all__ = ["environment", "render_html", "templates_dir", "write_report"]
 
@@ -34,7 +42,8 @@ def render_html(run: Path, baseline: str | None = None, templates: str | Path | 
                 out: Path | None = None, warn: Callable[[str], None] | None = None) -> tuple[str, dict]:
     """The report's HTML and the context it was rendered from. Templates come from `templates` only: the
     run's scenario.yaml may come from someone else, so its report.templates is named in a warning, not used."""
-    ctx = build_context(run, baseline)
+    with pd.option_context("mode.string_storage", STRING_STORAGE):
+        ctx = build_context(run, baseline)
     target = out or run / "report.html"
     rel = Path(os.path.relpath(run.resolve(), target.resolve().parent))
     ctx["results_href"] = (rel / "results.csv").as_posix()

@@ -130,3 +130,27 @@ def test_a_view_without_data_keeps_its_place_and_says_why(tmp_path):
     # a column per metric of each target, named by both in Markdown's single header row
     assert "|  | fast (baseline) · bandwidth | fast (baseline) · clat mean | slow · bandwidth | slow · clat mean |" in md
     assert '<th class="group" colspan="2">fast <span class="baseline">baseline</span></th>' in html
+
+
+def test_the_report_is_the_same_whichever_storage_its_strings_have(run, monkeypatch):
+    """The report builds its tables with Python-stored strings (report.html.STRING_STORAGE, faster on its many
+    small frames than Arrow-stored ones): the same `str` dtype, so the same report, byte for byte."""
+    import pandas as pd
+
+    from fsbench.report import html
+
+    assert html.STRING_STORAGE == "python"  # what a report uses
+    seen = []
+    real = html.build_context
+
+    def noting(*args, **kwargs):
+        seen.append(pd.get_option("mode.string_storage"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(html, "build_context", noting)
+    pages = {}
+    for storage in ("pyarrow", "python"):
+        monkeypatch.setattr(html, "STRING_STORAGE", storage)
+        pages[storage] = html.render_html(run)[0]
+    assert seen == ["pyarrow", "python"] and pd.get_option("mode.string_storage") == "auto"
+    assert pages["pyarrow"] == pages["python"] and "md-check" in pages["python"]
