@@ -213,7 +213,7 @@ class Validity(QuietSideJob):
         self._ended = True
 
     def stop(self) -> None:
-        self.watch.ended_begin()  # no command of the case still runs once it is stopped
+        self.watch.wait_begun()  # no command of the case still runs once it is stopped
         # what the client still uploads after the tool (a write-back), waited for while the samplers and
         # collectors stop beside it, and before the case's files go; not after an interrupted run
         if self._ended and not self.cancel.is_set():

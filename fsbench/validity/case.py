@@ -89,7 +89,7 @@ class CaseValidity:
             self.host = self._host.result()
         self.watch.tool_start()
 
-    def ended_begin(self) -> None:
+    def wait_begun(self) -> None:
         """Until what begin() started has ended (a case whose side jobs did not all start)."""
         if self._host is not None:
             self._host.wait()

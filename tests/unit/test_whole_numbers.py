@@ -7,8 +7,7 @@ import pytest
 
 from fsbench.core.units import is_whole_number
 from fsbench.scenario.select import CaseNotFound, select_cases
-from fsbench.tools.fio import _int as fio_int
-from fsbench.tools.fio.estimate import _int as estimate_int
+from fsbench.tools.fio.estimate import option_int
 
 
 @pytest.mark.parametrize(("text", "whole"), [("0", True), ("42", True), ("", False), ("4k", False), ("-1", False),
@@ -24,4 +23,4 @@ def test_a_case_named_by_a_superscript_is_not_found_with_the_usual_message() -> 
 
 
 def test_fio_counts_that_are_not_ascii_digits_take_their_default() -> None:
-    assert fio_int("²", 1) == 1 and estimate_int("٣", 2) == 2 and fio_int(" 4 ", 1) == 4
+    assert option_int("²", 1) == 1 and option_int("٣", 2) == 2 and option_int(" 4 ", 1) == 4

@@ -9,10 +9,9 @@ from fsbench.api.case import Case
 from fsbench.api.tools import BuildContext, CheckContext, Invocation, OptionIssue, ToolAdapter
 from fsbench.core.errors import ParseError
 from fsbench.core.tidy import ParseResult
-from fsbench.core.units import is_whole_number
 from fsbench.tools.fio import layout, parse_json
 from fsbench.tools.fio.containment import RBD_KIND, TargetPlace, find_escapes
-from fsbench.tools.fio.estimate import file_bytes, job_file_seconds
+from fsbench.tools.fio.estimate import file_bytes, job_file_seconds, option_int
 from fsbench.tools.fio.jobfile import JobFile, Origin, included_files, parse_jobfile
 from fsbench.tools.fio.options import RESERVED, RbdImage, option_issues, rbd_values, written_value_issues
 from fsbench.tools.fio.render import image_fill, in_folder, job_reads, job_writes, on_image
@@ -87,7 +86,7 @@ class FioAdapter:
     def layout_bytes(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> float:
         """Bytes a prepare step lays out: every job's size x numjobs (its files)."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
-        return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs())
+        return sum(file_bytes(opts) * option_int(opts.get("numjobs"), 1) for _name, opts in jf.jobs())
 
     def reads(self, options: dict, job_file_text: str | None, jobs: dict, job_file: str | None = None) -> bool:
         """Whether some job reads (or trims) files it needs laid out first: fio's default rw is read."""
@@ -104,14 +103,15 @@ class FioAdapter:
                       job_file: str | None = None) -> float:
         """Bytes the prepare step lays out: the files of the jobs that read."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
-        return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs() if job_reads(opts))
+        return sum(file_bytes(opts) * option_int(opts.get("numjobs"), 1)
+                   for _name, opts in jf.jobs() if job_reads(opts))
 
     def read_working_set(self, options: dict, job_file_text: str | None, jobs: dict,
                          job_file: str | None = None) -> float:
         """The distinct bytes of the jobs' reads through the page cache: direct=1 and librbd bypass it."""
         jf = self._jobfile(options, job_file_text, jobs, "job", job_file)
-        return sum(file_bytes(opts) * _int(opts.get("numjobs"), 1) for _name, opts in jf.jobs()
-                   if job_reads(opts) and _int(opts.get("direct"), 0) != 1 and opts.get("ioengine") != "rbd")
+        return sum(file_bytes(opts) * option_int(opts.get("numjobs"), 1) for _name, opts in jf.jobs()
+                   if job_reads(opts) and option_int(opts.get("direct"), 0) != 1 and opts.get("ioengine") != "rbd")
 
     def _jobfile(self, options: dict, job_file_text: str | None, jobs: dict, default_job: str,
                  job_file: str | None = None) -> JobFile:
@@ -248,11 +248,6 @@ class FioAdapter:
     def version_argv(self, options: dict | None = None) -> list[str]:
         """`fio --version` prints e.g. fio-3.33."""
         return ["fio", "--version"]
-
-
-def _int(value: object, default: int) -> int:
-    text = str(value).strip() if value is not None else ""
-    return int(text) if is_whole_number(text) else default
 
 
 

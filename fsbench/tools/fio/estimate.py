@@ -46,7 +46,7 @@ def job_seconds(opts: Mapping) -> tuple[float, float]:
     if "time_based" in opts and runtime > 0:
         return delay + ramp + runtime, delay + ramp + runtime
     per_clone = io_bytes(opts)
-    clones = _int(opts.get("numjobs"), 1)
+    clones = option_int(opts.get("numjobs"), 1)
     mix = _read_share(opts)
     # the clones of a section share the storage's bandwidth; a rate limit holds each clone on its own
     moving = max(per_clone * clones / ASSUMED_BW, _limited(per_clone, mix, opts, "rate", "rate_iops"))
@@ -61,7 +61,7 @@ def io_bytes(opts: Mapping) -> float:
     """Bytes one clone moves: io_size, else size x loops; number_ios blocks at most."""
     total = _size(opts.get("io_size"))
     if total is None:
-        total = file_bytes(opts) * max(1, _int(opts.get("loops"), 1))
+        total = file_bytes(opts) * max(1, option_int(opts.get("loops"), 1))
     ios = _number(opts.get("number_ios"))
     if ios:
         total = min(total, ios * _block(opts))
@@ -72,7 +72,7 @@ def file_bytes(opts: Mapping) -> float:
     """Bytes of a job's files: size (which nrfiles share), else filesize's upper end for each of its
     nrfiles (fio's size is then their sum: filesize=1g nrfiles=100 moves 100 GiB, checked), else a
     plan's 1 GiB."""
-    for key, files in (("size", 1), ("filesize", max(1, _int(opts.get("nrfiles"), 1)))):
+    for key, files in (("size", 1), ("filesize", max(1, option_int(opts.get("nrfiles"), 1)))):
         value = opts.get(key)
         if value and not str(value).endswith("%"):
             got = _size(str(value).split("-")[-1].split(",")[-1])
@@ -89,9 +89,9 @@ def _read_share(opts: Mapping) -> float:
     if rw in _WRITES:
         return 0.0
     if opts.get("rwmixread") is not None:
-        return min(100, max(0, _int(opts.get("rwmixread"), 50))) / 100
+        return min(100, max(0, option_int(opts.get("rwmixread"), 50))) / 100
     if opts.get("rwmixwrite") is not None:
-        return 1 - min(100, max(0, _int(opts.get("rwmixwrite"), 50))) / 100
+        return 1 - min(100, max(0, option_int(opts.get("rwmixwrite"), 50))) / 100
     return 0.5
 
 
@@ -125,7 +125,7 @@ def _think_seconds(per_clone: float, opts: Mapping) -> float:
     text = str(think).strip()
     seconds = _number(text) / 1e6 if re.fullmatch(r"\d+", text) else _seconds(text)
     blocks = per_clone / _block(opts)
-    return blocks / max(1, _int(opts.get("thinktime_blocks"), 1)) * seconds
+    return blocks / max(1, option_int(opts.get("thinktime_blocks"), 1)) * seconds
 
 
 def _block(opts: Mapping, index: int = 0) -> float:
@@ -150,7 +150,8 @@ def _number(value: object) -> float:
     return got or 0.0
 
 
-def _int(value: object, default: int) -> int:
+def option_int(value: object, default: int) -> int:
+    """A job option's whole number (numjobs, loops...); default when it is unset or not ASCII digits."""
     text = str(value).strip() if value is not None else ""
     return int(text) if is_whole_number(text) else default
 
