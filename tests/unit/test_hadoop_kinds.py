@@ -235,12 +235,14 @@ def test_nnbench_command_configuration_and_secrets(scenario):
     assert argv[argv.index("-runs") + 1] == "create_write,open_read,rename,create_write:setup,delete"
     assert argv[argv.index("-maps") + 1] == "20" and argv[argv.index("-numberOfFiles") + 1] == "3"
     assert "-startTime" not in argv and "-operation" not in argv  # the runner sets both per run
-    assert argv[argv.index("-barrierMs") + 1] == "1500" and "-firstBarrierMs" not in argv  # the runner's 6000
+    assert argv[argv.index("-barrierMs") + 1] == "1500" and "-firstBarrierMs" not in argv  # the runner's: as later runs
     quick = get_tool("nnbench").build(_Case("c", {"maps": 20, "barrier_ms": 750, "first_barrier_ms": 3000}), "/b",
                                       ctx).argv
     assert quick[quick.index("-barrierMs") + 1] == "750" and quick[quick.index("-firstBarrierMs") + 1] == "3000"
     assert "<name>mapreduce.local.map.tasks.maximum</name><value>20</value>" in inv.files["mapred-site.xml"]
     assert "<name>mapreduce.task.io.sort.mb</name><value>1</value>" in inv.files["mapred-site.xml"]
+    # the job client sees each job's end within 100 ms (its default: a second)
+    assert "<name>mapreduce.client.progressmonitor.pollinterval</name><value>100</value>" in inv.files["mapred-site.xml"]
     assert "<name>fs.s3a.endpoint</name><value>http://127.0.0.1:9000</value>" in inv.files["core-site.xml"]
     # S3A's connection pool fits every map's open control file and its own requests
     inv100 = get_tool("nnbench").build(_Case("c", {"maps": 100}), "/bench", ctx)

@@ -60,6 +60,17 @@ def test_rows_agree_with_nnbenchs_printed_numbers(folder: Path) -> None:
         assert r["unit"] == METRIC_UNITS[r["metric"]]
 
 
+def test_the_runners_warm_up_line_is_no_run() -> None:
+    """The runner's untimed warm-up job (MapReduce's classes loaded before the first run) says so in a line of
+    its own; it is neither a run nor a measurement, so the runs and their rows are the same with it."""
+    folder = INPUTS / "hdfs__maps-100"
+    stdout = (folder / "stdout").read_text()
+    warmed = "fsbench-nnbench warmup ms=1877 exit=0\n" + stdout
+    assert runner_lines(warmed) == runner_lines(stdout) and len(runner_lines(stdout)) == 5
+    log = (folder / "NNBench_results.log").read_text()
+    assert parse_text(log, warmed).rows == parse_text(log, stdout).rows
+
+
 def test_late_maps_are_a_warning() -> None:
     """The runner redoes a late run twice at most; late maps of the measurement it keeps are reported.
     (The 100-map run here had every map on time: its runner line is edited to say 77 were late.)"""

@@ -47,8 +47,9 @@ OPTIONS = {
     "replication": "the files' replication factor (default 1)",
     "read_after_open": "open_read also reads each file (default false)",
     "barrier_ms": "the least time between the control files' creation and the maps' start (default 1500)",
-    "first_barrier_ms": "the same for the first run, whose maps also load MapReduce's classes (default 6000); "
-                        "maps that miss a barrier make the run be done again with twice as long a one",
+    "first_barrier_ms": "the same for the first run (default: as barrier_ms; an untimed job on the local file "
+                        "system loads MapReduce's classes before it); maps that miss a barrier make the run be "
+                        "done again with twice as long a one",
     "heap": "the JVM's heap, e.g. 1g (default: 1g, 2g above 50 maps)",
 }
 #: the barrier server across hosts (metabench's: one byte each way per round), on the case's first host; a
@@ -159,8 +160,10 @@ class NNBenchAdapter:
         run_id = ctx.run_id if ctx is not None and ctx.run_id else "run"
         base = f"{fs.url(test_dir).rstrip('/')}/fsbench-{run_id}/{case.case_id}"
         # MapReduce's own settings in mapred-site.xml: mapred-default.xml is read after core-site.xml
+        # the job client looks whether its job ended every 100 ms instead of every second: each of a case's NNBench
+        # jobs ended up to a second later than it did (NNBench's figures come from its maps' own clocks)
         mapred = {"mapreduce.framework.name": "local", "mapreduce.local.map.tasks.maximum": str(maps),
-                  "mapreduce.task.io.sort.mb": "1"}
+                  "mapreduce.task.io.sort.mb": "1", "mapreduce.client.progressmonitor.pollinterval": "100"}
         files_in = {"core-site.xml": hadoop.site_xml(fs.client_conf(maps), f"written by fsbench for {case.case_id}"),
                     "mapred-site.xml": hadoop.site_xml(mapred, f"written by fsbench for {case.case_id}"),
                     "log4j.properties": hadoop.log4j_properties("WARN", ("org.apache.hadoop.hdfs.NNBench",))}

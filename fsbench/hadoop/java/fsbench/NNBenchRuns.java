@@ -43,9 +43,11 @@ import org.apache.log4j.spi.LoggingEvent;
  * barrier, the MapReduce job (local mode: one thread per map) and NNBench's analysis into
  * NNBench_results.log. The start barrier is set only after the control files exist, so it covers
  * the job's start and not the file system's speed at creating them: now + the larger of -barrierMs
- * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier (the
- * first run, which loads MapReduce's classes, gets -firstBarrierMs, and its maps' arrival, two to three
- * times a later run's for that loading, does not size the second's). How many maps waited at the barrier is counted
+ * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier.
+ * MapReduce's classes are loaded before the first run, by a job of one map on a folder of the local
+ * file system (nothing reaches the file system under test, nothing goes to NNBench_results.log): the
+ * first run's maps then arrive as a later run's do, and it gets the same barrier (-firstBarrierMs sets
+ * another; its maps' arrival does not size the second's). How many maps waited at the barrier is counted
  * from NNBench's own log line; a map that did not wait started late. A measured run with late maps is
  * done again with a longer barrier, so that every map of the measurement runs together: create_write
  * and open_read as they are (create_write starts from scratch, open_read changes nothing), rename and
@@ -55,17 +57,18 @@ import org.apache.log4j.spi.LoggingEvent;
  * <p>Across hosts ({@code -barrier HOST:PORT}, a {@code metabench barrier} server that every host's
  * runner joins), each run waits there after its control files exist and before its start time is set,
  * so that every host starts each operation together and none renames while another still reads. The
- * start time is then the same on every host: now + -firstBarrierMs for the first run, -barrierMs (plus
- * 20 ms per map) after it, without the adaptive part (it is each host's own) and without doing a late
+ * start time is then the same on every host: now + -barrierMs (plus 20 ms per map; -firstBarrierMs for
+ * the first run when given), without the adaptive part (it is each host's own) and without doing a late
  * run again (another host would not know): late maps are reported instead. Every run, a failed one too,
  * waits there exactly once, so the hosts stay in step.
  *
  * <pre>
  * NNBenchRuns [-D key=value ...] -runs create_write,open_read,rename,create_write:setup,delete
- *             [-barrierMs 1500] [-firstBarrierMs 6000] [-barrier HOST:PORT] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
+ *             [-barrierMs 1500] [-firstBarrierMs MS] [-barrier HOST:PORT] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
  * </pre>
  *
- * For every run one line goes to standard output:
+ * For the warm-up one line goes to standard output, {@code fsbench-nnbench warmup ms=T exit=E} (E 1: it
+ * failed, and the first run loads the classes itself), and for every run one:
  * {@code fsbench-nnbench run=N operation=OP role=measured|setup maps=M control_ms=C barrier_ms=B
  * on_time=W exit=E}, and {@code fsbench-nnbench run=N role=late: ...} after a run that is done again
  * (it is not a measurement). A run marked {@code :setup} prepares the next one (delete needs the files
@@ -194,7 +197,7 @@ public final class NNBenchRuns {
     List<String> common = new ArrayList<>();
     String[] runs = null;
     long barrierMs = 1500;
-    long firstBarrierMs = 6000;
+    long firstBarrierMs = -1;  // -1: as a later run's
     String across = null;
     boolean cleanup = false;
     String baseDir = null;
@@ -254,11 +257,12 @@ public final class NNBenchRuns {
       if (across != null) {
         hosts = new HostBarrier(across);
       }
+      warmUp(conf, scratch);
       for (int n = 0; n < runs.length; n++) {
         String[] spec = runs[n].split(":", 2);
         String role = spec.length > 1 && spec[1].equals("setup") ? "setup" : "measured";
         // more maps take longer to start: each opens its control file on the file system under test
-        long fixed = n == 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps;
+        long fixed = n == 0 && firstBarrierMs >= 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps;
         // across hosts every host must set the same start time: the adaptive part is this host's own
         long least = hosts != null ? fixed : Math.max(fixed, 3 * arrivalMs / 2);
         long[] took;
@@ -291,8 +295,8 @@ public final class NNBenchRuns {
         if (took[0] != 0) {
           failed++;
         }
-        // the first run's maps also loaded MapReduce's classes: their arrival (2-4 s under load, where a
-        // later run's takes 1 s) would make the second run wait seconds for nothing
+        // the first run's maps still load the code of the file system's reads and writes: their arrival
+        // would make the second run wait for nothing
         arrivalMs = n == 0 ? 0 : took[1];
       }
     } catch (HostBarrier.Broken | IOException e) {
@@ -315,6 +319,41 @@ public final class NNBenchRuns {
       removeTree(scratch);
     }
     System.exit(failed == 0 ? 0 : 1);
+  }
+
+  /**
+   * MapReduce's classes loaded and its local runner started once before the measured runs: an NNBench
+   * create_write job of one map and one file on a folder of the scratch folder (the local file system),
+   * without its analysis (1.3 to 1.6 s here). In a new JVM the first job's maps took 1 s to reach the
+   * barrier here (2 to 4 s under load) where a later job's take 0.3 s, so the first run needed a barrier of
+   * its own, 6 s long. Its one map reaches the start time (now) late and does no operation: the job is what
+   * is loaded. A warm-up that fails is said and the runs go on (the first run then loads the classes, and a late map of it is
+   * done again or reported as late as any other).
+   */
+  private static void warmUp(Configuration base, Path scratch) {
+    long t0 = System.currentTimeMillis();
+    int exit = 0;
+    try {
+      String dir = scratch.resolve("warmup").toUri().toString();
+      NNBench bench = new NNBench();
+      bench.setConf(new Configuration(base));
+      String[] args = {"-operation", "create_write", "-maps", "1", "-reduces", "1", "-numberOfFiles", "1",
+          "-bytesToWrite", "0", "-blockSize", "1048576", "-bytesPerChecksum", "512", "-replicationFactorPerFile", "1",
+          "-startTime", "0", "-baseDir", dir};
+      call(bench, "parseInputs", new Class<?>[] {String[].class}, (Object) args);
+      call(bench, "validateInputs", new Class<?>[0]);
+      call(bench, "cleanupBeforeTestrun", new Class<?>[0]);
+      createControlFiles(bench.getConf(), dir, 1);
+      setStartTime(bench, System.currentTimeMillis());
+      call(bench, "runTests", new Class<?>[0]);
+    } catch (Exception e) {
+      Throwable cause = e instanceof InvocationTargetException && e.getCause() != null ? e.getCause() : e;
+      System.err.println("NNBenchRuns: the warm-up job failed (the first run loads MapReduce's classes itself): "
+          + cause);
+      exit = 1;
+    }
+    System.out.println("fsbench-nnbench warmup ms=" + (System.currentTimeMillis() - t0) + " exit=" + exit);
+    System.out.flush();
   }
 
   /** One NNBench run; {exit status, ms from the job's submission to the last map at the barrier}. */
