@@ -324,11 +324,11 @@ public final class NNBenchRuns {
   /**
    * MapReduce's classes loaded and its local runner started once before the measured runs: an NNBench
    * create_write job of one map and one file on a folder of the scratch folder (the local file system),
-   * without its analysis (1.3 to 1.6 s here). In a new JVM the first job's maps took 1 s to reach the
+   * without its analysis (1.0 to 1.6 s here). In a new JVM the first job's maps took 1 s to reach the
    * barrier here (2 to 4 s under load) where a later job's take 0.3 s, so the first run needed a barrier of
    * its own, 6 s long. Its one map reaches the start time (now) late and does no operation: the job is what
-   * is loaded. A warm-up that fails is said and the runs go on (the first run then loads the classes, and a late map of it is
-   * done again or reported as late as any other).
+   * is loaded. A warm-up that fails is said and the runs go on (the first run then loads the classes, and
+   * a late map of it is done again or reported as late as any other).
    */
   private static void warmUp(Configuration base, Path scratch) {
     long t0 = System.currentTimeMillis();
