@@ -299,3 +299,20 @@ def test_only_fsbench_s_own_helper_jvms_start_brief(scenario):
     ctx = BuildContext(target_kind="hdfs", address="url", target_settings=session.tool_settings("local"), run_id="r1")
     measured = get_tool("nnbench").build(_Case("hdfs__nn__maps=1__r1", {"maps": 1}), "/bench", ctx).argv
     assert not set(brief) & set(measured)
+
+
+def test_nnbench_estimate_counts_the_start_barriers():
+    """Most of a small NNBench case is its maps waiting at each run's start barrier, so the plan's estimate
+    counts them (barrier_ms + 20 ms a map, first_barrier_ms once) and lands within what seed 002's cases took
+    here (docs/benchmarks.md, session 21: 10-14 s and 14-19 s at smoke scale, 6.4-10.3 s and 14.4-22.2 s at
+    quick scale)."""
+    est = get_tool("nnbench").estimate_seconds
+    quick = {"files_per_map": 2, "barrier_ms": 750, "operations": ["create_write", "open_read", "rename"]}
+    for options, low, high in (({"maps": 1, "files_per_map": 2}, 10, 14.5), ({"maps": 20, "files_per_map": 2}, 14, 19),
+                               ({**quick, "maps": 20}, 6.4, 10.3), ({**quick, "maps": 100}, 14.4, 22.2)):
+        assert low <= est(options, None, {}) <= high, options
+    base = {"maps": 20, "files_per_map": 2}
+    more = est({**base, "barrier_ms": 2500}, None, {}) - est(base, None, {})
+    assert more == pytest.approx(5.0)  # five runs, 1 s more each
+    first = est({**base, "first_barrier_ms": 6000}, None, {}) - est(base, None, {})
+    assert first == pytest.approx(6.0 - 1.9)  # the first run's barrier only

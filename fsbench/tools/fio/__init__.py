@@ -250,8 +250,6 @@ class FioAdapter:
         return ["fio", "--version"]
 
 
-
-
 PLUGIN: ToolAdapter = FioAdapter()
 
 __all__ = ["JOBFILE", "OUTPUT", "PLUGIN", "FioAdapter", "parse_any"]

@@ -58,8 +58,11 @@ BARRIER_BINARY = "metabench"
 
 HEAP_RULE = re.compile(r"^[1-9][0-9]*[kmgKMG]$")
 BYTES_PER_CHECKSUM = 512
-#: rough figures for plans: a JVM's start, one NNBench run's overhead, file operations per second
-JVM_START_S, RUN_OVERHEAD_S, OPS_PER_S = 4.0, 4.0, 150.0
+#: rough figures for plans, from seed 002's runs here (docs/benchmarks.md, session 21): a JVM's start with the
+#: runner's warm-up job, one NNBench run's own time beside its start barrier, file operations per second
+JVM_START_S, RUN_OVERHEAD_S, OPS_PER_S = 3.0, 0.7, 150.0
+#: the runner's start barrier grows by this much per map (NNBenchRuns.PER_MAP_MS)
+BARRIER_PER_MAP_MS = 20
 
 
 def sequence(measured: list[str]) -> list[str]:
@@ -139,11 +142,15 @@ class NNBenchAdapter:
 
     def estimate_seconds(self, options: dict, job_file_text: str | None, jobs: dict,
                          job_file: str | None = None) -> float:
-        """A JVM's start, then per run its overhead and its file operations."""
+        """A JVM's start, then per run its start barrier (most of a small run), its overhead and its file
+        operations. Across hosts each host's barrier counts its own share of the maps: this is the most."""
         ops = options.get("operations", list(OPERATIONS))
         runs = sequence(ops if isinstance(ops, list) else [ops])
-        files = int(options.get("maps", 1)) * int(options.get("files_per_map", 10))
-        return round(JVM_START_S + len(runs) * (RUN_OVERHEAD_S + files / OPS_PER_S), 1)
+        maps = int(options.get("maps", 1))
+        files = maps * int(options.get("files_per_map", 10))
+        barrier = (int(options.get("barrier_ms", 1500)) + BARRIER_PER_MAP_MS * maps) / 1000
+        first = int(options["first_barrier_ms"]) / 1000 if "first_barrier_ms" in options else barrier
+        return round(JVM_START_S + first - barrier + len(runs) * (barrier + RUN_OVERHEAD_S + files / OPS_PER_S), 1)
 
     def build(self, case, test_dir: str, ctx: BuildContext | None = None) -> Invocation:
         """fsbench.NNBenchRuns: the target's client configuration in core-site.xml, local MapReduce in
