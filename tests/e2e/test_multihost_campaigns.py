@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from fsbench import hadoop
+from fsbench.tools.nnbench.parse import runner_lines
 from tests.conftest import require, run_cli
 from tests.mhlab import LabWatcher, MultiHostLab, lab_inventory, run_on_lab, start_multihost
 from tests.paths import REPO
@@ -330,6 +331,10 @@ def test_hdfs_s3_juicefs_spreads_nnbench_maps_over_the_clients_at_one_barrier(hd
             assert f"/{case}/{host} -maps {maps} " in command and " -barrier 127.0.28.2:" in command, command
             assert (raw / host / "exit_status").read_text() == "0\n"
             assert "RAW DATA: # of exceptions: 0" in (raw / host / "NNBench_results.log").read_text()
+        # every host set the same start time for each run: its barrier sized for the largest share (2 maps),
+        # not for its own (client2 and client3 have 1, which gave them a start 20 ms earlier)
+        barriers = {h: [r["barrier_ms"] for r in runner_lines((raw / h / "stdout").read_text())] for h in NNBENCH_SHARE}
+        assert len({tuple(b) for b in barriers.values()}) == 1 and len(barriers["client1"]) == 5, barriers
         # one barrier, on client1, for the three: one round per NNBench run (5)
         server = (raw / "client1" / "server.out").read_text()
         assert "3 parties joined" in server and "5 rounds, every party left" in server, server

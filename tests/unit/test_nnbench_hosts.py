@@ -63,6 +63,8 @@ def test_each_host_has_its_own_base_folder_and_waits_at_one_barrier() -> None:
         assert _value(argv, "-barrier") == "10.0.0.11:4242"
     # `maps` is the whole load's concurrency, spread over the hosts
     assert {h: int(_value(a, "-maps")) for h, a in inv.per_host.items()} == {"c1": 3, "c2": 2, "c3": 2}
+    # and every host sizes its start barrier for the largest share, so that all set the same start time
+    assert {_value(a, "-barrierMaps") for a in inv.per_host.values()} == {"3"}
     # every host's runner reads the same configuration (enough parallel maps for the largest share)
     assert "<name>mapreduce.local.map.tasks.maximum</name><value>3</value>" in inv.files["mapred-site.xml"]
     shown = "\n".join(_invocation("run", inv))
@@ -73,7 +75,7 @@ def test_one_host_runs_as_before_without_a_barrier() -> None:
     case = _Case("hdfs__nn__maps=2__r1", {"maps": 2})
     for ctx in (_ctx("10.0.0.11"), BuildContext(target_settings=_Hdfs(), run_id="r1")):
         inv = PLUGIN.build(case, "/bench", ctx)
-        assert not inv.per_host and not inv.servers and "-barrier" not in inv.argv
+        assert not inv.per_host and not inv.servers and "-barrier" not in inv.argv and "-barrierMaps" not in inv.argv
         assert _value(inv.argv, "-baseDir") == "hdfs://127.0.0.1:8020/bench/fsbench-r1/hdfs__nn__maps=2__r1"
     ipv6 = PLUGIN.build(case, "/bench", _ctx("fd00::1", "fd00::2"))
     assert ipv6.servers["c1"][3] == "[fd00::1]:4242" and _value(ipv6.per_host["c2"], "-barrier") == "[fd00::1]:4242"

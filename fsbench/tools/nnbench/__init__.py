@@ -186,16 +186,19 @@ class NNBenchAdapter:
             inv.wait_ports.append((info.address, ctx.port))
         for name, own in spread.items():
             inv.per_host[name] = self.argv({**o, "maps": own}, f"{base}/{name}", fs.jars,
-                                           barrier=where if len(spread) > 1 else "")
+                                           barrier=where if len(spread) > 1 else "", barrier_maps=maps)
         return inv
 
-    def argv(self, options: dict, base: str, jars: str = "", barrier: str = "") -> list[str]:
-        """The runner's command line for one host: its NNBench runs on the base folder `base`."""
+    def argv(self, options: dict, base: str, jars: str = "", barrier: str = "", barrier_maps: int = 0) -> list[str]:
+        """The runner's command line for one host: its NNBench runs on the base folder `base`. Across hosts
+        (`barrier`) every host sizes its start barrier for `barrier_maps` (the largest share), so that all of
+        them set the same start time."""
         o = options
         maps, files = int(o.get("maps", 1)), int(o.get("files_per_map", 10))
         ops = o.get("operations", list(OPERATIONS))
         args = ["-runs", ",".join(sequence(ops if isinstance(ops, list) else [ops])),
-                "-barrierMs", str(int(o.get("barrier_ms", 1500))), *(["-barrier", barrier] if barrier else []),
+                "-barrierMs", str(int(o.get("barrier_ms", 1500))),
+                *(["-barrier", barrier, "-barrierMaps", str(barrier_maps or maps)] if barrier else []),
                 *(["-firstBarrierMs", str(int(o["first_barrier_ms"]))] if "first_barrier_ms" in o else []),
                 "-cleanup", "-baseDir", base, "-maps", str(maps), "-reduces", "1", "-numberOfFiles", str(files),
                 "-bytesToWrite", str(int(o.get("bytes_to_write", 0))),

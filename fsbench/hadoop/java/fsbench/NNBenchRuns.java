@@ -57,14 +57,15 @@ import org.apache.log4j.spi.LoggingEvent;
  * <p>Across hosts ({@code -barrier HOST:PORT}, a {@code metabench barrier} server that every host's
  * runner joins), each run waits there after its control files exist and before its start time is set,
  * so that every host starts each operation together and none renames while another still reads. The
- * start time is then the same on every host: now + -barrierMs (plus 20 ms per map; -firstBarrierMs for
- * the first run when given), without the adaptive part (it is each host's own) and without doing a late
+ * start time is then the same on every host: now + -barrierMs plus 20 ms per map of -barrierMaps (the
+ * largest host's share: each host's own count of maps would give hosts with fewer maps an earlier start;
+ * -firstBarrierMs for the first run when given), without the adaptive part (it is each host's own) and without doing a late
  * run again (another host would not know): late maps are reported instead. Every run, a failed one too,
  * waits there exactly once, so the hosts stay in step.
  *
  * <pre>
  * NNBenchRuns [-D key=value ...] -runs create_write,open_read,rename,create_write:setup,delete
- *             [-barrierMs 1500] [-firstBarrierMs MS] [-barrier HOST:PORT] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
+ *             [-barrierMs 1500] [-firstBarrierMs MS] [-barrier HOST:PORT [-barrierMaps N]] [-cleanup] NNBENCH_OPTIONS (-baseDir URL -maps N -numberOfFiles F ...)
  * </pre>
  *
  * For the warm-up one line goes to standard output, {@code fsbench-nnbench warmup ms=T exit=E} (E 1: it
@@ -198,6 +199,7 @@ public final class NNBenchRuns {
     String[] runs = null;
     long barrierMs = 1500;
     long firstBarrierMs = -1;  // -1: as a later run's
+    long barrierMaps = -1;  // -1: this host's own -maps
     String across = null;
     boolean cleanup = false;
     String baseDir = null;
@@ -210,6 +212,8 @@ public final class NNBenchRuns {
         barrierMs = Long.parseLong(rest[++i]);
       } else if (a.equals("-firstBarrierMs") && i + 1 < rest.length) {
         firstBarrierMs = Long.parseLong(rest[++i]);
+      } else if (a.equals("-barrierMaps") && i + 1 < rest.length) {
+        barrierMaps = Long.parseLong(rest[++i]);
       } else if (a.equals("-barrier") && i + 1 < rest.length) {
         across = rest[++i];
       } else if (a.equals("-cleanup")) {
@@ -262,7 +266,8 @@ public final class NNBenchRuns {
         String[] spec = runs[n].split(":", 2);
         String role = spec.length > 1 && spec[1].equals("setup") ? "setup" : "measured";
         // more maps take longer to start: each opens its control file on the file system under test
-        long fixed = n == 0 && firstBarrierMs >= 0 ? firstBarrierMs : barrierMs + PER_MAP_MS * maps;
+        long fixed = n == 0 && firstBarrierMs >= 0 ? firstBarrierMs
+            : barrierMs + PER_MAP_MS * (barrierMaps >= 0 ? barrierMaps : maps);
         // across hosts every host must set the same start time: the adaptive part is this host's own
         long least = hosts != null ? fixed : Math.max(fixed, 3 * arrivalMs / 2);
         long[] took;
