@@ -48,8 +48,9 @@ OPTIONS = {
     "read_after_open": "open_read also reads each file (default false)",
     "barrier_ms": "the least time between the control files' creation and the maps' start (default 1500)",
     "first_barrier_ms": "the same for the first run (default: as barrier_ms; an untimed job on the local file "
-                        "system loads MapReduce's classes before it); maps that miss a barrier make the run be "
-                        "done again with twice as long a one",
+                        "system loads MapReduce's classes before it, and the first barrier is at least as long as "
+                        "that job took); maps that miss a barrier make the run be done again with twice as long "
+                        "a one",
     "heap": "the JVM's heap, e.g. 1g (default: 1g, 2g above 50 maps)",
 }
 #: the barrier server across hosts (metabench's: one byte each way per round), on the case's first host; a

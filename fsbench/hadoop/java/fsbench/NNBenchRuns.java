@@ -46,8 +46,9 @@ import org.apache.log4j.spi.LoggingEvent;
  * (plus 20 ms per map) and 1.5 x the time the maps of the previous run took to reach the barrier.
  * MapReduce's classes are loaded before the first run, by a job of one map on a folder of the local
  * file system (nothing reaches the file system under test, nothing goes to NNBench_results.log): the
- * first run's maps then arrive as a later run's do, and it gets the same barrier (-firstBarrierMs sets
- * another; its maps' arrival does not size the second's). How many maps waited at the barrier is counted
+ * first run's maps then arrive about as a later run's do, and it gets the same barrier, or the warm-up's
+ * own time when that was longer: on a loaded host both loadings take seconds (-firstBarrierMs sets another
+ * least; the first run's arrival does not size the second's). How many maps waited at the barrier is counted
  * from NNBench's own log line; a map that did not wait started late. A measured run with late maps is
  * done again with a longer barrier, so that every map of the measurement runs together: create_write
  * and open_read as they are (create_write starts from scratch, open_read changes nothing), rename and
@@ -80,6 +81,8 @@ public final class NNBenchRuns {
   private static final String BARRIER_LINE = "Waiting in barrier for";
   private static final int CONTROL_WRITERS = 16;
   private static final long PER_MAP_MS = 20;
+  /** The first run's least barrier when the warm-up failed, so that its maps load all of MapReduce themselves. */
+  private static final long FIRST_BARRIER_COLD_MS = 6000;
   private static final int MAX_REDOS = 2;
   /** Operations that use up the files create_write made: done again, they need them made again first. */
   private static final List<String> NEEDS_FILES_AGAIN = Arrays.asList("rename", "delete");
@@ -261,7 +264,9 @@ public final class NNBenchRuns {
       if (across != null) {
         hosts = new HostBarrier(across);
       }
-      warmUp(conf, scratch);
+      // how long loading MapReduce took here and now: the first run's maps still load the file system's
+      // own code for their operations, which takes about as long on a loaded host
+      long warmMs = warmUp(conf, scratch);
       for (int n = 0; n < runs.length; n++) {
         String[] spec = runs[n].split(":", 2);
         String role = spec.length > 1 && spec[1].equals("setup") ? "setup" : "measured";
@@ -269,7 +274,7 @@ public final class NNBenchRuns {
         long fixed = n == 0 && firstBarrierMs >= 0 ? firstBarrierMs
             : barrierMs + PER_MAP_MS * (barrierMaps >= 0 ? barrierMaps : maps);
         // across hosts every host must set the same start time: the adaptive part is this host's own
-        long least = hosts != null ? fixed : Math.max(fixed, 3 * arrivalMs / 2);
+        long least = hosts != null ? fixed : Math.max(fixed, n == 0 ? warmMs : 3 * arrivalMs / 2);
         long[] took;
         int redone = 0;
         while (true) {
@@ -332,10 +337,11 @@ public final class NNBenchRuns {
    * without its analysis (1.0 to 1.6 s here). In a new JVM the first job's maps took 1 s to reach the
    * barrier here (2 to 4 s under load) where a later job's take 0.3 s, so the first run needed a barrier of
    * its own, 6 s long. Its one map reaches the start time (now) late and does no operation: the job is what
-   * is loaded. A warm-up that fails is said and the runs go on (the first run then loads the classes, and
-   * a late map of it is done again or reported as late as any other).
+   * is loaded. A warm-up that fails is said and the runs go on (the first run then loads the classes, with
+   * a barrier of at least 6 s, as before the warm-up). Returns the warm-up's time (ms), or those 6 s when it
+   * failed: the least barrier of the first run on its own host.
    */
-  private static void warmUp(Configuration base, Path scratch) {
+  private static long warmUp(Configuration base, Path scratch) {
     long t0 = System.currentTimeMillis();
     int exit = 0;
     try {
@@ -357,8 +363,10 @@ public final class NNBenchRuns {
           + cause);
       exit = 1;
     }
-    System.out.println("fsbench-nnbench warmup ms=" + (System.currentTimeMillis() - t0) + " exit=" + exit);
+    long took = System.currentTimeMillis() - t0;
+    System.out.println("fsbench-nnbench warmup ms=" + took + " exit=" + exit);
     System.out.flush();
+    return exit == 0 ? took : FIRST_BARRIER_COLD_MS;
   }
 
   /** One NNBench run; {exit status, ms from the job's submission to the last map at the barrier}. */
