@@ -13,8 +13,13 @@ from fsbench.transport.local import LocalTransport
 
 
 def _start(run_id: str, case_id: str, script: str) -> subprocess.Popen:
+    """A marked shell running `script`, returned once it has said `ready` (its traps are set by then: a TERM
+    that came before a `trap '' TERM` ran would end it, and the test would flake under load)."""
     env = {**os.environ, MARKER: run_id, CASE_MARKER: case_id}
-    proc = subprocess.Popen(["sh", "-c", script], env=env, start_new_session=True)
+    proc = subprocess.Popen(["sh", "-c", script], env=env, start_new_session=True, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"ready\n"
+    proc.stdout.close()
     for _ in range(100):  # until its environment can be read
         if proc.pid in marked_pids(run_id, case_id):
             break
@@ -24,7 +29,7 @@ def _start(run_id: str, case_id: str, script: str) -> subprocess.Popen:
 
 def test_a_stray_that_ignores_term_is_killed_and_named():
     run_id = f"kill-{os.getpid()}-{time.monotonic_ns()}"
-    proc = _start(run_id, "c1", "trap '' TERM; while :; do sleep 0.05; done")
+    proc = _start(run_id, "c1", "trap '' TERM; echo ready; while :; do sleep 0.05; done")
     found = stop_case_processes(LocalTransport("local"), run_id, "c1")
     assert f"{proc.pid} sh" in found  # and its sleep of the moment
     assert proc.wait(timeout=5) == -signal.SIGKILL
@@ -66,8 +71,8 @@ def test_the_remote_clean_up_stops_the_case_s_strays_then_removes_its_folder(tmp
     folder = tmp_path / "case"
     (folder / "sub").mkdir(parents=True)
     (folder / "sub" / "data").write_text("x")
-    stray = _start(run_id, "c1", "trap '' TERM; while :; do sleep 0.05; done")
-    other = _start(run_id, "c2", "while :; do sleep 0.05; done")
+    stray = _start(run_id, "c1", "trap '' TERM; echo ready; while :; do sleep 0.05; done")
+    other = _start(run_id, "c2", "echo ready; while :; do sleep 0.05; done")
     try:
         r = subprocess.run(run_processes.remote_case_cleanup_argv(run_id, "c1", str(folder)), capture_output=True,
                            text=True, timeout=30)
