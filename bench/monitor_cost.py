@@ -59,9 +59,11 @@ def once(seconds: float, interval: float, extra_procs: int) -> dict:
                                  max_s=seconds + 120)
             assert mon.start(), "the sampler wrote no sample"
             pid = int(re.search(r"pid=(\d+)", raw.read_text()).group(1))
-            t0, ticks0 = time.monotonic(), group_ticks(pid)
+            # the sampler's process group: its shell, the awk that passes its samples on, what they start
+            pgid = os.getpgid(pid)
+            t0, ticks0 = time.monotonic(), group_ticks(pgid)
             time.sleep(seconds)
-            t1, ticks1 = time.monotonic(), group_ticks(pid)
+            t1, ticks1 = time.monotonic(), group_ticks(pgid)
             procs = sum(1 for e in os.listdir("/proc") if e.isdigit())
             result = mon.stop(final_sample=False)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -1,4 +1,5 @@
-"""The /proc sampler: a POSIX sh loop that needs nothing on the host but sh, cat, sleep, tr, grep and /proc.
+"""The /proc sampler: a POSIX sh loop that needs nothing on the host but sh, cat, sleep, tr, grep and /proc
+(and awk, where there is one, to pass each sample on in one piece: WHOLE_SAMPLES).
 
 It runs through any Transport (local now, SSH later) and prints one block per sample:
 
@@ -200,6 +201,34 @@ done
 """.replace("DOUBLE_EVERY", str(DOUBLE_EVERY))
 
 
+#: The sampler behind a pipe to awk, which passes each sample on as one write: the sampler writes a sample in
+#: pieces (a printf, a `cat` write per /proc file, a printf), and on a host where sshd wakes for each piece
+#: each went out as an SSH packet of its own, read by the controller one wake-up at a time (about six a
+#: sample; the controller's CPU per sample, not per byte). Arguments: the shell, the sampler's script, then
+#: the sampler's own arguments. awk ignores TERM (the transport signals the whole group) and ends when the
+#: sampler, which takes its last sample on TERM, closes the pipe; the sampler's exit status is passed on as
+#: awk's, through a line the sampler's shell adds (named by that shell's pid) and awk drops. Lines are
+#: gathered in pieces of a KiB and pieces into at most 64 KiB: each concatenation copies the growing string,
+#: so the copy per line stays bounded whatever a sample's size. Written for POSIX awk (gawk, mawk and
+#: busybox's). No awk on the host: the sampler streams as it writes.
+WHOLE_SAMPLES = r"""
+sh=$1 s=$2; shift 2
+command -v awk >/dev/null 2>&1 || exec "$sh" -c "$s" fsbench-monitor "$@"
+trap : HUP INT TERM
+{ trap : HUP INT TERM; "$sh" -c "$s" fsbench-monitor "$@"; echo "#fsbench-monitor-exit-$$ $?"; } | {
+  trap '' HUP INT TERM
+  exec awk -v m="#fsbench-monitor-exit-$$ " '
+    # the exit line, after a last line the sampler did not end (killed mid-sample): that part is kept
+    (i = index($0, m)) && substr($0, i + length(m)) ~ /^[0-9]+$/ {
+      st = substr($0, i + length(m)); l = l substr($0, 1, i - 1); next }
+    { l = l $0 "\n" }
+    length(l) >= 1024 { b = b l; l = ""; if (length(b) >= 65536) { printf "%s", b; b = "" } }
+    /^\. [0-9]+$/ { printf "%s%s", b, l; fflush(); b = ""; l = "" }
+    END { printf "%s%s", b, l; exit st }'
+}
+"""
+
+
 @dataclass(frozen=True)
 class Client:
     """A target's client process: its /proc/PID/comm name and the words its command line holds."""
@@ -234,7 +263,7 @@ def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (),
     scan = str(max(1, round(scan_pids_per_s * interval_s)))
     every_ms = max(1, round(interval_s * 1000))
     first_ms = min(every_ms, max(1, round(first_interval_s * 1000)))
-    return [shell, "-c", SCRIPT, MAGIC, str(every_ms), str(math.ceil(max_s)), scan,
+    return [shell, "-c", WHOLE_SAMPLES, MAGIC, shell, SCRIPT, str(every_ms), str(math.ceil(max_s)), scan,
             client.name if client else "", US.join(client.words) if client else "", str(first_ms), listed,
             *processes]
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fsbench.core.errors import ParseError
 from fsbench.monitor.parse import PEAK_WINDOW_S, analyse, delta, parse_result, peak_rate
 from fsbench.monitor.samples import read_raw
-from fsbench.monitor.script import US, Client, sampler_argv
+from fsbench.monitor.script import SCRIPT, US, Client, sampler_argv
 from tests.unit.test_monitor_samples_speedup import read_raw_as_before  # noqa: F401 (a fixture)
 
 # every input these tests give read_raw is also read by the reader it replaced, and must read the same
@@ -482,15 +482,17 @@ def test_rows_follow_the_tidy_contract():
 
 def test_sampler_script_is_valid_sh_and_arguments_stay_arguments(tmp_path):
     argv = sampler_argv(0.5, ["ossfs", "$(touch pwned) ;x", "*"], max_s=10.2)
-    assert argv[3:] == ["fsbench-monitor", "500", "11", "250", "", "", "100", "", "ossfs", "$(touch pwned) ;x", "*"]
+    assert argv[3:5] == ["fsbench-monitor", "/bin/sh"] and argv[5] == SCRIPT
+    assert argv[6:] == ["500", "11", "250", "", "", "100", "", "ossfs", "$(touch pwned) ;x", "*"]
     client = Client("$(touch pwned2)", ("/mnt/a b", "$(touch pwned3)"))
     argv = sampler_argv(0.5, ["ossfs"], max_s=10, client=client)
-    assert argv[7:] == ["$(touch pwned2)", "/mnt/a b\x1f$(touch pwned3)", "100", "", "ossfs"]
+    assert argv[9:] == ["$(touch pwned2)", "/mnt/a b\x1f$(touch pwned3)", "100", "", "ossfs"]
     out = subprocess.run(sampler_argv(0.2, [], max_s=0.1, client=client), cwd=tmp_path, capture_output=True,
                          text=True, timeout=30).stdout
     assert "#client $(touch pwned2)\x1f/mnt/a b\x1f$(touch pwned3)\n" in out and list(tmp_path.iterdir()) == []
     assert read_raw(out).client == client
     assert subprocess.run(["/bin/sh", "-n", "-c", argv[2]]).returncode == 0
+    assert subprocess.run(["/bin/sh", "-n", "-c", argv[5]]).returncode == 0
     out = subprocess.run(sampler_argv(0.2, ["$(touch pwned) ;x", "*"], max_s=0.1), cwd=tmp_path,
                          capture_output=True, text=True, timeout=30).stdout
     assert list(tmp_path.iterdir()) == [] and "#watch $(touch pwned) ;x\n#watch *\n" in out

@@ -64,7 +64,7 @@ def test_a_process_older_than_the_services_start_or_of_no_known_folder_is_not(ow
 
 
 def test_folders_are_absolute_paths_without_a_line_break():
-    assert sampler_argv(1, ["x"], folders=[(5, "/a/b/")])[10] == "5 /a/b\x1f"
+    assert sampler_argv(1, ["x"], folders=[(5, "/a/b/")])[12] == "5 /a/b\x1f"
     for bad in [(5, "a/b"), (5, "/a\nb"), (5, "/a\x1fb"), (-1, "/a")]:
         with pytest.raises(ValueError):
             sampler_argv(1, ["x"], folders=[bad])

@@ -1,0 +1,80 @@
+"""The sampler behind awk: each sample reaches the reader as one piece, its exit status and its last sample kept."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from fsbench.monitor.samples import read_raw
+from fsbench.monitor.script import WHOLE_SAMPLES, sampler_argv
+
+
+def _read_as_it_comes(argv: list[str], seconds: float, env: dict[str, str] | None = None) -> tuple[bytes, int, int]:
+    """Read the sampler's output as sshd would, a read as soon as some is there; then TERM its group."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env=env)
+    assert proc.stdout is not None
+    fd, reads, data = proc.stdout.fileno(), 0, b""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if select.select([fd], [], [], 0.05)[0]:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            reads, data = reads + 1, data + chunk
+    os.killpg(proc.pid, signal.SIGTERM)
+    data += proc.stdout.read()
+    return data, reads, proc.wait(timeout=30)
+
+
+def test_each_sample_is_one_piece_and_a_term_still_gets_the_last_one():
+    data, reads, status = _read_as_it_comes(sampler_argv(0.1, ["sh", "python3"]), 1.5)
+    samples = read_raw(data.decode()).samples
+    assert len(samples) >= 5 and data.endswith(b". %d\n" % samples[-1].seq)
+    assert status == 0 and b"#fsbench-monitor-exit" not in data
+    # the sampler alone writes a sample in five pieces or more (a printf, a `cat` write per file, a printf)
+    assert reads <= 2 * len(samples) + 2, (reads, len(samples))
+
+
+def test_the_sampler_s_exit_status_is_passed_on_and_its_lines_kept_whole():
+    inner = 'echo "#fsbench-monitor 1"; i=0; while [ $i -lt 3 ]; do i=$((i + 1)); echo "@ 1.$i $i"; ' \
+            'seq 1 3000; echo ". $i"; done; printf "cut"; exit 3'
+    r = subprocess.run(["/bin/sh", "-c", WHOLE_SAMPLES, "fsbench-monitor", "/bin/sh", inner], capture_output=True,
+                       timeout=30)
+    plain = subprocess.run(["/bin/sh", "-c", inner], capture_output=True, timeout=30)
+    assert r.returncode == 3 and r.stdout == plain.stdout  # the cut last line too, as it was
+
+
+def test_without_awk_the_sampler_streams_as_it_writes(tmp_path: Path):
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("sh", "cat", "sleep", "tr", "grep", "ls"):
+        (tools / tool).symlink_to(shutil.which(tool) or tool)
+    env = {**os.environ, "PATH": str(tools)}
+    data, reads, status = _read_as_it_comes(sampler_argv(0.1, ["sh"], shell="/bin/sh"), 1.5, env)
+    samples = read_raw(data.decode()).samples
+    assert status == 0 and len(samples) >= 5
+    assert reads > 2 * len(samples)  # the pieces as the sampler wrote them: nothing gathered them
+
+
+def test_a_term_to_the_group_waits_for_the_sampler_s_last_sample_and_its_status():
+    """Every shell of the pipe waits for the sampler on TERM: its trap's last sample and exit status come
+    through, and it is reaped by its own parent (not left to init, its CPU uncounted)."""
+    inner = ('trap \'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; echo ". 2"; exit 5\' TERM; '
+             'echo "@ 1 1"; echo ". 1"; while :; do sleep 0.05; done')
+    proc = subprocess.Popen(["/bin/sh", "-c", WHOLE_SAMPLES, "fsbench-monitor", "/bin/sh", inner],
+                            stdout=subprocess.PIPE, start_new_session=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"@ 1 1\n"
+    os.killpg(proc.pid, signal.SIGTERM)
+    out = proc.stdout.read()
+    assert proc.wait(timeout=30) == 5 and out == b". 1\n. 2\n"
+    with pytest.raises(ProcessLookupError):  # nothing of the group outlived the pipe's first shell
+        os.killpg(proc.pid, 0)
