@@ -209,8 +209,8 @@ done
 #: sampler, which takes its last sample on TERM, closes the pipe; the sampler's exit status is passed on as
 #: awk's, through a line the sampler's shell adds (named by that shell's pid) and awk drops. Lines are
 #: gathered in pieces of a KiB and pieces into at most 64 KiB: each concatenation copies the growing string,
-#: so the copy per line stays bounded whatever a sample's size. Written for POSIX awk (gawk, mawk and
-#: busybox's). No awk on the host: the sampler streams as it writes.
+#: so the copy per line stays bounded whatever a sample's size. POSIX awk only (tested with gawk and
+#: mawk). No awk on the host: the sampler streams as it writes.
 WHOLE_SAMPLES = r"""
 sh=$1 s=$2; shift 2
 command -v awk >/dev/null 2>&1 || exec "$sh" -c "$s" fsbench-monitor "$@"

@@ -92,8 +92,8 @@ class MonitorSession:
 
         The file stays open and is read only when it grew. Looked at every 2 ms while the case's start waits
         for its first 0.1 s, then every 5 ms, and every 10 ms past half a second: on 32 hosts the first
-        samples take a second or more to come, and 32 threads each opening and reading the file 500 times a
-        second cost the controller half a second of CPU a case."""
+        samples take a second or more to come, and each of 32 threads opened and read its file 500 times a
+        second until then."""
         start = time.monotonic()
         deadline = start + limit_s
         with open(self.raw_path, "rb") as fh:
