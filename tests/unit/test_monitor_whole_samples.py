@@ -58,10 +58,10 @@ def test_without_awk_the_sampler_streams_as_it_writes(tmp_path: Path):
     for tool in ("sh", "cat", "sleep", "tr", "grep", "ls"):
         (tools / tool).symlink_to(shutil.which(tool) or tool)
     env = {**os.environ, "PATH": str(tools)}
-    data, reads, status = _read_as_it_comes(sampler_argv(0.1, ["sh"], shell="/bin/sh"), 1.5, env)
-    samples = read_raw(data.decode()).samples
-    assert status == 0 and len(samples) >= 5
-    assert reads > 2 * len(samples)  # the pieces as the sampler wrote them: nothing gathered them
+    data, _, status = _read_as_it_comes(sampler_argv(0.1, ["sh"], shell="/bin/sh"), 1.5, env)
+    # the pipe to awk would have failed (`awk: not found`) and passed on nothing; how many pieces come is not
+    # asserted: on a loaded machine the sampler's pieces can meet in the pipe before a read
+    assert status == 0 and len(read_raw(data.decode()).samples) >= 5
 
 
 def test_a_term_to_the_group_waits_for_the_sampler_s_last_sample_and_its_status():
