@@ -3,7 +3,10 @@
 Target (issue "resource monitoring"): under 1 % of one core at a 1 s interval. The sampler runs
 through the real local transport for ~20 s; its CPU time is read from /proc/<pid>/stat of its
 process group (utime + stime of every member, plus cutime + cstime: the `cat` and `sleep` it has
-reaped), and cross-checked with getrusage(RUSAGE_CHILDREN) once it has ended.
+reaped; the members are the sampler's shell, the awk that passes its samples on and the pipe's two shells),
+and cross-checked with getrusage(RUSAGE_CHILDREN) once it has ended. The window starts after the baseline
+sample, so it holds the dense start (samples every 0.1 s at first, doubling every 10): over the default
+20 s most of it; `--seconds 60` comes nearer to a long case's cost.
 
     python bench/monitor_cost.py [--seconds 20] [--interval 1] [--extra-procs 0,500]
 """
