@@ -108,7 +108,7 @@ def _server_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
     metabench on the first host) are there: a tool's version probe covers only the tool itself."""
     from fsbench.run.plan_show import plan_context  # the plan's commands, as plan --show and placement.csv build them
 
-    probed: set[tuple[str, str]] = set()
+    wanted: dict[tuple[str, str], tuple[Case, list[str]]] = {}  # (host, program): the first case that starts it
     for case in cases:
         if len(case.hosts) < 2:
             continue
@@ -119,14 +119,22 @@ def _server_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport],
             continue
         for host, argv in servers.items():
             program = next((w for w in argv if w != "env" and "=" not in w), "")
-            t = alive.get(host)
-            if not program or t is None or (host, program) in probed:
-                continue
-            probed.add((host, program))
-            if not t.run(["/bin/sh", "-c", f"command -v {shlex.quote(program)}"], timeout=30).ok:
-                pf.failures.append((host, f"{program} installed", f"{case.tool} across {', '.join(case.hosts)} "
-                                    f"starts `{shlex.join(argv)}` here ({case.workload}): {program} is not "
-                                    "installed; `fsbench deploy SCENARIO` puts it there"))
+            if program and host in alive:
+                wanted.setdefault((host, program), (case, argv))
+
+    def installed(key: tuple[str, str]) -> bool:
+        host, program = key
+        return alive[host].run(["/bin/sh", "-c", f"command -v {shlex.quote(program)}"], timeout=30).ok
+
+    # every host asked at once (one after the other, 1,000 hosts would wait 1,000 round trips); the failures in
+    # the order the cases name them
+    keys = list(wanted)
+    for (host, program), ok in zip(keys, each(keys, installed)):
+        if not ok:
+            case, argv = wanted[(host, program)]
+            pf.failures.append((host, f"{program} installed", f"{case.tool} across {', '.join(case.hosts)} "
+                                f"starts `{shlex.join(argv)}` here ({case.workload}): {program} is not "
+                                "installed; `fsbench deploy SCENARIO` puts it there"))
 
 
 def _target_checks(sc: Scenario, cases: list[Case], alive: dict[str, Transport], pf: Preflight) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from fsbench.run.preflight import Preflight, _tool_checks
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
@@ -97,3 +99,39 @@ def test_the_local_host_reads_an_unreadable_path_as_no_directory(tmp_path):
 
     # pathlib passes ENAMETOOLONG on, as it does ENOTCONN (a dead FUSE mount): `test -d` says no to both
     assert LocalTransport("local").is_dir(str(tmp_path / ("x" * 300))) is False
+
+
+# -- the programs a case across hosts starts on them -----------------------------------------------------------
+
+ACROSS = """\
+name: across
+hosts: {%s}
+targets: {t: {path: /srv/bench/t, hosts: [%s]}}
+workloads: {w: {tool: fio, options: {rw: write, size: 1m}}}
+"""
+
+
+def test_the_servers_programs_are_looked_for_on_every_host_at_once_and_each_missing_one_named():
+    """fio across 12 hosts starts `fio --server` on each: preflight asks all 12 at once (1,000 hosts asked one
+    after the other would wait 1,000 round trips), and names each host that lacks it, in the hosts' order."""
+    from fsbench.run.preflight import _server_checks
+    from fsbench.transport.fake import fake_hosts
+
+    names = [f"c{i}" for i in range(1, 13)]
+    sc = load_scenario_text(ACROSS % (", ".join(f"{n}: {{transport: local}}" for n in names), ", ".join(names)),
+                            "across.yaml")
+    hosts = fake_hosts(*names)
+    asking = threading.Barrier(len(names), timeout=10)  # passes only when all 12 are asked together
+
+    def wait_for_all(call):
+        asking.wait()
+        return None
+
+    for n in names:
+        hosts[n].on(["/bin/sh", "-c", "command -v fio"], exit_status=1 if n in ("c4", "c11") else 0,
+                    then=wait_for_all)
+    pf = Preflight()
+    _server_checks(sc, plan_cases(sc), dict(hosts), pf)
+    assert [(h, c) for h, c, _ in pf.failures] == [("c4", "fio installed"), ("c11", "fio installed")]
+    assert "fio --server" in pf.failures[0][2] and "fsbench deploy" in pf.failures[0][2]
+    assert all(len(hosts[n].commands(["/bin/sh"])) == 1 for n in names)  # one question a host, not one a case
