@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import socket
 import threading
 import time
@@ -9,10 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult
 
 PORT_WAIT_S = 20.0
+#: the first pause between looks at a port that does not listen yet, doubled up to the last
+POLL_FIRST_S, POLL_MAX_S = 0.005, 0.1
 
 
 class Background:
@@ -44,21 +48,29 @@ class Background:
             self.threads[host] = t
 
     def wait_ports(self, ports: list[tuple[str, int]]) -> str | None:
-        """None when every (address, port) accepts a connection, else why not."""
+        """None when every (address, port) accepts a connection, else why not (the first port's reason, in the
+        ports' order). Every port is waited for at once: one after the other, each host's round trips and
+        retries added up (a 1,000-client fio case waited for its servers in turn)."""
         deadline = time.monotonic() + PORT_WAIT_S
-        for address, port in ports:
-            while True:
-                try:
-                    with socket.create_connection((address, port), timeout=2):
-                        break
-                except OSError as exc:
-                    dead = [h for h, t in self.threads.items() if not t.is_alive()]
-                    if dead or time.monotonic() > deadline:
-                        why = "; ".join(self.results[h].describe() for h in dead if h in self.results)
-                        said = f": {why}" if why else ""
-                        return f"no server listening on {address}:{port} ({exc.strerror or exc}){said}"
-                    time.sleep(0.1)
-        return None
+        why = each(ports, functools.partial(self._wait_port, deadline=deadline))
+        return next((w for w in why if w), None)
+
+    def _wait_port(self, where: tuple[str, int], deadline: float) -> str | None:
+        """None once where accepts a connection; why not when its server (or any other) ended or time is up."""
+        address, port = where
+        pause = POLL_FIRST_S  # a server listens within milliseconds: the first looks come soon, then back off
+        while True:
+            try:
+                with socket.create_connection((address, port), timeout=2):
+                    return None
+            except OSError as exc:
+                dead = [h for h, t in self.threads.items() if not t.is_alive()]
+                if dead or time.monotonic() > deadline:
+                    why = "; ".join(self.results[h].describe() for h in dead if h in self.results)
+                    said = f": {why}" if why else ""
+                    return f"no server listening on {address}:{port} ({exc.strerror or exc}){said}"
+                time.sleep(pause)
+                pause = min(2 * pause, POLL_MAX_S)
 
     def stop(self) -> None:
         self.cancel.set()
