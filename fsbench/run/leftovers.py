@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import FsbenchError
 from fsbench.core.events import Event, Listener, ignore
 from fsbench.run.run_index import (
@@ -202,15 +203,19 @@ def _stop_processes(run_id: str, hosts: list[str], reach: Callable[[str], Transp
     killed = kill_marked(run_id)
     if killed:
         emit(Event("warning", message=f"run {run_id} had died: stopped its {len(killed)} processes on this machine"))
-    problems = []
-    for host in hosts:
+
+    def stop_on(host: str) -> str | None:
         tr = reach(host)
-        if tr is not None and tr is not local:
-            try:
-                tr.run(remote_kill_argv(run_id), timeout=60)
-            except FsbenchError as exc:
-                problems.append(f"{host}: cannot stop the processes of run {run_id}: {exc}")
-    return problems
+        if tr is None or tr is local:
+            return None
+        try:
+            tr.run(remote_kill_argv(run_id), timeout=60)
+        except FsbenchError as exc:
+            return f"{host}: cannot stop the processes of run {run_id}: {exc}"
+        return None
+
+    # every host at once (one after the other, a dead run's 1,000 hosts waited their round trips and grace in turn)
+    return [p for p in each(hosts, stop_on) if p]
 
 
 def _undo(action: Action, tr: Transport) -> tuple[str, list[str]]:

@@ -128,8 +128,10 @@ def _stop_local(run_id: str, case_id: str) -> list[str]:
 
 def remote_kill_argv(run_id: str) -> list[str]:
     """A shell command that kills a run's processes on a remote host (found by the marker)."""
-    script = ('for e in /proc/[0-9]*/environ; do p=${e#/proc/}; p=${p%/environ}; [ "$p" = $$ ] && continue; '
-              'tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$1" && kill -s KILL "$p" 2>/dev/null; done; true')
+    # one grep over every environment (a `tr` and a `grep` per process took seconds a host on a busy machine):
+    # -z reads NUL-separated entries, -x -F matches the whole entry as given, -l names the files
+    script = ('for e in $(grep -lsxzF -e "$1" /proc/[0-9]*/environ); do p=${e#/proc/}; p=${p%/environ}; '
+              '[ "$p" = $$ ] && continue; kill -s KILL "$p" 2>/dev/null; done; true')
     return ["/bin/sh", "-c", script, "fsbench-recover", f"{MARKER}={run_id}"]
 
 

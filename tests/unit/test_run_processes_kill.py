@@ -124,3 +124,22 @@ def test_a_root_folder_is_refused_with_a_warning_naming_the_host():
     (argv,) = hosts["client1"].commands()  # its strays are still stopped; nothing is removed
     assert argv[3] == "fsbench-case-stop" and not hosts["client1"].ops("remove_tree")
     assert [e.message for e in said] == ["refusing to remove '/' on client1"]
+
+
+def test_a_dead_run_s_processes_are_killed_on_a_host_and_no_other_run_s():
+    """remote_kill_argv (a dead run's processes, before its clean-ups), run by a shell here as on a host: the
+    run's marked process is killed, another run's and a process whose marker only starts the same are not."""
+    run_id = f"dead-{os.getpid()}-{time.monotonic_ns()}"
+    script = "echo ready; trap '' TERM; sleep 60"
+    ours = _start(run_id, "c1", script)
+    other = _start(f"{run_id}-other", "c1", script)  # the marker's value starts like ours: not ours
+    try:
+        done = subprocess.run(run_processes.remote_kill_argv(run_id), capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert ours.wait(timeout=10) == -signal.SIGKILL
+        assert other.poll() is None
+    finally:
+        for p in (ours, other):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
