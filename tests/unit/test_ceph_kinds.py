@@ -403,3 +403,54 @@ workloads:
     session.plan = replace(session.plan, client_files=("/etc/ceph/ceph.conf",))
     why = manager._ship_client_files("ceph", session)
     assert why and "/etc/ceph/ceph.conf are outside its folder" in why
+
+
+def test_the_client_conf_goes_to_every_client_host_at_once_and_the_first_failure_in_order_is_said(tmp_path):
+    """Eight clients get the conf together (each put waits until all eight are in flight: one after the other
+    they never would be); a client whose folder cannot be made is named, the first of them in the hosts' order."""
+    import threading
+
+    from fsbench.core.errors import FsbenchError
+    from fsbench.run.targets.manager import ServiceManager
+    from fsbench.run.targets.services import ServiceSession
+    from fsbench.transport.fake import fake_hosts
+
+    clients = [f"c{i}" for i in range(1, 9)]
+    sc = load_scenario_text(f"""\
+name: spread
+hosts:
+  ceph1: {{transport: local, groups: [ceph]}}
+{chr(10).join(f"  {c}: {{transport: local, groups: [clients]}}" for c in clients)}
+services:
+  ceph: {{kind: ceph-lab, hosts: [ceph]}}
+targets:
+  fs: {{kind: cephfs, path: /mnt/fs, hosts: [clients], services: [ceph], cephfs: {{conf: "${{services.ceph.conf}}"}}}}
+workloads:
+  w: {{tool: fio, options: {{rw: write, size: 1m}}}}
+""", "spread.yaml")
+    hosts = fake_hosts("ceph1", *clients)
+    together = threading.Barrier(len(clients), timeout=10)
+    for c in clients:
+        put = hosts[c].put_file
+
+        def waiting_put(local, remote, mode=None, _put=put):
+            together.wait()
+            return _put(local, remote, mode=mode)
+
+        hosts[c].put_file = waiting_put  # type: ignore[method-assign]
+    manager = ServiceManager(sc, hosts, "r1", "/var/tmp/fsbench/r1", tmp_path, lambda e: None, ["fs"])
+    session = ServiceSession(sc.services["ceph"], "ceph1", hosts["ceph1"], "r1", "/var/tmp/fsbench/r1",
+                             tmp_path / "ceph", lambda e: None)
+    conf = "/var/tmp/fsbench/r1/services/ceph/ceph.conf"
+    hosts["ceph1"].files[conf] = b"[global]\nmon host = 127.0.10.7\n"
+    assert manager._ship_client_files("ceph", session) is None
+    assert all(hosts[c].files[conf] == hosts["ceph1"].files[conf] for c in clients)
+
+    def refuse(path, *args, **kwargs):
+        raise FsbenchError("permission denied")
+
+    for c in ("c6", "c3"):
+        hosts[c].makedirs = refuse  # type: ignore[method-assign]
+    together = threading.Barrier(len(clients) - 2, timeout=10)  # the six others still get theirs together
+    why = manager._ship_client_files("ceph", session)
+    assert why is not None and why.startswith("service ceph: cannot copy its client files to c3: permission denied")

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import FsbenchError
 from fsbench.core.events import Listener
 from fsbench.core.shell import render
@@ -105,7 +106,8 @@ class ServiceManager:
                     return (f"service {name}: cannot read its client file {path} on {session.host} ({why}), "
                             f"which its clients on {', '.join(hosts)} need: see the service's start logs")
                 local.append((copy, path))
-            for host in hosts:
+
+            def copy_to(host: str) -> str | None:
                 tr = self.transports[host]
                 try:
                     for folder in dict.fromkeys([*folders, *(posixpath.dirname(p) for _, p in local)]):
@@ -113,9 +115,13 @@ class ServiceManager:
                     for copy, path in local:
                         tr.put_file(copy, path, mode=0o600)  # a keyring among them must not be readable by all
                 except FsbenchError as exc:
-                    return (f"service {name}: cannot copy its client files to {host}: {exc}; the targets using it "
-                            f"run there")
-        return None
+                    return (f"service {name}: cannot copy its client files to {host}: {exc}; the targets using "
+                            "it run there")
+                return None
+
+            # every client host at once (one after the other, each host's folders and files waited in turn); the
+            # first failure in the hosts' order
+            return next((why for why in each(hosts, copy_to) if why), None)
 
     def release(self, target: str) -> None:
         """Stop the services whose last target was this one."""
