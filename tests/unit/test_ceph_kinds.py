@@ -361,12 +361,23 @@ def test_cephfs_vs_rbd_lab_and_full():
     assert not [w for w in spread.warnings if "runs on client1 only" in w]  # an RBD image per client
 
 
+def _lab_conf(sc, hosts, tmp_path):
+    """The service manager of a ceph-lab on ceph1, its session there, and the conf it left (its client file)."""
+    from fsbench.run.targets.manager import ServiceManager
+    from fsbench.run.targets.services import ServiceSession
+
+    manager = ServiceManager(sc, hosts, "r1", "/var/tmp/fsbench/r1", tmp_path, lambda e: None, ["fs"])
+    session = ServiceSession(sc.services["ceph"], "ceph1", hosts["ceph1"], "r1", "/var/tmp/fsbench/r1",
+                             tmp_path / "ceph", lambda e: None)
+    conf = "/var/tmp/fsbench/r1/services/ceph/ceph.conf"
+    hosts["ceph1"].files[conf] = b"[global]\nmon host = 127.0.10.7\n"
+    return manager, session, conf
+
+
 def test_the_labs_client_conf_is_copied_to_the_other_hosts_of_its_targets(tmp_path):
     """The ceph-lab's conf (mon address, no cephx) is a file on its host: the service manager copies it, and
     makes the folders its [client] section writes into, at the same path on every other host of the targets
     that use the service; its own host and hosts of no such target get nothing."""
-    from fsbench.run.targets.manager import ServiceManager
-    from fsbench.run.targets.services import ServiceSession
     from fsbench.transport.fake import fake_hosts
 
     sc = load_scenario_text("""\
@@ -384,11 +395,7 @@ workloads:
   w: {tool: fio, options: {rw: write, size: 1m}}
 """, "spread.yaml")
     hosts = fake_hosts("ceph1", "c1", "c2", "other")
-    manager = ServiceManager(sc, hosts, "r1", "/var/tmp/fsbench/r1", tmp_path, lambda e: None, ["fs"])
-    session = ServiceSession(sc.services["ceph"], "ceph1", hosts["ceph1"], "r1", "/var/tmp/fsbench/r1",
-                             tmp_path / "ceph", lambda e: None)
-    conf = "/var/tmp/fsbench/r1/services/ceph/ceph.conf"
-    hosts["ceph1"].files[conf] = b"[global]\nmon host = 127.0.10.7\n"
+    manager, session, conf = _lab_conf(sc, hosts, tmp_path)
     assert manager._ship_client_files("ceph", session) is None
     for client in ("c1", "c2"):
         assert hosts[client].files[conf] == hosts["ceph1"].files[conf]
@@ -411,8 +418,6 @@ def test_the_client_conf_goes_to_every_client_host_at_once_and_the_first_failure
     import threading
 
     from fsbench.core.errors import FsbenchError
-    from fsbench.run.targets.manager import ServiceManager
-    from fsbench.run.targets.services import ServiceSession
     from fsbench.transport.fake import fake_hosts
 
     clients = [f"c{i}" for i in range(1, 9)]
@@ -438,11 +443,7 @@ workloads:
             return _put(local, remote, mode=mode)
 
         hosts[c].put_file = waiting_put  # type: ignore[method-assign]
-    manager = ServiceManager(sc, hosts, "r1", "/var/tmp/fsbench/r1", tmp_path, lambda e: None, ["fs"])
-    session = ServiceSession(sc.services["ceph"], "ceph1", hosts["ceph1"], "r1", "/var/tmp/fsbench/r1",
-                             tmp_path / "ceph", lambda e: None)
-    conf = "/var/tmp/fsbench/r1/services/ceph/ceph.conf"
-    hosts["ceph1"].files[conf] = b"[global]\nmon host = 127.0.10.7\n"
+    manager, session, conf = _lab_conf(sc, hosts, tmp_path)
     assert manager._ship_client_files("ceph", session) is None
     assert all(hosts[c].files[conf] == hosts["ceph1"].files[conf] for c in clients)
 
