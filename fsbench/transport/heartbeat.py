@@ -27,6 +27,9 @@ class Heartbeat:
         self.interval_s, self.timeout_s = interval_s, timeout_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"fsbench-heartbeat-{name}", daemon=True)
+        # one asker for the heartbeat's life: a thread per keepalive was 200 new threads a second at 1,000 hosts
+        self._ask, self._replied = threading.Event(), threading.Event()
+        self._asker = threading.Thread(target=self._ask_loop, name=f"fsbench-keepalive-{name}", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
@@ -34,8 +37,16 @@ class Heartbeat:
     def stop(self) -> None:
         """No more probes (the connection is being closed on purpose)."""
         self._stop.set()
+        self._ask.set()  # an idle asker wakes and leaves
 
     def _loop(self) -> None:
+        try:
+            self._probe_until_stopped()
+        finally:
+            self._stop.set()
+            self._ask.set()  # the asker leaves too (at once, or once a request it is in ends with the connection)
+
+    def _probe_until_stopped(self) -> None:
         while not self._stop.wait(self.interval_s):
             if not self.t.is_active():
                 return  # closed or dropped: the transport reconnects (or reports) on its next use
@@ -52,15 +63,24 @@ class Heartbeat:
 
     def answered(self) -> bool:
         """Whether the host replied to one keepalive within timeout_s."""
-        replied = threading.Event()
+        if not self._asker.is_alive():
+            if self._asker.ident is not None:  # it left: the connection ended under it
+                return False
+            self._asker.start()
+        self._replied.clear()
+        self._ask.set()
+        return self._replied.wait(self.timeout_s)
 
-        def ask() -> None:
+    def _ask_loop(self) -> None:
+        """Send a keepalive each time the loop asks, and say when its reply came (or the connection ended)."""
+        while True:
+            self._ask.wait()
+            self._ask.clear()
+            if self._stop.is_set():
+                return
             try:
                 # blocks until the reply, or until the connection is closed
                 self.t.global_request(KEEPALIVE, wait=True)
             except Exception:  # noqa: BLE001, S110 - a send that fails means a closed connection: not our call
                 pass
-            replied.set()
-
-        threading.Thread(target=ask, name="fsbench-keepalive", daemon=True).start()
-        return replied.wait(self.timeout_s)
+            self._replied.set()
