@@ -32,12 +32,14 @@ class Heartbeat:
         self._asker = threading.Thread(target=self._ask_loop, name=f"fsbench-keepalive-{name}", daemon=True)
 
     def start(self) -> None:
+        self._asker.start()
         self._thread.start()
 
     def stop(self) -> None:
         """No more probes (the connection is being closed on purpose)."""
         self._stop.set()
         self._ask.set()  # an idle asker wakes and leaves
+        self._replied.set()  # a loop waiting on a reply goes on to see the stop
 
     def _loop(self) -> None:
         try:
@@ -63,11 +65,9 @@ class Heartbeat:
 
     def answered(self) -> bool:
         """Whether the host replied to one keepalive within timeout_s."""
-        if not self._asker.is_alive():
-            if self._asker.ident is not None:  # it left: the connection ended under it
-                return False
-            self._asker.start()
         self._replied.clear()
+        if self._stop.is_set():  # stopped meanwhile: the asker has left, and no reply is wanted
+            return True
         self._ask.set()
         return self._replied.wait(self.timeout_s)
 

@@ -58,3 +58,24 @@ def test_a_frozen_host_is_declared_dead_once_and_its_connection_closed():
         t.join(5)
     assert dead == ["stopped answering (no reply to an SSH keepalive within 0.2 s)"]
     assert not link.active and link.requests == 1 and _threads("frozen") == []
+
+
+def test_a_stop_while_a_reply_is_awaited_ends_the_wait_at_once():
+    """The connection is being closed on purpose while a keepalive waits on a slow host: the heartbeat's threads
+    end at once, without waiting the reply's 30 s or declaring the host dead."""
+    link, dead = Link(frozen=True), []
+    hb = Heartbeat(link, dead.append, interval_s=0.01, timeout_s=30, name="stopping")
+    hb.start()
+    deadline = time.monotonic() + 10
+    while link.requests < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    start = time.monotonic()
+    hb.stop()
+    loop = [t for t in _threads("stopping") if t.name == "fsbench-heartbeat-stopping"]
+    for t in loop:
+        t.join(10)
+    assert time.monotonic() - start < 5 and not any(t.is_alive() for t in loop) and dead == []
+    link.close()  # the caller closes the connection it stopped the heartbeat for: the asker's request ends
+    for t in _threads("stopping"):
+        t.join(10)
+    assert _threads("stopping") == []
