@@ -18,6 +18,7 @@ from pathlib import Path
 from fsbench.core.inventory import HostSpec
 from fsbench.transport import heartbeat, hostkeys
 from fsbench.transport.capture import DEFAULT_CAP
+from fsbench.transport.deadlines import DEADLINES
 from fsbench.transport.errors import AuthError, ConnectError, HostKeyError
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -140,9 +141,7 @@ class SSHTransport(SSHCommands, SSHFileOps):
 
         try:
             chan = t.open_session(timeout=self.connect_timeout)
-            watchdog = threading.Timer(self.connect_timeout, chan.close)  # invoke_subsystem has no timeout
-            watchdog.daemon = True
-            watchdog.start()
+            watchdog = DEADLINES.call_later(self.connect_timeout, chan.close)  # invoke_subsystem has no timeout
             try:
                 chan.invoke_subsystem("sftp")
             finally:

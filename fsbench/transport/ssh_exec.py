@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from fsbench.api.transport import tail
 from fsbench.core.errors import CommandResult
 from fsbench.transport import remote
+from fsbench.transport.deadlines import DEADLINES
 from fsbench.transport.errors import ConnectError, TransferError, TransportError
 
 if TYPE_CHECKING:
@@ -151,9 +152,7 @@ class SSHCommands:
                                    "the server's MaxSessions may be below the number of parallel commands") from None
             raise ConnectError(self.host, self.settings.where, f"cannot open a session channel: {exc}",
                                "is the host overloaded or unreachable?") from None
-        watchdog = threading.Timer(self.connect_timeout, chan.close)
-        watchdog.daemon = True
-        watchdog.start()
+        watchdog = DEADLINES.call_later(self.connect_timeout, chan.close)
         try:
             chan.exec_command(line)  # no shutdown_write(): see remote.command_line for stdin
         except self.net_errors() as exc:
