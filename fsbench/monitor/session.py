@@ -14,7 +14,7 @@ from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.tidy import ParseResult
 from fsbench.monitor.parse import SERIES_COLUMNS, analyse
-from fsbench.monitor.script import Client, sampler_argv
+from fsbench.monitor.script import FIRST_INTERVAL_S, Client, sampler_argv
 
 #: how long start() waits for the baseline sample, and stop() for the transport to end the sampler
 FIRST_SAMPLE_S = 10.0
@@ -26,7 +26,8 @@ class MonitorSession:
 
     def __init__(self, transport: Transport, host: str, interval_s: float, processes: list[str], raw_path: Path,
                  *, max_s: float = 86400.0, clk_tck: int = 100, client: Client | None = None,
-                 expected: set[str] | None = None, folders: Sequence[tuple[int, str]] = ()):
+                 expected: set[str] | None = None, folders: Sequence[tuple[int, str]] = (),
+                 first_interval_s: float = FIRST_INTERVAL_S):
         self.transport, self.host = transport, host
         self.interval_s, self.processes = interval_s, list(processes)
         self.raw_path = Path(raw_path)
@@ -34,7 +35,8 @@ class MonitorSession:
         self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
         # folders: (the host's clock tick when its start began, folder) of each service fsbench started on the
         # host, whose processes are the run's even when their title overwrote the run's marker
-        self.argv = sampler_argv(interval_s, self.processes, max_s, client=client, folders=folders)
+        self.argv = sampler_argv(interval_s, self.processes, max_s, client=client, folders=folders,
+                                 first_interval_s=first_interval_s)
         self.max_s, self.clk_tck = max_s, clk_tck
         #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())

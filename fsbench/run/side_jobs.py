@@ -134,7 +134,10 @@ class Monitors(QuietSideJob):
         self._summaries = at_once([functools.partial(m.stop, final_sample=final) for m in self.sessions])
 
     def collect(self) -> list[ParseResult]:
-        return self._summaries
+        from fsbench.monitor.pace import pace
+
+        paced = pace(self.interval_s, len(self.sessions))  # as monitors_of sampled them
+        return self._summaries + ([ParseResult(warnings=[paced.note(len(self.sessions))])] if paced.raised else [])
 
     def lost(self) -> dict[str, str]:
         return {m.host: m.result.extra["lost"] for m in self.sessions if m.result and "lost" in m.result.extra}
@@ -234,20 +237,23 @@ def _clients(sc: Scenario, case: Case, session: TargetSession, hosts: list[str])
 
 def monitors_of(sc: Scenario, case: Case, session: TargetSession, hosts: list[str],
                 transports: dict[str, Transport], raw_of: Callable[[str], Path]) -> list:
-    """One /proc sampler per host the case involves (none when the scenario's monitor is off)."""
+    """One /proc sampler per host the case involves (none when the scenario's monitor is off), each sampled
+    as often as the controller's budget for samples allows on so many hosts (fsbench.monitor.script.pace)."""
     mon = sc.monitor
     if not mon.enabled:
         return []
     from fsbench.monitor import MonitorSession
+    from fsbench.monitor.pace import pace
     from fsbench.run.monitor_expect import expected_processes
 
     clients = _clients(sc, case, session, hosts)
+    paced = pace(mon.interval_s, len(hosts))
     # never warn about another target's processes, nor about a process on a host where it does not live; the
     # target's services' processes are the run's by their folders too (a title over the marker: redis-server)
-    return [MonitorSession(transports[h], h, mon.interval_s, list(mon.processes), raw_of(h) / "monitor.txt",
+    return [MonitorSession(transports[h], h, paced.interval_s, list(mon.processes), raw_of(h) / "monitor.txt",
                            max_s=case.timeout_s + 120, client=clients.get(h),
                            expected=expected_processes(sc, case.target, KINDS, h),
-                           folders=session.service_dirs.get(h, ()))
+                           folders=session.service_dirs.get(h, ()), first_interval_s=paced.first_interval_s)
             for h in hosts]
 
 
