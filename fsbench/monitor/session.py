@@ -53,8 +53,12 @@ class MonitorSession:
         self.raw_path.touch()
         self._thread = threading.Thread(target=self._run, name=f"monitor-{self.host}", daemon=True)
         self._thread.start()
+        return self.wait_first_sample() if wait_first_sample else True
+
+    def wait_first_sample(self) -> bool:
+        """Wait (up to FIRST_SAMPLE_S) for the sampler's baseline sample; True once it is on disk."""
         # without a baseline taken before the case begins, its first interval would be lost
-        return self._wait_for_end_marker(0, FIRST_SAMPLE_S) if wait_first_sample else True
+        return self._wait_for_end_marker(0, FIRST_SAMPLE_S)
 
     def stop(self, final_sample: bool = True) -> ParseResult:
         """Stop the sampler (it takes one last sample as it goes) and summarise.

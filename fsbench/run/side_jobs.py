@@ -123,8 +123,12 @@ class Monitors(QuietSideJob):
 
     def start(self) -> str | None:
         self._began = time.monotonic()
-        # every host's sampler at once: each start waits for its host's first sample (the baseline)
-        each(self.sessions, lambda m: m.start())
+        # every host's sampler started at once (each command runs in a thread of its own for the whole case),
+        # then their first samples (the baselines) waited for: started by `each`, 64 at a time and each waiting
+        # for its first sample, 1,000 hosts' samplers started in 16 waves, one after the other
+        for m in self.sessions:
+            m.start(wait_first_sample=False)
+        each(self.sessions, lambda m: m.wait_first_sample())
         return None
 
     def stop(self) -> None:
