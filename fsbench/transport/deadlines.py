@@ -44,14 +44,18 @@ class Deadlines:
         self._order = itertools.count()
         self._cond = threading.Condition(threading.Lock())
         self._thread: threading.Thread | None = None
+        self._compact_at = COMPACT_AT
 
     def call_later(self, seconds: float, fn: Callable[[], object]) -> Deadline:
         """Call fn (in the deadlines' thread) `seconds` from now, unless cancelled first."""
         d = Deadline(time.monotonic() + seconds, fn)
         with self._cond:
-            if len(self._heap) >= COMPACT_AT:
+            if len(self._heap) >= self._compact_at:
                 self._heap = [e for e in self._heap if not e[2].cancelled]
                 heapq.heapify(self._heap)
+                # many live ones (1,000 hosts' commands in flight): the next look only once the heap doubled, so
+                # the looks cost O(1) a call on average
+                self._compact_at = max(COMPACT_AT, 2 * len(self._heap))
             heapq.heappush(self._heap, (d.when, next(self._order), d))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)

@@ -87,6 +87,7 @@ def test_cancelled_entries_are_dropped_when_many_wait(monkeypatch):
     pile up for that long on a run with thousands of commands."""
     monkeypatch.setattr(deadlines, "COMPACT_AT", 50)
     d = Deadlines(name="test-deadlines-compact")
+    assert d._compact_at == 50
     for _ in range(120):
         d.call_later(300, lambda: None).cancel()
     assert len(d._heap) <= 51
@@ -106,3 +107,18 @@ def test_a_call_that_blocks_holds_no_other_deadline_back():
         assert time.monotonic() - start < 2
     finally:
         release.set()
+
+
+def test_many_live_deadlines_are_not_looked_through_at_every_call(monkeypatch):
+    """With more live deadlines than COMPACT_AT (1,000 hosts' commands in flight), the heap is looked through
+    again only once it doubled: not at every new deadline."""
+    monkeypatch.setattr(deadlines, "COMPACT_AT", 50)
+    d = Deadlines(name="test-deadlines-live")
+    for _ in range(60):
+        d.call_later(300, lambda: None)  # all live: looked through at 50, next at 100
+    assert d._compact_at == 100
+    for _ in range(40):
+        d.call_later(300, lambda: None)
+    assert (d._compact_at, len(d._heap)) == (100, 100)
+    d.call_later(300, lambda: None)  # the heap holds 100: looked through once, the next look at 200
+    assert (d._compact_at, d.pending()) == (200, 101)
