@@ -242,7 +242,7 @@ def _clients(sc: Scenario, case: Case, session: TargetSession, hosts: list[str])
 def monitors_of(sc: Scenario, case: Case, session: TargetSession, hosts: list[str],
                 transports: dict[str, Transport], raw_of: Callable[[str], Path]) -> list:
     """One /proc sampler per host the case involves (none when the scenario's monitor is off), each sampled
-    as often as the controller's budget for samples allows on so many hosts (fsbench.monitor.script.pace)."""
+    as often as the controller's budget for samples allows on so many hosts (fsbench.monitor.pace)."""
     mon = sc.monitor
     if not mon.enabled:
         return []
