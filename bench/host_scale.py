@@ -37,13 +37,21 @@ from tests.mhlab import clients_layout, start_multihost  # noqa: E402 - the repo
 
 FIRST = 110  # 127.0.28.110 on: no other lab of the suite uses these
 #: `fsbench` as the program runs it, writing its own process's CPU seconds (every thread, no child: not mpirun,
-#: its ssh, nor fio --client) to argv[1] as it leaves
+#: its ssh, nor fio --client) and the SSH channels it opened (one per command or SFTP session) to argv[1] as it
+#: leaves
 SELF_CPU = """\
-import atexit, resource, sys
+import atexit, resource, sys, threading
+import paramiko.transport
 out = sys.argv.pop(1)
+opened, lock, real_open = [0], threading.Lock(), paramiko.transport.Transport.open_session
+def counted(self, *args, **kwargs):
+    with lock:
+        opened[0] += 1
+    return real_open(self, *args, **kwargs)
+paramiko.transport.Transport.open_session = counted
 def said():
     u = resource.getrusage(resource.RUSAGE_SELF)
-    open(out, "w").write(str(u.ru_utime + u.ru_stime))
+    open(out, "w").write(f"{u.ru_utime + u.ru_stime} {opened[0]}")
 atexit.register(said)
 sys.argv[0] = "fsbench"
 from fsbench.__main__ import run
@@ -82,7 +90,9 @@ def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
                           timeout=1800, check=False)
     wall, cpu = time.monotonic() - start, _children_cpu() - cpu
-    fsbench_cpu = float(own.read_text()) if own.exists() else float("nan")
+    said = own.read_text().split() if own.exists() else []
+    fsbench_cpu = float(said[0]) if said else float("nan")
+    channels = int(said[1]) if len(said) > 1 else 0
     if proc.returncode != 0:
         raise SystemExit(f"fsbench run on {hosts} hosts failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     run = Path(proc.stdout.splitlines()[0])
@@ -102,7 +112,8 @@ def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
     in_cases = sum(float(c["duration_s"]) for c in cases)
     return {"hosts": hosts, "wall": wall, "outside_cases": wall - in_cases, "overhead": per_tool, "tool": tool_s,
             "phases": {t: {k: statistics.median(v) for k, v in p.items()} for t, p in phases.items()},
-            "cases": len(cases), "controller_cpu": cpu, "fsbench_cpu": fsbench_cpu}
+            "cases": len(cases), "controller_cpu": cpu, "fsbench_cpu": fsbench_cpu,
+            "channels": channels}
 
 
 def lose_one(lab, folder: Path, hosts: int) -> dict:
@@ -198,8 +209,8 @@ def main() -> None:
                 print(f"{n:>3} hosts: run {r['wall']:.1f} s, outside the cases {r['outside_cases']:.1f} s; per case "
                       f"outside the tool fio {r['overhead']['fio']:.2f} s (tool {r['tool']['fio']:.2f}), mdtest "
                       f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); controller CPU "
-                      f"{r['controller_cpu']:.1f} s, fsbench's own {r['fsbench_cpu']:.2f} s; load {load:.1f}",
-                      flush=True)
+                      f"{r['controller_cpu']:.1f} s, fsbench's own {r['fsbench_cpu']:.2f} s; SSH channels "
+                      f"{r['channels']} ({r['channels'] / n:.1f} a host); load {load:.1f}", flush=True)
             if args.lose_one:
                 folder = Path(tmp) / "lose-one"
                 folder.mkdir()
