@@ -32,6 +32,12 @@ from fsbench.scenario.run_settings import Settings
 #: fault_answer), misses in a row that make a fault: a lookup queued behind a heavy metadata load may take
 #: seconds, so only three without an answer in 10 s each (over half a minute) call the system under test dead
 INTERVAL_S, ANSWER_S, MISSES = 2.0, 10.0, 3
+#: lookups a second the watch asks of a case's hosts together, at most: each is a command over SSH (about 1 ms of
+#: the controller's CPU) and a metadata request to the system under test. Up to 100 hosts the watch asks every
+#: fault_interval (2 s); past that, each host less often (every 20 s at 1,000 hosts, so a fault takes a minute
+#: to be called instead of 6 s), where every 2 s would have sent 500 lookups a second to the metadata server
+#: being measured and taken half a core of the controller
+LOOKUPS_PER_S = 50
 #: stat's words (in the C locale) for the healthy answer to the probe's lookup
 NO_SUCH = "No such file or directory"
 #: a folder object store with less room than a block (JuiceFS' 4 MiB) and a little more is full
@@ -188,7 +194,14 @@ def watch_of(session: TargetSession, hosts: list[str], transports: dict[str, Tra
              run_cancel: threading.Event, settings: Settings) -> TargetWatch | None:
     """The watch of a case's hosts where its target is a mount; None where it is none (a folder, a URL), or
     when the scenario turned it off (settings.fault_answer: 0s)."""
-    interval_s, answer_s = settings.fault_interval_s, settings.fault_answer_s
+    answer_s = settings.fault_answer_s
     mounted = session.mounted(hosts) if answer_s > 0 else []
+    interval_s = watch_interval(settings.fault_interval_s, len(mounted))
     return TargetWatch(session, {h: transports[h] for h in mounted}, run_cancel, interval_s, answer_s) \
         if mounted else None
+
+
+def watch_interval(asked_s: float, hosts: int) -> float:
+    """Seconds between the watch's rounds on `hosts` hosts: the scenario's fault_interval, or longer, so that
+    all of them together are asked at most LOOKUPS_PER_S times a second."""
+    return max(asked_s, hosts / LOOKUPS_PER_S)

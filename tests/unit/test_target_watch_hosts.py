@@ -5,7 +5,9 @@ from __future__ import annotations
 import threading
 from types import SimpleNamespace
 
-from fsbench.run.target_watch import NO_SUCH, TargetWatch
+import pytest
+
+from fsbench.run.target_watch import LOOKUPS_PER_S, NO_SUCH, TargetWatch, watch_interval, watch_of
 from fsbench.transport.fake import fake_hosts
 
 NAMES = [f"c{i}" for i in range(1, 13)]
@@ -58,3 +60,31 @@ def test_an_answer_between_misses_starts_the_count_again():
     assert watch._probe() is None and watch._probe() is None
     _answer(hosts, set())  # c2 answers once (newer rules first)
     assert watch._probe() is None and watch._missed[("c2", "mount")] == 0
+
+
+def _watch_of(count: int, interval_s: float = 2.0) -> TargetWatch | None:
+    names = [f"c{i}" for i in range(count)]
+    target = SimpleNamespace(name="jfs", path="/mnt/jfs", services=["redis"])
+    session = SimpleNamespace(target=target, transports={}, mounted=lambda hosts: list(hosts))
+    settings = SimpleNamespace(fault_interval_s=interval_s, fault_answer_s=10.0)
+    return watch_of(session, names, {n: object() for n in names}, threading.Event(), settings)
+
+
+def test_up_to_a_hundred_hosts_the_watch_asks_every_fault_interval():
+    for count in (1, 16, 100):
+        watch = _watch_of(count)
+        assert watch is not None and watch.interval_s == 2.0
+
+
+def test_more_hosts_are_each_asked_less_often_so_all_together_stay_within_the_budget():
+    """Every 2 s on 1,000 hosts was 500 lookups a second at the metadata server being measured."""
+    for count in (101, 400, 1000):
+        watch = _watch_of(count)
+        assert watch is not None
+        assert count / watch.interval_s == pytest.approx(LOOKUPS_PER_S)
+    assert _watch_of(1000).interval_s == 20.0
+
+
+def test_a_scenarios_longer_interval_is_kept():
+    assert _watch_of(1000, interval_s=60.0).interval_s == 60.0
+    assert watch_interval(60.0, 1000) == 60.0
