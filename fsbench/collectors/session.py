@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import threading
 import time
 from pathlib import Path
@@ -75,23 +76,32 @@ class CollectorSession:
                           tuple(t - self.tool_start for t in self.line_times))
 
     def _line_clock(self) -> None:
-        """Record when each line of the output arrives, until the collector has ended."""
+        """Record when each line of the output arrives, until the collector has ended.
+
+        The output is opened once (when the command has made it) and read only when it grew: opening and reading
+        it every look cost 20 opens a second a host, 20,000 a second for a collector on 1,000 hosts."""
         offset = 0
-        while True:
-            done = self._thread is None or not self._thread.is_alive()
-            try:
-                with open(self.output, "rb") as fh:
+        fh = None
+        try:
+            while True:
+                done = self._thread is None or not self._thread.is_alive()
+                if fh is None:
+                    try:
+                        fh = open(self.output, "rb")  # noqa: SIM115 - kept open across the loop, closed below
+                    except OSError:
+                        fh = None
+                if fh is not None and os.fstat(fh.fileno()).st_size > offset:
                     fh.seek(offset)
                     data = fh.read()
-            except OSError:
-                data = b""
-            if data:
-                offset += len(data)
-                now = time.monotonic()
-                self.line_times += [now] * data.count(b"\n")
-            if done:
-                return
-            time.sleep(LINE_CLOCK_S)
+                    offset += len(data)
+                    now = time.monotonic()
+                    self.line_times += [now] * data.count(b"\n")
+                if done:
+                    return
+                time.sleep(LINE_CLOCK_S)
+        finally:
+            if fh is not None:
+                fh.close()
 
     def _run(self) -> None:
         try:
