@@ -28,16 +28,17 @@ class Pace:
         """Whether each host is sampled less often than the scenario asks."""
         return self.interval_s > self.asked_s
 
-    def note(self, hosts: int) -> str:
-        """What a case's reader is told when the interval was raised."""
-        return (f"monitor: a sample every {self.interval_s:g} s on each of the case's {hosts} hosts, not every "
-                f"{self.asked_s:g} s as the scenario asks: fsbench takes at most {CONTROLLER_SAMPLES_PER_S} samples "
-                "a second from a case's hosts together (the figures are the same means over the case; a peak "
-                "shorter than the interval may be missed)")
-
 
 def pace(interval_s: float, hosts: int, budget: float = CONTROLLER_SAMPLES_PER_S) -> Pace:
     """The sampling of each of `hosts` hosts, so that together they send at most `budget` samples a second."""
     spread = max(0, hosts) / budget  # the seconds between one host's samples at the budget
     every = max(interval_s, spread)
     return Pace(every, min(every, max(FIRST_INTERVAL_S, spread)), interval_s)
+
+
+def slower_note(interval_s: float, asked_s: float, hosts: int) -> str:
+    """What a case's reader is told when its hosts were sampled every interval_s instead of asked_s."""
+    return (f"monitor: a sample every {interval_s:g} s on each of the case's {hosts} hosts, not every {asked_s:g} s "
+            f"as the scenario asks: fsbench takes at most {CONTROLLER_SAMPLES_PER_S} samples a second from a case's "
+            "hosts together (the figures are the same means over the case; a peak shorter than the interval may be "
+            "missed)")

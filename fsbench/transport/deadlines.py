@@ -36,7 +36,8 @@ class Deadline:
 
 
 class Deadlines:
-    """Calls due at given times, made from one thread that starts with the first and then waits for work."""
+    """Calls due at given times: one thread (started with the first) waits for the earliest, and makes each
+    call that comes due in a short thread of its own."""
 
     def __init__(self, name: str = "fsbench-deadlines"):
         self._name = name
@@ -47,7 +48,7 @@ class Deadlines:
         self._compact_at = COMPACT_AT
 
     def call_later(self, seconds: float, fn: Callable[[], object]) -> Deadline:
-        """Call fn (in the deadlines' thread) `seconds` from now, unless cancelled first."""
+        """Call fn `seconds` from now (in a thread of its own), unless cancelled first."""
         d = Deadline(time.monotonic() + seconds, fn)
         with self._cond:
             if len(self._heap) >= self._compact_at:

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fsbench.monitor.pace import CONTROLLER_SAMPLES_PER_S, pace
+from fsbench.monitor.pace import CONTROLLER_SAMPLES_PER_S, pace, slower_note
 from fsbench.monitor.script import FIRST_INTERVAL_S
 from fsbench.run.side_jobs import Monitors, monitors_of
 from fsbench.scenario.load import load_scenario_text
@@ -71,5 +71,5 @@ def test_a_case_on_a_thousand_hosts_samples_each_less_often_and_says_so(tmp_path
     assert {(m.argv[EVERY], m.argv[FIRST]) for m in sessions} == {("2500", "2500")}
     notes = [w for part in Monitors(sessions, sc.monitor.interval_s, threading.Event()).collect()
              for w in part.warnings]
-    assert notes == [pace(1.0, 1000).note(1000)]
+    assert notes == [slower_note(2.5, 1.0, 1000)]
     assert "every 2.5 s on each of the case's 1000 hosts, not every 1 s" in notes[0]
