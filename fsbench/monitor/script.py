@@ -241,10 +241,14 @@ class Client:
 def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (), max_s: float = 86400.0,
                  shell: str = "/bin/sh", scan_pids_per_s: float = SCAN_PIDS_PER_S,
                  client: Client | None = None, first_interval_s: float = FIRST_INTERVAL_S,
-                 folders: Sequence[tuple[int, str]] = ()) -> list[str]:
+                 folders: Sequence[tuple[int, str]] = (), whole_samples: bool = True) -> list[str]:
     """argv that samples /proc every interval_s seconds (denser at first) for at most max_s seconds.
 
-    folders: (the host's clock tick when the start began, folder) of each service fsbench started there."""
+    folders: (the host's clock tick when the start began, folder) of each service fsbench started there.
+    whole_samples: behind a pipe to awk (WHOLE_SAMPLES), where the host has one. Without it the sampler
+    writes each sample in its pieces: what a sampler on this machine wants, whose pieces reach the run's
+    process through a pipe (no packets), and which would otherwise load awk and its libraries from disk
+    just after each case's cache drop (6 ms a case here, bench/run_overhead.py)."""
     if not interval_s > 0:
         raise ValueError(f"interval must be > 0 seconds, got {interval_s!r}")
     if not max_s > 0:
@@ -263,7 +267,9 @@ def sampler_argv(interval_s: float, processes: list[str] | tuple[str, ...] = (),
     scan = str(max(1, round(scan_pids_per_s * interval_s)))
     every_ms = max(1, round(interval_s * 1000))
     first_ms = min(every_ms, max(1, round(first_interval_s * 1000)))
-    return [shell, "-c", WHOLE_SAMPLES, MAGIC, shell, SCRIPT, str(every_ms), str(math.ceil(max_s)), scan,
-            client.name if client else "", US.join(client.words) if client else "", str(first_ms), listed,
-            *processes]
+    args = [str(every_ms), str(math.ceil(max_s)), scan, client.name if client else "",
+            US.join(client.words) if client else "", str(first_ms), listed, *processes]
+    if not whole_samples:
+        return [shell, "-c", SCRIPT, MAGIC, *args]
+    return [shell, "-c", WHOLE_SAMPLES, MAGIC, shell, SCRIPT, *args]
 

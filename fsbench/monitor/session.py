@@ -35,8 +35,10 @@ class MonitorSession:
         self.stderr_path = self.raw_path.with_name(self.raw_path.name + ".stderr")
         # folders: (the host's clock tick when its start began, folder) of each service fsbench started on the
         # host, whose processes are the run's even when their title overwrote the run's marker
+        # each sample in one write where it leaves the host as packets (SSH); on this machine (no remote
+        # folders) its pieces come through a pipe, and awk would only be loaded from disk after each drop
         self.argv = sampler_argv(interval_s, self.processes, max_s, client=client, folders=folders,
-                                 first_interval_s=first_interval_s)
+                                 first_interval_s=first_interval_s, whole_samples=transport.remote_base is not None)
         self.max_s, self.clk_tck = max_s, clk_tck
         #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())

@@ -27,40 +27,44 @@ class HostCache:
     in_memory: str = ""
 
 
-def meminfo(transport: Transport) -> dict[str, int]:
-    """/proc/meminfo of the host in bytes ({} when unreadable)."""
-    r = transport.run(["cat", "/proc/meminfo"], timeout=15)
+#: file systems whose data lives in the page cache itself: a read there measures memory by design
+MEMORY_FILE_SYSTEMS = ("tmpfs", "ramfs")
+
+#: the tool host's facts at the tool's start in one command (one process start after the case's drop, and
+#: over SSH one channel, where there were two): its /proc/meminfo, then the type of the file system at the
+#: target's path (none without a path)
+_FACTS = 'cat /proc/meminfo; echo @@; [ -z "$1" ] || exec stat -f -c %T -- "$1"'
+
+
+def facts_argv(path: str) -> list[str]:
+    """The command that reads the facts: /proc/meminfo, "@@", then the file system type at path."""
+    return ["/bin/sh", "-c", _FACTS, "fsbench-page-cache", path]
+
+
+def read_facts(transport: Transport, path: str) -> tuple[dict[str, int], str]:
+    """(/proc/meminfo of the host in bytes, {} when unreadable; the type of the file system at path when it
+    keeps its data in memory (tmpfs, ramfs), else "")."""
+    r = transport.run(facts_argv(path), timeout=15)
+    memory, sep, kind = r.extra.get("stdout", "").partition("@@\n")
     out: dict[str, int] = {}
-    for line in r.extra.get("stdout", "").splitlines() if r.ok else []:
+    for line in memory.splitlines() if sep else []:
         name, _, rest = line.partition(":")
         words = rest.split()
         if words and words[0].isdigit():
             out[name] = int(words[0]) * (1024 if words[1:] == ["kB"] else 1)
-    return out
-
-
-#: file systems whose data lives in the page cache itself: a read there measures memory by design
-MEMORY_FILE_SYSTEMS = ("tmpfs", "ramfs")
-
-
-def memory_fs(transport: Transport, path: str) -> str:
-    """The type of the file system at path when it keeps its data in memory (tmpfs, ramfs), else ""."""
-    if not path:
-        return ""
-    r = transport.run(["stat", "-f", "-c", "%T", path], timeout=15)
-    kind = r.extra.get("stdout", "").strip() if r.ok else ""
-    return kind if kind in MEMORY_FILE_SYSTEMS else ""
+    kind = kind.strip() if r.ok else ""  # the type only from a stat that succeeded
+    return out, kind if kind in MEMORY_FILE_SYSTEMS else ""
 
 
 def host_cache(transport: Transport, dropped: bool, tool: object, case: Case, path: str = "") -> HostCache | None:
     """The facts at the tool's start, or None when the host's memory cannot be read."""
-    info = meminfo(transport)
+    info, in_memory = read_facts(transport, path)
     if "MemTotal" not in info:
         return None
     ws = None
     if isinstance(tool, DeclaresWorkingSet):
         ws = tool.read_working_set(case.options, case.job_file_text, case.jobs, case.job_file)
-    return HostCache(transport.host, info["MemTotal"], info.get("Cached"), dropped, ws, memory_fs(transport, path))
+    return HostCache(transport.host, info["MemTotal"], info.get("Cached"), dropped, ws, in_memory)
 
 
 def _b(n: float) -> str:

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from fsbench.core.errors import CommandResult
 from fsbench.run.side_jobs import QuietSideJob, SideJobs, Validity
 from fsbench.validity.case import CaseValidity
+from fsbench.validity.pagecache import facts_argv
 
 
 class _Tool:
@@ -54,11 +55,11 @@ class _SlowMeminfo:
         self.began: list[float] = []
 
     def run(self, argv: list[str], **_: object) -> CommandResult:
-        if argv == ["cat", "/proc/meminfo"]:
+        if argv[:3] == facts_argv("")[:3]:  # the page cache's facts: /proc/meminfo, then the file system's type
             self.began.append(time.monotonic())
             time.sleep(0.2)
-            return CommandResult("h", argv, 0, extra={"stdout": "MemTotal: 1000 kB\nCached: 10 kB\n"})
-        return CommandResult("h", argv, 0, extra={"stdout": "ext4\n"})
+            return CommandResult("h", argv, 0, extra={"stdout": "MemTotal: 1000 kB\nCached: 10 kB\n@@\next4\n"})
+        return CommandResult("h", argv, 0, extra={"stdout": ""})
 
 
 class _SlowStart(QuietSideJob):

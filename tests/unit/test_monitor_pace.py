@@ -10,14 +10,20 @@ from types import SimpleNamespace
 import pytest
 
 from fsbench.monitor.pace import CONTROLLER_SAMPLES_PER_S, pace, slower_note
-from fsbench.monitor.script import FIRST_INTERVAL_S
+from fsbench.monitor.script import FIRST_INTERVAL_S, MAGIC, SCRIPT
 from fsbench.run.side_jobs import Monitors, monitors_of
 from fsbench.scenario.load import load_scenario_text
 from fsbench.scenario.plan import plan_cases
 from fsbench.transport.fake import fake_hosts
 
-#: where sampler_argv puts the interval and the first interval (ms)
-EVERY, FIRST = 6, 11
+#: where the sampler's own arguments hold the interval and the first interval (ms)
+EVERY, FIRST = 0, 5
+
+
+def _args(argv: list[str]) -> list[str]:
+    """The sampler's own arguments, after its script (and its $0 where the script comes first)."""
+    i = argv.index(SCRIPT)
+    return argv[i + 2:] if argv[i + 1] == MAGIC else argv[i + 1:]
 
 
 @pytest.mark.parametrize("hosts", [1, 4, 16, 32, 40])
@@ -62,13 +68,13 @@ workloads:
 def test_a_case_on_sixteen_hosts_samples_each_as_the_scenario_asks(tmp_path):
     sc, sessions = _case(16, tmp_path)
     assert len(sessions) == 16
-    assert {(m.argv[EVERY], m.argv[FIRST]) for m in sessions} == {("1000", "100")}
+    assert {(_args(m.argv)[EVERY], _args(m.argv)[FIRST]) for m in sessions} == {("1000", "100")}
     assert Monitors(sessions, sc.monitor.interval_s, threading.Event()).collect() == []
 
 
 def test_a_case_on_a_thousand_hosts_samples_each_less_often_and_says_so(tmp_path):
     sc, sessions = _case(1000, tmp_path)
-    assert {(m.argv[EVERY], m.argv[FIRST]) for m in sessions} == {("2500", "2500")}
+    assert {(_args(m.argv)[EVERY], _args(m.argv)[FIRST]) for m in sessions} == {("2500", "2500")}
     notes = [w for part in Monitors(sessions, sc.monitor.interval_s, threading.Event()).collect()
              for w in part.warnings]
     assert notes == [slower_note(2.5, 1.0, 1000)]

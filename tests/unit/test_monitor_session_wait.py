@@ -17,6 +17,7 @@ class SlowSampler:
     """A transport whose sampler writes its first sample in two pieces, `late_s` after its start."""
 
     host = "h1"
+    remote_base = None
 
     def __init__(self, late_s: float):
         self.late_s = late_s
@@ -55,6 +56,7 @@ def test_a_late_baseline_is_seen_with_one_open_of_the_raw_file(tmp_path, monkeyp
 def test_a_sampler_that_ends_without_a_sample_ends_the_wait(tmp_path):
     class Silent:
         host = "h1"
+        remote_base = None
 
         def run(self, argv, **_):
             return CommandResult("h1", argv, 1, "", "no sh", 0.0)

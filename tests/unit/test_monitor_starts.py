@@ -17,6 +17,8 @@ HOSTS = 100  # more than EACH_WORKERS
 class _Sampler:
     """A host whose sampler writes its first sample only once every host's sampler has started (a barrier)."""
 
+    remote_base = "/tmp/fsbench-test"  # a host reached over SSH
+
     def __init__(self, host: str, barrier: threading.Barrier):
         self.host, self.barrier = host, barrier
 

@@ -78,3 +78,28 @@ def test_a_term_to_the_group_waits_for_the_sampler_s_last_sample_and_its_status(
     assert proc.wait(timeout=30) == 5 and out == b". 1\n. 2\n"
     with pytest.raises(ProcessLookupError):  # nothing of the group outlived the pipe's first shell
         os.killpg(proc.pid, 0)
+
+
+def test_a_sampler_on_this_machine_runs_without_awk_and_one_across_ssh_behind_it(tmp_path: Path):
+    """Whole samples matter where they leave the host as packets; on this machine the pieces come through a pipe,
+    and awk (with its libraries) would be read from disk again after every case's cache drop."""
+    from fsbench.monitor.script import MAGIC, SCRIPT
+    from fsbench.monitor.session import MonitorSession
+    from fsbench.transport.local import LocalTransport
+
+    plain = sampler_argv(0.1, ["sh"], whole_samples=False)
+    assert plain[:4] == ["/bin/sh", "-c", SCRIPT, MAGIC] and WHOLE_SAMPLES not in plain
+    assert plain[4:] == sampler_argv(0.1, ["sh"])[6:]  # the sampler's own arguments, the same either way
+
+    class Remote(LocalTransport):
+        remote_base = "/tmp/fsbench-x"  # a host reached over SSH has its work folders somewhere
+
+    here = MonitorSession(LocalTransport(), "local", 0.1, ["sh"], tmp_path / "here.txt")
+    there = MonitorSession(Remote(), "h1", 0.1, ["sh"], tmp_path / "there.txt")
+    assert here.argv[2] == SCRIPT and there.argv[2] == WHOLE_SAMPLES
+    # the sampler alone streams its samples and ends on TERM with its last one, as behind awk
+    assert here.start()
+    time.sleep(0.5)
+    summary = here.stop()
+    assert here.result is not None and here.result.interrupted and not summary.warnings
+    assert summary.meta["samples"] >= 4 and {"cpu_usage", "memory_peak"} <= {r["metric"] for r in summary.rows}

@@ -114,11 +114,36 @@ def test_a_read_from_a_tmpfs_target_is_memory_by_design_and_not_flagged(tmp_path
     assert v.ok and "is a tmpfs on local" in v.detail
 
 
-def test_the_memory_file_system_is_read_on_the_host():
+def test_the_memory_and_the_memory_file_system_are_read_on_the_host_in_one_command(tmp_path):
     from fsbench.transport.local import LocalTransport
-    from fsbench.validity.pagecache import memory_fs
+    from fsbench.validity.pagecache import read_facts
 
     tr = LocalTransport()
-    assert memory_fs(tr, "/dev/shm") == "tmpfs"  # a tmpfs on every Linux host with /dev/shm
-    assert memory_fs(tr, "/") == ""
-    assert memory_fs(tr, "") == ""
+    memory, kind = read_facts(tr, "/dev/shm")
+    assert kind == "tmpfs"  # a tmpfs on every Linux host with /dev/shm
+    assert memory["MemTotal"] > 0 and memory["MemTotal"] % 1024 == 0 and "Cached" in memory
+    assert read_facts(tr, "/")[1] == ""
+    assert read_facts(tr, "")[1] == "" and read_facts(tr, "")[0]["MemTotal"] == memory["MemTotal"]
+    # a path that is not there: the memory still read, no type
+    missing, kind = read_facts(tr, str(tmp_path / "gone"))
+    assert kind == "" and missing["MemTotal"] == memory["MemTotal"]
+
+
+def test_the_facts_of_a_host_without_meminfo_are_none_and_a_failed_stat_gives_no_type():
+    from fsbench.core.errors import CommandResult
+    from fsbench.validity.pagecache import read_facts
+
+    class Host:
+        host = "h"
+
+        def __init__(self, status: int, out: str) -> None:
+            self.status, self.out = status, out
+
+        def run(self, argv, **_):
+            return CommandResult("h", argv, self.status, extra={"stdout": self.out})
+
+    assert read_facts(Host(1, "@@\n"), "/x") == ({}, "")
+    # stat printed a type but failed: not trusted
+    assert read_facts(Host(1, "MemTotal: 4 kB\n@@\ntmpfs\n"), "/x") == ({"MemTotal": 4096}, "")
+    assert read_facts(Host(0, "MemTotal: 4 kB\n@@\ntmpfs\n"), "/x") == ({"MemTotal": 4096}, "tmpfs")
+    assert read_facts(Host(0, "MemTotal: 4 kB\n"), "/x") == ({}, "")  # cut before its end: nothing trusted
