@@ -135,3 +135,29 @@ def test_the_servers_programs_are_looked_for_on_every_host_at_once_and_each_miss
     assert [(h, c) for h, c, _ in pf.failures] == [("c4", "fio installed"), ("c11", "fio installed")]
     assert "fio --server" in pf.failures[0][2] and "fsbench deploy" in pf.failures[0][2]
     assert all(len(hosts[n].commands(["/bin/sh"])) == 1 for n in names)  # one question a host, not one a case
+
+
+def test_a_host_s_facts_and_its_target_are_asked_at_once():
+    """Each host's probe (40 ms here) and its target's checks (as long again) need nothing of each other: the
+    target's `df` and the facts' clock reading pass a barrier only when both are asked together."""
+    from fsbench.run.preflight import run_preflight
+    from fsbench.transport.fake import fake_hosts
+
+    sc = load_scenario_text("name: once\nhosts: {a: {transport: local}}\ntargets: {t: {path: /srv/bench/t, hosts: [a]}}\n"
+                            "workloads: {w: {tool: fio, options: {rw: read, size: 1m}}}\n", "once.yaml")
+    hosts = fake_hosts("a")
+    hosts["a"].dirs.add("/srv/bench/t")
+    both = threading.Barrier(2, timeout=10)
+
+    def together(call):
+        both.wait()
+        return None
+
+    hosts["a"].on(["date", "+%s.%N"], stdout="1700000000.0\n", then=together)
+    hosts["a"].on(["df"], stdout="Filesystem 1-blocks Used Available Capacity Mounted\n/dev/x 9 1 999999999999 1% /\n",
+                  then=together)
+    hosts["a"].on(["fio", "--version"], stdout="fio-3.33\n")
+    hosts["a"].on(lambda argv: "fsbench-resolve" in argv, stdout="/root\0/root\0realpath -m\0/srv/bench/t")
+    pf = run_preflight(sc, plan_cases(sc), dict(hosts))
+    assert not both.broken and pf.failures == [] and pf.hosts[0]["host"] == "a"
+    assert hosts["a"].commands(["df"]) and hosts["a"].commands(["date"])
