@@ -8,7 +8,9 @@ server: a dead or stopped server, or a dead client, leaves it without an answer 
 target's object store is a folder (JuiceFS `storage: file`), whether that folder's file system still has
 room for a block. Three misses in a row are a fault: the tool is stopped, the case fails with the fault in
 its reason, and the target's later cases are not run (fsbench.run.runner). Between probes the watch only
-waits: its cost is one lookup per host per interval (one metadata request every two seconds).
+waits: its cost is one lookup per host per interval (one metadata request every two seconds), and past 100
+hosts each host is asked less often, so that a case's hosts together get at most LOOKUPS_PER_S (each a
+command of the controller's and a metadata request inside the measurement).
 """
 
 from __future__ import annotations
