@@ -3,12 +3,13 @@
 Target (issue "resource monitoring"): under 1 % of one core at a 1 s interval. The sampler runs
 through the real local transport for ~20 s; its CPU time is read from /proc/<pid>/stat of its
 process group (utime + stime of every member, plus cutime + cstime: the `cat` and `sleep` it has
-reaped; the members are the sampler's shell, the awk that passes its samples on and the pipe's two shells),
+reaped; the members are the sampler's shell, the awk that passes its samples on and the pipe's two shells:
+the form a host reached over SSH runs; `--local-form` measures the one this machine's own sampler runs, without awk),
 and cross-checked with getrusage(RUSAGE_CHILDREN) once it has ended. The window starts after the baseline
 sample, so it holds the dense start (samples every 0.1 s at first, doubling every 10): over the default
 20 s most of it; `--seconds 60` comes nearer to a long case's cost.
 
-    python bench/monitor_cost.py [--seconds 20] [--interval 1] [--extra-procs 0,500]
+    python bench/monitor_cost.py [--seconds 20] [--interval 1] [--extra-procs 0,500] [--local-form]
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def group_ticks(pgid: int) -> int:
     return total
 
 
-def once(seconds: float, interval: float, extra_procs: int) -> dict:
+def once(seconds: float, interval: float, extra_procs: int, whole_samples: bool = True) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         # one watched process, like a FUSE daemon: a `sleep` the kernel calls fsbm-watched
         watched = Path(tmp) / "fsbm-watched"
@@ -59,7 +60,7 @@ def once(seconds: float, interval: float, extra_procs: int) -> dict:
             raw = Path(tmp) / "monitor-local.txt"
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             mon = MonitorSession(LocalTransport(), "local", interval, [watched.name, "juicefs"], raw,
-                                 max_s=seconds + 120)
+                                 max_s=seconds + 120, whole_samples=whole_samples)
             assert mon.start(), "the sampler wrote no sample"
             pid = int(re.search(r"pid=(\d+)", raw.read_text()).group(1))
             # the sampler's process group: its shell, the awk that passes its samples on, what they start
@@ -89,9 +90,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--interval", type=float, default=1.0)
     ap.add_argument("--extra-procs", default="0,500", help="idle processes to add, comma-separated runs")
+    ap.add_argument("--local-form", action="store_true",
+                    help="the sampler as this machine's own runs it (without awk), not as a host reached over SSH")
     args = ap.parse_args()
     for extra in (int(x) for x in args.extra_procs.split(",")):
-        r = once(args.seconds, args.interval, extra)
+        r = once(args.seconds, args.interval, extra, whole_samples=not args.local_form)
         verdict = "ok" if r["proc_pct"] < 1.0 else "OVER TARGET"
         print(f"interval {args.interval:g}s, {args.seconds:g}s, ~{r['procs']} processes on the host: sampler CPU "
               f"{r['proc_pct']:.2f} % of a core from /proc (getrusage: {r['rusage_pct']:.2f} %), "

@@ -27,7 +27,7 @@ class MonitorSession:
     def __init__(self, transport: Transport, host: str, interval_s: float, processes: list[str], raw_path: Path,
                  *, max_s: float = 86400.0, clk_tck: int = 100, client: Client | None = None,
                  expected: set[str] | None = None, folders: Sequence[tuple[int, str]] = (),
-                 first_interval_s: float = FIRST_INTERVAL_S):
+                 first_interval_s: float = FIRST_INTERVAL_S, whole_samples: bool | None = None):
         self.transport, self.host = transport, host
         self.interval_s, self.processes = interval_s, list(processes)
         self.raw_path = Path(raw_path)
@@ -36,9 +36,11 @@ class MonitorSession:
         # folders: (the host's clock tick when its start began, folder) of each service fsbench started on the
         # host, whose processes are the run's even when their title overwrote the run's marker
         # each sample in one write where it leaves the host as packets (SSH); on this machine (no remote
-        # folders) its pieces come through a pipe, and awk would only be loaded from disk after each drop
+        # folders) its pieces come through a pipe, and awk would only be loaded from disk after each drop.
+        # whole_samples: that choice made by the caller (bench/monitor_cost.py measures the SSH hosts' form here)
+        whole = transport.remote_base is not None if whole_samples is None else whole_samples
         self.argv = sampler_argv(interval_s, self.processes, max_s, client=client, folders=folders,
-                                 first_interval_s=first_interval_s, whole_samples=transport.remote_base is not None)
+                                 first_interval_s=first_interval_s, whole_samples=whole)
         self.max_s, self.clk_tck = max_s, clk_tck
         #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())

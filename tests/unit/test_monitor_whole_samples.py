@@ -97,6 +97,9 @@ def test_a_sampler_on_this_machine_runs_without_awk_and_one_across_ssh_behind_it
     here = MonitorSession(LocalTransport(), "local", 0.1, ["sh"], tmp_path / "here.txt")
     there = MonitorSession(Remote(), "h1", 0.1, ["sh"], tmp_path / "there.txt")
     assert here.argv[2] == SCRIPT and there.argv[2] == WHOLE_SAMPLES
+    # a caller may choose (bench/monitor_cost.py measures the SSH hosts' form on this machine)
+    assert MonitorSession(LocalTransport(), "local", 0.1, ["sh"], tmp_path / "x.txt", whole_samples=True).argv[2] \
+        == WHOLE_SAMPLES
     # the sampler alone streams its samples and ends on TERM with its last one, as behind awk
     assert here.start()
     time.sleep(0.5)
