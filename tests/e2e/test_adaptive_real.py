@@ -13,9 +13,10 @@ import pytest
 
 from tests.conftest import require, run_cli, write_scenario
 
-# a hog that is busy for a random part of each 0.8 s. Two of them and the noisy fio job are pinned to the
-# first CPU, so they contend on any machine, however many cores it has (unpinned, a machine with spare cores
-# let fio run beside the hogs undisturbed and its case converged): fio's throughput varies by tens of %
+# a hog that is busy for a random part of each 0.8 s: the disk target's service, which fsbench starts and
+# stops. Two of them and the noisy fio job are pinned to the first CPU, so they contend on any machine
+# (unpinned, a machine with spare cores let fio run beside them undisturbed). The noisy job's spread comes
+# from its Poisson arrivals now: bound by the CPU the hogs left it, its three runs still fell within 5 % once
 HOG = """\
 while :; do
   t=$(( $(od -An -N1 -tu1 /dev/urandom) % 8 ))
@@ -75,13 +76,15 @@ def test_adaptive_repetitions_stop_early_when_stable_and_late_when_noisy(tmp_pat
           paced:     # fio holds it at 20 MiB/s: stable whatever the machine does
             tool: fio
             options: {{rw: write, bs: 64k, size: 64m, rate: 20m, runtime: 1, time_based: 1}}
-          busy:      # as fast as it goes, beside the hog on the disk target: noisy
+          busy:      # noisy by construction: its reads arrive as a Poisson process of 8 a second
             tool: fio
             targets: [disk]
-            # from the page cache (no drop): the CPU bounds it, and the hogs take a random share of the CPU;
-            # from the disk it was bound by the disk, and twice converged at 3 repetitions in a full suite
+            # a second's count of Poisson(8) arrivals spreads by about 35 % on any machine: three runs within
+            # the 5 % interval is about a 0.3 % chance. Bound by the CPU the random hogs left it (page-cache
+            # reads beside them), it converged at 3 once in a full suite (session 25); from the disk, twice
             drop_caches: false
-            options: {{rw: randread, bs: 4k, size: 16m, runtime: 1, time_based: 1, cpus_allowed: 0}}
+            options: {{rw: randread, bs: 4k, size: 16m, runtime: 1, time_based: 1, cpus_allowed: 0,
+                       rate_iops: 8, rate_process: poisson, randrepeat: 0}}
         """)
     plan = run_cli("plan", str(scenario), check=True)
     assert "adaptive repetitions" in plan.stdout and "9 to 12 cases" in plan.stdout
