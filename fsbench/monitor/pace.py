@@ -21,19 +21,13 @@ class Pace:
 
     interval_s: float
     first_interval_s: float
-    asked_s: float  # the scenario's interval
-
-    @property
-    def raised(self) -> bool:
-        """Whether each host is sampled less often than the scenario asks."""
-        return self.interval_s > self.asked_s
 
 
 def pace(interval_s: float, hosts: int, budget: float = CONTROLLER_SAMPLES_PER_S) -> Pace:
     """The sampling of each of `hosts` hosts, so that together they send at most `budget` samples a second."""
     spread = max(0, hosts) / budget  # the seconds between one host's samples at the budget
     every = max(interval_s, spread)
-    return Pace(every, min(every, max(FIRST_INTERVAL_S, spread)), interval_s)
+    return Pace(every, min(every, max(FIRST_INTERVAL_S, spread)))
 
 
 def slower_note(interval_s: float, asked_s: float, hosts: int) -> str:
