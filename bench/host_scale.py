@@ -17,6 +17,7 @@ Needs root (the lab), /usr/sbin/sshd, fio, mpirun and mdtest.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -33,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.mhlab import clients_layout, start_multihost  # noqa: E402 - the repository's root first
+from tests.mhlab import clients_layout, ssh_agent, start_multihost  # noqa: E402 - the repository's root first
 
 FIRST = 110  # 127.0.28.110 on: no other lab of the suite uses these
 #: `fsbench` as the program runs it, writing its own process's CPU seconds (every thread, no child: not mpirun,
@@ -79,15 +80,17 @@ workloads:
     return path
 
 
-def run_once(lab, folder: Path, hosts: int, rounds: int) -> dict:
+def run_once(lab, folder: Path, hosts: int, rounds: int, relay: dict[str, str] | None = None) -> dict:
+    """One `fsbench run`; relay: the ssh-agent's variables, to reach the clients through relays (ssh-relay)."""
     names = [f"client{i}" for i in range(1, hosts + 1)]
-    inventory = lab.write_inventory(folder / "inventory.yaml", hosts=names)
+    inventory = lab.write_inventory(folder / "inventory.yaml", hosts=names, transport="ssh-relay" if relay else None)
     sc = scenario(folder, lab.root / f"shared-{hosts}", hosts, rounds)
     own = folder / "fsbench-cpu"
     argv = [sys.executable, "-c", SELF_CPU, str(own), "run", str(sc), "--inventory", str(inventory), "-o",
             str(folder / "out"), "--no-report", "--progress", "none"]
     start, cpu = time.monotonic(), _children_cpu()
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, **(relay or {}), "PYTHONPATH": str(REPO)},
                           timeout=1800, check=False)
     wall, cpu = time.monotonic() - start, _children_cpu() - cpu
     said = own.read_text().split() if own.exists() else []
@@ -187,6 +190,8 @@ def main() -> None:
     ap.add_argument("--lose-one", action="store_true",
                     help="then, at the largest count, lose a client mid-case and resume (failures at scale)")
     ap.add_argument("--keep", type=Path, help="copy each host count's run folder here (n<hosts>/), for a profile")
+    ap.add_argument("--relay", action="store_true",
+                    help="each count twice: direct (ssh) and through relays (ssh-relay, with an ssh-agent of its own)")
     args = ap.parse_args()
     counts = [int(x) for x in args.hosts.split(",")]
     for tool in ("/usr/sbin/sshd", "fio", "mpirun", "mdtest"):
@@ -197,29 +202,33 @@ def main() -> None:
         began = time.monotonic()
         lab = start_multihost(Path(tmp) / "lab", clients_layout(max(counts)), first=FIRST)
         started = time.monotonic() - began
+        agent = ssh_agent(lab.client_key) if args.relay else contextlib.nullcontext({})
         try:
-            for n in counts:
-                folder = Path(tmp) / f"n{n}"
-                folder.mkdir()
-                results.append(run_once(lab, folder, n, args.rounds))
-                if args.keep:
-                    shutil.copytree(folder / "out", args.keep / f"n{n}", symlinks=True)
-                load = os.getloadavg()[0]
-                r = results[-1]
-                print(f"{n:>3} hosts: run {r['wall']:.1f} s, outside the cases {r['outside_cases']:.1f} s; per case "
-                      f"outside the tool fio {r['overhead']['fio']:.2f} s (tool {r['tool']['fio']:.2f}), mdtest "
-                      f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); controller CPU "
-                      f"{r['controller_cpu']:.1f} s, fsbench's own {r['fsbench_cpu']:.2f} s; SSH channels "
-                      f"{r['channels']} ({r['channels'] / n:.1f} a host); load {load:.1f}", flush=True)
-            if args.lose_one:
-                folder = Path(tmp) / "lose-one"
-                folder.mkdir()
-                lost = lose_one(lab, folder, max(counts))
-                print(f"{lost['hosts']} hosts, {lost['lost']} lost mid-case: run {lost['run_s']:.1f} s (exit "
-                      f"{lost['exit']}), that case failed naming it: {lost['failed_naming_it']}, others named: "
-                      f"{lost['others_named'] or 'none'}, the next case {lost['next_case']}; "
-                      f"--resume {lost['resume_s']:.1f} s (exit {lost['resume_exit']}): {lost['after_resume']}\n"
-                      f"  reason: {lost['reason']}", flush=True)
+            with agent as agent_env:
+                for n, how in [(n, how) for n in counts for how in (("ssh", "ssh-relay") if args.relay else ("ssh",))]:
+                    folder = Path(tmp) / f"n{n}-{how}"
+                    folder.mkdir()
+                    results.append(run_once(lab, folder, n, args.rounds, agent_env if how == "ssh-relay" else None))
+                    results[-1]["transport"] = how
+                    if args.keep:
+                        shutil.copytree(folder / "out", args.keep / f"n{n}-{how}", symlinks=True)
+                    load = os.getloadavg()[0]
+                    r = results[-1]
+                    print(f"{n:>3} hosts, {how}: run {r['wall']:.1f} s, outside the cases {r['outside_cases']:.1f} s; "
+                          f"per case outside the tool fio {r['overhead']['fio']:.2f} s (tool {r['tool']['fio']:.2f}), "
+                          f"mdtest "
+                          f"{r['overhead']['mdtest']:.2f} s (tool {r['tool']['mdtest']:.2f}); controller CPU "
+                          f"{r['controller_cpu']:.1f} s, fsbench's own {r['fsbench_cpu']:.2f} s; SSH channels "
+                          f"{r['channels']} ({r['channels'] / n:.1f} a host); load {load:.1f}", flush=True)
+                if args.lose_one:
+                    folder = Path(tmp) / "lose-one"
+                    folder.mkdir()
+                    lost = lose_one(lab, folder, max(counts))
+                    print(f"{lost['hosts']} hosts, {lost['lost']} lost mid-case: run {lost['run_s']:.1f} s (exit "
+                          f"{lost['exit']}), that case failed naming it: {lost['failed_naming_it']}, others named: "
+                          f"{lost['others_named'] or 'none'}, the next case {lost['next_case']}; "
+                          f"--resume {lost['resume_s']:.1f} s (exit {lost['resume_exit']}): {lost['after_resume']}\n"
+                          f"  reason: {lost['reason']}", flush=True)
         finally:
             began = time.monotonic()
             lab.stop()
@@ -230,7 +239,8 @@ def main() -> None:
     steps = sorted({k for r in results for p in r["phases"].values() for k in p})
     for tool in ("fio", "mdtest"):
         print(f"\n{tool}: fsbench's steps per case (median s)")
-        print(f"{'step':<28}" + "".join(f"{r['hosts']:>8}" for r in results))
+        print(f"{'step':<28}" + "".join(f"{str(r['hosts']) + ('r' if r['transport'] != 'ssh' else ''):>8}"
+                                        for r in results))
         for step in steps:
             print(f"{step:<28}" + "".join(f"{r['phases'].get(tool, {}).get(step, 0):>8.3f}" for r in results))
         print(f"{'total outside the tool':<28}" + "".join(f"{r['overhead'][tool]:>8.3f}" for r in results))

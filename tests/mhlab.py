@@ -213,12 +213,16 @@ class MultiHostLab:
         for t in threads:
             t.join(timeout=60)
 
-    def write_inventory(self, path: Path, slots: int = 1, hosts: list[str] | None = None) -> Path:
+    def write_inventory(self, path: Path, slots: int = 1, hosts: list[str] | None = None,
+                        transport: str | None = None) -> Path:
         """An inventory of the lab's hosts (all, or those named), each in its own group, with the lab's
-        port, key and known_hosts."""
+        port, key and known_hosts (and `transport: ssh-relay` when asked: run it under ssh_agent())."""
         chosen = [h for h in self.hosts if hosts is None or h.name in hosts]
-        inv = {"defaults": {"user": self.user, "port": self.port, "key_file": str(self.client_key),
-                            "known_hosts": str(self.known_hosts), "slots": slots},
+        defaults = {"user": self.user, "port": self.port, "key_file": str(self.client_key),
+                    "known_hosts": str(self.known_hosts), "slots": slots}
+        if transport:
+            defaults["transport"] = transport
+        inv = {"defaults": defaults,
                "hosts": {h.name: {"address": h.address, "groups": [h.group]} for h in chosen}}
         path.write_text(yaml.safe_dump(inv, sort_keys=False))
         return path
@@ -244,6 +248,19 @@ class MultiHostLab:
             except subprocess.TimeoutExpired:
                 h.proc.kill()
                 h.proc.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def ssh_agent(key: Path) -> Iterator[dict[str, str]]:
+    """An ssh-agent of its own holding key, for relayed hosts: yields the variables that reach it, kills it after."""
+    started = subprocess.run(["ssh-agent", "-s"], capture_output=True, text=True, check=True, timeout=30).stdout
+    env = dict(re.findall(r"(SSH_AUTH_SOCK|SSH_AGENT_PID)=([^;]+);", started))
+    try:
+        subprocess.run(["ssh-add", "-q", str(key)], env={**os.environ, **env}, check=True, capture_output=True,
+                       timeout=30)
+        yield env
+    finally:
+        subprocess.run(["ssh-agent", "-k"], env={**os.environ, **env}, capture_output=True, timeout=30, check=False)
 
 
 def clients_layout(count: int, group: str = "clients") -> list[tuple[str, str]]:

@@ -18,6 +18,7 @@ The file format::
         jump: gw                   # reached through another host of this file (ProxyJump)
         password_env: CLIENT1_PW   # the NAME of an environment variable holding a password
         remote_base: /scratch/fsb  # where per-case work directories go (default /tmp/fsbench-<user>)
+        transport: ssh-relay       # reached through a relay host (about sqrt(N) of them), default ssh
 
 A password is never written in the file: `password:` is an error that says to use `password_env`.
 `key_file` and `known_hosts` take plain path characters only (no spaces, quotes or `$`, no leading
@@ -37,6 +38,8 @@ from fsbench.config.files import read_text_bounded
 from fsbench.config.yamllines import LineMap, load_yaml
 from fsbench.core.errors import Issue, ScenarioError
 
+#: how an inventory's hosts are reached: directly, or through relays (fsbench.transport.relay)
+INVENTORY_TRANSPORTS = ("ssh", "ssh-relay")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -56,6 +59,7 @@ class HostSpec:
     sudo: bool = False
     password_env: str | None = None
     remote_base: str | None = None
+    transport: str = "ssh"  # or ssh-relay (fsbench.transport.relay)
 
     @property
     def target(self) -> str:
@@ -135,6 +139,7 @@ SETTINGS = s.Struct({
     "key_file": s.Key(_ssh_path), "known_hosts": s.Key(_ssh_path), "jump": s.Key(s.string),
     "groups": s.Key(s.list_of(s.string)), "slots": s.Key(s.integer(1)), "sudo": s.Key(s.boolean),
     "password_env": s.Key(_env_name), "remote_base": s.Key(s.string), "password": s.Key(_no_password),
+    "transport": s.Key(s.one_of(*INVENTORY_TRANSPORTS)),
 }, what="host settings")
 INVENTORY = s.Struct({
     "defaults": s.Key(SETTINGS, default=dict),
@@ -178,6 +183,7 @@ def _spec(name: str, own: dict, defaults: dict, base: Path) -> HostSpec:
     merged["slots"] = merged["slots"] or 1
     merged["sudo"] = bool(merged["sudo"])
     merged["address"] = merged["address"] or ""
+    merged["transport"] = merged["transport"] or "ssh"
     return HostSpec(name=name, **merged)
 
 

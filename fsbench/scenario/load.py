@@ -10,6 +10,7 @@ from fsbench.config import schema as s
 from fsbench.config.files import MAX_INPUT_BYTES, read_bytes_bounded, read_text_bounded
 from fsbench.config.yamllines import MAX_BYTES, LineMap, load_yaml
 from fsbench.core.errors import Issue, ScenarioError
+from fsbench.core.inventory import INVENTORY_TRANSPORTS
 from fsbench.core.secrets import SecretRef
 from fsbench.kinds import KINDS
 from fsbench.scenario.extends import apply_extends
@@ -122,8 +123,8 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
     for n, h in declared.items():
         h = h or {}
         spec = inventory.get(n)
-        transport = h.get("transport") or ("ssh" if spec is not None else "local")
-        if transport == "ssh" and spec is None:
+        transport = h.get("transport") or (spec.transport if spec is not None else "local")
+        if transport in INVENTORY_TRANSPORTS and spec is None:
             issues.append(lm.issue(("hosts", n), f"host {n!r} is not in the inventory"
                                    + (f" {d.get('inventory') or ''}" if inventory else " (no inventory given)"),
                                    "add it to the inventory file, give one with `inventory:` or --inventory, "
@@ -131,7 +132,7 @@ def _build(d: dict, values: dict, lm: LineMap, base_dir: Path, issues: list[Issu
         groups = tuple(h.get("groups") or ()) or (spec.groups if spec is not None else ())
         slots = h.get("slots") or (spec.slots if spec is not None else 1) or 1
         hosts[n] = s.build(Host, h, name=n, transport=transport, groups=groups, slots=slots,
-                           spec=spec if transport == "ssh" else None)
+                           spec=spec if transport in INVENTORY_TRANSPORTS else None)
     if not hosts:
         hosts = {"local": Host(name="local")}
     targets = {}

@@ -37,7 +37,7 @@ class Host:
 
     name: str = ""
     transport: str = option(s.string, "local", doc="local, or ssh (the default for a host of the inventory), "
-                                                  "or a plug-in's transport")
+                                                  "ssh-relay (through relay hosts), or a plug-in's transport")
     address: str = option(s.address, "")
     groups: tuple[str, ...] = option(s.list_of(s.string), (), convert=tuple)
     slots: int = option(s.integer(1), 1)

@@ -58,13 +58,17 @@ def sudo_prefix(sudo: bool) -> list[str]:
     return ["sudo", "-n", "--"] if sudo else []
 
 
-def command_line(argv: list[str], *, cwd: str | None, env: dict[str, str] | None, sudo: bool) -> str:
-    """The remote shell line that runs argv in its own process group and reports that group's id."""
+def command_line(argv: list[str], *, cwd: str | None, env: dict[str, str] | None, sudo: bool,
+                 stdin: bool = False) -> str:
+    """The remote shell line that runs argv in its own process group and reports that group's id.
+
+    stdin: the command reads the session's input (the relay's program, a file sent through a relay);
+    otherwise it reads /dev/null."""
     env_part = ["env", *(f"{k}={v}" for k, v in env.items())] if env else []
     inner = ["setsid", "-w", "sh", "-c", _SCRIPT, "fsbench-run", cwd or ".", *env_part, *argv]
     # stdin from /dev/null on the host, like the local transport; sending a channel EOF instead races
     # with a fast command's close in paramiko, and sshd then drops the whole connection
-    return shlex.join(["exec", *sudo_prefix(sudo), *inner]) + " </dev/null"
+    return shlex.join(["exec", *sudo_prefix(sudo), *inner]) + ("" if stdin else " </dev/null")
 
 
 def kill_line(pgid: int, signal_name: str, *, sudo: bool) -> str:

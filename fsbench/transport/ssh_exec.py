@@ -121,23 +121,9 @@ class SSHCommands:
                 chan.close()
             out.close()
             err.close()
-        if err.signalled and status is not None:
-            status = -(status & 0x7F)  # killed by a signal: negative, as subprocess (and LocalTransport) says
-        err_tail = tail(err.sink.tail())
-        if note:
-            err_tail = f"{err_tail}{'' if not err_tail or err_tail.endswith(chr(10)) else chr(10)}{note}"
-        result = CommandResult(self.host, list(argv), status, tail(out.tail()), err_tail, time.monotonic() - start,
-                               outcome == "timeout", outcome == "cancel")
-        if stdout_path is None:
-            result.extra["stdout"] = out.data().decode(errors="replace")
-        if note:
-            result.extra["error"] = note
-        if lost:  # the host, not the command, failed: a case tells its reader which host it lost, and how
-            result.extra["lost"] = f"{self.settings.where}: {lost}"
-        capped = [n for n in (out.note(), err.sink.note()) if n]
-        if capped:
-            result.extra["capped"] = capped
-        return result
+        return command_result(self.host, argv, status, outcome, out, err, note=note,
+                              lost=f"{self.settings.where}: {lost}" if lost else "", start=start,
+                              keep_stdout=stdout_path is None)
 
     def open_exec(self, t, line: str):
         """A channel running line; exec itself has no timeout in paramiko, so a watchdog closes it."""
@@ -176,3 +162,26 @@ class SSHCommands:
             killer.close()
             if remote.pump(chan, out, err, timeout=GRACE_S, cancel=None, alive=t.is_active) != "timeout":
                 return
+
+
+def command_result(host: str, argv: list[str], status: int | None, outcome: str, out: remote.Sink,
+                   err: remote.PgidFilter, *, note: str, lost: str, start: float, keep_stdout: bool) -> CommandResult:
+    """One remote command's result from its closed output streams, however it reached the host (a channel
+    of its own, or a relay): the status as subprocess gives it, the tails, why the host was lost."""
+    if err.signalled and status is not None:
+        status = -(status & 0x7F)  # killed by a signal: negative, as subprocess (and LocalTransport) says
+    err_tail = tail(err.sink.tail())
+    if note:
+        err_tail = f"{err_tail}{'' if not err_tail or err_tail.endswith(chr(10)) else chr(10)}{note}"
+    result = CommandResult(host, list(argv), status, tail(out.tail()), err_tail, time.monotonic() - start,
+                           outcome == "timeout", outcome == "cancel")
+    if keep_stdout:
+        result.extra["stdout"] = out.data().decode(errors="replace")
+    if note:
+        result.extra["error"] = note
+    if lost:  # the host, not the command, failed: a case tells its reader which host it lost, and how
+        result.extra["lost"] = lost
+    capped = [n for n in (out.note(), err.sink.note()) if n]
+    if capped:
+        result.extra["capped"] = capped
+    return result

@@ -155,7 +155,7 @@ def test_plug_ins_are_packages_of_their_own_and_registered_by_name():
     assert TOOLS.names() == ["fio", "juicefs-bench", "juicefs-objbench", "mdtest", "metabench", "nnbench", "vdbench"]
     assert KINDS.names() == ["cephfs", "device", "directory", "fuse", "hdfs", "jfs", "juicefs", "rbd", "rbd-image",
                              "rclone", "s3a", "s3fs"]
-    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "etcd", "hdfs", "mysql", "postgres", "redis", "s3"] and TRANSPORTS.names() == ["local", "ssh"]
+    assert SERVICE_KINDS.names() == ["ceph-lab", "command", "etcd", "hdfs", "mysql", "postgres", "redis", "s3"] and TRANSPORTS.names() == ["local", "ssh", "ssh-relay"]
     for tool in TOOLS:
         for attr in ("accepts", "metrics", "operations", "primary_metrics", "packages", "bring_your_own"):
             assert hasattr(tool, attr), f"{tool.name} does not declare {attr}"

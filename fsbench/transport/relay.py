@@ -1,0 +1,260 @@
+"""The `ssh-relay` transport: the controller talks to about sqrt(N) relay hosts, each relay to its share of the rest.
+
+Why: over direct SSH every command of every host is a channel of its own on the controller (about 1 ms of
+its CPU: the channel's open, exec, output, status and close, each a packet to encrypt or decrypt), 4 to 6
+a host a case. At hundreds of hosts that is seconds of one process's CPU at each case's edges. Through a
+relay a host's command is a frame on the relay's one channel, and the frames of a step's hosts travel
+together, so the controller's packets grow with the relays, not the hosts.
+
+How:
+- `make_all` splits the hosts into about sqrt(N) groups; each group's first host is its relay, reached
+  directly (an SSHTransport); the others are `RelayedTransport`s. Hosts behind a jump host or with a
+  password login stay direct.
+- A relay runs fsbench.transport.relay_agent (sent to a private folder of its own, `relay-<id>` under
+  its remote_base) with `python3`. It reaches each of its hosts with OpenSSH's client: one master
+  connection per host (`ssh -M -N`, its control socket in that folder), then a client per command
+  through it. The master logs in with the controller's ssh-agent, forwarded on the relay's channel only
+  (no key leaves the controller), and checks the host's key against the controller's known_hosts
+  entries for it, which are sent along; nothing else is trusted.
+- A relayed command is the same line the direct transport runs (fsbench.transport.remote: its own
+  process group, the run's marker, the dead man's switch), so its stop is the same kill by process group,
+  sent through the relay, and a session that ends (the relay lost, the controller gone) ends it.
+- A master that ends (the host down, its link cut, 15 s without an answer to ssh's keepalives) makes
+  its host's commands `lost`, with ssh's reason, as a lost connection does; the next command connects
+  again. A relay that ends does the same to all its hosts. When the controller closes the relay, its
+  program stops every child (TERM, then KILL), and the relay's folder is removed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import tarfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fsbench.api.transport import HostEntry, Transport, TransportKind
+from fsbench.core.cancel import Cancel
+from fsbench.core.errors import CommandResult
+from fsbench.core.inventory import HostSpec
+from fsbench.transport import remote
+from fsbench.transport.capture import CappedOutput
+from fsbench.transport.errors import ConnectError, TransferError
+from fsbench.transport.relay_link import Relayed, RelayLink
+from fsbench.transport.ssh import SSHTransport
+from fsbench.transport.ssh_exec import GRACE_S, command_result
+
+#: a master is given up after this many of ssh's keepalives go unanswered, one every SERVER_ALIVE_S
+SERVER_ALIVE_S, SERVER_ALIVE_COUNT = 5, 3
+#: ssh's own exit status for its errors (a remote command's 255 is told apart by its master still being there)
+SSH_ERROR = 255
+NO_CAP = 1 << 62
+
+
+def groups_of(names: list[str]) -> list[list[str]]:
+    """About sqrt(N) groups of about sqrt(N) hosts, in the order given (a group's first host is its relay)."""
+    if not names:
+        return []
+    size = max(1, math.ceil(math.sqrt(len(names))))
+    return [names[i:i + size] for i in range(0, len(names), size)]
+
+
+class RelayHost(SSHTransport):
+    """A relay host: reached directly, and the end of its relay link (closed, and its folder removed, first)."""
+
+    link: RelayLink
+
+    def close(self) -> None:
+        try:
+            self.link.close()
+        finally:
+            super().close()
+
+
+class RelayedTransport(SSHTransport):
+    """A host reached through a relay: the same commands as SSHTransport's, as frames on the relay's channel."""
+
+    def __init__(self, host: HostSpec, link: RelayLink, **options: Any):
+        super().__init__(host, **options)
+        self.link = link
+        link.hosts[self.host] = self
+        self._index = len(link.hosts)
+
+    def __repr__(self) -> str:
+        return f"RelayedTransport({self.host!r}, {self.spec.target!r}, through {self.link.relay.host!r})"
+
+    def connection(self):
+        raise ConnectError(self.host, self.settings.where, f"this host is reached through the relay on "
+                           f"{self.link.relay.host}, not directly")
+
+    def ssh_argv(self, line: str | None = None, *, master: bool = False, check: bool = False) -> list[str]:
+        """OpenSSH's client on the relay: the master connection, its check, or a command through it."""
+        r = self.settings
+        argv = ["ssh", "-F", "/dev/null", "-S", f"{self.link.folder}/c{self._index}", "-p", str(r.port), "-l", r.user,
+                "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-o", "StrictHostKeyChecking=yes",
+                "-o", f"UserKnownHostsFile={self.link.folder}/known_hosts", "-o", "GlobalKnownHostsFile=/dev/null",
+                "-o", "CheckHostIP=no", "-o", "UpdateHostKeys=no"]
+        if master:
+            return [*argv, "-M", "-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no",
+                    "-o", f"ConnectTimeout={max(1, int(self.connect_timeout))}",
+                    "-o", f"ServerAliveInterval={SERVER_ALIVE_S}", "-o", f"ServerAliveCountMax={SERVER_ALIVE_COUNT}",
+                    "-o", "ForwardAgent=no", "-o", "ClearAllForwardings=yes", r.address]
+        if check:
+            return [*argv, "-O", "check", r.address]
+        return [*argv, "-o", "ControlMaster=no", "-T", r.address, line or "true"]
+
+    def execute(self, argv: list[str], *, cwd: str | None = None, timeout: float | None = 60.0,
+                env: dict[str, str] | None = None, stdout_path: Path | None = None,
+                stderr_path: Path | None = None, cancel: threading.Event | None = None,
+                sudo: bool = False, stdin: bytes | None = None, cap: int | None = None) -> CommandResult:
+        """SSHTransport.execute through the relay: the same line, the same result."""
+        start = time.monotonic()
+        self.raise_if_dead()
+        out = remote.Sink(stdout_path, keep=stdout_path is None, cap=cap or self.output_cap, name="stdout")
+        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False, cap=self.output_cap, name="stderr"))
+        status, outcome, note, lost = None, "exit", "", ""
+        line = remote.command_line(argv, cwd=cwd, env=env, sudo=sudo, stdin=stdin is not None)
+        try:
+            master = self.link.master(self)
+            cmd = self.link.start(self.ssh_argv(line), out, err, stdin=stdin)
+        except BaseException:
+            out.close()
+            err.close()
+            raise
+        try:
+            outcome = _wait(cmd, timeout, cancel)
+            if outcome in ("timeout", "cancel"):
+                self._stop_relayed(cmd, err, sudo)
+            if cmd.failed:
+                outcome, lost = "lost", cmd.failed
+            elif cmd.status == SSH_ERROR and master.done.wait(1.0):
+                outcome = "lost"
+                said = master.err.tail().decode(errors="replace").strip().splitlines()
+                lost = said[-1] if said else "the connection was lost"
+            elif cmd.status is not None and cmd.status >= 0:
+                status = cmd.status
+            elif outcome == "exit":
+                note = "fsbench: the command ended without an exit status (killed by a signal?)"
+            if outcome == "lost":
+                note = (f"fsbench: the connection to {self.host} ({self.settings.where}) through the relay on "
+                        f"{self.link.relay.host} was lost while the command ran ({lost}); its exit status is unknown")
+        finally:
+            cmd.done.close()
+            out.close()
+            err.close()
+        return command_result(self.host, argv, status, outcome, out, err, note=note,
+                              lost=f"{self.settings.where}: {lost}" if lost else "", start=start,
+                              keep_stdout=stdout_path is None)
+
+    def _stop_relayed(self, cmd: Relayed, err: remote.PgidFilter, sudo: bool) -> None:
+        """TERM the host's process group, KILL after the grace period; the relay's ssh client last."""
+        for sig in ("TERM", "KILL"):
+            if err.pgid is None or cmd.done.is_set():
+                break
+            killer = self.link.start(self.ssh_argv(remote.kill_line(err.pgid, sig, sudo=sudo)),
+                                     CappedOutput(None, keep=False), CappedOutput(None, keep=False))
+            killer.done.wait(self.op_timeout)
+            killer.done.close()
+            if cmd.done.wait(GRACE_S):
+                return
+        if not cmd.done.is_set():
+            self.link.terminate(cmd)
+            cmd.done.wait(GRACE_S + 2)
+
+    # -- files: what SFTP does on a direct host, as commands through the relay -----------------------------
+    def put_text(self, path: str, text: str) -> None:
+        self._put(text.encode(), path, None)
+
+    def put_file(self, local: Path, path: str, mode: int | None = None) -> None:
+        self._put(local.read_bytes(), path, mode)
+
+    def _put(self, data: bytes, path: str, mode: int | None) -> None:
+        script = 'cat > "$1"' + (' && chmod "$2" "$1"' if mode is not None else "")
+        argv = ["sh", "-c", script, "fsbench-put", path, *([f"{mode:o}"] if mode is not None else [])]
+        result = self.execute(argv, timeout=self.op_timeout, stdin=data)
+        if not result.ok:
+            raise TransferError(self.host, self.settings.where, f"cannot write {path}: {result.describe()}",
+                                f"check that its folder exists and {self.settings.user} may write there")
+
+    def fetch(self, path: str, local: Path) -> bool:
+        """A file, or a folder with its files and folders below it (as a tar stream), into local."""
+        script = ('if [ -d "$1" ]; then echo dir >&2; exec tar -C "$1" -cf - .; elif [ -f "$1" ]; then echo file >&2; '
+                  'exec cat -- "$1"; else exit 3; fi')
+        local.parent.mkdir(parents=True, exist_ok=True)
+        part = local.with_name(f".{local.name}.fetching")
+        err_path = local.with_name(f".{local.name}.fetch-err")
+        try:
+            result = self.execute(["sh", "-c", script, "fsbench-fetch", path], timeout=self.op_timeout * 10,
+                                  stdout_path=part, stderr_path=err_path, cap=NO_CAP)
+            if result.exit_status == 3:
+                return False
+            said = err_path.read_text(errors="replace").split("\n", 1)[0] if err_path.exists() else ""
+            if not result.ok or said not in ("dir", "file"):
+                raise TransferError(self.host, self.settings.where, f"cannot fetch {path}: {result.describe()}")
+            if said == "file":
+                os.replace(part, local)
+                return True
+            local.mkdir(parents=True, exist_ok=True)
+            with tarfile.open(part) as tar:
+                tar.extractall(local, filter=_files_and_folders)
+            return True
+        finally:
+            for p in (part, err_path):
+                p.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Nothing of its own: the relay host closes the link."""
+
+
+def _files_and_folders(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """As SFTP's fetch: regular files and folders only, nothing outside the destination."""
+    if not (member.isreg() or member.isdir()):
+        return None
+    return tarfile.data_filter(member, dest)
+
+
+def _wait(cmd: Relayed, timeout: float | None, cancel: threading.Event | None) -> str:
+    """'exit' once the command ended, else 'timeout' or 'cancel'; a Cancel wakes the wait at once."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while not cmd.done.is_set():
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return "timeout"
+        if cancel is not None and cancel.is_set():
+            return "cancel"
+        if isinstance(cancel, Cancel):
+            select.select([cmd.done, cancel], [], [], left)
+        elif cancel is not None:
+            cmd.done.wait(remote.CANCEL_POLL_S if left is None else min(remote.CANCEL_POLL_S, left))
+        else:
+            cmd.done.wait(left)
+    return "exit"
+
+
+class RelayTransports:
+    """The `ssh-relay` transport plug-in: inventory hosts, about sqrt(N) of them relays for the others."""
+
+    name = "ssh-relay"
+
+    def make_all(self, hosts: Sequence[HostEntry], inventory: dict[str, Any]) -> dict[str, Transport]:
+        """Relays and the hosts behind them; a host behind a jump host or with a password stays direct."""
+        from fsbench.transport.hosts import transports_for
+
+        names = [h.name for h in hosts]
+        direct = [n for n in names if inventory[n].jump or inventory[n].password_env]
+        made: dict[str, Transport] = dict(transports_for(inventory, direct)) if direct else {}
+        for group in groups_of([n for n in names if n not in direct]):
+            relay = RelayHost(inventory[group[0]])
+            relay.link = RelayLink(relay)
+            made[group[0]] = relay
+            for name in group[1:]:
+                made[name] = RelayedTransport(inventory[name], relay.link)
+        return {n: made[n] for n in names}
+
+
+PLUGIN: TransportKind = RelayTransports()
+

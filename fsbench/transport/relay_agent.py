@@ -1,0 +1,267 @@
+"""The relay's program: runs on a relay host, starts the commands the controller sends, streams their output back.
+
+It is sent to the relay host as text and run there with `python3` (standard library only, no fsbench):
+the controller then talks to its share of the hosts through one SSH channel instead of one per command.
+It runs argv lists as its own children (OpenSSH's client to each host, through one master connection
+per host) and knows nothing of hosts itself. Its stdin and stdout carry frames:
+
+    type (1 byte) | id (4 bytes, big-endian) | length (4 bytes, big-endian) | payload
+
+from the controller:
+    S  start id: JSON {"argv": [...], "stdin": base64 or null, "ready": argv or null}
+    T  terminate id: TERM to the child, KILL 5 s later if it is still there
+to the controller:
+    O  stdout bytes of id       E  stderr bytes of id
+    X  id ended: JSON {"status": N} (negative: killed by that signal)
+    F  id could not start: the reason as text
+    Y  id is ready: its "ready" argv exited 0 (a master connection that accepts commands)
+
+Frames from many children that come in the same moment leave in one write, so the controller gets the
+steps of its hosts in a few SSH packets. When stdin ends (the controller closed the channel, or died)
+every child gets TERM, then KILL after 5 s, and the program exits: nothing it started outlives it.
+"""
+
+import base64
+import json
+import os
+import select
+import selectors
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+HEADER = struct.Struct(">BII")
+CHUNK = 1 << 16
+KILL_AFTER_S = 5.0
+READY_POLL_S = 0.05
+READY_LIMIT_S = 60.0
+BATCH_S = 0.025
+
+
+class Out:
+    """Frames waiting to go to the controller; any thread may add, the main loop writes them in one go.
+
+    Output alone waits up to BATCH_S for more (the samples of a relay's hosts, taken in the same tick, then
+    leave together); an end, a failure or a ready frame goes at once, with whatever waits beside it.
+    """
+
+    def __init__(self, fd, wake_fd):
+        self.fd, self.wake_fd = fd, wake_fd
+        self.lock = threading.Lock()
+        self.parts = []
+        self.first_at = None
+        self.urgent = False
+
+    def add(self, kind, ident, payload=b""):
+        with self.lock:
+            self.parts.append(HEADER.pack(ord(kind), ident, len(payload)) + payload)
+            if self.first_at is None:
+                self.first_at = time.monotonic()
+            self.urgent = self.urgent or kind in "XFY"
+        if threading.current_thread() is not threading.main_thread():
+            try:
+                os.write(self.wake_fd, b"x")
+            except OSError:
+                pass
+
+    def due_in(self):
+        """Seconds until the waiting frames must leave (0: now), None when none waits."""
+        with self.lock:
+            if not self.parts:
+                return None
+            if self.urgent:
+                return 0.0
+            return max(0.0, self.first_at + BATCH_S - time.monotonic())
+
+    def flush(self):
+        with self.lock:
+            data, self.parts, self.first_at, self.urgent = b"".join(self.parts), [], None, False
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.fd, view)
+            except BlockingIOError:  # stdout may share its file description with the non-blocking stdin
+                select.select([], [self.fd], [], 1.0)
+                continue
+            view = view[n:]
+
+
+class Child:
+    def __init__(self, ident, proc):
+        self.ident, self.proc = ident, proc
+        self.open_streams = 2
+        self.kill_at = None
+
+
+class Agent:
+    def __init__(self, fd_in, fd_out):
+        self.fd_in = fd_in
+        self.sel = selectors.DefaultSelector()
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        self.wake_r = wake_r
+        self.out = Out(fd_out, wake_w)
+        self.children = {}
+        self.ending = []  # children whose output ended, not yet reaped
+        self.buf = b""
+        self.stdin_open = True
+        self.sel.register(fd_in, selectors.EVENT_READ, ("in", None))
+        self.sel.register(wake_r, selectors.EVENT_READ, ("wake", None))
+
+    def start(self, ident, spec):
+        try:
+            proc = subprocess.Popen(spec["argv"], stdin=subprocess.PIPE if spec.get("stdin") is not None
+                                    else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.out.add("F", ident, str(exc).encode())
+            return
+        child = Child(ident, proc)
+        self.children[ident] = child
+        assert proc.stdout is not None and proc.stderr is not None
+        for fd, kind in ((proc.stdout.fileno(), "O"), (proc.stderr.fileno(), "E")):
+            os.set_blocking(fd, False)
+            self.sel.register(fd, selectors.EVENT_READ, (kind, child))
+        if spec.get("stdin") is not None:
+            data = base64.b64decode(spec["stdin"])
+            threading.Thread(target=feed, args=(proc, data), daemon=True).start()
+        if spec.get("ready"):
+            threading.Thread(target=self.wait_ready, args=(child, spec["ready"]), daemon=True).start()
+
+    def wait_ready(self, child, argv):
+        limit = time.monotonic() + READY_LIMIT_S
+        while child.proc.poll() is None and time.monotonic() < limit:
+            try:
+                ok = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, timeout=10).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+            if ok:
+                self.out.add("Y", child.ident)
+                return
+            time.sleep(READY_POLL_S)
+
+    def terminate(self, ident):
+        child = self.children.get(ident)
+        if child is not None and child.proc.poll() is None:
+            signal_child(child.proc, signal.SIGTERM)
+            child.kill_at = time.monotonic() + KILL_AFTER_S
+
+    def read_child(self, kind, child, fd):
+        try:
+            data = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self.out.add(kind, child.ident, data)
+            return
+        self.sel.unregister(fd)
+        child.open_streams -= 1
+        if child.open_streams == 0:
+            self.ending.append(child)
+
+    def reap(self):
+        now = time.monotonic()
+        for child in list(self.ending):
+            status = child.proc.poll()
+            if status is not None:
+                self.ending.remove(child)
+                del self.children[child.ident]
+                self.out.add("X", child.ident, json.dumps({"status": status}).encode())
+        for child in self.children.values():
+            if child.kill_at is not None and now >= child.kill_at and child.proc.poll() is None:
+                signal_child(child.proc, signal.SIGKILL)
+                child.kill_at = None
+
+    def read_controller(self):
+        data = os.read(self.fd_in, CHUNK)
+        if not data:
+            self.stdin_open = False
+            self.sel.unregister(self.fd_in)
+            return
+        self.buf += data
+        while len(self.buf) >= HEADER.size:
+            kind, ident, length = HEADER.unpack_from(self.buf)
+            if len(self.buf) < HEADER.size + length:
+                break
+            payload = self.buf[HEADER.size:HEADER.size + length]
+            self.buf = self.buf[HEADER.size + length:]
+            if kind == ord("S"):
+                try:
+                    spec = json.loads(payload.decode())
+                except ValueError as exc:
+                    self.out.add("F", ident, f"a start frame that is not JSON: {exc}".encode())
+                    continue
+                self.start(ident, spec)
+            elif kind == ord("T"):
+                self.terminate(ident)
+
+    def loop(self):
+        while self.stdin_open:
+            busy = self.ending or any(c.kill_at is not None for c in self.children.values())
+            wait = 0.02 if busy else 1.0
+            due = self.out.due_in()
+            for key, _ in self.sel.select(wait if due is None else min(wait, due)):
+                what, child = key.data
+                if what == "in":
+                    self.read_controller()
+                elif what == "wake":
+                    try:
+                        os.read(self.wake_r, CHUNK)
+                    except BlockingIOError:
+                        pass
+                else:
+                    self.read_child(what, child, key.fd)
+            self.reap()
+            if self.out.due_in() == 0.0:
+                self.out.flush()
+        self.out.flush()
+        self.stop_all()
+
+    def stop_all(self):
+        """The controller is gone: every child ends, TERM first, and nothing is left behind."""
+        for child in self.children.values():
+            if child.proc.poll() is None:
+                signal_child(child.proc, signal.SIGTERM)
+        limit = time.monotonic() + KILL_AFTER_S
+        while time.monotonic() < limit and any(c.proc.poll() is None for c in self.children.values()):
+            time.sleep(0.05)
+        for child in self.children.values():
+            if child.proc.poll() is None:
+                signal_child(child.proc, signal.SIGKILL)
+                child.proc.wait()
+
+
+def signal_child(proc, sig):
+    try:
+        proc.send_signal(sig)
+    except OSError:
+        pass
+
+
+def feed(proc, data):
+    try:
+        proc.stdin.write(data)
+    except OSError:
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+
+
+def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.set_blocking(0, False)
+    Agent(0, 1).loop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

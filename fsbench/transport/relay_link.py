@@ -1,0 +1,285 @@
+"""A relay's channel as the controller holds it: the relay's program started, frames out and in, commands in flight.
+
+fsbench.transport.relay says why and how; this module is the link itself. Frames (fsbench.transport.relay_agent
+gives their format) that several threads queue in the same moment leave in one write; one thread reads the
+relay's frames and hands each to its command's output streams. A master connection per host (OpenSSH's
+`ssh -M -N` on the relay) is started on the host's first command and waited for until `ssh -O check` says it
+accepts commands. When the relay's channel ends, every command in flight ends as lost, with the reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import select
+import struct
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fsbench.core.cancel import Cancel
+from fsbench.core.errors import CommandFailed
+from fsbench.transport import remote
+from fsbench.transport.capture import CappedOutput
+from fsbench.transport.errors import ConnectError, HostKeyError
+from fsbench.transport.ssh import SSHTransport
+
+if TYPE_CHECKING:
+    from fsbench.transport.relay import RelayedTransport
+
+log = logging.getLogger("fsbench.transport.relay")
+HEADER = struct.Struct(">BII")
+CHUNK = 1 << 16
+AGENT_SOURCE = Path(__file__).with_name("relay_agent.py")
+
+
+class Relayed:
+    """One command in flight through a relay: its output streams, and its end."""
+
+    def __init__(self, ident: int, out: Any, err: Any):
+        self.ident, self.out, self.err = ident, out, err
+        self.done = Cancel()  # selectable: a wait sleeps until the end, a cancel or its timeout
+        self.ready = threading.Event()
+        self.status: int | None = None
+        self.failed = ""  # the relay could not start it, or the relay itself was lost
+
+
+class RelayLink:
+    """The channel to one relay's program: frames out (coalesced), frames in (one reader thread)."""
+
+    def __init__(self, relay: SSHTransport):
+        self.relay = relay
+        self.hosts: dict[str, RelayedTransport] = {}
+        self.folder = f"{relay.remote_base}/relay-{uuid.uuid4().hex[:12]}"
+        self.lost: str | None = None
+        self._lock = threading.RLock()
+        self._chan: Any = None
+        self._forward: Any = None
+        self._next = 0
+        self._cmds: dict[int, Relayed] = {}
+        self._masters: dict[str, Relayed] = {}
+        self._master_locks: dict[str, threading.Lock] = {}
+        self._queue: list[bytes] = []
+        self._queued = threading.Condition()
+        self._agent_err = bytearray()
+        self._closing = False
+        self.frames_out = self.frames_in = 0
+
+    # -- the relay's program -----------------------------------------------------------------------------
+    def _ensure(self) -> None:
+        with self._lock:
+            if self._chan is not None and not self._chan.closed:
+                return
+            self._start()
+
+    def _start(self) -> None:
+        r = self.relay
+        if not os.environ.get("SSH_AUTH_SOCK"):
+            raise ConnectError(r.host, r.settings.where,
+                               "the relay needs an ssh-agent on this machine holding the hosts' key, to forward "
+                               "it (SSH_AUTH_SOCK is not set)",
+                               "start one (`eval $(ssh-agent)`, then `ssh-add KEY`) before fsbench, or give the "
+                               "hosts `transport: ssh`")
+        base = r.remote_base
+        made = r.execute(["sh", "-c", 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && mkdir -p -m 700 -- "$2" && '
+                          'test ! -L "$2"', "fsbench-relay", base, self.folder], timeout=r.op_timeout)
+        if not made.ok:
+            raise CommandFailed(made, f"making the relay's folder {self.folder}")
+        r.base_made = True
+        r.put_text(f"{self.folder}/agent.py", AGENT_SOURCE.read_text())
+        r.put_text(f"{self.folder}/known_hosts", "".join(known_hosts_lines(t) for t in self.hosts.values()))
+        import paramiko.agent
+
+        t = r.connection()
+        try:
+            chan = t.open_session(timeout=r.connect_timeout)
+            self._forward = paramiko.agent.AgentRequestHandler(chan)
+            line = remote.command_line(["python3", "-u", "agent.py"], cwd=self.folder, env=r.marker or None,
+                                       sudo=False, stdin=True)
+            chan.exec_command(line)
+        except r.net_errors() as exc:
+            raise ConnectError(r.host, r.settings.where, f"cannot start the relay's program: {exc}") from None
+        self._chan, self.lost, self._masters = chan, None, {}
+        self._agent_err.clear()
+        threading.Thread(target=self._read, args=(chan,), name=f"fsbench-relay-{r.host}", daemon=True).start()
+        threading.Thread(target=self._write, args=(chan,), name=f"fsbench-relay-out-{r.host}", daemon=True).start()
+        log.debug("relay on %s started for %s", r.host, ", ".join(self.hosts))
+
+    def _write(self, chan: Any) -> None:
+        while True:
+            with self._queued:
+                while not self._queue and not chan.closed:
+                    self._queued.wait(1.0)
+                if chan.closed:
+                    return
+                data, self._queue = b"".join(self._queue), []
+            try:
+                chan.sendall(data)
+            except (OSError, EOFError, Exception):  # noqa: BLE001 - the reader names the loss
+                return
+
+    def _send(self, kind: str, ident: int, payload: bytes = b"") -> None:
+        with self._queued:
+            self._queue.append(HEADER.pack(ord(kind), ident, len(payload)) + payload)
+            self.frames_out += 1
+            self._queued.notify()
+
+    def _read(self, chan: Any) -> None:
+        buf = bytearray()
+        reason = "the relay's program ended"
+        while True:
+            try:
+                select.select([chan], [], [], 1.0)
+                while chan.recv_stderr_ready():
+                    self._agent_err += chan.recv_stderr(CHUNK)
+                    del self._agent_err[:-4000]
+                if chan.recv_ready():
+                    data = chan.recv(CHUNK)
+                    if not data:
+                        break
+                    buf += data
+                    self._frames(buf)
+                elif (chan.closed or chan.eof_received or not chan.get_transport().is_active()) \
+                        and not chan.recv_ready() and not chan.recv_stderr_ready():
+                    if not chan.get_transport().is_active():
+                        reason = "the connection to the relay was lost"
+                    break
+            except (OSError, EOFError) as exc:
+                reason = f"the connection to the relay was lost: {exc}"
+                break
+        said = [ln for ln in bytes(self._agent_err).decode(errors="replace").strip().splitlines()
+                if not ln.startswith(remote.PGID_MARK.decode())]  # the wrapper's own line
+        self._lose(chan, f"{reason}{': ' + said[-1] if said else ''}")
+
+    def _frames(self, buf: bytearray) -> None:
+        while len(buf) >= HEADER.size:
+            kind, ident, length = HEADER.unpack_from(buf)
+            if len(buf) < HEADER.size + length:
+                return
+            payload = bytes(buf[HEADER.size:HEADER.size + length])
+            del buf[:HEADER.size + length]
+            self.frames_in += 1
+            cmd = self._cmds.get(ident)
+            if cmd is None:
+                continue
+            if kind == ord("O"):
+                cmd.out.write(payload)
+            elif kind == ord("E"):
+                cmd.err.write(payload)
+            elif kind == ord("Y"):
+                cmd.ready.set()
+            elif kind in (ord("X"), ord("F")):
+                if kind == ord("X"):
+                    cmd.status = int(json.loads(payload.decode())["status"])
+                else:
+                    cmd.failed = payload.decode(errors="replace")
+                with self._lock:
+                    self._cmds.pop(ident, None)
+                cmd.done.set()
+
+    def _lose(self, chan: Any, reason: str) -> None:
+        with self._lock:
+            if self._chan is chan:
+                self._chan, self.lost = None, reason
+            cmds, self._cmds = list(self._cmds.values()), {}
+            self._masters = {}
+        with self._queued:
+            self._queued.notify_all()
+        try:
+            chan.close()
+        except Exception:  # noqa: BLE001 - gone already
+            pass
+        for cmd in cmds:
+            cmd.failed = cmd.failed or reason
+            cmd.done.set()
+        if cmds and not self._closing:
+            log.warning("relay on %s: %s", self.relay.host, reason)
+
+    # -- commands ----------------------------------------------------------------------------------------
+    def start(self, argv: list[str], out: Any, err: Any, *, stdin: bytes | None = None,
+              ready: list[str] | None = None) -> Relayed:
+        """Start argv on the relay host (OpenSSH's client, for a relayed host's command)."""
+        self._ensure()
+        with self._lock:
+            self._next += 1
+            cmd = Relayed(self._next, out, err)
+            self._cmds[cmd.ident] = cmd
+        spec = {"argv": argv, "stdin": base64.b64encode(stdin).decode() if stdin is not None else None,
+                "ready": ready}
+        self._send("S", cmd.ident, json.dumps(spec).encode())
+        return cmd
+
+    def terminate(self, cmd: Relayed) -> None:
+        """TERM to the command's ssh client on the relay (KILL 5 s later): its session on the host ends."""
+        self._send("T", cmd.ident)
+
+    def master(self, host: RelayedTransport) -> Relayed:
+        """The host's master connection from the relay, started (and waited for) when it is not running."""
+        lock = self._master_locks.setdefault(host.host, threading.Lock())
+        with lock:
+            current = self._masters.get(host.host)
+            if current is not None and not current.done.is_set():
+                return current
+            err = CappedOutput(None, keep=False, cap=1 << 16, name="stderr")
+            cmd = self.start(host.ssh_argv(master=True), CappedOutput(None, keep=False, name="stdout"), err,
+                             ready=host.ssh_argv(check=True))
+            limit = time.monotonic() + host.connect_timeout + 5
+            while not cmd.ready.wait(0.05):
+                if cmd.done.is_set() or time.monotonic() > limit:
+                    if not cmd.done.is_set():
+                        self.terminate(cmd)
+                    said = (cmd.failed or err.tail().decode(errors="replace")).strip().splitlines()
+                    why = said[-1] if said else "no answer within the connect timeout"
+                    raise ConnectError(host.host, host.settings.where,
+                                       f"cannot connect from the relay on {self.relay.host}: {why}",
+                                       "is sshd running there, does the controller's ssh-agent hold its key, and "
+                                       "is its key in the controller's known_hosts?")
+            self._masters[host.host] = cmd
+            return cmd
+
+    def close(self) -> None:
+        """End the relay's program (it stops every master and command it runs) and remove its folder."""
+        with self._lock:
+            chan, self._chan = self._chan, None
+            self._closing = True
+        if chan is None:
+            return
+        try:
+            chan.shutdown_write()
+            chan.status_event.wait(10.0)
+        except Exception:  # noqa: BLE001 - the connection is going anyway
+            pass
+        finally:
+            chan.close()
+            if self._forward is not None:
+                self._forward.close()
+        if self.relay.dead is None:
+            gone = self.relay.execute(["rm", "-rf", "--", self.folder], timeout=self.relay.op_timeout)
+            if not gone.ok:
+                log.warning("could not remove the relay's folder %s", gone.describe())
+
+
+def known_hosts_lines(t: SSHTransport) -> str:
+    """The controller's known_hosts entries for the host, as lines for the relay's ssh (no other host's)."""
+    import paramiko
+
+    r = t.settings
+    name = r.address if r.port == 22 else f"[{r.address}]:{r.port}"
+    keys = paramiko.HostKeys()
+    for path in r.known_hosts:
+        if Path(path).is_file():
+            try:
+                keys.load(path)
+            except (OSError, paramiko.SSHException) as exc:
+                raise HostKeyError(t.host, r.where, f"cannot read known_hosts file {path}: {exc}",
+                                   "fix or remove the bad line") from None
+    found = keys.lookup(name)
+    if not found:
+        raise HostKeyError(t.host, r.where, f"no known_hosts entry for {name} in {', '.join(r.known_hosts)}",
+                           f"check the host's key, then add it: ssh-keyscan -p {r.port} {r.address} >> "
+                           f"{r.known_hosts[0] if r.known_hosts else '~/.ssh/known_hosts'}")
+    return "".join(f"{name} {key.get_name()} {key.get_base64()}\n" for key in found.values())

@@ -1,0 +1,123 @@
+"""The relay's program (fsbench/transport/relay_agent.py) run as a real process: its frames, its children, its end."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fsbench.transport import relay_agent
+from fsbench.transport.relay_agent import HEADER
+
+AGENT = Path(relay_agent.__file__)
+
+
+class Agent:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-u", str(AGENT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.buf = b""
+
+    def send(self, kind: str, ident: int, payload: bytes = b"") -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(HEADER.pack(ord(kind), ident, len(payload)) + payload)
+        self.proc.stdin.flush()
+
+    def start(self, ident: int, argv: list[str], stdin: bytes | None = None, ready: list[str] | None = None) -> None:
+        spec = {"argv": argv, "stdin": base64.b64encode(stdin).decode() if stdin is not None else None, "ready": ready}
+        self.send("S", ident, json.dumps(spec).encode())
+
+    def frames_until(self, done, timeout: float = 10.0) -> list[tuple[str, int, bytes]]:
+        """Every frame read until done(frames) is true."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        frames: list[tuple[str, int, bytes]] = []
+        limit = time.monotonic() + timeout
+        while not done(frames):
+            assert time.monotonic() < limit, f"no end within {timeout} s: {frames}"
+            if select.select([fd], [], [], 0.2)[0]:
+                data = os.read(fd, 1 << 16)
+                assert data, f"the agent ended: {frames}"
+                self.buf += data
+            while len(self.buf) >= HEADER.size:
+                kind, ident, length = HEADER.unpack_from(self.buf)
+                if len(self.buf) < HEADER.size + length:
+                    break
+                frames.append((chr(kind), ident, self.buf[HEADER.size:HEADER.size + length]))
+                self.buf = self.buf[HEADER.size + length:]
+        return frames
+
+
+def ended(*idents: int):
+    return lambda frames: {i for k, i, _ in frames if k in "XF"} >= set(idents)
+
+
+def joined(frames, kind: str, ident: int) -> bytes:
+    return b"".join(p for k, i, p in frames if k == kind and i == ident)
+
+
+@pytest.fixture
+def agent():
+    a = Agent()
+    yield a
+    if a.proc.poll() is None:
+        a.proc.kill()
+    a.proc.wait()
+
+
+def test_output_status_and_signal_of_each_child(agent):
+    agent.start(1, ["sh", "-c", "echo out; echo err >&2; exit 3"])
+    agent.start(2, ["sh", "-c", "kill -s KILL $$"])
+    agent.start(3, ["/no/such/program"])
+    frames = agent.frames_until(ended(1, 2, 3))
+    assert joined(frames, "O", 1) == b"out\n" and joined(frames, "E", 1) == b"err\n"
+    status = {i: json.loads(p)["status"] for k, i, p in frames if k == "X"}
+    assert status == {1: 3, 2: -9}
+    assert b"/no/such/program" in joined(frames, "F", 3)
+
+
+def test_stdin_is_fed_then_closed(agent):
+    data = bytes(range(256)) * 1000
+    agent.start(1, ["sh", "-c", "cat; echo end >&2"], stdin=data)
+    frames = agent.frames_until(ended(1))
+    assert joined(frames, "O", 1) == data and joined(frames, "E", 1) == b"end\n"
+
+
+def test_terminate_ends_a_child_and_ready_is_said(agent, tmp_path):
+    flag = tmp_path / "up"
+    agent.start(1, ["sh", "-c", f"sleep 0.3; touch {flag}; exec sleep 60"], ready=["test", "-e", str(flag)])
+    frames = agent.frames_until(lambda fs: any(k == "Y" for k, _, _ in fs))
+    assert not any(k == "X" for k, _, _ in frames)
+    agent.send("T", 1)
+    frames = agent.frames_until(ended(1))
+    assert [json.loads(p)["status"] for k, i, p in frames if k == "X"] == [-15]
+
+
+def test_the_end_of_stdin_stops_every_child_and_the_agent(agent, tmp_path):
+    pids = tmp_path / "pids"
+    # one child ignores TERM: the agent must KILL it after its grace period, then exit
+    agent.start(1, ["sh", "-c", f"echo $$ >> {pids}; exec sleep 60"])
+    agent.start(2, ["sh", "-c", f"trap '' TERM; echo $$ >> {pids}; while :; do sleep 0.1; done"])
+    limit = time.monotonic() + 5
+    while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < limit:
+        time.sleep(0.05)
+    started = [int(p) for p in pids.read_text().split()]
+    assert agent.proc.stdin is not None
+    agent.proc.stdin.close()
+    assert agent.proc.wait(timeout=relay_agent.KILL_AFTER_S + 5) == 0
+    for pid in started:
+        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+def test_frames_of_many_children_arrive_whole(agent):
+    for i in range(1, 41):
+        agent.start(i, ["sh", "-c", f"head -c {i * 3000} /dev/zero | tr '\\0' x"])
+    frames = agent.frames_until(ended(*range(1, 41)))
+    for i in range(1, 41):
+        assert joined(frames, "O", i) == b"x" * (i * 3000)
