@@ -72,7 +72,7 @@ class Out:
         with self.lock:
             if not self.parts:
                 return None
-            if self.urgent:
+            if self.urgent or self.first_at is None:
                 return 0.0
             return max(0.0, self.first_at + BATCH_S - time.monotonic())
 

@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandFailed
@@ -28,13 +28,22 @@ from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError, HostKeyError
 from fsbench.transport.ssh import SSHTransport
 
-if TYPE_CHECKING:
-    from fsbench.transport.relay import RelayedTransport
-
 log = logging.getLogger("fsbench.transport.relay")
 HEADER = struct.Struct(">BII")
 CHUNK = 1 << 16
 AGENT_SOURCE = Path(__file__).with_name("relay_agent.py")
+
+
+class RelayedHost(Protocol):
+    """What the link needs of a host behind it (fsbench.transport.relay.RelayedTransport)."""
+
+    host: str
+    connect_timeout: float
+
+    @property
+    def settings(self) -> Any: ...
+
+    def ssh_argv(self, line: str | None = None, *, master: bool = False, check: bool = False) -> list[str]: ...
 
 
 class Relayed:
@@ -53,7 +62,7 @@ class RelayLink:
 
     def __init__(self, relay: SSHTransport):
         self.relay = relay
-        self.hosts: dict[str, RelayedTransport] = {}
+        self.hosts: dict[str, SSHTransport] = {}
         self.folder = f"{relay.remote_base}/relay-{uuid.uuid4().hex[:12]}"
         self.lost: str | None = None
         self._lock = threading.RLock()
@@ -217,7 +226,7 @@ class RelayLink:
         """TERM to the command's ssh client on the relay (KILL 5 s later): its session on the host ends."""
         self._send("T", cmd.ident)
 
-    def master(self, host: RelayedTransport) -> Relayed:
+    def master(self, host: RelayedHost) -> Relayed:
         """The host's master connection from the relay, started (and waited for) when it is not running."""
         lock = self._master_locks.setdefault(host.host, threading.Lock())
         with lock:
