@@ -63,18 +63,6 @@ def groups_of(names: list[str]) -> list[list[str]]:
     return [names[i:i + size] for i in range(0, len(names), size)]
 
 
-class RelayHost(SSHTransport):
-    """A relay host: reached directly, and the end of its relay link (closed, and its folder removed, first)."""
-
-    link: RelayLink
-
-    def close(self) -> None:
-        try:
-            self.link.close()
-        finally:
-            super().close()
-
-
 class RelayedTransport(SSHTransport):
     """A host reached through a relay: the same commands as SSHTransport's, as frames on the relay's channel."""
 
@@ -90,6 +78,14 @@ class RelayedTransport(SSHTransport):
     def connection(self):
         raise ConnectError(self.host, self.settings.where, f"this host is reached through the relay on "
                            f"{self.link.relay.host}, not directly")
+
+    def through(self, line: str) -> list[str]:
+        """What the relay runs for one of this host's command lines: OpenSSH's client, through the master."""
+        return self.ssh_argv(line)
+
+    def connect(self) -> Relayed | None:
+        """The host's master connection on the relay, started (and waited for) when it is not running."""
+        return self.link.master(self)
 
     def ssh_argv(self, line: str | None = None, *, master: bool = False, check: bool = False) -> list[str]:
         """OpenSSH's client on the relay: the master connection, its check, or a command through it."""
@@ -119,8 +115,8 @@ class RelayedTransport(SSHTransport):
         status, outcome, note, lost = None, "exit", "", ""
         line = remote.command_line(argv, cwd=cwd, env=env, sudo=sudo, stdin=stdin is not None)
         try:
-            master = self.link.master(self)
-            cmd = self.link.start(self.ssh_argv(line), out, err, stdin=stdin)
+            master = self.connect()
+            cmd = self.link.start(self.through(line), out, err, stdin=stdin)
         except BaseException:
             out.close()
             err.close()
@@ -131,7 +127,7 @@ class RelayedTransport(SSHTransport):
                 self._stop_relayed(cmd, err, sudo)
             if cmd.failed:
                 outcome, lost = "lost", cmd.failed
-            elif cmd.status == SSH_ERROR and master.done.wait(1.0):
+            elif cmd.status == SSH_ERROR and master is not None and master.done.wait(1.0):
                 outcome = "lost"
                 said = master.err.tail().decode(errors="replace").strip().splitlines()
                 lost = said[-1] if said else "the connection was lost"
@@ -155,7 +151,7 @@ class RelayedTransport(SSHTransport):
         for sig in ("TERM", "KILL"):
             if err.pgid is None or cmd.done.is_set():
                 break
-            killer = self.link.start(self.ssh_argv(remote.kill_line(err.pgid, sig, sudo=sudo)),
+            killer = self.link.start(self.through(remote.kill_line(err.pgid, sig, sudo=sudo)),
                                      CappedOutput(None, keep=False), CappedOutput(None, keep=False))
             killer.done.wait(self.op_timeout)
             killer.done.close()
@@ -210,6 +206,34 @@ class RelayedTransport(SSHTransport):
         """Nothing of its own: the relay host closes the link."""
 
 
+class RelayHost(RelayedTransport):
+    """A relay host. Its program is started over a direct connection (SFTP for its files, a channel for it);
+    from then on the host's own commands are the program's children too, framed on that one channel."""
+
+    def __init__(self, host: HostSpec, **options: Any):
+        SSHTransport.__init__(self, host, **options)  # not behind a relay: no index, no known_hosts entry
+        self.link = RelayLink(self)
+
+    def __repr__(self) -> str:
+        return f"RelayHost({self.host!r}, {self.spec.target!r}, for {', '.join(self.link.hosts) or 'itself'})"
+
+    def connection(self):
+        return SSHTransport.connection(self)
+
+    def through(self, line: str) -> list[str]:
+        return ["sh", "-c", line]
+
+    def connect(self) -> Relayed | None:
+        return None
+
+    def close(self) -> None:
+        """End the link (its program, every child, the relay's folder), then the direct connection."""
+        try:
+            self.link.close()
+        finally:
+            SSHTransport.close(self)
+
+
 def _files_and_folders(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
     """As SFTP's fetch: regular files and folders only, nothing outside the destination."""
     if not (member.isreg() or member.isdir()):
@@ -249,7 +273,6 @@ class RelayTransports:
         made: dict[str, Transport] = dict(transports_for(inventory, direct)) if direct else {}
         for group in groups_of([n for n in names if n not in direct]):
             relay = RelayHost(inventory[group[0]])
-            relay.link = RelayLink(relay)
             made[group[0]] = relay
             for name in group[1:]:
                 made[name] = RelayedTransport(inventory[name], relay.link)

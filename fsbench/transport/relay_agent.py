@@ -38,7 +38,7 @@ CHUNK = 1 << 16
 KILL_AFTER_S = 5.0
 READY_POLL_S = 0.05
 READY_LIMIT_S = 60.0
-BATCH_S = 0.025
+BATCH_S = 0.1
 
 
 class Out:

@@ -27,6 +27,8 @@ from fsbench.transport import remote
 from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError, HostKeyError
 from fsbench.transport.ssh import SSHTransport
+from fsbench.transport.ssh_exec import SSHCommands
+from fsbench.transport.ssh_files import SSHFileOps
 
 log = logging.getLogger("fsbench.transport.relay")
 HEADER = struct.Struct(">BII")
@@ -87,20 +89,21 @@ class RelayLink:
 
     def _start(self) -> None:
         r = self.relay
-        if not os.environ.get("SSH_AUTH_SOCK"):
+        if self.hosts and not os.environ.get("SSH_AUTH_SOCK"):
             raise ConnectError(r.host, r.settings.where,
                                "the relay needs an ssh-agent on this machine holding the hosts' key, to forward "
                                "it (SSH_AUTH_SOCK is not set)",
                                "start one (`eval $(ssh-agent)`, then `ssh-add KEY`) before fsbench, or give the "
                                "hosts `transport: ssh`")
         base = r.remote_base
-        made = r.execute(["sh", "-c", 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && mkdir -p -m 700 -- "$2" && '
-                          'test ! -L "$2"', "fsbench-relay", base, self.folder], timeout=r.op_timeout)
+        # the relay host's own execute and put_text go through this link: its direct ones start it
+        script = 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && mkdir -p -m 700 -- "$2" && test ! -L "$2"'
+        made = SSHCommands.execute(r, ["sh", "-c", script, "fsbench-relay", base, self.folder], timeout=r.op_timeout)
         if not made.ok:
             raise CommandFailed(made, f"making the relay's folder {self.folder}")
         r.base_made = True
-        r.put_text(f"{self.folder}/agent.py", AGENT_SOURCE.read_text())
-        r.put_text(f"{self.folder}/known_hosts", "".join(known_hosts_lines(t) for t in self.hosts.values()))
+        SSHFileOps.put_text(r, f"{self.folder}/agent.py", AGENT_SOURCE.read_text())
+        SSHFileOps.put_text(r, f"{self.folder}/known_hosts", "".join(known_hosts_lines(t) for t in self.hosts.values()))
         import paramiko.agent
 
         t = r.connection()
@@ -267,7 +270,7 @@ class RelayLink:
             if self._forward is not None:
                 self._forward.close()
         if self.relay.dead is None:
-            gone = self.relay.execute(["rm", "-rf", "--", self.folder], timeout=self.relay.op_timeout)
+            gone = SSHCommands.execute(self.relay, ["rm", "-rf", "--", self.folder], timeout=self.relay.op_timeout)
             if not gone.ok:
                 log.warning("could not remove the relay's folder %s", gone.describe())
 
