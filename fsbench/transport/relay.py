@@ -66,6 +66,8 @@ def groups_of(names: list[str]) -> list[list[str]]:
 class RelayedTransport(SSHTransport):
     """A host reached through a relay: the same commands as SSHTransport's, as frames on the relay's channel."""
 
+    own_session = False  # its commands are OpenSSH clients on the relay, in the relay program's process group
+
     def __init__(self, host: HostSpec, link: RelayLink, **options: Any):
         super().__init__(host, **options)
         self.link = link
@@ -116,7 +118,7 @@ class RelayedTransport(SSHTransport):
         line = remote.command_line(argv, cwd=cwd, env=env, sudo=sudo, stdin=stdin is not None)
         try:
             master = self.connect()
-            cmd = self.link.start(self.through(line), out, err, stdin=stdin)
+            cmd = self.link.start(self.through(line), out, err, stdin=stdin, session=self.own_session)
         except BaseException:
             out.close()
             err.close()
@@ -130,14 +132,14 @@ class RelayedTransport(SSHTransport):
             elif cmd.status == SSH_ERROR and master is not None and master.done.wait(1.0):
                 outcome = "lost"
                 said = master.err.tail().decode(errors="replace").strip().splitlines()
-                lost = said[-1] if said else "the connection was lost"
+                lost = "the connection was lost" + (f" ({said[-1]})" if said else "")
             elif cmd.status is not None and cmd.status >= 0:
                 status = cmd.status
             elif outcome == "exit":
                 note = "fsbench: the command ended without an exit status (killed by a signal?)"
             if outcome == "lost":
-                note = (f"fsbench: the connection to {self.host} ({self.settings.where}) through the relay on "
-                        f"{self.link.relay.host} was lost while the command ran ({lost}); its exit status is unknown")
+                note = (f"fsbench: {self.host} ({self.settings.where}), reached through the relay on "
+                        f"{self.link.relay.host}: {lost} while the command ran; its exit status is unknown")
         finally:
             cmd.done.close()
             out.close()
@@ -152,7 +154,8 @@ class RelayedTransport(SSHTransport):
             if err.pgid is None or cmd.done.is_set():
                 break
             killer = self.link.start(self.through(remote.kill_line(err.pgid, sig, sudo=sudo)),
-                                     CappedOutput(None, keep=False), CappedOutput(None, keep=False))
+                                     CappedOutput(None, keep=False), CappedOutput(None, keep=False),
+                                     session=self.own_session)
             killer.done.wait(self.op_timeout)
             killer.done.close()
             if cmd.done.wait(GRACE_S):
@@ -219,6 +222,8 @@ class RelayHost(RelayedTransport):
 
     def connection(self):
         return SSHTransport.connection(self)
+
+    own_session = True  # its commands are the program's children: each in a session of its own, as sshd does
 
     def through(self, line: str) -> list[str]:
         return ["sh", "-c", line]

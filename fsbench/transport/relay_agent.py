@@ -8,7 +8,7 @@ per host) and knows nothing of hosts itself. Its stdin and stdout carry frames:
     type (1 byte) | id (4 bytes, big-endian) | length (4 bytes, big-endian) | payload
 
 from the controller:
-    S  start id: JSON {"argv": [...], "stdin": base64 or null, "ready": argv or null}
+    S  start id: JSON {"argv": [...], "stdin": base64 or null, "ready": argv or null, "session": bool}
     T  terminate id: TERM to the child, KILL 5 s later if it is still there
 to the controller:
     O  stdout bytes of id       E  stderr bytes of id
@@ -17,8 +17,9 @@ to the controller:
     Y  id is ready: its "ready" argv exited 0 (a master connection that accepts commands)
 
 Frames from many children that come in the same moment leave in one write, so the controller gets the
-steps of its hosts in a few SSH packets. When stdin ends (the controller closed the channel, or died)
-every child gets TERM, then KILL after 5 s, and the program exits: nothing it started outlives it.
+steps of its hosts in a few SSH packets. When stdin ends (the controller closed the channel, or died),
+or the program gets TERM, every ssh client gets TERM, then KILL after 5 s, and the program exits; the relay
+host's own commands are stopped by their dead man's switch once it is gone: nothing it started outlives it.
 """
 
 import base64
@@ -45,7 +46,8 @@ class Out:
     """Frames waiting to go to the controller; any thread may add, the main loop writes them in one go.
 
     Output alone waits up to BATCH_S for more (the samples of a relay's hosts, taken in the same tick, then
-    leave together); an end, a failure or a ready frame goes at once, with whatever waits beside it.
+    leave together); an end, a failure, a ready frame and a stream's first output (a process group's id, a
+    sampler's first sample, a server's "listening") go at once, with whatever waits beside them.
     """
 
     def __init__(self, fd, wake_fd):
@@ -55,12 +57,12 @@ class Out:
         self.first_at = None
         self.urgent = False
 
-    def add(self, kind, ident, payload=b""):
+    def add(self, kind, ident, payload=b"", urgent=False):
         with self.lock:
             self.parts.append(HEADER.pack(ord(kind), ident, len(payload)) + payload)
             if self.first_at is None:
                 self.first_at = time.monotonic()
-            self.urgent = self.urgent or kind in "XFY"
+            self.urgent = self.urgent or urgent or kind in "XFY"
         if threading.current_thread() is not threading.main_thread():
             try:
                 os.write(self.wake_fd, b"x")
@@ -90,10 +92,11 @@ class Out:
 
 
 class Child:
-    def __init__(self, ident, proc):
-        self.ident, self.proc = ident, proc
+    def __init__(self, ident, proc, session):
+        self.ident, self.proc, self.session = ident, proc, session
         self.open_streams = 2
         self.kill_at = None
+        self.spoke = set()  # the streams that gave output already
 
 
 class Agent:
@@ -114,12 +117,15 @@ class Agent:
 
     def start(self, ident, spec):
         try:
+            # "session": a command of this host itself, in a session of its own, as sshd would start it (its
+            # `setsid -w` then waits for it and reports how it ended); ssh's clients stay in the program's group
             proc = subprocess.Popen(spec["argv"], stdin=subprocess.PIPE if spec.get("stdin") is not None
-                                    else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                    else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=bool(spec.get("session")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self.out.add("F", ident, str(exc).encode())
             return
-        child = Child(ident, proc)
+        child = Child(ident, proc, bool(spec.get("session")))
         self.children[ident] = child
         assert proc.stdout is not None and proc.stderr is not None
         for fd, kind in ((proc.stdout.fileno(), "O"), (proc.stderr.fileno(), "E")):
@@ -158,7 +164,8 @@ class Agent:
         except OSError:
             data = b""
         if data:
-            self.out.add(kind, child.ident, data)
+            self.out.add(kind, child.ident, data, urgent=kind not in child.spoke)
+            child.spoke.add(kind)
             return
         self.sel.unregister(fd)
         child.open_streams -= 1
@@ -224,14 +231,21 @@ class Agent:
         self.stop_all()
 
     def stop_all(self):
-        """The controller is gone: every child ends, TERM first, and nothing is left behind."""
-        for child in self.children.values():
+        """The controller is gone: every child ends, and nothing is left behind.
+
+        ssh's clients (and masters) get TERM, then KILL: their sessions on the hosts end, and each host's dead
+        man's switch stops what the session ran. A command of this host itself (a "session" child) is left to
+        its own switch, which stops its process group once this program is gone: a TERM to its `setsid -w`
+        would end only that waiting parent, and the switch would then take the command for finished.
+        """
+        ssh = [c for c in self.children.values() if not c.session]
+        for child in ssh:
             if child.proc.poll() is None:
                 signal_child(child.proc, signal.SIGTERM)
         limit = time.monotonic() + KILL_AFTER_S
-        while time.monotonic() < limit and any(c.proc.poll() is None for c in self.children.values()):
+        while time.monotonic() < limit and any(c.proc.poll() is None for c in ssh):
             time.sleep(0.05)
-        for child in self.children.values():
+        for child in ssh:
             if child.proc.poll() is None:
                 signal_child(child.proc, signal.SIGKILL)
                 child.proc.wait()
@@ -259,7 +273,14 @@ def feed(proc, data):
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     os.set_blocking(0, False)
-    Agent(0, 1).loop()
+    agent = Agent(0, 1)
+
+    def stop(signum, frame):  # TERM (its session's dead man's switch): its children first, then itself
+        agent.stop_all()
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    agent.loop()
     return 0
 
 

@@ -213,15 +213,16 @@ class RelayLink:
 
     # -- commands ----------------------------------------------------------------------------------------
     def start(self, argv: list[str], out: Any, err: Any, *, stdin: bytes | None = None,
-              ready: list[str] | None = None) -> Relayed:
-        """Start argv on the relay host (OpenSSH's client, for a relayed host's command)."""
+              ready: list[str] | None = None, session: bool = False) -> Relayed:
+        """Start argv on the relay host: OpenSSH's client for a host behind it, or (session) a command of the
+        relay host itself, in a session of its own."""
         self._ensure()
         with self._lock:
             self._next += 1
             cmd = Relayed(self._next, out, err)
             self._cmds[cmd.ident] = cmd
         spec = {"argv": argv, "stdin": base64.b64encode(stdin).decode() if stdin is not None else None,
-                "ready": ready}
+                "ready": ready, "session": session}
         self._send("S", cmd.ident, json.dumps(spec).encode())
         return cmd
 

@@ -1,0 +1,200 @@
+"""The `ssh-relay` transport on five hosts of the namespaced lab (127.0.28.170-174), with a real ssh-agent.
+
+client1 relays for client2 and client3, client4 for client5 (about sqrt(N) groups). Every command below goes
+through a relay's one channel: on the relay host as its program's child, on the others through OpenSSH's client
+and a master connection per host, logged in with the forwarded agent and checked against the controller's
+known_hosts. What the direct transport promises holds: results, stops by process group, lost hosts named,
+nothing left behind."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import yaml
+
+from fsbench.core.cancel import Cancel
+from fsbench.core.inventory import load_inventory
+from fsbench.transport.errors import ConnectError
+from fsbench.transport.relay import PLUGIN, RelayedTransport, RelayHost
+from tests.conftest import require
+from tests.mhlab import MultiHostLab, clients_layout, ssh_agent, start_multihost
+
+FIRST = 170  # 127.0.28.170-174: no other lab of the suite uses them
+MARK = {"FSBENCH_RUN": "relay-e2e"}
+
+
+class Host:
+    def __init__(self, name: str):
+        self.name = name
+
+
+@pytest.fixture(scope="module")
+def lab5(tmp_path_factory) -> Iterator[MultiHostLab]:
+    for tool in ("/usr/sbin/sshd", "unshare", "nsenter", "ssh", "ssh-agent", "ssh-add"):
+        require(tool)
+    lab = start_multihost(tmp_path_factory.mktemp("relaylab"), clients_layout(5), first=FIRST)
+    try:
+        yield lab
+    finally:
+        lab.stop()
+
+
+@pytest.fixture(scope="module")
+def agent(lab5) -> Iterator[dict[str, str]]:
+    with ssh_agent(lab5.client_key) as env, pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        yield env
+
+
+def transports(lab: MultiHostLab, folder) -> dict:
+    inv = lab.write_inventory(folder / "inventory.yaml", transport="ssh-relay")
+    specs = load_inventory(inv)
+    made = PLUGIN.make_all([Host(n) for n in specs], specs)
+    for t in made.values():
+        t.mark(MARK)
+    return made
+
+
+@pytest.fixture
+def ts(lab5, agent, tmp_path):
+    made = transports(lab5, tmp_path)
+    yield made
+    for t in made.values():
+        t.close()
+    assert lab5.wait_clean() == {}
+    for name in ("client1", "client4"):  # the relays' folders went with them
+        assert not list(lab5.host(name).path("/tmp").glob("fsbench-*/relay-*")), name
+
+
+def test_hosts_are_split_into_relays_and_the_hosts_behind_them(ts):
+    assert {n: type(t) for n, t in ts.items()} == {
+        "client1": RelayHost, "client2": RelayedTransport, "client3": RelayedTransport, "client4": RelayHost,
+        "client5": RelayedTransport}
+    assert ts["client3"].link is ts["client1"].link and ts["client5"].link is ts["client4"].link
+
+
+def test_commands_files_and_folders_through_the_relays(ts, lab5, tmp_path):
+    for name, t in ts.items():
+        r = t.run(["sh", "-c", 'hostname; echo "$FSBENCH_RUN"; echo warn >&2; exit 3'])
+        assert (r.exit_status, r.extra["stdout"], r.stderr_tail) == (3, f"{name}\nrelay-e2e\n", "warn\n"), name
+        assert t.run(["printenv", "SECRET"], env={"SECRET": "s3 cr3t"}).extra["stdout"] == "s3 cr3t\n"
+    c2 = ts["client2"]
+    assert c2.run(["sh", "-c", "exit 255"]).exit_status == 255  # the command's own 255 is not a lost host
+    work = c2.workdir(tmp_path / "raw", "run1/case1/client2")
+    c2.put_text(f"{work}/job.fio", "[job]\nrw=read\n")
+    c2.put_file(lab5.client_key.with_suffix(".pub"), f"{work}/key.pub", mode=0o600)
+    assert c2.run(["stat", "-c", "%a", f"{work}/key.pub"]).extra["stdout"] == "600\n"
+    c2.run(["sh", "-c", f"mkdir -p {work}/out/sub && echo 1 > {work}/out/a && echo 2 > {work}/out/sub/b && "
+                        f"ln -s /etc/passwd {work}/out/link"])
+    assert c2.fetch(f"{work}/out", tmp_path / "got") and c2.fetch(f"{work}/job.fio", tmp_path / "job.fio")
+    assert sorted(p.relative_to(tmp_path / "got").as_posix() for p in (tmp_path / "got").rglob("*")) == \
+        ["a", "sub", "sub/b"]  # files and folders only, as SFTP's fetch: the symlink is not followed out
+    assert (tmp_path / "job.fio").read_text() == "[job]\nrw=read\n"
+    assert not c2.fetch(f"{work}/none", tmp_path / "none") and not (tmp_path / "none").exists()
+    assert c2.is_dir(work) and not c2.is_dir(f"{work}/job.fio")
+    c2.remove_tree(work)
+    assert not lab5.host("client2").path(work).exists()
+
+
+@pytest.mark.parametrize("name", ["client1", "client3"])
+def test_a_timeout_or_a_cancel_stops_the_commands_process_group_on_the_host(ts, lab5, name):
+    t, host = ts[name], lab5.host(name)
+    r = t.run(["sh", "-c", "sleep 300 & exec sleep 301"], timeout=1)
+    assert r.timed_out and r.exit_status == -15 and r.duration_s < 5
+    cancel = Cancel()
+    threading.Timer(0.5, cancel.set).start()
+    r = t.run(["sleep", "302"], cancel=cancel)
+    assert r.interrupted and r.duration_s < 5
+    deadline = time.monotonic() + 5
+    while any("sleep 30" in _cmdline(p) for p in host.pids()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in host.pids() if "sleep 30" in _cmdline(p)]
+
+
+def test_a_host_lost_behind_a_relay_is_named_and_the_next_command_says_it_cannot_connect(ts, lab5):
+    t = ts["client3"]
+    assert t.run(["true"]).ok
+    got: dict = {}
+    runner = threading.Thread(target=lambda: got.setdefault("r", t.run(["sleep", "60"], timeout=90)))
+    runner.start()
+    time.sleep(1.0)
+    lab5.host("client3").crash()
+    runner.join(timeout=30)
+    r = got["r"]
+    assert r.exit_status is None and r.duration_s < 20
+    assert r.extra["lost"].startswith(f"{lab5.host('client3').address}:{lab5.port}: the connection was lost")
+    assert "reached through the relay on client1: the connection was lost" in r.stderr_tail, r.stderr_tail
+    with pytest.raises(ConnectError) as exc:
+        t.run(["true"])
+    assert "client3" in str(exc.value) and "cannot connect from the relay on client1" in str(exc.value)
+    assert ts["client2"].run(["true"]).ok  # the relay's other host goes on
+    lab5.restart("client3")
+    assert t.run(["hostname"]).extra["stdout"] == "client3\n"  # and the lost one connects again
+
+
+def test_a_lost_relay_takes_its_hosts_with_it_and_a_later_command_starts_it_again(ts, lab5):
+    behind, relay = ts["client5"], ts["client4"]
+    got: dict = {}
+    runners = [threading.Thread(target=lambda: got.setdefault("behind", behind.run(["sleep", "60"], timeout=90))),
+               threading.Thread(target=lambda: got.setdefault("relay", relay.run(["sleep", "61"], timeout=90)))]
+    for t in runners:
+        t.start()
+    time.sleep(1.0)
+    lab5.host("client4").crash()  # its sshd: the relay's program, its masters and its own commands must end
+    for t in runners:
+        t.join(timeout=30)
+    for key in ("behind", "relay"):
+        r = got[key]
+        assert r.exit_status is None and r.extra.get("lost"), (key, r)
+    # nothing of the run outlives the relay's session: not its program, nor its own command, nor client5's
+    assert _gone_soon(lab5, "client4", "sleep 61") and _gone_soon(lab5, "client4", "agent.py")
+    assert _gone_soon(lab5, "client5", "sleep 60")
+    lab5.restart("client4")
+    assert behind.run(["hostname"]).extra["stdout"] == "client5\n"
+    assert relay.run(["hostname"]).extra["stdout"] == "client4\n"
+
+
+def test_without_an_ssh_agent_a_relay_refuses_to_start_and_says_what_to_do(lab5, tmp_path, monkeypatch):
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    made = transports(lab5, tmp_path)
+    try:
+        with pytest.raises(ConnectError) as exc:
+            made["client2"].run(["true"])
+        assert "SSH_AUTH_SOCK is not set" in str(exc.value) and "ssh-add" in str(exc.value)
+    finally:
+        for t in made.values():
+            t.close()
+
+
+def test_an_inventory_says_which_hosts_go_through_relays(lab5, tmp_path):
+    path = lab5.write_inventory(tmp_path / "inventory.yaml", transport="ssh-relay")
+    assert {s.transport for s in load_inventory(path).values()} == {"ssh-relay"}
+    data = yaml.safe_load(path.read_text())
+    data["defaults"]["transport"] = "telnet"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(Exception) as exc:
+        load_inventory(path)
+    assert "ssh-relay" in str(exc.value) and "telnet" in str(exc.value)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _gone_soon(lab: MultiHostLab, name: str, text: str) -> bool:
+    """No process of the host whose command line holds text within a few seconds (a session's end sets off the
+    dead man's switch of what it started)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if not [p for p in lab.host(name).pids() if text in _cmdline(p)]:
+            return True
+        time.sleep(0.1)
+    return False
