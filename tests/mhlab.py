@@ -40,7 +40,8 @@ from tests.conftest import run_cli
 from tests.sshlab import SSHD, free_port, make_key, write_known_hosts
 
 NET = "127.0.28"  # issue 28's own loopback range: no other lab of the suite uses it (.1-.4 the seeds' lab,
-#                   .100 a one-host lab, .110-.141 bench/host_scale.py's 32 clients, .150-.165 the 16-client test)
+#                   .100 a one-host lab, .110-.141 bench/host_scale.py's 32 clients, .150-.165 the 16-client test,
+#                   .170-.174 the relay transport's test, .180-.195 bench/relay_cost.py)
 START_TIMEOUT_S = 30.0
 
 CONFIG = """\

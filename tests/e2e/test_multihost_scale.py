@@ -8,6 +8,7 @@ parallel file system would be)."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -19,7 +20,7 @@ import pytest
 
 from tests.conftest import require, run_cli
 from tests.cpu_throttle import throttled
-from tests.mhlab import MultiHostLab, clients_layout, start_multihost
+from tests.mhlab import MultiHostLab, clients_layout, ssh_agent, start_multihost
 
 CLIENTS = 16
 FIRST = 150  # 127.0.28.150-165: no other lab of the suite uses them
@@ -151,9 +152,9 @@ def test_a_campaign_on_16_clients_leaves_nothing_on_any_host(run16, lab16):
     assert not (lab16.root / "shared-sc").exists()
 
 
-def with_a_silent_host(lab: MultiHostLab, path: Path) -> Path:
+def with_a_silent_host(lab: MultiHostLab, path: Path, transport: str | None = None) -> Path:
     """The lab's 16 clients and client17, whose address nothing answers on."""
-    lab.write_inventory(path)
+    lab.write_inventory(path, transport=transport)
     text = path.read_text() + f"  client17:\n    address: {NOBODY}\n    groups:\n    - clients\n"
     path.write_text(text)
     return path
@@ -170,22 +171,29 @@ def test_one_client_of_17_that_does_not_answer_refuses_the_run_naming_it(lab16, 
 
 
 LOST = "client5"  # a client whose sshd dies while a case runs on the 16, and comes back a moment later
+RELAYS = ("client1", "client6", "client11", "client16")  # 17 hosts through relays: groups of 5
 
 
 def test_with_min_hosts_the_run_goes_on_without_a_silent_client_and_past_one_lost_mid_case(lab16, tmp_path):
-    """Failures at scale in one run: client17 does not answer at preflight (left out: min_hosts 16), client5's
-    sshd is killed while the first case runs on the 16 and is back a second later (a host that reboots). That
-    case fails naming client5, the run goes on to the next, and `--resume` redoes the failed one on the 16."""
-    inventory = with_a_silent_host(lab16, tmp_path / "inventory.yaml")
+    """Failures at scale in one run, every host reached through relays (`transport: ssh-relay`: client1, client6,
+    client11 and client16 relay for the others): client17 does not answer at preflight (its relay cannot connect
+    to it; left out: min_hosts 16), client5's sshd is killed while the first case runs on the 16 and is back a
+    second later (a host that reboots). That case fails naming client5, the run goes on to the next, and
+    `--resume` redoes the failed one on the 16. Nothing is left on any host, the relays' folders neither."""
+    require("ssh-agent")
+    inventory = with_a_silent_host(lab16, tmp_path / "inventory.yaml", transport="ssh-relay")
     scenario = campaign(lab16, tmp_path / "sc", extra="settings: {min_hosts: 16}\n", mdtest="  fio-long: {tool: fio, "
                         "options: {rw: write, bs: 64k, size: 4m, ioengine: psync, time_based: true, runtime: 5}}\n")
     out = tmp_path / "out"
     crashed = threading.Event()
+    seen_relays: dict[str, list[str]] = {}
 
     def lose_a_client_mid_case() -> None:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             if list(out.glob(f"*/raw/shared__fio-long__r1/{LOST}/server-command")):
+                for name in RELAYS:  # each relay's folder: its program and a control socket per host behind it
+                    seen_relays[name] = sorted(p.name for p in lab16.host(name).path("/tmp").glob("fsbench-*/relay-*/*"))
                 time.sleep(2.0)  # the 16 fio servers run their jobs
                 lab16.host(LOST).crash()
                 crashed.set()
@@ -196,14 +204,23 @@ def test_with_min_hosts_the_run_goes_on_without_a_silent_client_and_past_one_los
 
     killer = threading.Thread(target=lose_a_client_mid_case, daemon=True)
     killer.start()
-    proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(out), "--no-report",
-                   "--progress", "plain", timeout=300)
+    with ssh_agent(lab16.client_key) as agent:
+        proc = run_cli("run", str(scenario), "--inventory", str(inventory), "-o", str(out), "--no-report",
+                       "--progress", "plain", timeout=300, env=agent)
+        relays = dict(seen_relays)
+        run = Path(proc.stdout.splitlines()[0]) if proc.stdout.strip() else out
+        first = (run / "cases.csv").read_text() if (run / "cases.csv").exists() else ""  # before --resume redoes
+        resumed = run_cli("run", str(scenario), "--inventory", str(inventory), "--resume", str(run), "--no-report",
+                          "--progress", "plain", timeout=300, env=agent)
     killer.join(timeout=60)
     assert crashed.is_set(), proc.stderr[-3000:]
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "left out of the run, not answering at preflight" in proc.stderr and "client17" in proc.stderr
-    run = Path(proc.stdout.splitlines()[0])
-    cases = pd.read_csv(run / "cases.csv", keep_default_na=False).set_index("workload")
+    assert "cannot connect from the relay on client16" in proc.stderr, proc.stderr[-3000:]
+    # the relays ran: client1 for client2-5 (control sockets c1-c4), client16 for client17 (it never answered)
+    assert relays["client1"] == ["agent.py", "c1", "c2", "c3", "c4", "known_hosts"], relays
+    assert relays["client6"] == ["agent.py", "c1", "c2", "c3", "c4", "known_hosts"], relays
+    cases = pd.read_csv(io.StringIO(first), keep_default_na=False).set_index("workload")
     assert set(cases.hosts) == {" ".join(NAMES)}, cases.hosts
     # named by its lost connection, not only through its job file on fio's command line
     reason = cases.loc["fio-long", "reason"]
@@ -215,8 +232,6 @@ def test_with_min_hosts_the_run_goes_on_without_a_silent_client_and_past_one_los
     assert write.status == "ok" or (write.status == "failed" and LOST in write.reason), cases.to_string()
     notes = pd.read_csv(run / "run-warnings.csv", keep_default_na=False)
     assert notes.warning.str.contains("client17").sum() == 1, notes.to_string()
-    resumed = run_cli("run", str(scenario), "--inventory", str(inventory), "--resume", str(run), "--no-report",
-                      "--progress", "plain", timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     cases = pd.read_csv(run / "cases.csv", keep_default_na=False)
     assert (cases.status == "ok").all() and set(cases.hosts) == {" ".join(NAMES)}, cases.to_string()
@@ -225,3 +240,5 @@ def test_with_min_hosts_the_run_goes_on_without_a_silent_client_and_past_one_los
         bandwidth = rows[(rows.workload == workload) & (rows.metric == "bandwidth")]
         assert set(bandwidth.host) == {*NAMES, "all"}, (workload, sorted(bandwidth.host))
     assert lab16.wait_clean() == {}
+    for name in RELAYS:
+        assert not list(lab16.host(name).path("/tmp").glob("fsbench-*/relay-*")), name
