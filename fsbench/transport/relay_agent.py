@@ -23,6 +23,7 @@ host's own commands are stopped by their dead man's switch once it is gone: noth
 """
 
 import base64
+import fcntl
 import json
 import os
 import select
@@ -40,14 +41,16 @@ KILL_AFTER_S = 5.0
 READY_POLL_S = 0.05
 READY_LIMIT_S = 60.0
 BATCH_S = 0.1
+LINGER_S = 0.002
 
 
 class Out:
     """Frames waiting to go to the controller; any thread may add, the main loop writes them in one go.
 
     Output alone waits up to BATCH_S for more (the samples of a relay's hosts, taken in the same tick, then
-    leave together); an end, a failure, a ready frame and a stream's first output (a process group's id, a
-    sampler's first sample, a server's "listening") go at once, with whatever waits beside them.
+    leave together); an end, a failure, a ready frame and a command's first stdout (a sampler's first sample)
+    wait only LINGER_S, for the same news of the other hosts of the step: the commands of one step end within
+    milliseconds of each other, and their ends then reach the controller in one packet instead of one each.
     """
 
     def __init__(self, fd, wake_fd):
@@ -55,14 +58,15 @@ class Out:
         self.lock = threading.Lock()
         self.parts = []
         self.first_at = None
-        self.urgent = False
+        self.urgent_at = None
 
     def add(self, kind, ident, payload=b"", urgent=False):
         with self.lock:
             self.parts.append(HEADER.pack(ord(kind), ident, len(payload)) + payload)
             if self.first_at is None:
                 self.first_at = time.monotonic()
-            self.urgent = self.urgent or urgent or kind in "XFY"
+            if (urgent or kind in "XFY") and self.urgent_at is None:
+                self.urgent_at = time.monotonic()
         if threading.current_thread() is not threading.main_thread():
             try:
                 os.write(self.wake_fd, b"x")
@@ -74,13 +78,14 @@ class Out:
         with self.lock:
             if not self.parts:
                 return None
-            if self.urgent or self.first_at is None:
+            if self.first_at is None:
                 return 0.0
-            return max(0.0, self.first_at + BATCH_S - time.monotonic())
+            due = self.first_at + BATCH_S if self.urgent_at is None else self.urgent_at + LINGER_S
+            return max(0.0, due - time.monotonic())
 
     def flush(self):
         with self.lock:
-            data, self.parts, self.first_at, self.urgent = b"".join(self.parts), [], None, False
+            data, self.parts, self.first_at, self.urgent_at = b"".join(self.parts), [], None, None
         view = memoryview(data)
         while view:
             try:
@@ -164,7 +169,7 @@ class Agent:
         except OSError:
             data = b""
         if data:
-            self.out.add(kind, child.ident, data, urgent=kind not in child.spoke)
+            self.out.add(kind, child.ident, data, urgent=kind == "O" and "O" not in child.spoke)
             child.spoke.add(kind)
             return
         self.sel.unregister(fd)
@@ -270,8 +275,19 @@ def feed(proc, data):
             pass
 
 
+def hold_lock():
+    """An flock on ./lock for the program's life: the proof, to a later relay's start on this host, that this
+    folder is in use (a folder whose lock is free is a gone relay's, and is removed). Locked before it is
+    renamed into place, so a `lock` that exists was locked from the start."""
+    fd = os.open("lock.tmp", os.O_CREAT | os.O_WRONLY, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename("lock.tmp", "lock")
+    return fd
+
+
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    lock = hold_lock()  # noqa: F841 - held open until the program ends
     os.set_blocking(0, False)
     agent = Agent(0, 1)
 
@@ -280,6 +296,9 @@ def main():
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
+    # a child's end wakes the loop at once (its exit status is then read without waiting for a poll)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    signal.set_wakeup_fd(agent.out.wake_fd)
     agent.loop()
     return 0
 

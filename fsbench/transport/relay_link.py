@@ -34,6 +34,18 @@ log = logging.getLogger("fsbench.transport.relay")
 HEADER = struct.Struct(">BII")
 CHUNK = 1 << 16
 AGENT_SOURCE = Path(__file__).with_name("relay_agent.py")
+#: the relay's folder, made private; first the folders of relays that are gone (a controller killed before it
+#: could remove its relay's): a relay's program holds an flock on its folder's `lock` for its whole life (made
+#: locked, then renamed into place), so a folder whose lock is there and free is proven to be no live relay's.
+#: Without flock(1) on the host nothing is swept.
+FOLDER_SCRIPT = (
+    'mkdir -p -m 700 -- "$1" && test ! -L "$1" || exit 1; '
+    'if command -v flock >/dev/null 2>&1; then for d in "$1"/relay-*; do '
+    '[ -d "$d" ] && [ ! -L "$d" ] && [ -f "$d/lock" ] && flock -n "$d/lock" true && rm -rf -- "$d"; done; fi; '
+    'mkdir -p -m 700 -- "$2" && test ! -L "$2"'
+)
+#: how long a first frame waits for others before they leave together (a step's commands start within it)
+LINGER_S = 0.001
 
 
 class RelayedHost(Protocol):
@@ -97,8 +109,8 @@ class RelayLink:
                                "hosts `transport: ssh`")
         base = r.remote_base
         # the relay host's own execute and put_text go through this link: its direct ones start it
-        script = 'mkdir -p -m 700 -- "$1" && test ! -L "$1" && mkdir -p -m 700 -- "$2" && test ! -L "$2"'
-        made = SSHCommands.execute(r, ["sh", "-c", script, "fsbench-relay", base, self.folder], timeout=r.op_timeout)
+        made = SSHCommands.execute(r, ["sh", "-c", FOLDER_SCRIPT, "fsbench-relay", base, self.folder],
+                                   timeout=r.op_timeout)
         if not made.ok:
             raise CommandFailed(made, f"making the relay's folder {self.folder}")
         r.base_made = True
@@ -139,6 +151,8 @@ class RelayLink:
                     self._queued.wait(1.0)
                 if chan.closed:
                     return
+            time.sleep(LINGER_S)  # the other hosts' commands of the same step, started a moment later, join
+            with self._queued:
                 data, self._queue = b"".join(self._queue), []
             try:
                 chan.sendall(data)

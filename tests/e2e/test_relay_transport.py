@@ -8,6 +8,8 @@ nothing left behind."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -198,3 +200,35 @@ def _gone_soon(lab: MultiHostLab, name: str, text: str) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_a_relays_start_removes_only_the_folders_of_relays_proven_gone(lab5, agent, tmp_path):
+    """A controller killed before it removed its relay's folder leaves it: the next relay on that host removes it,
+    since its `lock` is there and free. A folder whose lock a live program holds, one without a lock (not proven
+    a relay's) and a symlink stay."""
+    base = lab5.host("client1").path(f"/tmp/fsbench-{lab5.user}")
+    folders = {name: base / name for name in ("relay-gone", "relay-live", "relay-nolock")}
+    for path in folders.values():
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "agent.py").write_text("# a relay's program\n")
+    (folders["relay-gone"] / "lock").write_text("")
+    (folders["relay-live"] / "lock").write_text("")
+    (base / "relay-link").symlink_to(tmp_path)
+    holder = subprocess.Popen(["flock", str(folders["relay-live"] / "lock"), "sleep", "60"])
+    try:
+        time.sleep(0.3)  # it holds the lock
+        made = transports(lab5, tmp_path)
+        try:
+            assert made["client2"].run(["true"]).ok  # client1's relay starts
+        finally:
+            for t in made.values():
+                t.close()
+        assert not folders["relay-gone"].exists()
+        assert folders["relay-live"].exists() and folders["relay-nolock"].exists() and (base / "relay-link").is_symlink()
+        assert list(tmp_path.iterdir())  # nothing followed through the symlink
+    finally:
+        holder.kill()
+        holder.wait()
+        for name in ("relay-live", "relay-nolock"):
+            shutil.rmtree(folders[name], ignore_errors=True)
+        (base / "relay-link").unlink(missing_ok=True)

@@ -20,8 +20,10 @@ AGENT = Path(relay_agent.__file__)
 
 
 class Agent:
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-u", str(AGENT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.proc = subprocess.Popen([sys.executable, "-u", str(AGENT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     cwd=folder)
         self.buf = b""
 
     def send(self, kind: str, ident: int, payload: bytes = b"") -> None:
@@ -63,8 +65,10 @@ def joined(frames, kind: str, ident: int) -> bytes:
 
 
 @pytest.fixture
-def agent():
-    a = Agent()
+def agent(tmp_path):
+    folder = tmp_path / "relay"
+    folder.mkdir()
+    a = Agent(folder)
     yield a
     if a.proc.poll() is None:
         a.proc.kill()
@@ -121,3 +125,15 @@ def test_frames_of_many_children_arrive_whole(agent):
     frames = agent.frames_until(ended(*range(1, 41)))
     for i in range(1, 41):
         assert joined(frames, "O", i) == b"x" * (i * 3000)
+
+
+def test_the_program_holds_its_folders_lock_for_its_life(agent):
+    lock = agent.folder / "lock"
+    agent.start(1, ["true"])
+    agent.frames_until(ended(1))  # it runs, so its lock is in place
+    held = subprocess.run(["flock", "-n", str(lock), "true"], check=False, timeout=10)
+    assert held.returncode == 1 and not (agent.folder / "lock.tmp").exists()
+    assert agent.proc.stdin is not None
+    agent.proc.stdin.close()
+    agent.proc.wait(timeout=10)
+    assert subprocess.run(["flock", "-n", str(lock), "true"], check=False, timeout=10).returncode == 0
