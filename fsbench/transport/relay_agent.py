@@ -7,17 +7,12 @@ per host) and knows nothing of hosts itself. Its stdin and stdout carry frames:
 
     type (1 byte) | id (4 bytes, big-endian) | length (4 bytes, big-endian) | payload
 
-from the controller:
-    S  start id: JSON {"argv": [...], "stdin": base64 or null, "ready": argv or null, "session": bool}
-    T  terminate id: TERM to the child, KILL 5 s later if it is still there
-to the controller:
-    O  stdout bytes of id       E  stderr bytes of id
-    X  id ended: JSON {"status": N} (negative: killed by that signal)
-    F  id could not start: the reason as text
-    Y  id is ready: its "ready" argv exited 0 (a master connection that accepts commands)
+in:  S start id, JSON {"argv": [...], "stdin": base64 or null, "ready": argv or null, "session": bool};
+     T terminate id (TERM to the child, KILL 5 s later)
+out: O / E stdout / stderr bytes of id; X id ended, JSON {"status": N} (negative: its signal); F id could
+     not start (the reason); Y id is ready (its "ready" argv exited 0: a master that accepts commands)
 
-Frames from many children that come in the same moment leave in one write, so the controller gets the
-steps of its hosts in a few SSH packets. When stdin ends (the controller closed the channel, or died),
+Frames of many children leave together (class Out). When stdin ends (the controller closed the channel, or died),
 or the program gets TERM, every ssh client gets TERM, then KILL after 5 s, and the program exits; the relay
 host's own commands are stopped by their dead man's switch once it is gone: nothing it started outlives it.
 """
@@ -37,11 +32,7 @@ import time
 
 HEADER = struct.Struct(">BII")
 CHUNK = 1 << 16
-KILL_AFTER_S = 5.0
-READY_POLL_S = 0.05
-READY_LIMIT_S = 60.0
-BATCH_S = 0.1
-LINGER_S = 0.002
+KILL_AFTER_S, READY_POLL_S, READY_LIMIT_S, BATCH_S, LINGER_S = 5.0, 0.05, 60.0, 0.1, 0.002
 
 
 class Out:

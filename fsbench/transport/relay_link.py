@@ -25,7 +25,8 @@ from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandFailed
 from fsbench.transport import remote
 from fsbench.transport.capture import CappedOutput
-from fsbench.transport.errors import ConnectError, HostKeyError
+from fsbench.transport.errors import ConnectError
+from fsbench.transport.relay_setup import FOLDER_SCRIPT, known_hosts_text
 from fsbench.transport.ssh import SSHTransport
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -34,16 +35,6 @@ log = logging.getLogger("fsbench.transport.relay")
 HEADER = struct.Struct(">BII")
 CHUNK = 1 << 16
 AGENT_SOURCE = Path(__file__).with_name("relay_agent.py")
-#: the relay's folder, made private; first the folders of relays that are gone (a controller killed before it
-#: could remove its relay's): a relay's program holds an flock on its folder's `lock` for its whole life (made
-#: locked, then renamed into place), so a folder whose lock is there and free is proven to be no live relay's.
-#: Without flock(1) on the host nothing is swept.
-FOLDER_SCRIPT = (
-    'mkdir -p -m 700 -- "$1" && test ! -L "$1" || exit 1; '
-    'if command -v flock >/dev/null 2>&1; then for d in "$1"/relay-*; do '
-    '[ -d "$d" ] && [ ! -L "$d" ] && [ -f "$d/lock" ] && flock -n "$d/lock" true && rm -rf -- "$d"; done; fi; '
-    'mkdir -p -m 700 -- "$2" && test ! -L "$2"'
-)
 #: how long a first frame waits for others before they leave together (a step's commands start within it)
 LINGER_S = 0.001
 
@@ -115,7 +106,7 @@ class RelayLink:
             raise CommandFailed(made, f"making the relay's folder {self.folder}")
         r.base_made = True
         SSHFileOps.put_text(r, f"{self.folder}/agent.py", AGENT_SOURCE.read_text())
-        SSHFileOps.put_text(r, f"{self.folder}/known_hosts", self._known_hosts())
+        SSHFileOps.put_text(r, f"{self.folder}/known_hosts", known_hosts_text(self.hosts.values()))
         import paramiko.agent
 
         t = r.connection()
@@ -132,17 +123,6 @@ class RelayLink:
         threading.Thread(target=self._read, args=(chan,), name=f"fsbench-relay-{r.host}", daemon=True).start()
         threading.Thread(target=self._write, args=(chan,), name=f"fsbench-relay-out-{r.host}", daemon=True).start()
         log.debug("relay on %s started for %s", r.host, ", ".join(self.hosts))
-
-    def _known_hosts(self) -> str:
-        """The controller's entries for the hosts behind the relay; a host without one gets none, and its
-        master then fails as ssh says (its key cannot be verified, or nothing answers there)."""
-        lines = []
-        for t in self.hosts.values():
-            try:
-                lines.append(known_hosts_lines(t))
-            except HostKeyError as exc:
-                log.debug("%s", exc)
-        return "".join(lines)
 
     def _write(self, chan: Any) -> None:
         while True:
@@ -299,25 +279,3 @@ class RelayLink:
             gone = SSHCommands.execute(self.relay, ["rm", "-rf", "--", self.folder], timeout=self.relay.op_timeout)
             if not gone.ok:
                 log.warning("could not remove the relay's folder %s", gone.describe())
-
-
-def known_hosts_lines(t: SSHTransport) -> str:
-    """The controller's known_hosts entries for the host, as lines for the relay's ssh (no other host's)."""
-    import paramiko
-
-    r = t.settings
-    name = r.address if r.port == 22 else f"[{r.address}]:{r.port}"
-    keys = paramiko.HostKeys()
-    for path in r.known_hosts:
-        if Path(path).is_file():
-            try:
-                keys.load(path)
-            except (OSError, paramiko.SSHException) as exc:
-                raise HostKeyError(t.host, r.where, f"cannot read known_hosts file {path}: {exc}",
-                                   "fix or remove the bad line") from None
-    found = keys.lookup(name)
-    if not found:
-        raise HostKeyError(t.host, r.where, f"no known_hosts entry for {name} in {', '.join(r.known_hosts)}",
-                           f"check the host's key, then add it: ssh-keyscan -p {r.port} {r.address} >> "
-                           f"{r.known_hosts[0] if r.known_hosts else '~/.ssh/known_hosts'}")
-    return "".join(f"{name} {key.get_name()} {key.get_base64()}\n" for key in found.values())

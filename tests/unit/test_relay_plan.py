@@ -14,7 +14,7 @@ from fsbench.core.inventory import HostSpec
 from fsbench.transport import remote
 from fsbench.transport.errors import HostKeyError
 from fsbench.transport.relay import PLUGIN, RelayedTransport, RelayHost, _files_and_folders, groups_of
-from fsbench.transport.relay_link import known_hosts_lines
+from fsbench.transport.relay_setup import known_hosts_lines
 from fsbench.transport.ssh import SSHTransport
 
 

@@ -1,0 +1,58 @@
+"""What a relay host gets before its program starts: its own private folder (the folders of relays proven gone
+swept first) and the controller's known_hosts entries for the hosts behind it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+
+from fsbench.transport.errors import HostKeyError
+from fsbench.transport.ssh import SSHTransport
+
+log = logging.getLogger("fsbench.transport.relay")
+
+#: the relay's folder, made private; first the folders of relays that are gone (a controller killed before it
+#: could remove its relay's): a relay's program holds an flock on its folder's `lock` for its whole life (made
+#: locked, then renamed into place), so a folder whose lock is there and free is proven to be no live relay's.
+#: Without flock(1) on the host nothing is swept.
+FOLDER_SCRIPT = (
+    'mkdir -p -m 700 -- "$1" && test ! -L "$1" || exit 1; '
+    'if command -v flock >/dev/null 2>&1; then for d in "$1"/relay-*; do '
+    '[ -d "$d" ] && [ ! -L "$d" ] && [ -f "$d/lock" ] && flock -n "$d/lock" true && rm -rf -- "$d"; done; fi; '
+    'mkdir -p -m 700 -- "$2" && test ! -L "$2"'
+)
+
+
+def known_hosts_text(hosts: Iterable[SSHTransport]) -> str:
+    """The controller's entries for the hosts behind a relay; a host without one gets none, and its master then
+    fails as ssh says (its key cannot be verified, or nothing answers there)."""
+    lines = []
+    for t in hosts:
+        try:
+            lines.append(known_hosts_lines(t))
+        except HostKeyError as exc:
+            log.debug("%s", exc)
+    return "".join(lines)
+
+
+def known_hosts_lines(t: SSHTransport) -> str:
+    """The controller's known_hosts entries for the host, as lines for the relay's ssh (no other host's)."""
+    import paramiko
+
+    r = t.settings
+    name = r.address if r.port == 22 else f"[{r.address}]:{r.port}"
+    keys = paramiko.HostKeys()
+    for path in r.known_hosts:
+        if Path(path).is_file():
+            try:
+                keys.load(path)
+            except (OSError, paramiko.SSHException) as exc:
+                raise HostKeyError(t.host, r.where, f"cannot read known_hosts file {path}: {exc}",
+                                   "fix or remove the bad line") from None
+    found = keys.lookup(name)
+    if not found:
+        raise HostKeyError(t.host, r.where, f"no known_hosts entry for {name} in {', '.join(r.known_hosts)}",
+                           f"check the host's key, then add it: ssh-keyscan -p {r.port} {r.address} >> "
+                           f"{r.known_hosts[0] if r.known_hosts else '~/.ssh/known_hosts'}")
+    return "".join(f"{name} {key.get_name()} {key.get_base64()}\n" for key in found.values())
