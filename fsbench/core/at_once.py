@@ -5,33 +5,38 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
+
+from fsbench.core.workers import WORKERS
 
 T = TypeVar("T")
 
 
 class Pending(Generic[T]):
-    """A call started in a thread of its own while the caller goes on; `result()` waits for it."""
+    """A call started on a kept thread (fsbench.core.workers) while the caller goes on; `result()` waits for it."""
 
     def __init__(self, call: Callable[[], T], name: str = "fsbench-pending"):
         self._result: T | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(call,), name=name, daemon=True)
-        self._thread.start()
+        self._done = threading.Event()
+        WORKERS.start(lambda: self._run(call, name))
 
-    def _run(self, call: Callable[[], T]) -> None:
+    def _run(self, call: Callable[[], T], name: str) -> None:
+        threading.current_thread().name = name  # for logs and profiles, as a thread of its own was named
         try:
             self._result = call()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
             self._error = exc
+        finally:
+            self._done.set()
 
     def wait(self) -> None:
         """Until the call ended (its error, if any, is kept for result())."""
-        self._thread.join()
+        self._done.wait()
 
     def result(self) -> T:
         """The call's result once it ended, or its error raised here."""
-        self._thread.join()
+        self._done.wait()
         if self._error is not None:
             raise self._error
         return self._result  # type: ignore[return-value]  # set: the call returned
@@ -58,12 +63,35 @@ K = TypeVar("K")
 def each(items: Sequence[K], call: Callable[[K], T], workers: int = EACH_WORKERS) -> list[T]:
     """call(item) for every item, up to `workers` at once (a host's step on every host of a case): the caller
     waits for the slowest batch instead of for the sum of them. Results in the items' order; the first error
-    (in that order) is raised once every call has ended, so nothing is left running on any host."""
+    (in that order) is raised once every call has ended, so nothing is left running on any host. Interrupted
+    (Ctrl-C), no further item starts, and the calls under way are waited for."""
     if len(items) <= 1:
         return [call(item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor, wait
+    results: list[T | None] = [None] * len(items)
+    errors: dict[int, BaseException] = {}
+    order = iter(range(len(items)))
+    lock, stop = threading.Lock(), threading.Event()
 
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(items))), thread_name_prefix="fsbench-each") as pool:
-        futures = [pool.submit(call, item) for item in items]
-        wait(futures)
-    return [f.result() for f in futures]
+    def runner() -> None:
+        while not stop.is_set():
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            try:
+                results[i] = call(items[i])
+            except BaseException as exc:  # noqa: BLE001 - raised to the caller below, in the items' order
+                errors[i] = exc
+
+    runners = [Pending(runner, "fsbench-each") for _ in range(max(1, min(workers, len(items))))]
+    try:
+        for r in runners:
+            r.wait()
+    except BaseException:
+        stop.set()
+        for r in runners:
+            r.wait()
+        raise
+    if errors:
+        raise errors[min(errors)]
+    return cast("list[T]", results)  # every slot set: no error

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 from fsbench.core.errors import CommandResult, FsbenchError
 
 
@@ -66,11 +66,10 @@ def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, l
         raise ValueError(f"no command given for {', '.join(missing)}")
     if not transports:
         return GroupResult()
-    workers = max(1, min(max_workers or 32, len(transports)))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fsbench-group") as pool:
-        futures = {h: pool.submit(_run_one, h, t, per_host[h], timeout, cwd, env, cancel)
-                   for h, t in transports.items()}
-        return GroupResult({h: f.result() for h, f in futures.items()})
+    hosts = list(transports)
+    done = each(hosts, lambda h: _run_one(h, transports[h], per_host[h], timeout, cwd, env, cancel),
+                workers=max_workers or 32)  # _run_one turns any error into the host's result
+    return GroupResult(dict(zip(hosts, done, strict=True)))
 
 
 def _run_one(host: str, transport: Transport, argv: list[str], timeout: float | None, cwd: str | None,
