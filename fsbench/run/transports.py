@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fsbench.api.transport import Transport
+from fsbench.core.at_once import each
 
 if TYPE_CHECKING:
     from fsbench.scenario.model import Scenario
@@ -21,9 +22,12 @@ def make_transports(sc: Scenario) -> dict[str, Transport]:
 
 
 def close_all(transports: dict[str, Transport]) -> None:
-    """Close every connection; a host that is already gone is fine."""
-    for t in transports.values():
+    """Close every connection, all at once (a relay's close waits for its program's end and removes its
+    folder); a host that is already gone is fine."""
+    def close(t: Transport) -> None:
         try:
             t.close()
         except Exception:  # noqa: BLE001 - closing must never hide the run's own outcome
             pass
+
+    each(list(transports.values()), close)
