@@ -8,10 +8,13 @@ servers started, their stop, fetch, clean-up, parse), and the run's time outside
 probes, the target's setup and teardown, the tables). The tools' own time is not fsbench's: fio's servers
 and mpirun's ranks are the engines, and on one machine 32 hosts' tools share 2 cores.
 
-    python bench/host_scale.py [--hosts 1,4,16,32] [--rounds 2] [--json FILE] [--keep DIR] [--lose-one]
+    python bench/host_scale.py [--hosts 1,4,16,32] [--rounds 2] [--json FILE] [--keep DIR] [--lose-one] [--relay]
+
+With --relay each count runs twice, direct (`ssh`) and through relays (`ssh-relay`, an ssh-agent of its own
+holding the lab's key), one after the other.
 
 Target: the per-case overhead grows less than linearly with the hosts (docs/benchmarks.md, session 12).
-Needs root (the lab), /usr/sbin/sshd, fio, mpirun and mdtest.
+Needs root (the lab), /usr/sbin/sshd, fio, mpirun and mdtest (and ssh, ssh-agent for --relay).
 """
 
 from __future__ import annotations
