@@ -40,7 +40,7 @@ BUDGET_S: dict[str, int] = {
     "e2e:test_quickstart": 30, "e2e:test_seed_reports": 25, "e2e:test_compare_runs": 25,
     "e2e:test_monitor_real": 25, "e2e:test_report_delivery": 25, "e2e:test_multihost": 20,
     "e2e:test_damaged_run_dirs_real": 21, "e2e:test_multihost_scale": 120, "e2e:test_compare_gate": 41, "e2e:test_monitor_own_servers_real": 35,
-    "e2e:test_fresh_rounds_real": 35, "e2e:test_relay_transport": 30,
+    "e2e:test_fresh_rounds_real": 35, "e2e:test_relay_transport": 45,
 }
 DEFAULT_E2E_S, UNIT_S = 15, 1
 

@@ -8,8 +8,11 @@ nothing left behind."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,8 +24,9 @@ from fsbench.core.cancel import Cancel
 from fsbench.core.inventory import load_inventory
 from fsbench.transport.errors import ConnectError
 from fsbench.transport.relay import PLUGIN, RelayedTransport, RelayHost
-from tests.conftest import require
+from tests.conftest import require, run_cli
 from tests.mhlab import MultiHostLab, clients_layout, ssh_agent, start_multihost
+from tests.paths import REPO
 
 FIRST = 170  # 127.0.28.170-174: no other lab of the suite uses them
 MARK = {"FSBENCH_RUN": "relay-e2e"}
@@ -232,3 +236,44 @@ def test_a_relays_start_removes_only_the_folders_of_relays_proven_gone(lab5, age
         for name in ("relay-live", "relay-nolock"):
             shutil.rmtree(folders[name], ignore_errors=True)
         (base / "relay-link").unlink(missing_ok=True)
+
+
+def test_a_killed_controller_leaves_nothing_running_through_its_relays_and_the_next_run_cleans_up(lab5, agent,
+                                                                                                   tmp_path):
+    """fsbench SIGKILLed while fio's servers and the samplers run on the five hosts (two through relays'
+    masters, one relay host's own): every process the run started ends by itself (the relays' programs lose
+    their input or their session, the hosts' sessions end, each dead man's switch fires), and the resumed run
+    removes the relays' folders (their locks are free) and completes."""
+    require("fio")
+    inventory = lab5.write_inventory(tmp_path / "inventory.yaml", transport="ssh-relay")
+    scenario = tmp_path / "killed.yaml"
+    scenario.write_text(f"""\
+name: relay-killed
+targets:
+  shared: {{path: {lab5.root}/shared-killed, hosts: [clients], setup: ["mkdir -p ${{target.path}}"],
+           teardown: ["rm -rf ${{target.path}}"]}}
+workloads:
+  long: {{tool: fio, options: {{rw: write, bs: 64k, size: 4m, ioengine: psync, time_based: true, runtime: 3}}}}
+""")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "fsbench", "run", str(scenario), "--inventory", str(inventory),
+                             "-o", str(out), "--no-report", "--progress", "none"], env={**os.environ, "PYTHONPATH":
+                            str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while len(list(out.glob("*/raw/shared__long__r1/*/server-command"))) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # the five fio servers run their jobs
+    running = {h.name: [p for p in h.pids() if "fio" in _cmdline(p)] for h in lab5.hosts}
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert all(running.values()), running  # fio ran on every host when fsbench was killed
+    assert lab5.wait_clean(timeout=20) == {}  # and nothing of the run runs anywhere now
+    relays = [lab5.host(n).path(f"/tmp/fsbench-{lab5.user}") for n in ("client1", "client4")]
+    assert all(list(base.glob("relay-*")) for base in relays)  # the relays' folders are what a kill leaves
+    run = next(out.iterdir())
+    resumed = run_cli("run", str(scenario), "--inventory", str(inventory), "--resume", str(run), "--no-report",
+                      "--progress", "plain", timeout=300, env=agent)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "cleaned up after the dead run" in resumed.stderr
+    assert not any(list(base.glob("relay-*")) for base in relays)
+    assert lab5.wait_clean() == {}
