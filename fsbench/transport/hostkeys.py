@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import shlex
+from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from fsbench.transport.errors import HostKeyError
@@ -21,6 +23,20 @@ class HostKey(Protocol):
 
 _SCAN_TYPES = {"ssh-ed25519": "ed25519", "ssh-rsa": "rsa", "rsa-sha2-256": "rsa", "rsa-sha2-512": "rsa",
                "ssh-dss": "dsa"}
+
+
+def load_known_hosts(load: Callable[[str], object], host: str, r: Resolved) -> None:
+    """Each known_hosts file of the host's settings that exists, into `load` (paramiko's loader of a client or
+    of a HostKeys); a file paramiko cannot read is a HostKeyError naming it."""
+    import paramiko
+
+    for path in r.known_hosts:
+        if Path(path).is_file():
+            try:
+                load(path)
+            except (OSError, paramiko.SSHException) as exc:
+                raise HostKeyError(host, r.where, f"cannot read known_hosts file {path}: {exc}",
+                                   "fix or remove the bad line") from None
 
 
 def fingerprint(key: HostKey) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from pathlib import Path
 
 from fsbench.transport.errors import HostKeyError
+from fsbench.transport.hostkeys import load_known_hosts
 from fsbench.transport.ssh import SSHTransport
 
 log = logging.getLogger("fsbench.transport.relay")
@@ -43,13 +43,7 @@ def known_hosts_lines(t: SSHTransport) -> str:
     r = t.settings
     name = r.address if r.port == 22 else f"[{r.address}]:{r.port}"
     keys = paramiko.HostKeys()
-    for path in r.known_hosts:
-        if Path(path).is_file():
-            try:
-                keys.load(path)
-            except (OSError, paramiko.SSHException) as exc:
-                raise HostKeyError(t.host, r.where, f"cannot read known_hosts file {path}: {exc}",
-                                   "fix or remove the bad line") from None
+    load_known_hosts(keys.load, t.host, r)
     found = keys.lookup(name)
     if not found:
         raise HostKeyError(t.host, r.where, f"no known_hosts entry for {name} in {', '.join(r.known_hosts)}",

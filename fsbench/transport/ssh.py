@@ -19,7 +19,7 @@ from fsbench.core.inventory import HostSpec
 from fsbench.transport import heartbeat, hostkeys
 from fsbench.transport.capture import DEFAULT_CAP
 from fsbench.transport.deadlines import DEADLINES
-from fsbench.transport.errors import AuthError, ConnectError, HostKeyError
+from fsbench.transport.errors import AuthError, ConnectError
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
 from fsbench.transport.ssh_settings import (
@@ -187,13 +187,7 @@ class SSHTransport(SSHCommands, SSHFileOps):
         if self.spec.key_file and not Path(r.key_files[0]).is_file():
             raise AuthError(self.host, r.where, f"key file {r.key_files[0]} does not exist", "check key_file")
         client = paramiko.SSHClient()
-        for path in r.known_hosts:
-            if Path(path).is_file():
-                try:
-                    client.load_system_host_keys(path)
-                except (OSError, paramiko.SSHException) as exc:
-                    raise HostKeyError(self.host, r.where, f"cannot read known_hosts file {path}: {exc}",
-                                       "fix or remove the bad line") from None
+        hostkeys.load_known_hosts(client.load_system_host_keys, self.host, r)
         client.set_missing_host_key_policy(_reject_unknown())
         sock = self._jump_channel(r) if self._jump is not None or r.proxy_jump else self._socket(r)
         how = f"keys {', '.join(r.key_files) or '(default files)'}, agent {'on' if self.allow_agent else 'off'}" \
