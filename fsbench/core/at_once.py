@@ -64,16 +64,17 @@ def each(items: Sequence[K], call: Callable[[K], T], workers: int = EACH_WORKERS
     """call(item) for every item, up to `workers` at once (a host's step on every host of a case): the caller
     waits for the slowest batch instead of for the sum of them. Results in the items' order; the first error
     (in that order) is raised once every call has ended, so nothing is left running on any host. Interrupted
-    (Ctrl-C), no further item starts, and the calls under way are waited for."""
+    (Ctrl-C) while it waits, every item still runs (a stop on every host is not cut short), as a thread pool's
+    shutdown did, and the interrupt is raised once they have."""
     if len(items) <= 1:
         return [call(item) for item in items]
     results: list[T | None] = [None] * len(items)
     errors: dict[int, BaseException] = {}
     order = iter(range(len(items)))
-    lock, stop = threading.Lock(), threading.Event()
+    lock = threading.Lock()
 
     def runner() -> None:
-        while not stop.is_set():
+        while True:
             with lock:
                 i = next(order, None)
             if i is None:
@@ -88,7 +89,6 @@ def each(items: Sequence[K], call: Callable[[K], T], workers: int = EACH_WORKERS
         for r in runners:
             r.wait()
     except BaseException:
-        stop.set()
         for r in runners:
             r.wait()
         raise
