@@ -1,26 +1,26 @@
 """The relay's program: runs on a relay host, starts the commands the controller sends, streams their output back.
 
-It is sent to the relay host as text and run there with `python3` (standard library only, no fsbench):
-the controller then talks to its share of the hosts through one SSH channel instead of one per command.
-It runs argv lists as its own children (OpenSSH's client to each host, through one master connection
-per host) and knows nothing of hosts itself. Its stdin and stdout carry frames:
+Sent as text and run with `python3` (standard library only), it runs argv lists as its children (OpenSSH's
+client to each host through a master per host, or the relay host's own commands) and knows nothing of hosts.
+Its stdin and stdout carry frames:
 
     type (1 byte) | id (4 bytes, big-endian) | length (4 bytes, big-endian) | payload
 
-in:  S start id, JSON {"argv": [...], "stdin": base64 or null, "ready": argv or null, "session": bool};
-     T terminate id (TERM to the child, KILL 5 s later)
+in:  S start id, JSON {"argv": [...], "stdin": bool, "ready": argv or null, "session": bool};
+     I input bytes for id's stdin (empty: its end); T terminate id (TERM to the child, KILL 5 s later)
 out: O / E stdout / stderr bytes of id; X id ended, JSON {"status": N} (negative: its signal); F id could
      not start (the reason); Y id is ready (its "ready" argv exited 0: a master that accepts commands)
 
-Frames of many children leave together (class Out). When stdin ends (the controller closed the channel, or died),
-or the program gets TERM, every ssh client gets TERM, then KILL after 5 s, and the program exits; the relay
-host's own commands are stopped by their dead man's switch once it is gone: nothing it started outlives it.
+Frames of many children leave together (class Out). When stdin ends (the controller closed the channel or
+died), or on TERM, every ssh client gets TERM, then KILL after 5 s, and the program exits; the relay host's own
+commands are stopped by their dead man's switch once it is gone: nothing it started outlives it.
 """
 
-import base64
+import contextlib
 import fcntl
 import json
 import os
+import queue
 import select
 import selectors
 import signal
@@ -38,11 +38,9 @@ KILL_AFTER_S, READY_POLL_S, READY_LIMIT_S, BATCH_S, LINGER_S = 5.0, 0.05, 60.0, 
 class Out:
     """Frames waiting to go to the controller; any thread may add, the main loop writes them in one go.
 
-    Output alone waits up to BATCH_S for more (the samples of a relay's hosts, taken in the same tick, then
-    leave together); an end, a failure, a ready frame and a command's first stdout (a sampler's first sample)
-    wait only LINGER_S, for the same news of the other hosts of the step: the commands of one step end within
-    milliseconds of each other, and their ends then reach the controller in one packet instead of one each.
-    """
+    Output alone waits up to BATCH_S for more (a relay's hosts' samples of one tick leave together); an end, a
+    failure, a ready frame and a command's first stdout wait LINGER_S, for the same news of the step's other
+    hosts (their commands end within milliseconds): one packet to the controller instead of one each."""
 
     def __init__(self, fd, wake_fd):
         self.fd, self.wake_fd = fd, wake_fd
@@ -69,9 +67,7 @@ class Out:
         with self.lock:
             if not self.parts:
                 return None
-            if self.first_at is None:
-                return 0.0
-            due = self.first_at + BATCH_S if self.urgent_at is None else self.urgent_at + LINGER_S
+            due = (self.first_at or 0.0) + BATCH_S if self.urgent_at is None else self.urgent_at + LINGER_S
             return max(0.0, due - time.monotonic())
 
     def flush(self):
@@ -90,9 +86,8 @@ class Out:
 class Child:
     def __init__(self, ident, proc, session):
         self.ident, self.proc, self.session = ident, proc, session
-        self.open_streams = 2
-        self.kill_at = None
-        self.spoke = set()  # the streams that gave output already
+        # its open output streams, when to KILL it, its stdin's chunks (given input), whether it printed yet
+        self.open_streams, self.kill_at, self.feed, self.spoke = 2, None, None, False
 
 
 class Agent:
@@ -100,13 +95,13 @@ class Agent:
         self.fd_in = fd_in
         self.sel = selectors.DefaultSelector()
         wake_r, wake_w = os.pipe()
-        os.set_blocking(wake_r, False)
-        os.set_blocking(wake_w, False)
+        for fd in (wake_r, wake_w):
+            os.set_blocking(fd, False)
         self.wake_r = wake_r
         self.out = Out(fd_out, wake_w)
         self.children = {}
         self.ending = []  # children whose output ended, not yet reaped
-        self.buf = b""
+        self.buf = bytearray()
         self.stdin_open = True
         self.sel.register(fd_in, selectors.EVENT_READ, ("in", None))
         self.sel.register(wake_r, selectors.EVENT_READ, ("wake", None))
@@ -115,8 +110,8 @@ class Agent:
         try:
             # "session": a command of this host itself, in a session of its own, as sshd would start it (its
             # `setsid -w` then waits for it and reports how it ended); ssh's clients stay in the program's group
-            proc = subprocess.Popen(spec["argv"], stdin=subprocess.PIPE if spec.get("stdin") is not None
-                                    else subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            proc = subprocess.Popen(spec["argv"], stdin=subprocess.PIPE if spec.get("stdin") else subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     start_new_session=bool(spec.get("session")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self.out.add("F", ident, str(exc).encode())
@@ -127,21 +122,16 @@ class Agent:
         for fd, kind in ((proc.stdout.fileno(), "O"), (proc.stderr.fileno(), "E")):
             os.set_blocking(fd, False)
             self.sel.register(fd, selectors.EVENT_READ, (kind, child))
-        if spec.get("stdin") is not None:
-            data = base64.b64decode(spec["stdin"])
-            threading.Thread(target=feed, args=(proc, data), daemon=True).start()
+        if spec.get("stdin"):
+            child.feed = queue.SimpleQueue()
+            threading.Thread(target=feed, args=(proc, child.feed), daemon=True).start()
         if spec.get("ready"):
             threading.Thread(target=self.wait_ready, args=(child, spec["ready"]), daemon=True).start()
 
     def wait_ready(self, child, argv):
         limit = time.monotonic() + READY_LIMIT_S
         while child.proc.poll() is None and time.monotonic() < limit:
-            try:
-                ok = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, timeout=10).returncode == 0
-            except (OSError, subprocess.SubprocessError):
-                ok = False
-            if ok:
+            if ready(argv):
                 self.out.add("Y", child.ident)
                 return
             time.sleep(READY_POLL_S)
@@ -160,8 +150,8 @@ class Agent:
         except OSError:
             data = b""
         if data:
-            self.out.add(kind, child.ident, data, urgent=kind == "O" and "O" not in child.spoke)
-            child.spoke.add(kind)
+            self.out.add(kind, child.ident, data, urgent=kind == "O" and not child.spoke)
+            child.spoke = child.spoke or kind == "O"
             return
         self.sel.unregister(fd)
         child.open_streams -= 1
@@ -187,14 +177,18 @@ class Agent:
             self.stdin_open = False
             self.sel.unregister(self.fd_in)
             return
-        self.buf += data
+        self.buf += data  # a bytearray: a long input frame grows it in place, not by copies of it
         while len(self.buf) >= HEADER.size:
             kind, ident, length = HEADER.unpack_from(self.buf)
             if len(self.buf) < HEADER.size + length:
                 break
-            payload = self.buf[HEADER.size:HEADER.size + length]
-            self.buf = self.buf[HEADER.size + length:]
-            if kind == ord("S"):
+            payload = bytes(self.buf[HEADER.size:HEADER.size + length])
+            del self.buf[:HEADER.size + length]
+            if kind == ord("I"):
+                child = self.children.get(ident)
+                if child is not None and child.feed is not None:
+                    child.feed.put(payload)
+            elif kind == ord("S"):
                 try:
                     spec = json.loads(payload.decode())
                 except ValueError as exc:
@@ -221,19 +215,19 @@ class Agent:
                 else:
                     self.read_child(what, child, key.fd)
             self.reap()
-            if self.out.due_in() == 0.0:
-                self.out.flush()
-        self.out.flush()
+            try:
+                if self.out.due_in() == 0.0:
+                    self.out.flush()
+            except BrokenPipeError:  # the controller is gone (SIGPIPE is ignored: a child's closed stdin is not)
+                break
+        with contextlib.suppress(BrokenPipeError):
+            self.out.flush()
         self.stop_all()
 
     def stop_all(self):
-        """The controller is gone: every child ends, and nothing is left behind.
-
-        ssh's clients (and masters) get TERM, then KILL: their sessions on the hosts end, and each host's dead
-        man's switch stops what the session ran. A command of this host itself (a "session" child) is left to
-        its own switch, which stops its process group once this program is gone: a TERM to its `setsid -w`
-        would end only that waiting parent, and the switch would then take the command for finished.
-        """
+        """The controller is gone: every ssh client (and master) gets TERM, then KILL, and each host's dead man's
+        switch stops what its session ran. A command of the relay host itself is left to its own switch, which
+        fires once this program is gone (a TERM to its `setsid -w` would end only that waiting parent)."""
         ssh = [c for c in self.children.values() if not c.session]
         for child in ssh:
             if child.proc.poll() is None:
@@ -247,29 +241,37 @@ class Agent:
                 child.proc.wait()
 
 
+def ready(argv):
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10).returncode == 0
+    return False
+
+
 def signal_child(proc, sig):
-    try:
+    with contextlib.suppress(OSError):
         proc.send_signal(sig)
-    except OSError:
-        pass
 
 
-def feed(proc, data):
-    try:
-        proc.stdin.write(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
+def feed(proc, chunks):
+    """The controller's input frames into the child's stdin, until the empty one; a child that stopped reading
+    makes the rest go nowhere (it ends as it will, and says so)."""
+    broken = False
+    while True:
+        chunk = chunks.get()
+        if not chunk:
+            break
+        if not broken:
+            try:
+                proc.stdin.write(chunk)
+            except OSError:  # BrokenPipeError: the child closed it
+                broken = True
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
 
 
 def hold_lock():
-    """An flock on ./lock for the program's life: the proof, to a later relay's start on this host, that this
-    folder is in use (a folder whose lock is free is a gone relay's, and is removed). Locked before it is
-    renamed into place, so a `lock` that exists was locked from the start."""
+    """An flock on ./lock for the program's life: to a later relay's start on this host, the proof that this
+    folder is in use. Locked before it is renamed into place: a `lock` that exists was locked from the start."""
     fd = os.open("lock.tmp", os.O_CREAT | os.O_WRONLY, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     os.rename("lock.tmp", "lock")
@@ -277,7 +279,6 @@ def hold_lock():
 
 
 def main():
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     lock = hold_lock()  # noqa: F841 - held open until the program ends
     os.set_blocking(0, False)
     agent = Agent(0, 1)

@@ -9,7 +9,6 @@ accepts commands. When the relay's channel ends, every command in flight ends as
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import os
@@ -35,6 +34,8 @@ log = logging.getLogger("fsbench.transport.relay")
 HEADER = struct.Struct(">BII")
 CHUNK = 1 << 16
 AGENT_SOURCE = Path(__file__).with_name("relay_agent.py")
+#: a command's input (a file put through the relay) goes in frames of this size
+INPUT_CHUNK = 1 << 18
 #: how long a first frame waits for others before they leave together (a step's commands start within it)
 LINGER_S = 0.001
 
@@ -226,9 +227,12 @@ class RelayLink:
             self._next += 1
             cmd = Relayed(self._next, out, err)
             self._cmds[cmd.ident] = cmd
-        spec = {"argv": argv, "stdin": base64.b64encode(stdin).decode() if stdin is not None else None,
-                "ready": ready, "session": session}
+        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session}
         self._send("S", cmd.ident, json.dumps(spec).encode())
+        if stdin is not None:  # in frames of INPUT_CHUNK, then an empty one: its end
+            for at in range(0, len(stdin), INPUT_CHUNK):
+                self._send("I", cmd.ident, stdin[at:at + INPUT_CHUNK])
+            self._send("I", cmd.ident)
         return cmd
 
     def terminate(self, cmd: Relayed) -> None:
