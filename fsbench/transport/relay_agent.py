@@ -91,8 +91,8 @@ class Child:
 
 
 class Agent:
-    def __init__(self, fd_in, fd_out):
-        self.fd_in = fd_in
+    def __init__(self, fd_in, fd_out, kill_after_s=KILL_AFTER_S):
+        self.fd_in, self.kill_after_s = fd_in, kill_after_s
         self.sel = selectors.DefaultSelector()
         wake_r, wake_w = os.pipe()
         for fd in (wake_r, wake_w):
@@ -140,7 +140,7 @@ class Agent:
         child = self.children.get(ident)
         if child is not None and child.proc.poll() is None:
             signal_child(child.proc, signal.SIGTERM)
-            child.kill_at = time.monotonic() + KILL_AFTER_S
+            child.kill_at = time.monotonic() + self.kill_after_s
 
     def read_child(self, kind, child, fd):
         try:
@@ -232,7 +232,7 @@ class Agent:
         for child in ssh:
             if child.proc.poll() is None:
                 signal_child(child.proc, signal.SIGTERM)
-        limit = time.monotonic() + KILL_AFTER_S
+        limit = time.monotonic() + self.kill_after_s
         while time.monotonic() < limit and any(c.proc.poll() is None for c in ssh):
             time.sleep(0.05)
         for child in ssh:
@@ -281,7 +281,7 @@ def hold_lock():
 def main():
     lock = hold_lock()  # noqa: F841 - held open until the program ends
     os.set_blocking(0, False)
-    agent = Agent(0, 1)
+    agent = Agent(0, 1, float(sys.argv[1]) if len(sys.argv) > 1 else KILL_AFTER_S)  # the tests' shorter grace
 
     def stop(signum, frame):  # TERM (its session's dead man's switch): its children first, then itself
         agent.stop_all()

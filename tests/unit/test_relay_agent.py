@@ -16,13 +16,15 @@ from fsbench.transport import relay_agent
 from fsbench.transport.relay_agent import HEADER
 
 AGENT = Path(relay_agent.__file__)
+GRACE_S = 0.5
 
 
 class Agent:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.proc = subprocess.Popen([sys.executable, "-u", str(AGENT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     cwd=folder)
+        # a grace of 0.5 s between TERM and KILL instead of 5 s: the same steps, sooner
+        self.proc = subprocess.Popen([sys.executable, "-u", str(AGENT), str(GRACE_S)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, cwd=folder)
         self.buf = b""
 
     def send(self, kind: str, ident: int, payload: bytes = b"") -> None:
@@ -97,16 +99,16 @@ def test_stdin_is_fed_then_closed(agent):
 
 
 def test_a_large_input_goes_through_whole_and_in_linear_time(agent):
-    """64 MiB in 256 KiB frames (a tool's binary put on a host behind a relay): its digest on the other side,
-    within seconds (a buffer grown by copies of itself took minutes)."""
+    """32 MiB in 256 KiB frames (a tool's binary put on a host behind a relay): its digest on the other side,
+    within seconds (a buffer grown by copies of itself copies gigabytes)."""
     import hashlib
 
-    data = os.urandom(1 << 20) * 64
+    data = os.urandom(1 << 20) * 32
     started = time.monotonic()
     agent.start(1, ["sha256sum"], stdin=data)
     frames = agent.frames_until(ended(1), timeout=60)
     assert joined(frames, "O", 1).split()[0].decode() == hashlib.sha256(data).hexdigest()
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 20
 
 
 def test_input_to_a_child_that_stopped_reading_goes_nowhere(agent):
@@ -136,7 +138,7 @@ def test_the_end_of_stdin_stops_every_child_and_the_agent(agent, tmp_path):
     started = [int(p) for p in pids.read_text().split()]
     assert agent.proc.stdin is not None
     agent.proc.stdin.close()
-    assert agent.proc.wait(timeout=relay_agent.KILL_AFTER_S + 5) == 0
+    assert agent.proc.wait(timeout=GRACE_S + 5) == 0
     for pid in started:
         assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
