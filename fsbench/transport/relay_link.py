@@ -25,7 +25,7 @@ from fsbench.core.errors import CommandFailed
 from fsbench.transport import remote
 from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError
-from fsbench.transport.relay_setup import FOLDER_SCRIPT, known_hosts_text
+from fsbench.transport.relay_setup import FOLDER_SCRIPT, known_hosts_text, stop_orphans
 from fsbench.transport.ssh import SSHTransport
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -70,7 +70,7 @@ class RelayLink:
         self.relay = relay
         self.hosts: dict[str, SSHTransport] = {}
         self.folder = f"{relay.remote_base}/relay-{uuid.uuid4().hex[:12]}"
-        self.lost: str | None = None
+        self._made = False  # the folder exists: close() removes it, whatever became of the program
         self._lock = threading.RLock()
         self._chan: Any = None
         self._forward: Any = None
@@ -81,8 +81,9 @@ class RelayLink:
         self._queue: list[bytes] = []
         self._queued = threading.Condition()
         self._agent_err = bytearray()
+        self._pgid: int | None = None  # the program's process group, as its wrapper said
+        self._stopper: threading.Thread | None = None  # stopping what a program killed outright left
         self._closing = False
-        self.frames_out = self.frames_in = 0
 
     # -- the relay's program -----------------------------------------------------------------------------
     def _ensure(self) -> None:
@@ -105,12 +106,13 @@ class RelayLink:
                                    timeout=r.op_timeout)
         if not made.ok:
             raise CommandFailed(made, f"making the relay's folder {self.folder}")
-        r.base_made = True
+        r.base_made = self._made = True
         SSHFileOps.put_text(r, f"{self.folder}/agent.py", AGENT_SOURCE.read_text())
         SSHFileOps.put_text(r, f"{self.folder}/known_hosts", known_hosts_text(self.hosts.values()))
         import paramiko.agent
 
         t = r.connection()
+        self._drop_forward()  # a lost program's: its agent channels went with it
         try:
             chan = t.open_session(timeout=r.connect_timeout)
             self._forward = paramiko.agent.AgentRequestHandler(chan)
@@ -119,8 +121,9 @@ class RelayLink:
             chan.exec_command(line)
         except r.net_errors() as exc:
             raise ConnectError(r.host, r.settings.where, f"cannot start the relay's program: {exc}") from None
-        self._chan, self.lost, self._masters = chan, None, {}
+        self._chan, self._masters = chan, {}
         self._agent_err.clear()
+        self._pgid = None
         threading.Thread(target=self._read, args=(chan,), name=f"fsbench-relay-{r.host}", daemon=True).start()
         threading.Thread(target=self._write, args=(chan,), name=f"fsbench-relay-out-{r.host}", daemon=True).start()
         log.debug("relay on %s started for %s", r.host, ", ".join(self.hosts))
@@ -137,13 +140,12 @@ class RelayLink:
                 data, self._queue = b"".join(self._queue), []
             try:
                 chan.sendall(data)
-            except (OSError, EOFError, Exception):  # noqa: BLE001 - the reader names the loss
+            except Exception:  # noqa: BLE001 - whatever ended the channel, the reader names the loss
                 return
 
     def _send(self, kind: str, ident: int, payload: bytes = b"") -> None:
         with self._queued:
             self._queue.append(HEADER.pack(ord(kind), ident, len(payload)) + payload)
-            self.frames_out += 1
             self._queued.notify()
 
     def _read(self, chan: Any) -> None:
@@ -154,6 +156,8 @@ class RelayLink:
                 select.select([chan], [], [], 1.0)
                 while chan.recv_stderr_ready():
                     self._agent_err += chan.recv_stderr(CHUNK)
+                    if self._pgid is None and self._agent_err.startswith(remote.PGID_MARK) and b"\n" in self._agent_err:
+                        self._pgid = int(self._agent_err[len(remote.PGID_MARK):self._agent_err.index(b"\n")])
                     del self._agent_err[:-4000]
                 if chan.recv_ready():
                     data = chan.recv(CHUNK)
@@ -180,7 +184,6 @@ class RelayLink:
                 return
             payload = bytes(buf[HEADER.size:HEADER.size + length])
             del buf[:HEADER.size + length]
-            self.frames_in += 1
             cmd = self._cmds.get(ident)
             if cmd is None:
                 continue
@@ -201,8 +204,9 @@ class RelayLink:
 
     def _lose(self, chan: Any, reason: str) -> None:
         with self._lock:
+            pgid = self._pgid  # before a start again replaces it
             if self._chan is chan:
-                self._chan, self.lost = None, reason
+                self._chan = None
             cmds, self._cmds = list(self._cmds.values()), {}
             self._masters = {}
         with self._queued:
@@ -214,6 +218,9 @@ class RelayLink:
         for cmd in cmds:
             cmd.failed = cmd.failed or reason
             cmd.done.set()
+        if not self._closing and pgid is not None:
+            self._stopper = threading.Thread(target=stop_orphans, args=(self.relay, pgid, self.folder), daemon=True)
+            self._stopper.start()
         if cmds and not self._closing:
             log.warning("relay on %s: %s", self.relay.host, reason)
 
@@ -268,18 +275,23 @@ class RelayLink:
         with self._lock:
             chan, self._chan = self._chan, None
             self._closing = True
-        if chan is None:
-            return
-        try:
-            chan.shutdown_write()
-            chan.status_event.wait(10.0)
-        except Exception:  # noqa: BLE001 - the connection is going anyway
-            pass
-        finally:
-            chan.close()
-            if self._forward is not None:
-                self._forward.close()
-        if self.relay.dead is None:
+        if chan is not None:  # None: never started, or its program was lost (its folder may still be there)
+            try:
+                chan.shutdown_write()
+                chan.status_event.wait(10.0)
+            except Exception:  # noqa: BLE001 - the connection is going anyway
+                pass
+            finally:
+                chan.close()
+        self._drop_forward()
+        if self._stopper is not None:  # it uses the relay's connection, which the relay host closes next
+            self._stopper.join(self.relay.op_timeout + 10)
+        if self._made and self.relay.dead is None:
             gone = SSHCommands.execute(self.relay, ["rm", "-rf", "--", self.folder], timeout=self.relay.op_timeout)
             if not gone.ok:
                 log.warning("could not remove the relay's folder %s", gone.describe())
+
+    def _drop_forward(self) -> None:
+        forward, self._forward = self._forward, None
+        if forward is not None:
+            forward.close()

@@ -164,6 +164,20 @@ def test_a_lost_relay_takes_its_hosts_with_it_and_a_later_command_starts_it_agai
     assert relay.run(["hostname"]).extra["stdout"] == "client4\n"
 
 
+def test_a_relay_whose_program_died_still_has_its_folder_removed_at_the_end(ts, lab5):
+    """Its program killed on the relay host (not the host): the relay's hosts' commands are lost, and closing the
+    transports still removes the folder it made (the fixture checks, on every relay host)."""
+    assert ts["client2"].run(["true"]).ok
+    host = lab5.host("client1")
+    for pid in [p for p in host.pids() if "agent.py" in _cmdline(p)]:
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while (r := ts["client2"].run(["true"], timeout=5)).ok and time.monotonic() < deadline:
+        time.sleep(0.2)  # the first commands may still be answered before the channel's end is seen
+    assert r.extra.get("lost") or not r.ok, r
+    assert list(host.path(f"/tmp/fsbench-{lab5.user}").glob("relay-*"))  # there until the end
+
+
 def test_without_an_ssh_agent_a_relay_refuses_to_start_and_says_what_to_do(lab5, tmp_path, monkeypatch):
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     made = transports(lab5, tmp_path)
@@ -208,13 +222,16 @@ def _gone_soon(lab: MultiHostLab, name: str, text: str) -> bool:
 
 def test_a_relays_start_removes_only_the_folders_of_relays_proven_gone(lab5, agent, tmp_path):
     """A controller killed before it removed its relay's folder leaves it: the next relay on that host removes it,
-    since its `lock` is there and free. A folder whose lock a live program holds, one without a lock (not proven
+    since its `lock` is there and free. A folder whose lock a live program holds, one without a program or a lock
+    (not proven
     a relay's) and a symlink stay."""
     base = lab5.host("client1").path(f"/tmp/fsbench-{lab5.user}")
-    folders = {name: base / name for name in ("relay-gone", "relay-live", "relay-nolock")}
-    for path in folders.values():
+    folders = {name: base / name for name in ("relay-gone", "relay-live", "relay-nolock", "relay-noprogram")}
+    for name, path in folders.items():
         path.mkdir(parents=True, exist_ok=True)
-        (path / "agent.py").write_text("# a relay's program\n")
+        if name != "relay-noprogram":
+            (path / "agent.py").write_text("# a relay's program\n")
+    (folders["relay-noprogram"] / "lock").write_text("")
     (folders["relay-gone"] / "lock").write_text("")
     (folders["relay-live"] / "lock").write_text("")
     (base / "relay-link").symlink_to(tmp_path)
@@ -229,11 +246,12 @@ def test_a_relays_start_removes_only_the_folders_of_relays_proven_gone(lab5, age
                 t.close()
         assert not folders["relay-gone"].exists()
         assert folders["relay-live"].exists() and folders["relay-nolock"].exists() and (base / "relay-link").is_symlink()
+        assert folders["relay-noprogram"].exists()
         assert list(tmp_path.iterdir())  # nothing followed through the symlink
     finally:
         holder.kill()
         holder.wait()
-        for name in ("relay-live", "relay-nolock"):
+        for name in ("relay-live", "relay-nolock", "relay-noprogram"):
             shutil.rmtree(folders[name], ignore_errors=True)
         (base / "relay-link").unlink(missing_ok=True)
 

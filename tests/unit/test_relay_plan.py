@@ -115,3 +115,29 @@ def _key(path: Path) -> str:
     """A new host key's public half, as known_hosts writes it (type and base64)."""
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True, timeout=30)
     return " ".join(Path(f"{path}.pub").read_text().split()[:2])
+
+
+def test_a_killed_programs_group_is_stopped_only_while_a_member_works_in_the_relays_folder(tmp_path):
+    """ORPHANS_SCRIPT run on this machine against real processes: a group working in another folder is spared, the
+    relay's is stopped (TERM; what ignores it gets KILL 5 s later, not waited for here)."""
+    import os
+    import signal
+
+    from fsbench.transport.relay_setup import ORPHANS_SCRIPT
+
+    folder, other = tmp_path / "relay-1", tmp_path / "elsewhere"
+    folder.mkdir()
+    other.mkdir()
+    spared = subprocess.Popen(["sleep", "60"], cwd=other, start_new_session=True)
+    group = subprocess.Popen(["sleep", "61"], cwd=folder, start_new_session=True)
+    try:
+        for victim, where in ((spared, folder), (group, folder)):
+            subprocess.run(["sh", "-c", ORPHANS_SCRIPT, "fsbench-relay", str(os.getpgid(victim.pid)), str(where)],
+                           check=True, timeout=30)
+        assert spared.poll() is None  # its group works elsewhere: not the relay's
+        assert group.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        for p in (spared, group):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
