@@ -219,8 +219,9 @@ class RelayLink:
             cmd.failed = cmd.failed or reason
             cmd.done.set()
         if not self._closing and pgid is not None:
-            self._stopper = threading.Thread(target=stop_orphans, args=(self.relay, pgid, self.folder), daemon=True)
-            self._stopper.start()
+            stopper = threading.Thread(target=stop_orphans, args=(self.relay, pgid, self.folder), daemon=True)
+            stopper.start()  # then kept: close() may join it at any moment
+            self._stopper = stopper
         if cmds and not self._closing:
             log.warning("relay on %s: %s", self.relay.host, reason)
 
