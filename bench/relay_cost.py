@@ -4,7 +4,10 @@ A step of a case is one command on every host at once (fsbench.transport.group.r
 fan-outs do). This runs `true` --steps times on H hosts of the namespaced lab (tests/mhlab.py, 127.0.28.180
 on), through the `ssh` transport (a channel per host and command) and through `ssh-relay` (about sqrt(H)
 relays, a frame per host and command on each relay's one channel), alternated round by round, and reports the
-controller's CPU (this process, every thread) per host and step. The relays' own CPU is theirs: on a cluster it
+controller's CPU (this process, every thread) per host and step. Through relays it is measured twice: as
+run_on_group sends a step (every host's command started from one thread and waited for together,
+fsbench.transport.relay_steps: `ssh-relay`), and as the runner's steps did before session 27, a thread of
+`each` a host (`ssh-relay/threads`). The relays' own CPU is theirs: on a cluster it
 is spent on the relay hosts, not the controller.
 
     python bench/relay_cost.py [--hosts 4,16] [--steps 20] [--rounds 5]
@@ -24,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fsbench.core.inventory import load_inventory  # noqa: E402 - the repository's root first
+from fsbench.core.at_once import each  # noqa: E402 - the repository's root first
+from fsbench.core.inventory import load_inventory  # noqa: E402
 from fsbench.transport.group import run_on_group  # noqa: E402
 from fsbench.transport.registry import TRANSPORTS  # noqa: E402
 from tests.mhlab import clients_layout, ssh_agent, start_multihost  # noqa: E402
@@ -47,14 +51,20 @@ def transports(lab, folder: Path, hosts: int, how: str) -> dict:
     return made
 
 
-def per_host_step_ms(made: dict, steps: int) -> float:
-    """The process's CPU (ms) per host and step of `true` on every host at once."""
-    start = time.process_time()
+def per_host_step_ms(made: dict, steps: int, threads: bool) -> tuple[float, float]:
+    """The process's CPU and the wall time (ms) per host and step of `true` on every host at once (threads: a
+    thread of `each` a host, as the runner's steps did before session 27)."""
+    start, wall = time.process_time(), time.monotonic()
     for _ in range(steps):
-        group = run_on_group(made, ["true"], max_workers=64)
-        if not group.ok:
-            raise SystemExit(f"`true` failed: {group.failed()}")
-    return (time.process_time() - start) / steps / len(made) * 1000
+        if threads:
+            results = each(list(made.values()), lambda t: t.run(["true"]))
+            bad = [r for r in results if not r.ok]
+        else:
+            bad = list(run_on_group(made, ["true"], max_workers=64).failed().values())
+        if bad:
+            raise SystemExit(f"`true` failed: {bad}")
+    per = steps * len(made)
+    return (time.process_time() - start) / per * 1000, (time.monotonic() - wall) / steps * 1000
 
 
 def main() -> None:
@@ -65,7 +75,7 @@ def main() -> None:
     args = ap.parse_args()
     counts = [int(x) for x in args.hosts.split(",")]
     loads = [os.getloadavg()[0]]
-    got: dict[tuple[int, str], list[float]] = {}
+    got: dict[tuple[int, str], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="fsbench-relaycost-", dir="/tmp") as tmp:
         lab = start_multihost(Path(tmp) / "lab", clients_layout(max(counts)), first=FIRST)
         try:
@@ -78,7 +88,10 @@ def main() -> None:
                             run_on_group(made, ["true"], max_workers=64).raise_if_failed("the logins")
                         for _ in range(args.rounds):
                             for how, made in ways.items():
-                                got.setdefault((n, how), []).append(per_host_step_ms(made, args.steps))
+                                got.setdefault((n, how), []).append(per_host_step_ms(made, args.steps, False))
+                                if how == "ssh-relay":
+                                    got.setdefault((n, "ssh-relay/threads"), []).append(
+                                        per_host_step_ms(made, args.steps, True))
                             loads.append(os.getloadavg()[0])
                     finally:
                         for made in ways.values():
@@ -88,8 +101,9 @@ def main() -> None:
             lab.stop()
     print(f"load average {min(loads):.1f} to {max(loads):.1f}; {args.steps} steps a round, {args.rounds} rounds")
     for (n, how), values in got.items():
-        print(f"{n:>4} hosts, {how:<9}: median {statistics.median(values):.3f} ms of the controller's CPU per host "
-              f"and step ({', '.join(f'{v:.2f}' for v in values)})")
+        cpu, wall = [v[0] for v in values], statistics.median(v[1] for v in values)
+        print(f"{n:>4} hosts, {how:<17}: median {statistics.median(cpu):.3f} ms of the controller's CPU per host "
+              f"and step ({', '.join(f'{v:.2f}' for v in cpu)}); a step takes {wall:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from fsbench.api.transport import Transport
-from fsbench.core.errors import FsbenchError
+from fsbench.core.errors import CommandResult, FsbenchError
 
 MARKER = "FSBENCH_RUN"
 #: in the environment of a case's own commands only (its tool, prepare step and servers), never of the
@@ -101,10 +101,20 @@ def stop_case_processes(tr: Transport, run_id: str, case_id: str, remove: str | 
         finally:  # as over SSH, where both are one command: the removal is tried whatever the stop did
             if remove is not None:
                 tr.remove_tree(remove)
-    argv = remote_case_kill_argv(run_id, case_id) if remove is None else remote_case_cleanup_argv(run_id, case_id,
-                                                                                                 remove)
     # the stop's minute, and the removal's own minute as Transport.remove_tree gave it over SSH
-    r = tr.run(argv, timeout=60 if remove is None else 120)
+    r = tr.run(case_stop_argv(run_id, case_id, remove), timeout=60 if remove is None else 120)
+    return case_stop_found(tr, case_id, remove, r)
+
+
+def case_stop_argv(run_id: str, case_id: str, remove: str | None) -> list[str]:
+    """The one command that stops a case's strays on a remote host, and removes its folder when given."""
+    return remote_case_kill_argv(run_id, case_id) if remove is None else remote_case_cleanup_argv(run_id, case_id,
+                                                                                                 remove)
+
+
+def case_stop_found(tr: Transport, case_id: str, remove: str | None, r: CommandResult) -> list[str]:
+    """What case_stop_argv's result says: `PID NAME` of each process it stopped (a removal that failed is
+    logged, as Transport.remove_tree does); FsbenchError when the stop itself failed."""
     if remove is not None and NOT_REMOVED in r.stderr_tail:
         log.warning("could not remove %s %s", remove, r.describe())
     if not r.ok:

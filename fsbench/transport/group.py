@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fsbench.api.transport import Transport
-from fsbench.core.at_once import each
+from fsbench.core.at_once import Pending, each
 from fsbench.core.errors import CommandResult, FsbenchError
 
 
@@ -56,6 +57,12 @@ class GroupFailed(FsbenchError):
         super().__init__("\n".join(lines))
 
 
+def goes_together(tr: Transport) -> bool:
+    """Whether the host's transport runs a step's commands together with its other hosts' (`run_together`:
+    ssh-relay), so that a step's one command a host is best sent through run_on_group."""
+    return getattr(type(tr), "run_together", None) is not None
+
+
 def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, list[str]], *,
                  timeout: float | None = 60.0, max_workers: int | None = None, cwd: str | None = None,
                  env: dict[str, str] | None = None, cancel: threading.Event | None = None) -> GroupResult:
@@ -67,9 +74,30 @@ def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, l
     if not transports:
         return GroupResult()
     hosts = list(transports)
-    done = each(hosts, lambda h: _run_one(h, transports[h], per_host[h], timeout, cwd, env, cancel),
-                workers=max_workers or 32)  # _run_one turns any error into the host's result
-    return GroupResult(dict(zip(hosts, done, strict=True)))
+    # a transport kind that runs a step's commands together (ssh-relay: a frame a host, no thread a host) gets
+    # its hosts in one call; every other host has a thread of `each`, as before
+    together: dict[Callable[..., list[CommandResult | BaseException]], list[str]] = {}
+    for h in hosts:
+        runner = getattr(type(transports[h]), "run_together", None) if env is None else None
+        if runner is not None:
+            together.setdefault(runner, []).append(h)
+    grouped = {h for group in together.values() for h in group}
+    alone = [h for h in hosts if h not in grouped]
+    results: dict[str, CommandResult] = {}
+    side = Pending(lambda: each(alone, lambda h: _run_one(h, transports[h], per_host[h], timeout, cwd, env, cancel),
+                                workers=max_workers or 32)) if alone else None
+    for runner, group in together.items():
+        start = time.monotonic()
+        try:
+            done = runner([(transports[h], list(per_host[h])) for h in group], timeout=timeout, cwd=cwd,
+                          cancel=cancel)
+        except Exception as exc:  # noqa: BLE001 - as _run_one: every host of the group gets the reason
+            done = [exc] * len(group)
+        results.update({h: _error_result(h, per_host[h], r, start) if isinstance(r, BaseException) else r
+                        for h, r in zip(group, done, strict=True)})
+    if side is not None:  # _run_one turns any error into the host's result
+        results.update(zip(alone, side.result(), strict=True))
+    return GroupResult({h: results[h] for h in hosts})
 
 
 def _run_one(host: str, transport: Transport, argv: list[str], timeout: float | None, cwd: str | None,
@@ -79,8 +107,13 @@ def _run_one(host: str, transport: Transport, argv: list[str], timeout: float | 
         return transport.run(list(argv), cwd=cwd, timeout=timeout, env=env, cancel=cancel)
     # any error on one host must become that host's result, or it would hide every other host's
     except Exception as exc:  # noqa: BLE001
-        text = str(exc) or type(exc).__name__
-        result = CommandResult(host, list(argv), None, "", text, time.monotonic() - start)
-        result.extra["error"] = text
-        result.extra["error_type"] = type(exc).__name__
-        return result
+        return _error_result(host, argv, exc, start)
+
+
+def _error_result(host: str, argv: list[str], exc: BaseException, start: float) -> CommandResult:
+    """A host whose command could not run: a failed result that says why."""
+    text = str(exc) or type(exc).__name__
+    result = CommandResult(host, list(argv), None, "", text, time.monotonic() - start)
+    result.extra["error"] = text
+    result.extra["error_type"] = type(exc).__name__
+    return result

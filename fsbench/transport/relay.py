@@ -29,29 +29,24 @@ from __future__ import annotations
 
 import math
 import os
-import select
 import tarfile
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fsbench.api.transport import HostEntry, Transport, TransportKind
-from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult
 from fsbench.core.inventory import HostSpec
-from fsbench.transport import remote
+from fsbench.transport import relay_steps, remote
 from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError, TransferError
 from fsbench.transport.relay_link import Relayed, RelayLink
 from fsbench.transport.ssh import SSHTransport
-from fsbench.transport.ssh_exec import GRACE_S, command_result
+from fsbench.transport.ssh_exec import GRACE_S
 
 #: a master is given up after this many of ssh's keepalives go unanswered, one every SERVER_ALIVE_S
 SERVER_ALIVE_S, SERVER_ALIVE_COUNT = 5, 3
-#: ssh's own exit status for its errors (a remote command's 255 is told apart by its master still being there)
-SSH_ERROR = 255
 NO_CAP = 1 << 62
 
 
@@ -110,43 +105,23 @@ class RelayedTransport(SSHTransport):
                 stderr_path: Path | None = None, cancel: threading.Event | None = None,
                 sudo: bool = False, stdin: bytes | None = None, cap: int | None = None) -> CommandResult:
         """SSHTransport.execute through the relay: the same line, the same result."""
-        start = time.monotonic()
-        self.raise_if_dead()
-        out = remote.Sink(stdout_path, keep=stdout_path is None, cap=cap or self.output_cap, name="stdout")
-        err = remote.PgidFilter(remote.Sink(stderr_path, keep=False, cap=self.output_cap, name="stderr"))
-        status, outcome, note, lost = None, "exit", "", ""
-        line = remote.command_line(argv, cwd=cwd, env=env, sudo=sudo, stdin=stdin is not None)
+        s = relay_steps.begin(self, argv, cwd=cwd, env=env, sudo=sudo, stdout_path=stdout_path,
+                              stderr_path=stderr_path, stdin=stdin, cap=cap)
+        outcome = "exit"
         try:
-            master = self.connect()
-            cmd = self.link.start(self.through(line), out, err, stdin=stdin, session=self.own_session)
-        except BaseException:
-            out.close()
-            err.close()
-            raise
-        try:
-            outcome = _wait(cmd, timeout, cancel)
+            outcome = relay_steps.wait_one(s.cmd, timeout, cancel)
             if outcome in ("timeout", "cancel"):
-                self._stop_relayed(cmd, err, sudo)
-            if cmd.failed:
-                outcome, lost = "lost", cmd.failed
-            elif cmd.status == SSH_ERROR and master is not None and master.done.wait(1.0):
-                outcome = "lost"
-                said = master.err.tail().decode(errors="replace").strip().splitlines()
-                lost = "the connection was lost" + (f" ({said[-1]})" if said else "")
-            elif cmd.status is not None and cmd.status >= 0:
-                status = cmd.status
-            elif outcome == "exit":
-                note = "fsbench: the command ended without an exit status (killed by a signal?)"
-            if outcome == "lost":
-                note = (f"fsbench: {self.host} ({self.settings.where}), reached through the relay on "
-                        f"{self.link.relay.host}: {lost} while the command ran; its exit status is unknown")
+                self._stop_relayed(s.cmd, s.err, sudo)
         finally:
-            cmd.done.close()
-            out.close()
-            err.close()
-        return command_result(self.host, argv, status, outcome, out, err, note=note,
-                              lost=f"{self.settings.where}: {lost}" if lost else "", start=start,
-                              keep_stdout=stdout_path is None)
+            result = relay_steps.finish(s, outcome)
+        return result
+
+    @staticmethod
+    def run_together(items: Sequence[tuple[Transport, list[str]]], *, timeout: float | None, cwd: str | None,
+                     cancel: threading.Event | None) -> list[CommandResult | BaseException]:
+        """A step's commands on many relayed hosts, started from the caller's thread and waited for together
+        (fsbench.transport.relay_steps); fsbench.transport.group.run_on_group calls it."""
+        return relay_steps.run_together(items, timeout=timeout, cwd=cwd, cancel=cancel)  # type: ignore[arg-type]
 
     def _stop_relayed(self, cmd: Relayed, err: remote.PgidFilter, sudo: bool) -> None:
         """TERM the host's process group, KILL after the grace period; the relay's ssh client last."""
@@ -244,24 +219,6 @@ def _files_and_folders(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | 
     if not (member.isreg() or member.isdir()):
         return None
     return tarfile.data_filter(member, dest)
-
-
-def _wait(cmd: Relayed, timeout: float | None, cancel: threading.Event | None) -> str:
-    """'exit' once the command ended, else 'timeout' or 'cancel'; a Cancel wakes the wait at once."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while not cmd.done.is_set():
-        left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and left <= 0:
-            return "timeout"
-        if cancel is not None and cancel.is_set():
-            return "cancel"
-        if isinstance(cancel, Cancel):
-            select.select([cmd.done, cancel], [], [], left)
-        elif cancel is not None:
-            cmd.done.wait(remote.CANCEL_POLL_S if left is None else min(remote.CANCEL_POLL_S, left))
-        else:
-            cmd.done.wait(left)
-    return "exit"
 
 
 class RelayTransports:

@@ -18,14 +18,14 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandFailed
 from fsbench.transport import remote
 from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError
-from fsbench.transport.relay_setup import FOLDER_SCRIPT, known_hosts_text, stop_orphans
+from fsbench.transport.relay_setup import FOLDER_SCRIPT, RelayedHost, known_hosts_text, stop_orphans
 from fsbench.transport.ssh import SSHTransport
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -40,27 +40,20 @@ INPUT_CHUNK = 1 << 18
 LINGER_S = 0.001
 
 
-class RelayedHost(Protocol):
-    """What the link needs of a host behind it (fsbench.transport.relay.RelayedTransport)."""
-
-    host: str
-    connect_timeout: float
-
-    @property
-    def settings(self) -> Any: ...
-
-    def ssh_argv(self, line: str | None = None, *, master: bool = False, check: bool = False) -> list[str]: ...
-
-
 class Relayed:
     """One command in flight through a relay: its output streams, and its end."""
 
-    def __init__(self, ident: int, out: Any, err: Any):
-        self.ident, self.out, self.err = ident, out, err
+    def __init__(self, ident: int, out: Any, err: Any, on_done: Any = None):
+        self.ident, self.out, self.err, self.on_done = ident, out, err, on_done
         self.done = Cancel()  # selectable: a wait sleeps until the end, a cancel or its timeout
         self.ready = threading.Event()
         self.status: int | None = None
         self.failed = ""  # the relay could not start it, or the relay itself was lost
+
+    def end(self) -> None:
+        self.done.set()
+        if self.on_done is not None:
+            self.on_done()
 
 
 class RelayLink:
@@ -200,7 +193,7 @@ class RelayLink:
                     cmd.failed = payload.decode(errors="replace")
                 with self._lock:
                     self._cmds.pop(ident, None)
-                cmd.done.set()
+                cmd.end()
 
     def _lose(self, chan: Any, reason: str) -> None:
         with self._lock:
@@ -217,7 +210,7 @@ class RelayLink:
             pass
         for cmd in cmds:
             cmd.failed = cmd.failed or reason
-            cmd.done.set()
+            cmd.end()
         if not self._closing and pgid is not None:
             stopper = threading.Thread(target=stop_orphans, args=(self.relay, pgid, self.folder), daemon=True)
             stopper.start()  # then kept: close() may join it at any moment
@@ -227,13 +220,13 @@ class RelayLink:
 
     # -- commands ----------------------------------------------------------------------------------------
     def start(self, argv: list[str], out: Any, err: Any, *, stdin: bytes | None = None,
-              ready: list[str] | None = None, session: bool = False) -> Relayed:
+              ready: list[str] | None = None, session: bool = False, on_done: Any = None) -> Relayed:
         """Start argv on the relay host: OpenSSH's client for a host behind it, or (session) a command of the
-        relay host itself, in a session of its own."""
+        relay host itself, in a session of its own. on_done: called once when it ended (or was lost)."""
         self._ensure()
         with self._lock:
             self._next += 1
-            cmd = Relayed(self._next, out, err)
+            cmd = Relayed(self._next, out, err, on_done)
             self._cmds[cmd.ident] = cmd
         spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session}
         self._send("S", cmd.ident, json.dumps(spec).encode())
@@ -246,6 +239,13 @@ class RelayLink:
     def terminate(self, cmd: Relayed) -> None:
         """TERM to the command's ssh client on the relay (KILL 5 s later): its session on the host ends."""
         self._send("T", cmd.ident)
+
+    def connected(self, host: str) -> bool:
+        """Whether the host's master connection is up (the relay host itself needs none)."""
+        if host == self.relay.host:
+            return True
+        current = self._masters.get(host)
+        return current is not None and not current.done.is_set()
 
     def master(self, host: RelayedHost) -> Relayed:
         """The host's master connection from the relay, started (and waited for) when it is not running."""

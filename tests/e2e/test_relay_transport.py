@@ -106,6 +106,37 @@ def test_commands_files_and_folders_through_the_relays(ts, lab5, tmp_path):
     assert not lab5.host("client2").path(work).exists()
 
 
+def test_a_steps_commands_on_every_host_go_together_without_a_thread_a_host(ts, lab5, monkeypatch):
+    """run_on_group through relays: every host's command started from the caller's thread and waited for at once;
+    the same results as one by one, a lost host is that host's result, an overrun stops every process group."""
+    from fsbench.core import workers
+    from fsbench.transport.group import run_on_group
+
+    assert run_on_group(ts, ["true"]).ok  # every master up: what follows starts no thread at all
+    threads = []
+    monkeypatch.setattr(workers.WORKERS, "start", lambda call: threads.append(call) or call())
+    argv = {n: ["sh", "-c", f'hostname; echo "$FSBENCH_RUN" >&2; exit {i}'] for i, n in enumerate(ts)}
+    got = run_on_group(ts, argv)
+    assert threads == []
+    assert {n: (r.exit_status, r.extra["stdout"], r.stderr_tail) for n, r in got.results.items()} == \
+        {n: (i, f"{n}\n", "relay-e2e\n") for i, n in enumerate(ts)}
+    slow = run_on_group(ts, {n: ["sh", "-c", f"sleep 300 & exec sleep {310 + i}"] for i, n in enumerate(ts)},
+                        timeout=1)
+    assert all(r.timed_out and r.exit_status == -15 and r.duration_s < 8 for r in slow.results.values()), slow
+    for i, name in enumerate(ts):  # each host's whole process group stopped, its background child too
+        assert _gone_soon(lab5, name, f"sleep {310 + i}") and _gone_soon(lab5, name, "sleep 300"), name
+    monkeypatch.undo()
+    lab5.host("client3").crash()
+    try:
+        mixed = run_on_group(ts, ["hostname"])
+        assert not mixed["client3"].ok and "client3" in mixed["client3"].stderr_tail, mixed["client3"]
+        assert {n: r.extra["stdout"] for n, r in mixed.succeeded().items()} == \
+            {n: f"{n}\n" for n in ts if n != "client3"}
+    finally:
+        lab5.restart("client3")
+    assert run_on_group(ts, ["hostname"]).ok  # and it connects again
+
+
 def test_a_timeout_or_a_cancel_stops_the_commands_process_group_on_the_host(ts, lab5):
     for name in ("client1", "client3"):  # a relay host's own command, and one through a master
         t, host = ts[name], lab5.host(name)
