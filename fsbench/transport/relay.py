@@ -31,6 +31,7 @@ import math
 import os
 import tarfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -81,8 +82,29 @@ class RelayedTransport(SSHTransport):
         return self.ssh_argv(line)
 
     def connect(self) -> Relayed | None:
-        """The host's master connection on the relay, started (and waited for) when it is not running."""
-        return self.link.master(self)
+        """The host's master connection on the relay, started (and waited for until `ssh -O check` says it
+        accepts commands) when it is not running."""
+        link = self.link
+        with link.master_locks.setdefault(self.host, threading.Lock()):
+            current = link.masters.get(self.host)
+            if current is not None and not current.done.is_set():
+                return current
+            err = CappedOutput(None, keep=False, cap=1 << 16, name="stderr")
+            cmd = link.start(self.ssh_argv(master=True), CappedOutput(None, keep=False, name="stdout"), err,
+                             ready=self.ssh_argv(check=True))
+            limit = time.monotonic() + self.connect_timeout + 5
+            while not cmd.ready.wait(0.05):
+                if cmd.done.is_set() or time.monotonic() > limit:
+                    if not cmd.done.is_set():
+                        link.terminate(cmd)
+                    said = (cmd.failed or err.tail().decode(errors="replace")).strip().splitlines()
+                    why = said[-1] if said else "no answer within the connect timeout"
+                    raise ConnectError(self.host, self.settings.where,
+                                       f"cannot connect from the relay on {link.relay.host}: {why}",
+                                       "is sshd running there, does the controller's ssh-agent hold its key, and "
+                                       "is its key in the controller's known_hosts?")
+            link.masters[self.host] = cmd
+            return cmd
 
     def ssh_argv(self, line: str | None = None, *, master: bool = False, check: bool = False) -> list[str]:
         """OpenSSH's client on the relay: the master connection, its check, or a command through it."""

@@ -6,12 +6,14 @@ Its stdin and stdout carry frames:
 
     type (1 byte) | id (4 bytes, big-endian) | length (4 bytes, big-endian) | payload
 
-in:  S start id, JSON {"argv": [...], "stdin": bool, "ready": argv or null, "session": bool};
-     I input bytes for id's stdin (empty: its end); T terminate id (TERM to the child, KILL 5 s later)
+in:  S start id, JSON {"argv": [...], "stdin": bool, "ready": argv or null, "session": bool, "group": N or null};
+     I input bytes for id's stdin (empty: its end); T terminate id (TERM to the child, KILL 5 s later);
+     C group id is whole (every command of it started); R release group id (its frames leave now)
 out: O / E stdout / stderr bytes of id; X id ended, JSON {"status": N} (negative: its signal); F id could
      not start (the reason); Y id is ready (its "ready" argv exited 0: a master that accepts commands)
 
-Frames of many children leave together (class Out). When stdin ends (the controller closed the channel or
+Frames of many children leave together, and a group's once all of its commands ended (relay_frames.Out, a module
+sent beside this one). When stdin ends (the controller closed the channel or
 died), or on TERM, every ssh client gets TERM, then KILL after 5 s, and the program exits; the relay host's own
 commands are stopped by their dead man's switch once it is gone: nothing it started outlives it.
 """
@@ -21,66 +23,20 @@ import fcntl
 import json
 import os
 import queue
-import select
 import selectors
 import signal
-import struct
 import subprocess
 import sys
 import threading
 import time
 
-HEADER = struct.Struct(">BII")
+try:  # beside it: in the relay's folder on a relay host, in fsbench/transport here
+    from relay_frames import HEADER, Out
+except ImportError:  # imported as a module of fsbench (its tests)
+    from fsbench.transport.relay_frames import HEADER, Out
+
 CHUNK = 1 << 16
-KILL_AFTER_S, READY_POLL_S, READY_LIMIT_S, BATCH_S, LINGER_S = 5.0, 0.05, 60.0, 0.1, 0.002
-
-
-class Out:
-    """Frames waiting to go to the controller; any thread may add, the main loop writes them in one go.
-
-    Output alone waits up to BATCH_S for more (a relay's hosts' samples of one tick leave together); an end, a
-    failure, a ready frame and a command's first stdout wait LINGER_S, for the same news of the step's other
-    hosts (their commands end within milliseconds): one packet to the controller instead of one each."""
-
-    def __init__(self, fd, wake_fd):
-        self.fd, self.wake_fd = fd, wake_fd
-        self.lock = threading.Lock()
-        self.parts = []
-        self.first_at = None
-        self.urgent_at = None
-
-    def add(self, kind, ident, payload=b"", urgent=False):
-        with self.lock:
-            self.parts.append(HEADER.pack(ord(kind), ident, len(payload)) + payload)
-            if self.first_at is None:
-                self.first_at = time.monotonic()
-            if (urgent or kind in "XFY") and self.urgent_at is None:
-                self.urgent_at = time.monotonic()
-        if threading.current_thread() is not threading.main_thread():
-            try:
-                os.write(self.wake_fd, b"x")
-            except OSError:
-                pass
-
-    def due_in(self):
-        """Seconds until the waiting frames must leave (0: now), None when none waits."""
-        with self.lock:
-            if not self.parts:
-                return None
-            due = (self.first_at or 0.0) + BATCH_S if self.urgent_at is None else self.urgent_at + LINGER_S
-            return max(0.0, due - time.monotonic())
-
-    def flush(self):
-        with self.lock:
-            data, self.parts, self.first_at, self.urgent_at = b"".join(self.parts), [], None, None
-        view = memoryview(data)
-        while view:
-            try:
-                n = os.write(self.fd, view)
-            except BlockingIOError:  # stdout may share its file description with the non-blocking stdin
-                select.select([], [self.fd], [], 1.0)
-                continue
-            view = view[n:]
+KILL_AFTER_S, READY_POLL_S, READY_LIMIT_S = 5.0, 0.05, 60.0
 
 
 class Child:
@@ -107,6 +63,8 @@ class Agent:
         self.sel.register(wake_r, selectors.EVENT_READ, ("wake", None))
 
     def start(self, ident, spec):
+        if spec.get("group") is not None:  # before any frame of it: a step's frames leave together
+            self.out.join(spec["group"], ident)
         try:
             # "session": a command of this host itself, in a session of its own, as sshd would start it (its
             # `setsid -w` then waits for it and reports how it ended); ssh's clients stay in the program's group
@@ -197,6 +155,10 @@ class Agent:
                 self.start(ident, spec)
             elif kind == ord("T"):
                 self.terminate(ident)
+            elif kind == ord("C"):
+                self.out.close_group(ident)
+            elif kind == ord("R"):
+                self.out.release(ident)
 
     def loop(self):
         while self.stdin_open:

@@ -23,9 +23,8 @@ from typing import Any
 from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandFailed
 from fsbench.transport import remote
-from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError
-from fsbench.transport.relay_setup import FOLDER_SCRIPT, RelayedHost, known_hosts_text, stop_orphans
+from fsbench.transport.relay_setup import FOLDER_SCRIPT, known_hosts_text, stop_orphans
 from fsbench.transport.ssh import SSHTransport
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -33,7 +32,7 @@ from fsbench.transport.ssh_files import SSHFileOps
 log = logging.getLogger("fsbench.transport.relay")
 HEADER = struct.Struct(">BII")
 CHUNK = 1 << 16
-AGENT_SOURCE = Path(__file__).with_name("relay_agent.py")
+AGENT_SOURCE, FRAMES_SOURCE = (Path(__file__).with_name(f"relay_{n}.py") for n in ("agent", "frames"))
 #: a command's input (a file put through the relay) goes in frames of this size
 INPUT_CHUNK = 1 << 18
 #: how long a first frame waits for others before they leave together (a step's commands start within it)
@@ -67,10 +66,10 @@ class RelayLink:
         self._lock = threading.RLock()
         self._chan: Any = None
         self._forward: Any = None
-        self._next = 0
+        self._next = self._groups = 0
         self._cmds: dict[int, Relayed] = {}
-        self._masters: dict[str, Relayed] = {}
-        self._master_locks: dict[str, threading.Lock] = {}
+        self.masters: dict[str, Relayed] = {}
+        self.master_locks: dict[str, threading.Lock] = {}
         self._queue: list[bytes] = []
         self._queued = threading.Condition()
         self._agent_err = bytearray()
@@ -101,6 +100,7 @@ class RelayLink:
             raise CommandFailed(made, f"making the relay's folder {self.folder}")
         r.base_made = self._made = True
         SSHFileOps.put_text(r, f"{self.folder}/agent.py", AGENT_SOURCE.read_text())
+        SSHFileOps.put_text(r, f"{self.folder}/relay_frames.py", FRAMES_SOURCE.read_text())
         SSHFileOps.put_text(r, f"{self.folder}/known_hosts", known_hosts_text(self.hosts.values()))
         import paramiko.agent
 
@@ -114,7 +114,7 @@ class RelayLink:
             chan.exec_command(line)
         except r.net_errors() as exc:
             raise ConnectError(r.host, r.settings.where, f"cannot start the relay's program: {exc}") from None
-        self._chan, self._masters = chan, {}
+        self._chan, self.masters = chan, {}
         self._agent_err.clear()
         self._pgid = None
         threading.Thread(target=self._read, args=(chan,), name=f"fsbench-relay-{r.host}", daemon=True).start()
@@ -201,7 +201,7 @@ class RelayLink:
             if self._chan is chan:
                 self._chan = None
             cmds, self._cmds = list(self._cmds.values()), {}
-            self._masters = {}
+            self.masters = {}
         with self._queued:
             self._queued.notify_all()
         try:
@@ -220,15 +220,17 @@ class RelayLink:
 
     # -- commands ----------------------------------------------------------------------------------------
     def start(self, argv: list[str], out: Any, err: Any, *, stdin: bytes | None = None,
-              ready: list[str] | None = None, session: bool = False, on_done: Any = None) -> Relayed:
+              ready: list[str] | None = None, session: bool = False, on_done: Any = None,
+              group: int | None = None) -> Relayed:
         """Start argv on the relay host: OpenSSH's client for a host behind it, or (session) a command of the
-        relay host itself, in a session of its own. on_done: called once when it ended (or was lost)."""
+        relay host itself, in a session of its own. on_done: called once when it ended (or was lost); group:
+        its frames are held with the group's (fsbench.transport.relay_frames)."""
         self._ensure()
         with self._lock:
             self._next += 1
             cmd = Relayed(self._next, out, err, on_done)
             self._cmds[cmd.ident] = cmd
-        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session}
+        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session, "group": group}
         self._send("S", cmd.ident, json.dumps(spec).encode())
         if stdin is not None:  # in frames of INPUT_CHUNK, then an empty one: its end
             for at in range(0, len(stdin), INPUT_CHUNK):
@@ -240,36 +242,22 @@ class RelayLink:
         """TERM to the command's ssh client on the relay (KILL 5 s later): its session on the host ends."""
         self._send("T", cmd.ident)
 
+    def group(self) -> int:
+        """A new group of commands whose frames the relay holds until all of them ended."""
+        with self._lock:
+            self._groups += 1
+            return self._groups
+
+    def control(self, kind: str, group: int) -> None:
+        """C: the group is whole (each of its commands started); R: release its frames now."""
+        self._send(kind, group)
+
     def connected(self, host: str) -> bool:
         """Whether the host's master connection is up (the relay host itself needs none)."""
         if host == self.relay.host:
             return True
-        current = self._masters.get(host)
+        current = self.masters.get(host)
         return current is not None and not current.done.is_set()
-
-    def master(self, host: RelayedHost) -> Relayed:
-        """The host's master connection from the relay, started (and waited for) when it is not running."""
-        lock = self._master_locks.setdefault(host.host, threading.Lock())
-        with lock:
-            current = self._masters.get(host.host)
-            if current is not None and not current.done.is_set():
-                return current
-            err = CappedOutput(None, keep=False, cap=1 << 16, name="stderr")
-            cmd = self.start(host.ssh_argv(master=True), CappedOutput(None, keep=False, name="stdout"), err,
-                             ready=host.ssh_argv(check=True))
-            limit = time.monotonic() + host.connect_timeout + 5
-            while not cmd.ready.wait(0.05):
-                if cmd.done.is_set() or time.monotonic() > limit:
-                    if not cmd.done.is_set():
-                        self.terminate(cmd)
-                    said = (cmd.failed or err.tail().decode(errors="replace")).strip().splitlines()
-                    why = said[-1] if said else "no answer within the connect timeout"
-                    raise ConnectError(host.host, host.settings.where,
-                                       f"cannot connect from the relay on {self.relay.host}: {why}",
-                                       "is sshd running there, does the controller's ssh-agent hold its key, and "
-                                       "is its key in the controller's known_hosts?")
-            self._masters[host.host] = cmd
-            return cmd
 
     def close(self) -> None:
         """End the relay's program (it stops every master and command it runs) and remove its folder."""

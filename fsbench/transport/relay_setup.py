@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any, Protocol
 
 from fsbench.transport.errors import HostKeyError
 from fsbench.transport.hostkeys import load_known_hosts
@@ -78,15 +77,3 @@ def known_hosts_lines(t: SSHTransport) -> str:
                            f"check the host's key, then add it: ssh-keyscan -p {r.port} {r.address} >> "
                            f"{r.known_hosts[0] if r.known_hosts else '~/.ssh/known_hosts'}")
     return "".join(f"{name} {key.get_name()} {key.get_base64()}\n" for key in found.values())
-
-
-class RelayedHost(Protocol):
-    """What the link needs of a host behind it (fsbench.transport.relay.RelayedTransport)."""
-
-    host: str
-    connect_timeout: float
-
-    @property
-    def settings(self) -> Any: ...
-
-    def ssh_argv(self, line: str | None = None, *, master: bool = False, check: bool = False) -> list[str]: ...

@@ -66,7 +66,7 @@ class Started:
 
 def begin(tr: RelayedTransport, argv: list[str], *, cwd: str | None, env: dict[str, str] | None, sudo: bool,
           stdout_path: Path | None = None, stderr_path: Path | None = None, stdin: bytes | None = None,
-          cap: int | None = None, on_done: Callable[[], None] | None = None) -> Started:
+          cap: int | None = None, on_done: Callable[[], None] | None = None, group: int | None = None) -> Started:
     """argv's line on the host, started through its relay (its master connected first when it is not)."""
     start = time.monotonic()
     tr.raise_if_dead()
@@ -75,7 +75,8 @@ def begin(tr: RelayedTransport, argv: list[str], *, cwd: str | None, env: dict[s
     line = remote.command_line(argv, cwd=cwd, env=env, sudo=sudo, stdin=stdin is not None)
     try:
         master = tr.connect()
-        cmd = tr.link.start(tr.through(line), out, err, stdin=stdin, session=tr.own_session, on_done=on_done)
+        cmd = tr.link.start(tr.through(line), out, err, stdin=stdin, session=tr.own_session, on_done=on_done,
+                            group=group)
     except BaseException:
         out.close()
         err.close()
@@ -158,22 +159,36 @@ def run_together(items: Sequence[tuple[RelayedTransport, list[str]]], *, timeout
             if why is not None:
                 failed.update({i: why for i, (t, _) in enumerate(items) if t is tr})
     countdown = _Countdown(len(items) - len(failed))
+    groups: dict[RelayLink, int] = {}  # a relay's commands of the step: their frames come back in one write
     started: dict[int, Started] = {}
     for i, (tr, argv) in enumerate(items):
         if i in failed:
             continue
         try:
+            gid = groups.get(tr.link) or groups.setdefault(tr.link, tr.link.group())
             started[i] = begin(tr, argv, cwd=cwd, env=tr.marker or None, sudo=tr.spec.sudo,
-                               on_done=countdown.one_done)
+                               on_done=countdown.one_done, group=gid)
         except Exception as exc:  # noqa: BLE001 - that host's own result; the others go on
             failed[i] = exc
             countdown.one_done()
+    for link, gid in groups.items():
+        link.control("C", gid)
     outcome = _wait_all(countdown, timeout, cancel) if started else "exit"
     late = [i for i, s in started.items() if not s.cmd.done.is_set()]
     if late:  # each overrunning command's process group stopped on its host, all hosts at once
+        for link, gid in groups.items():
+            link.control("R", gid)  # its frames now: the process groups' ids among them
+        _wait_pgids([started[i] for i in late])
         each(late, lambda i: started[i].tr._stop_relayed(started[i].cmd, started[i].err, started[i].sudo))
     return [failed[i] if i in failed else finish(started[i], outcome if i in late else "exit")
             for i in range(len(items))]
+
+
+def _wait_pgids(late: list[Started], limit_s: float = 5.0) -> None:
+    """Until each released command's process group id (the first line of its stderr) or its end has come."""
+    deadline = time.monotonic() + limit_s
+    while any(s.err.pgid is None and not s.cmd.done.is_set() for s in late) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def _connect(tr: RelayedTransport) -> BaseException | None:

@@ -32,8 +32,9 @@ class Agent:
         self.proc.stdin.write(HEADER.pack(ord(kind), ident, len(payload)) + payload)
         self.proc.stdin.flush()
 
-    def start(self, ident: int, argv: list[str], stdin: bytes | None = None, ready: list[str] | None = None) -> None:
-        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready}
+    def start(self, ident: int, argv: list[str], stdin: bytes | None = None, ready: list[str] | None = None,
+              group: int | None = None) -> None:
+        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "group": group}
         self.send("S", ident, json.dumps(spec).encode())
         if stdin is not None:  # as the controller sends it: chunks, then an empty frame
             for at in range(0, len(stdin), 1 << 18):
@@ -45,12 +46,14 @@ class Agent:
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         frames: list[tuple[str, int, bytes]] = []
+        self.reads: list[tuple[float, int]] = []  # when each read came, and how many frames had come before it
         limit = time.monotonic() + timeout
         while not done(frames):
             assert time.monotonic() < limit, f"no end within {timeout} s: {frames}"
             if select.select([fd], [], [], 0.2)[0]:
                 data = os.read(fd, 1 << 16)
                 assert data, f"the agent ended: {frames}"
+                self.reads.append((time.monotonic(), len(frames)))
                 self.buf += data
             while len(self.buf) >= HEADER.size:
                 kind, ident, length = HEADER.unpack_from(self.buf)
@@ -161,3 +164,45 @@ def test_the_program_holds_its_folders_lock_for_its_life(agent):
     agent.proc.stdin.close()
     agent.proc.wait(timeout=10)
     assert subprocess.run(["flock", "-n", str(lock), "true"], check=False, timeout=10).returncode == 0
+
+
+def test_a_groups_frames_are_held_until_it_is_whole_and_every_command_ended_then_leave_together(agent):
+    """A step's commands on a relay's hosts (fsbench.transport.relay_steps): one write back, not one a host."""
+    started = time.monotonic()
+    for i, pause in ((1, 0), (2, 0.2), (3, 0.4)):
+        agent.start(i, ["sh", "-c", f"echo pgid >&2; sleep {pause}; echo out {i}; exit {i}"], group=7)
+    agent.start(4, ["sh", "-c", "echo alone"])  # not of the group: not held
+    agent.send("C", 7)
+    frames = agent.frames_until(ended(1, 2, 3, 4))
+    assert [f for f in frames if f[1] == 4][0][0] == "O"
+    first_of_group = min(n for n, f in enumerate(frames) if f[1] in (1, 2, 3))
+    came = [t for t, before in agent.reads if before <= first_of_group][-1]
+    assert came - started >= 0.4  # nothing of the group before its slowest command ended
+    last_of_group = max(n for n, f in enumerate(frames) if f[1] in (1, 2, 3))
+    assert not [before for _, before in agent.reads if first_of_group < before <= last_of_group]  # one write
+    assert {i: json.loads(p)["status"] for k, i, p in frames if k == "X"} == {1: 1, 2: 2, 3: 3, 4: 0}
+    assert [joined(frames, "O", i) for i in (1, 2, 3)] == [b"out 1\n", b"out 2\n", b"out 3\n"]
+
+
+def test_a_released_group_streams_and_an_unclosed_group_is_held(agent):
+    agent.start(1, ["sh", "-c", "echo pgid >&2; exec sleep 60"], group=3)
+    agent.start(2, ["true"], group=3)
+    time.sleep(0.5)
+    assert not select.select([agent.proc.stdout], [], [], 0)[0]  # not whole yet (no C), 2's end is held
+    agent.send("R", 3)  # as the controller does when a command of the step overran its timeout
+    frames = agent.frames_until(lambda fs: any(k == "E" and i == 1 for k, i, _ in fs) and ended(2)(fs))
+    agent.send("T", 1)
+    frames += agent.frames_until(ended(1))
+    assert json.loads(joined(frames, "X", 1))["status"] == -15
+
+
+def test_a_group_holding_more_than_its_limit_lets_it_go(agent):
+    from fsbench.transport.relay_frames import HOLD_MAX
+
+    agent.start(1, ["sh", "-c", f"head -c {HOLD_MAX + 1000} /dev/zero"], group=5)
+    agent.start(2, ["sleep", "60"], group=5)
+    agent.send("C", 5)
+    frames = agent.frames_until(ended(1), timeout=20)  # while 2 still runs
+    assert len(joined(frames, "O", 1)) == HOLD_MAX + 1000 and not ended(2)(frames)
+    agent.send("T", 2)
+    agent.frames_until(ended(2))
