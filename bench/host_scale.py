@@ -93,7 +93,7 @@ def run_once(lab, folder: Path, hosts: int, rounds: int, relay: dict[str, str] |
             str(folder / "out"), "--no-report", "--progress", "none"]
     start, cpu = time.monotonic(), _children_cpu()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO,
-                          env={**os.environ, **(relay or {}), "PYTHONPATH": str(REPO)},
+                          env={**os.environ, **(relay or {}), "PYTHONPATH": _pythonpath()},
                           timeout=1800, check=False)
     wall, cpu = time.monotonic() - start, _children_cpu() - cpu
     said = own.read_text().split() if own.exists() else []
@@ -153,7 +153,7 @@ workloads:
 
     argv = [sys.executable, "-m", "fsbench", "run", str(sc), "--inventory", str(inventory), "--no-report",
             "--progress", "none"]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": _pythonpath()}
     killer = threading.Thread(target=crash, daemon=True)
     killer.start()
     start = time.monotonic()
@@ -176,6 +176,11 @@ workloads:
             "others_named": [h for h in names if h != lost and f"{h} lost" in reason],
             "next_case": before.get("fio-write", ("missing", ""))[0], "resume_exit": resumed.returncode,
             "resume_s": again, "after_resume": after, "reason": reason}
+
+
+def _pythonpath() -> str:
+    """This checkout first, then the caller's own PYTHONPATH (a profiling hook's folder, say)."""
+    return os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
 
 
 def _children_cpu() -> float:
