@@ -109,7 +109,7 @@ class RelayLink:
         try:
             chan = t.open_session(timeout=r.connect_timeout)
             self._forward = paramiko.agent.AgentRequestHandler(chan)
-            line = remote.command_line(["python3", "-u", "agent.py"], cwd=self.folder, env=r.marker or None,
+            line = remote.command_line(["python3", "-u", "-B", "agent.py"], cwd=self.folder, env=r.marker or None,
                                        sudo=False, stdin=True)
             chan.exec_command(line)
         except r.net_errors() as exc:
