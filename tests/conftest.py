@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,21 @@ def pytest_collection_modifyitems(config, items):
 
         order = {nodeid: i for i, nodeid in enumerate(heaviest_first([item.nodeid for item in items]))}
         items.sort(key=lambda item: order[item.nodeid])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With FSBENCH_TEST_TIMELINE=FILE, each test's worker, unit, start and end (setup to teardown) are appended to
+    FILE, for `python bench/suite_timeline.py FILE`: how the units packed onto the workers."""
+    timeline = os.environ.get("FSBENCH_TEST_TIMELINE")
+    start = time.time()
+    yield
+    if timeline:
+        from tests.xdist_groups import unit_of
+
+        with open(timeline, "a") as fh:
+            fh.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}\t{unit_of(item.nodeid)}\t{item.nodeid}\t"
+                     f"{start:.3f}\t{time.time():.3f}\n")
 
 
 @pytest.hookimpl(hookwrapper=True)
