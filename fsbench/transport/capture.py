@@ -11,6 +11,7 @@ from collections import deque
 from pathlib import Path
 
 from fsbench.api.transport import TAIL_BYTES
+from fsbench.core.file_growth import GROWTH
 
 #: per stream (stdout, stderr) of one command; the scenario's settings.output_cap changes it
 DEFAULT_CAP = 64 * 2**20
@@ -30,6 +31,7 @@ class CappedOutput:
         self.head_limit = self.cap - self.cap // 2
         self.tail_limit = self.cap // 2
         self._fh = open(path, "w+b") if path else None
+        self._path = str(path) if path else ""
         self._mem: list[bytes] | None = [] if keep and path is None else None
         self.total = 0  # bytes the command printed, kept or not
         self._size = 0  # bytes in the file (or memory) now
@@ -45,8 +47,10 @@ class CappedOutput:
             del self._last[:-TAIL_BYTES]
         if self._fh is not None:
             self._fh.write(data)
-            # in the file as it arrives: collectors time each output line by when it shows in the file
+            # in the file as it arrives: collectors time each output line by when it shows in the file, and a
+            # case's start waits for its samplers' first samples there
             self._fh.flush()
+            GROWTH.grew(self._path)
             self._size += len(data)
             if self._size > self.head_limit + 2 * self.tail_limit:
                 self._keep_newest(self.tail_limit)
