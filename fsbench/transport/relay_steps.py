@@ -113,19 +113,23 @@ def finish(s: Started, outcome: str) -> CommandResult:
 
 def wait_one(cmd: Relayed, timeout: float | None, cancel: threading.Event | None) -> str:
     """'exit' once the command ended, else 'timeout' or 'cancel'; a Cancel wakes the wait at once."""
+    return _wait(cmd.done, timeout, cancel)
+
+
+def _wait(done: Cancel, timeout: float | None, cancel: threading.Event | None) -> str:
     deadline = None if timeout is None else time.monotonic() + timeout
-    while not cmd.done.is_set():
+    while not done.is_set():
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             return "timeout"
         if cancel is not None and cancel.is_set():
             return "cancel"
         if isinstance(cancel, Cancel):
-            select.select([cmd.done, cancel], [], [], left)
+            select.select([done, cancel], [], [], left)
         elif cancel is not None:
-            cmd.done.wait(remote.CANCEL_POLL_S if left is None else min(remote.CANCEL_POLL_S, left))
+            done.wait(remote.CANCEL_POLL_S if left is None else min(remote.CANCEL_POLL_S, left))
         else:
-            cmd.done.wait(left)
+            done.wait(left)
     return "exit"
 
 
@@ -134,14 +138,14 @@ class _Countdown:
 
     def __init__(self, n: int):
         self.left = n
-        self.all_done = threading.Event()
+        self.done = Cancel()  # selectable: a Cancel of the caller's wakes the wait at once
         self._lock = threading.Lock()
 
     def one_done(self) -> None:
         with self._lock:
             self.left -= 1
             if self.left <= 0:
-                self.all_done.set()
+                self.done.set()
 
 
 def run_together(items: Sequence[tuple[RelayedTransport, list[str]]], *, timeout: float | None,
@@ -173,7 +177,8 @@ def run_together(items: Sequence[tuple[RelayedTransport, list[str]]], *, timeout
             countdown.one_done()
     for link, gid in groups.items():
         link.control("C", gid)
-    outcome = _wait_all(countdown, timeout, cancel) if started else "exit"
+    outcome = _wait(countdown.done, timeout, cancel) if started else "exit"
+    countdown.done.close()
     late = [i for i, s in started.items() if not s.cmd.done.is_set()]
     if late:  # each overrunning command's process group stopped on its host, all hosts at once
         for link, gid in groups.items():
@@ -197,16 +202,3 @@ def _connect(tr: RelayedTransport) -> BaseException | None:
     except Exception as exc:  # noqa: BLE001 - that host's own result
         return exc
     return None
-
-
-def _wait_all(countdown: _Countdown, timeout: float | None, cancel: threading.Event | None) -> str:
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while not countdown.all_done.is_set():
-        left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and left <= 0:
-            return "timeout"
-        if cancel is not None and cancel.is_set():
-            return "cancel"
-        poll = remote.CANCEL_POLL_S if cancel is not None else None
-        countdown.all_done.wait(poll if left is None else (left if poll is None else min(poll, left)))
-    return "exit"
