@@ -106,7 +106,7 @@ class MonitorSession:
         The file stays open and is read only when it grew. The wait sleeps until the transport's writer says
         the file grew (fsbench.core.file_growth), looking anyway every FALLBACK_S for a writer that does not
         say: on 32 hosts the first samples take a second or more to come, and each host's wait looked at its
-        file every 2 to 10 ms until then (over 30,000 wake-ups a case at 32 hosts)."""
+        file every 2 to 10 ms until then (6,000 to 9,000 looks a case at 32 hosts)."""
         deadline = time.monotonic() + limit_s
         with GROWTH.watch(self.raw_path) as grew, open(self.raw_path, "rb") as fh:
             fh.seek(offset)
