@@ -60,7 +60,12 @@ class GroupFailed(FsbenchError):
 def goes_together(tr: Transport) -> bool:
     """Whether the host's transport runs a step's commands together with its other hosts' (`run_together`:
     ssh-relay), so that a step's one command a host is best sent through run_on_group."""
-    return getattr(type(tr), "run_together", None) is not None
+    return _together(tr) is not None
+
+
+def _together(tr: Transport) -> Callable[..., list[CommandResult | BaseException]] | None:
+    """The transport kind's `run_together`, when it has one."""
+    return getattr(type(tr), "run_together", None)
 
 
 def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, list[str]], *,
@@ -78,7 +83,7 @@ def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, l
     # its hosts in one call; every other host has a thread of `each`, as before
     together: dict[Callable[..., list[CommandResult | BaseException]], list[str]] = {}
     for h in hosts:
-        runner = getattr(type(transports[h]), "run_together", None) if env is None else None
+        runner = _together(transports[h]) if env is None else None
         if runner is not None:
             together.setdefault(runner, []).append(h)
     grouped = {h for group in together.values() for h in group}

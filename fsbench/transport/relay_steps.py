@@ -27,7 +27,7 @@ from fsbench.transport.relay_link import Relayed, RelayLink
 from fsbench.transport.ssh_exec import command_result
 
 
-class RelayedTransport(Protocol):
+class RelayedHost(Protocol):
     """What a relayed command needs of its host (fsbench.transport.relay.RelayedTransport and RelayHost)."""
 
     host: str
@@ -53,7 +53,7 @@ SSH_ERROR = 255
 class Started:
     """One relayed command in flight, with what its result is made of."""
 
-    tr: RelayedTransport
+    tr: RelayedHost
     argv: list[str]
     cmd: Relayed
     master: Relayed | None
@@ -64,7 +64,7 @@ class Started:
     start: float
 
 
-def begin(tr: RelayedTransport, argv: list[str], *, cwd: str | None, env: dict[str, str] | None, sudo: bool,
+def begin(tr: RelayedHost, argv: list[str], *, cwd: str | None, env: dict[str, str] | None, sudo: bool,
           stdout_path: Path | None = None, stderr_path: Path | None = None, stdin: bytes | None = None,
           cap: int | None = None, on_done: Callable[[], None] | None = None, group: int | None = None) -> Started:
     """argv's line on the host, started through its relay (its master connected first when it is not)."""
@@ -148,7 +148,7 @@ class _Countdown:
                 self.done.set()
 
 
-def run_together(items: Sequence[tuple[RelayedTransport, list[str]]], *, timeout: float | None,
+def run_together(items: Sequence[tuple[RelayedHost, list[str]]], *, timeout: float | None,
                  cwd: str | None = None, cancel: threading.Event | None = None) -> list[CommandResult | BaseException]:
     """Each item's `tr.run(argv)` (the run's marker, the host's sudo), all started from this thread and waited
     for together; a result per item, or the error that kept it from starting (the host dead, its master
@@ -156,12 +156,11 @@ def run_together(items: Sequence[tuple[RelayedTransport, list[str]]], *, timeout
     from fsbench.core.at_once import each
 
     # a host whose master is not up yet logs in first, all such hosts at once: the rest start at once
-    fresh = [tr for tr, _ in items if not tr.link.connected(tr.host)]
+    fresh = [i for i, (tr, _) in enumerate(items) if not tr.link.connected(tr.host)]
     failed: dict[int, BaseException] = {}
-    if fresh:
-        for tr, why in zip(fresh, each(fresh, _connect), strict=True):
-            if why is not None:
-                failed.update({i: why for i, (t, _) in enumerate(items) if t is tr})
+    for i, why in zip(fresh, each([items[i][0] for i in fresh], _connect), strict=True):
+        if why is not None:
+            failed[i] = why
     countdown = _Countdown(len(items) - len(failed))
     groups: dict[RelayLink, int] = {}  # a relay's commands of the step: their frames come back in one write
     started: dict[int, Started] = {}
@@ -169,7 +168,9 @@ def run_together(items: Sequence[tuple[RelayedTransport, list[str]]], *, timeout
         if i in failed:
             continue
         try:
-            gid = groups.get(tr.link) or groups.setdefault(tr.link, tr.link.group())
+            if tr.link not in groups:
+                groups[tr.link] = tr.link.group()
+            gid = groups[tr.link]
             started[i] = begin(tr, argv, cwd=cwd, env=tr.marker or None, sudo=tr.spec.sudo,
                                on_done=countdown.one_done, group=gid)
         except Exception as exc:  # noqa: BLE001 - that host's own result; the others go on
@@ -196,7 +197,7 @@ def _wait_pgids(late: list[Started], limit_s: float = 5.0) -> None:
         time.sleep(0.01)
 
 
-def _connect(tr: RelayedTransport) -> BaseException | None:
+def _connect(tr: RelayedHost) -> BaseException | None:
     try:
         tr.connect()
     except Exception as exc:  # noqa: BLE001 - that host's own result
