@@ -37,6 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from fsbench.run.case_phases import CPU_KEY as CPU  # noqa: E402
 from tests.mhlab import clients_layout, ssh_agent, start_multihost  # noqa: E402 - the repository's root first
 
 FIRST = 110  # 127.0.28.110 on: no other lab of the suite uses these
@@ -200,6 +201,7 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="copy each host count's run folder here (n<hosts>/), for a profile")
     ap.add_argument("--relay", action="store_true",
                     help="each count twice: direct (ssh) and through relays (ssh-relay, with an ssh-agent of its own)")
+    ap.add_argument("--relay-only", action="store_true", help="each count through relays only")
     args = ap.parse_args()
     counts = [int(x) for x in args.hosts.split(",")]
     for tool in ("/usr/sbin/sshd", "fio", "mpirun", "mdtest"):
@@ -210,10 +212,12 @@ def main() -> None:
         began = time.monotonic()
         lab = start_multihost(Path(tmp) / "lab", clients_layout(max(counts)), first=FIRST)
         started = time.monotonic() - began
+        args.relay = args.relay or args.relay_only
         agent = ssh_agent(lab.client_key) if args.relay else contextlib.nullcontext({})
+        kinds = ("ssh-relay",) if args.relay_only else ("ssh", "ssh-relay") if args.relay else ("ssh",)
         try:
             with agent as agent_env:
-                for n, how in [(n, how) for n in counts for how in (("ssh", "ssh-relay") if args.relay else ("ssh",))]:
+                for n, how in [(n, how) for n in counts for how in kinds]:
                     folder = Path(tmp) / f"n{n}-{how}"
                     folder.mkdir()
                     results.append(run_once(lab, folder, n, args.rounds, agent_env if how == "ssh-relay" else None))
@@ -244,7 +248,7 @@ def main() -> None:
             left = lab.leftovers()
     print(f"lab of {max(counts)} hosts: started in {started:.1f} s, stopped in {stopped:.1f} s, "
           f"left: {left or 'nothing'}")
-    steps = sorted({k for r in results for p in r["phases"].values() for k in p})
+    steps = sorted({k for r in results for p in r["phases"].values() for k in p if k != CPU})
     for tool in ("fio", "mdtest"):
         print(f"\n{tool}: fsbench's steps per case (median s)")
         print(f"{'step':<28}" + "".join(f"{str(r['hosts']) + ('r' if r['transport'] != 'ssh' else ''):>8}"
@@ -252,6 +256,8 @@ def main() -> None:
         for step in steps:
             print(f"{step:<28}" + "".join(f"{r['phases'].get(tool, {}).get(step, 0):>8.3f}" for r in results))
         print(f"{'total outside the tool':<28}" + "".join(f"{r['overhead'][tool]:>8.3f}" for r in results))
+        print(f"{'fsbench CPU (s of a core)':<28}" + "".join(f"{r['phases'].get(tool, {}).get(CPU, float('nan')):>8.3f}"
+                                                            for r in results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
