@@ -79,6 +79,14 @@ class CommandResult:
     interrupted: bool = False
     extra: dict = field(default_factory=dict)
 
+    @classmethod
+    def not_run(cls, host: str, argv: list[str], exc: BaseException, duration_s: float = 0.0) -> CommandResult:
+        """A command that could not run on its host (the host dead, its connection refused): a failed result
+        that says why, in place of the error."""
+        text = str(exc) or type(exc).__name__
+        return cls(host, list(argv), None, "", text, duration_s,
+                   extra={"error": text, "error_type": type(exc).__name__})
+
     @property
     def ok(self) -> bool:
         return self.exit_status == 0 and not self.timed_out and not self.interrupted

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import csv
 import os
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from fsbench.api.streams import STOP_S, Stream, Streams
 from fsbench.api.transport import Transport
-from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult, FsbenchError
 from fsbench.core.file_growth import GROWTH
 from fsbench.core.tidy import ParseResult
@@ -21,7 +20,6 @@ from fsbench.monitor.script import FIRST_INTERVAL_S, Client, sampler_argv
 FIRST_SAMPLE_S = 10.0
 #: how often a wait for a sample looks at its file when no write was said (a writer other than CappedOutput)
 FALLBACK_S = 0.05
-STOP_S = 20.0
 
 
 class MonitorSession:
@@ -47,20 +45,38 @@ class MonitorSession:
         self.max_s, self.clk_tck = max_s, clk_tck
         #: watched names whose absence is warned about (None: all; see fsbench.run.monitor_expect)
         self.expected = None if expected is None else set(expected) | ({client.name} if client else set())
-        self.result: CommandResult | None = None
-        self._cancel = Cancel()
-        self._thread: threading.Thread | None = None
+        self._streams: Streams | None = None  # the sampler's command, with the other hosts' of its case
+        self._index = 0
         self._summary: ParseResult | None = None
 
-    def start(self, wait_first_sample: bool = True) -> bool:
-        """Start the sampler in the background; True once its baseline sample is on disk."""
-        if self._thread is not None:
-            raise RuntimeError(f"monitor on {self.host} already started")
+    def prepare(self) -> Stream:
+        """The sampler's command, for a Streams of the case's hosts (then attach()): its raw file exists first."""
         self.raw_path.parent.mkdir(parents=True, exist_ok=True)
         self.raw_path.touch()
-        self._thread = threading.Thread(target=self._run, name=f"monitor-{self.host}", daemon=True)
-        self._thread.start()
+        return Stream(self.host, self.transport, list(self.argv), self.raw_path, self.stderr_path)
+
+    def attach(self, streams: Streams, index: int) -> None:
+        """The sampler runs as streams' index-th command (started with the other hosts' samplers)."""
+        if self._streams is not None:
+            raise RuntimeError(f"monitor on {self.host} already started")
+        self._streams, self._index = streams, index
+
+    def start(self, wait_first_sample: bool = True) -> bool:
+        """Start the sampler alone in the background; True once its baseline sample is on disk."""
+        if self._streams is not None:
+            raise RuntimeError(f"monitor on {self.host} already started")
+        # the timeout is only a backstop: the sampler ends itself after max_s, its stop ends it earlier
+        self.attach(Streams([self.prepare()], timeout=self.max_s + 60.0, name="monitor"), 0)
         return self.wait_first_sample() if wait_first_sample else True
+
+    @property
+    def result(self) -> CommandResult | None:
+        """The sampler's command's result once it ended (None before)."""
+        return None if self._streams is None else self._streams.result(self._index)
+
+    def running(self) -> bool:
+        """Whether the sampler's command still runs."""
+        return self._streams is not None and self._streams.alive(self._index)
 
     def wait_first_sample(self) -> bool:
         """Wait (up to FIRST_SAMPLE_S) for the sampler's baseline sample; True once it is on disk."""
@@ -68,23 +84,21 @@ class MonitorSession:
         return self._wait_for_end_marker(0, FIRST_SAMPLE_S)
 
     def stop(self, final_sample: bool = True) -> ParseResult:
-        """Stop the sampler (it takes one last sample as it goes) and summarise.
+        """Stop the sampler (it takes one last sample as it goes) and summarise. A stop of one session stops
+        every sampler started with it (its Streams), all hosts in one step.
 
         `final_sample` is kept for callers; the sampler always samples once more when stopped.
         """
         if self._summary is not None:
             return self._summary
-        if self._thread is None:
+        if self._streams is None:
             raise RuntimeError(f"monitor on {self.host} was never started")
         # stopping the sampler makes it take its last sample on the way out (its TERM trap), so the
         # case's tail is measured without waiting for the next interval
-        self._cancel.set()
-        self._thread.join(timeout=STOP_S)
+        late = self._streams.stop()
         warnings = []
-        if self._thread.is_alive():
+        if self.host in late:
             warnings.append(f"monitor on {self.host}: the sampler did not stop within {STOP_S:.0f}s")
-        else:  # its command's loop no longer waits on the cancel
-            self._cancel.close()
         self._summary = self._summarise(warnings)
         return self._summary
 
@@ -94,11 +108,6 @@ class MonitorSession:
 
     def __exit__(self, exc_type: object, *_: object) -> None:
         self.stop(final_sample=exc_type is None)
-
-    def _run(self) -> None:
-        # the timeout is only a backstop: the sampler ends itself after max_s, the cancel event ends it earlier
-        self.result = self.transport.run(self.argv, timeout=self.max_s + 60.0, stdout_path=self.raw_path,
-                                         stderr_path=self.stderr_path, cancel=self._cancel)
 
     def _wait_for_end_marker(self, offset: int, limit_s: float) -> bool:
         """Wait for a sample that starts after byte `offset` of the raw file and is complete.
@@ -118,7 +127,7 @@ class MonitorSession:
                     if _complete_sample_in(seen):
                         return True
                 now = time.monotonic()
-                if now > deadline or self._thread is None or not self._thread.is_alive():
+                if now > deadline or not self.running():
                     return _complete_sample_in(seen + fh.read())  # what came since the last look
                 grew.wait(min(FALLBACK_S, deadline - now))
 

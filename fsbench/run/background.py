@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import functools
 import socket
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from fsbench.api.streams import Stream, Streams
 from fsbench.api.transport import Transport
 from fsbench.core.at_once import each
-from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult
 
 PORT_WAIT_S = 20.0
@@ -20,7 +19,7 @@ POLL_FIRST_S, POLL_MAX_S = 0.005, 0.1
 
 
 class Background:
-    """Start a command per host, wait for ports, stop them all (cancel -> the transport kills the group)."""
+    """Start a command per host, wait for ports, stop them all (each host's process group)."""
 
     def __init__(self, commands: dict[str, list[str]], transports: dict[str, Transport],
                  raw_dir: Callable[[str], Path], timeout_s: float, marker: dict[str, str] | None = None):
@@ -29,23 +28,18 @@ class Background:
         # the command line through `env` (as the run's marker does), not through a transport's environment file,
         # which is one more file written over SFTP per host before each server starts
         self.marker = [f"{k}={v}" for k, v in (marker or {}).items()]
-        self.cancel = Cancel()
-        self.threads: dict[str, threading.Thread] = {}
+        self.streams = Streams([], timeout=None)  # none until start()
         self.results: dict[str, CommandResult] = {}
 
     def start(self) -> None:
+        streams = []
         for host, argv in self.commands.items():
             raw = self.raw_dir(host)
             (raw / "server-command").write_text(" ".join(argv) + "\n")
-
-            def run(h: str = host, a: list[str] = argv, d: Path = raw) -> None:
-                marked = ["env", *self.marker, *a] if self.marker else a
-                self.results[h] = self.transports[h].run(marked, timeout=self.timeout_s, stdout_path=d / "server.out",
-                                                          stderr_path=d / "server.err", cancel=self.cancel)
-
-            t = threading.Thread(target=run, name=f"fsbench-bg-{host}", daemon=True)
-            t.start()
-            self.threads[host] = t
+            marked = ["env", *self.marker, *argv] if self.marker else argv
+            streams.append(Stream(host, self.transports[host], marked, raw / "server.out", raw / "server.err"))
+        # through relays every host's server starts from here, and all stop in one step (fsbench.api.streams)
+        self.streams = Streams(streams, timeout=self.timeout_s, name="fsbench-bg")
 
     def wait_ports(self, ports: list[tuple[str, int]]) -> str | None:
         """None when every (address, port) accepts a connection, else why not (the first port's reason, in the
@@ -58,23 +52,23 @@ class Background:
     def _wait_port(self, where: tuple[str, int], deadline: float) -> str | None:
         """None once where accepts a connection; why not when its server (or any other) ended or time is up."""
         address, port = where
+        streams = self.streams
         pause = POLL_FIRST_S  # a server listens within milliseconds: the first looks come soon, then back off
         while True:
             try:
                 with socket.create_connection((address, port), timeout=2):
                     return None
             except OSError as exc:
-                dead = [h for h, t in self.threads.items() if not t.is_alive()]
-                if dead or time.monotonic() > deadline:
-                    why = "; ".join(self.results[h].describe() for h in dead if h in self.results)
+                ended = [i for i in range(len(self.commands)) if not streams.alive(i)]
+                if ended or time.monotonic() > deadline:
+                    results = [r for r in map(streams.result, ended) if r is not None]
+                    why = "; ".join(r.describe() for r in results)
                     said = f": {why}" if why else ""
                     return f"no server listening on {address}:{port} ({exc.strerror or exc}){said}"
                 time.sleep(pause)
                 pause = min(2 * pause, POLL_MAX_S)
 
     def stop(self) -> None:
-        self.cancel.set()
-        for t in self.threads.values():
-            t.join(timeout=30)
-        if not any(t.is_alive() for t in self.threads.values()):  # no command's loop waits on the cancel now
-            self.cancel.close()
+        """Stop every server (each host's process group), then keep their results."""
+        self.streams.stop()
+        self.results = {h: r for i, h in enumerate(self.commands) if (r := self.streams.result(i)) is not None}

@@ -3,12 +3,11 @@ interface and started, told and stopped in one loop."""
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fsbench.api.transport import Transport
 from fsbench.core.at_once import at_once, each
@@ -20,6 +19,9 @@ from fsbench.run.targets.lifecycle import TargetSession
 from fsbench.scenario.model import Scenario
 from fsbench.scenario.plan import Case
 from fsbench.validity.case import CaseValidity
+
+if TYPE_CHECKING:
+    from fsbench.api.streams import Streams
 
 #: how long collectors get to open their sources (the access log, a stats file) before the tool starts
 COLLECTOR_START_S = 1.0
@@ -119,15 +121,20 @@ class Monitors(QuietSideJob):
     def __init__(self, sessions: list, interval_s: float, cancel: threading.Event):
         self.sessions, self.interval_s, self.cancel = sessions, interval_s, cancel
         self._began = 0.0
+        self._streams: Streams | None = None
         self._summaries: list[ParseResult] = []
 
     def start(self) -> str | None:
+        from fsbench.api.streams import Streams
+
         self._began = time.monotonic()
-        # every host's sampler started at once (each command runs in a thread of its own for the whole case),
-        # then their first samples (the baselines) waited for: started by `each`, 64 at a time and each waiting
-        # for its first sample, 1,000 hosts' samplers started in 16 waves, one after the other
-        for m in self.sessions:
-            m.start(wait_first_sample=False)
+        # every host's sampler started at once (through relays all from this thread, else a thread each for the
+        # whole case), then their first samples (the baselines) waited for
+        max_s = max((m.max_s for m in self.sessions), default=0.0)
+        streams = Streams([m.prepare() for m in self.sessions], timeout=max_s + 60.0, name="monitor")
+        self._streams = streams
+        for i, m in enumerate(self.sessions):
+            m.attach(streams, i)
         each(self.sessions, lambda m: m.wait_first_sample())
         return None
 
@@ -135,7 +142,9 @@ class Monitors(QuietSideJob):
         # a long case has its tail sampled already; a short one waits for one more sample
         short = time.monotonic() - self._began < 3 * self.interval_s
         final = short and not self.cancel.is_set()
-        self._summaries = at_once([functools.partial(m.stop, final_sample=final) for m in self.sessions])
+        if self._streams is not None:
+            self._streams.stop()  # every host's sampler in one step; each session then reads its own
+        self._summaries = [m.stop(final_sample=final) for m in self.sessions]
 
     def collect(self) -> list[ParseResult]:
         from fsbench.monitor.pace import slower_note

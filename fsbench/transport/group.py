@@ -98,7 +98,7 @@ def run_on_group(transports: dict[str, Transport], argv: list[str] | dict[str, l
                           cancel=cancel)
         except Exception as exc:  # noqa: BLE001 - as _run_one: every host of the group gets the reason
             done = [exc] * len(group)
-        results.update({h: _error_result(h, per_host[h], r, start) if isinstance(r, BaseException) else r
+        results.update({h: error_result(h, per_host[h], r, start) if isinstance(r, BaseException) else r
                         for h, r in zip(group, done, strict=True)})
     if side is not None:  # _run_one turns any error into the host's result
         results.update(zip(alone, side.result(), strict=True))
@@ -112,13 +112,9 @@ def _run_one(host: str, transport: Transport, argv: list[str], timeout: float | 
         return transport.run(list(argv), cwd=cwd, timeout=timeout, env=env, cancel=cancel)
     # any error on one host must become that host's result, or it would hide every other host's
     except Exception as exc:  # noqa: BLE001
-        return _error_result(host, argv, exc, start)
+        return error_result(host, argv, exc, start)
 
 
-def _error_result(host: str, argv: list[str], exc: BaseException, start: float) -> CommandResult:
+def error_result(host: str, argv: list[str], exc: BaseException, start: float) -> CommandResult:
     """A host whose command could not run: a failed result that says why."""
-    text = str(exc) or type(exc).__name__
-    result = CommandResult(host, list(argv), None, "", text, time.monotonic() - start)
-    result.extra["error"] = text
-    result.extra["error_type"] = type(exc).__name__
-    return result
+    return CommandResult.not_run(host, argv, exc, time.monotonic() - start)

@@ -43,6 +43,7 @@ from fsbench.transport import relay_steps, remote
 from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError, TransferError
 from fsbench.transport.relay_link import Relayed, RelayLink
+from fsbench.transport.relay_streams import RelayStreams
 from fsbench.transport.ssh import SSHTransport
 from fsbench.transport.ssh_exec import GRACE_S
 
@@ -144,6 +145,11 @@ class RelayedTransport(SSHTransport):
         """A step's commands on many relayed hosts, started from the caller's thread and waited for together
         (fsbench.transport.relay_steps); fsbench.transport.group.run_on_group calls it."""
         return relay_steps.run_together(items, timeout=timeout, cwd=cwd, cancel=cancel)  # type: ignore[arg-type]
+
+    @staticmethod
+    def start_streams(items: Sequence[tuple[Transport, list[str], Path | None, Path | None]]) -> RelayStreams:
+        """A case's long commands on many relayed hosts, stopped in one step (fsbench.api.streams calls it)."""
+        return RelayStreams(items)  # type: ignore[arg-type]
 
     def _stop_relayed(self, cmd: Relayed, err: remote.PgidFilter, sudo: bool) -> None:
         """TERM the host's process group, KILL after the grace period; the relay's ssh client last."""

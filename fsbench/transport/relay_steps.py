@@ -133,7 +133,7 @@ def _wait(done: Cancel, timeout: float | None, cancel: threading.Event | None) -
     return "exit"
 
 
-class _Countdown:
+class Countdown:
     """Wakes its waiter when the last of `n` commands ended."""
 
     def __init__(self, n: int):
@@ -161,7 +161,7 @@ def run_together(items: Sequence[tuple[RelayedHost, list[str]]], *, timeout: flo
     for i, why in zip(fresh, each([items[i][0] for i in fresh], _connect), strict=True):
         if why is not None:
             failed[i] = why
-    countdown = _Countdown(len(items) - len(failed))
+    countdown = Countdown(len(items) - len(failed))
     groups: dict[RelayLink, int] = {}  # a relay's commands of the step: their frames come back in one write
     started: dict[int, Started] = {}
     for i, (tr, argv) in enumerate(items):
@@ -184,13 +184,13 @@ def run_together(items: Sequence[tuple[RelayedHost, list[str]]], *, timeout: flo
     if late:  # each overrunning command's process group stopped on its host, all hosts at once
         for link, gid in groups.items():
             link.control("R", gid)  # its frames now: the process groups' ids among them
-        _wait_pgids([started[i] for i in late])
+        wait_pgids([started[i] for i in late])
         each(late, lambda i: started[i].tr._stop_relayed(started[i].cmd, started[i].err, started[i].sudo))
     return [failed[i] if i in failed else finish(started[i], outcome if i in late else "exit")
             for i in range(len(items))]
 
 
-def _wait_pgids(late: list[Started], limit_s: float = 5.0) -> None:
+def wait_pgids(late: list[Started], limit_s: float = 5.0) -> None:
     """Until each released command's process group id (the first line of its stderr) or its end has come."""
     deadline = time.monotonic() + limit_s
     while any(s.err.pgid is None and not s.cmd.done.is_set() for s in late) and time.monotonic() < deadline:

@@ -125,8 +125,10 @@ def test_sampler_ends_by_itself_after_its_maximum_duration(tmp_path):
     tag = f"fsbm-max{os.getpid() % 100000}"
     mon = MonitorSession(LocalTransport(), "local", 0.2, [tag], raw, max_s=1)
     assert mon.start()
-    mon._thread.join(timeout=10)  # no stop(): the sampler must give up on its own
-    assert not mon._thread.is_alive() and mon.result is not None and mon.result.exit_status == 0
+    limit = time.monotonic() + 10  # no stop(): the sampler must give up on its own
+    while mon.running() and time.monotonic() < limit:
+        time.sleep(0.05)
+    assert not mon.running() and mon.result is not None and mon.result.exit_status == 0
     assert_no_sampler_left(raw, tag)
     result = mon.stop()
     assert result.meta["samples"] >= 4

@@ -137,6 +137,39 @@ def test_a_steps_commands_on_every_host_go_together_without_a_thread_a_host(ts, 
     assert run_on_group(ts, ["hostname"]).ok  # and it connects again
 
 
+def test_a_cases_long_commands_start_from_one_thread_stream_and_stop_in_one_step(ts, lab5, tmp_path, monkeypatch):
+    """Streams through relays (a case's samplers and servers): each host's output streams into its file while it
+    runs, no thread is started, and one stop ends every host's process group, its background child too, with
+    a kill command a host sent together: a relay's in one group."""
+    from fsbench.api.streams import Stream, Streams
+    from fsbench.core import workers
+    from fsbench.transport.group import run_on_group
+    from fsbench.transport.relay_link import RelayLink
+
+    assert run_on_group(ts, ["true"]).ok  # every master up
+    threads, groups = [], []
+    monkeypatch.setattr(workers.WORKERS, "start", lambda call: threads.append(call) or call())
+    real_group = RelayLink.group
+    monkeypatch.setattr(RelayLink, "group", lambda self: groups.append(self) or real_group(self))
+    line = 'echo "first $FSBENCH_RUN"; sleep 400 & while :; do sleep 1; done'
+    streams = Streams([Stream(n, t, ["sh", "-c", line], tmp_path / f"{n}.out", tmp_path / f"{n}.err")
+                       for n, t in ts.items()], timeout=None)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(
+            (tmp_path / f"{n}.out").exists() and (tmp_path / f"{n}.out").read_text() for n in ts):
+        time.sleep(0.05)
+    assert {n: (tmp_path / f"{n}.out").read_text() for n in ts} == {n: "first relay-e2e\n" for n in ts}
+    assert all(streams.alive(i) for i in range(len(ts))) and all(streams.result(i) is None for i in range(len(ts)))
+    began = time.monotonic()
+    assert streams.stop() == [] and time.monotonic() - began < 8
+    assert threads == [] and len(groups) == 2  # TERM's kill commands: a group for each of the two relays
+    results = [streams.result(i) for i in range(len(ts))]
+    assert all(r is not None and r.interrupted and r.exit_status == -15 for r in results), results
+    for name in ts:
+        assert _gone_soon(lab5, name, "sleep 400"), name
+    assert streams.stop() == []  # a second stop is the first's
+
+
 def test_a_timeout_or_a_cancel_stops_the_commands_process_group_on_the_host(ts, lab5):
     for name in ("client1", "client3"):  # a relay host's own command, and one through a master
         t, host = ts[name], lab5.host(name)

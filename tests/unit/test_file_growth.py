@@ -63,7 +63,7 @@ def test_the_wait_for_a_first_sample_looks_at_the_file_when_it_grew_not_every_fe
     try:
         assert s.start()
     finally:
-        s._cancel.set()
+        s.stop()
     # 0.6 s of waiting: about 12 looks at the fallback's 50 ms (the write itself wakes it at once); the former
     # loop looked every 2 to 10 ms, over 100 times
     assert 2 <= len(looks) <= 20, len(looks)
@@ -85,4 +85,4 @@ def test_a_writer_that_does_not_say_is_still_seen_by_the_fallback(tmp_path):
         started = time.monotonic()
         assert s.start() and time.monotonic() - started < 2
     finally:
-        s._cancel.set()
+        s.stop()
