@@ -38,6 +38,7 @@ class StreamGroup(Protocol):
     """What a transport kind's `start_streams` returns for its hosts' commands."""
 
     def alive(self, i: int) -> bool: ...
+    def ended(self) -> list[int]: ...
     def result(self, i: int) -> CommandResult | BaseException | None: ...
     def stop(self) -> None: ...
 
@@ -54,11 +55,11 @@ class Streams:
             if starter is not None:
                 kinds.setdefault(starter, []).append(i)
         self._where = [(None, -1)] * len(self.streams)
-        self._groups: list[StreamGroup] = []
+        self._groups: list[tuple[StreamGroup, list[int]]] = []
         for starter, members in kinds.items():
             group = starter([(self.streams[i].transport, list(self.streams[i].argv), self.streams[i].stdout_path,
                               self.streams[i].stderr_path) for i in members])
-            self._groups.append(group)
+            self._groups.append((group, members))
             for at, i in enumerate(members):
                 self._where[i] = (group, at)
         self._cancel = Cancel()
@@ -66,6 +67,7 @@ class Streams:
         self._late: list[str] | None = None
         self._threads: dict[int, threading.Thread] = {}
         self._results: dict[int, CommandResult | BaseException] = {}
+        self._ended: list[int] = []  # the threads' commands that ended, in the order they did
         for i, s in enumerate(self.streams):
             if self._where[i][0] is None:
                 t = threading.Thread(target=self._run, args=(i, timeout), name=f"{name}-{s.host}", daemon=True)
@@ -79,6 +81,8 @@ class Streams:
                                                stderr_path=s.stderr_path, cancel=self._cancel)
         except Exception as exc:  # noqa: BLE001 - that host's own result (a host lost: the case says so)
             self._results[i] = exc
+        finally:
+            self._ended.append(i)
 
     def alive(self, i: int) -> bool:
         """Whether the i-th command still runs."""
@@ -86,6 +90,11 @@ class Streams:
         if group is not None:
             return bool(group.alive(at))
         return self._threads[i].is_alive()
+
+    def ended(self) -> list[int]:
+        """The commands that ended (or could not start): as many looks as have ended, not one per command, since
+        a wait for 1,000 servers' ports asks at every retry."""
+        return [*self._ended, *(members[at] for group, members in self._groups for at in group.ended())]
 
     def result(self, i: int) -> CommandResult | None:
         """The i-th command's result once it ended; one that could not run is a failed result saying why."""
@@ -106,7 +115,7 @@ class Streams:
 
     def _stop(self) -> list[str]:
         self._cancel.set()
-        for group in self._groups:
+        for group, _members in self._groups:
             group.stop()
         deadline = time.monotonic() + STOP_S
         for t in self._threads.values():

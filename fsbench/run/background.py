@@ -59,7 +59,7 @@ class Background:
                 with socket.create_connection((address, port), timeout=2):
                     return None
             except OSError as exc:
-                ended = [i for i in range(len(self.commands)) if not streams.alive(i)]
+                ended = streams.ended()
                 if ended or time.monotonic() > deadline:
                     results = [r for r in map(streams.result, ended) if r is not None]
                     why = "; ".join(r.describe() for r in results)

@@ -13,6 +13,7 @@ RelayedTransport.execute's own.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Sequence
@@ -39,16 +40,22 @@ class RelayStreams:
         self.results: list[CommandResult | BaseException | None] = [None] * len(items)
         self._started: dict[int, Started] = {}
         self._outcome: dict[int, str] = {}
+        self._ended: list[int] = []  # in the order they ended (list.append: one step under the GIL)
         for i, (tr, argv, out, err) in enumerate(items):
             try:
                 self._started[i] = relay_steps.begin(tr, argv, cwd=None, env=tr.marker or None, sudo=tr.spec.sudo,
-                                                     stdout_path=out, stderr_path=err)
+                                                     stdout_path=out, stderr_path=err,
+                                                     on_done=functools.partial(self._ended.append, i))
             except Exception as exc:  # noqa: BLE001 - that host's own result; the others go on
                 self.results[i] = exc
+                self._ended.append(i)
 
     def alive(self, i: int) -> bool:
         s = self._started.get(i)
         return s is not None and not s.cmd.done.is_set()
+
+    def ended(self) -> list[int]:
+        return list(self._ended)
 
     def result(self, i: int) -> CommandResult | BaseException | None:
         """The command's result once it ended (or could not start), else None."""

@@ -160,9 +160,11 @@ def test_a_cases_long_commands_start_from_one_thread_stream_and_stop_in_one_step
         time.sleep(0.05)
     assert {n: (tmp_path / f"{n}.out").read_text() for n in ts} == {n: "first relay-e2e\n" for n in ts}
     assert all(streams.alive(i) for i in range(len(ts))) and all(streams.result(i) is None for i in range(len(ts)))
+    assert streams.ended() == []
     began = time.monotonic()
     assert streams.stop() == [] and time.monotonic() - began < 8
     assert threads == [] and len(groups) == 2  # TERM's kill commands: a group for each of the two relays
+    assert sorted(streams.ended()) == list(range(len(ts)))
     results = [streams.result(i) for i in range(len(ts))]
     assert all(r is not None and r.interrupted and r.exit_status == -15 for r in results), results
     for name in ts:

@@ -37,6 +37,9 @@ class _Group:
     def alive(self, i: int) -> bool:
         return self.stopped == 0
 
+    def ended(self) -> list[int]:
+        return list(range(len(self.items))) if self.stopped else []
+
     def result(self, i: int):
         if self.stopped == 0:
             return None
@@ -82,8 +85,9 @@ def test_a_kinds_hosts_start_in_one_call_from_the_callers_thread_and_the_others_
     names = {t.name for t in threading.enumerate()}
     assert {"monitor-a1", "monitor-a2"} <= names and not {"monitor-g1", "monitor-g2"} & names
     assert [s.alive(i) for i in range(4)] == [True] * 4 and [s.result(i) for i in range(4)] == [None] * 4
+    assert s.ended() == []
     assert s.stop() == []
-    assert [s.alive(i) for i in range(4)] == [False] * 4
+    assert [s.alive(i) for i in range(4)] == [False] * 4 and sorted(s.ended()) == [0, 1, 2, 3]
     got = [s.result(i) for i in range(4)]
     assert [(r.host, r.exit_status, r.interrupted) for r in got if r is not None] == [
         ("g1", -15, True), ("a1", 0, True), ("g2", -15, True), ("a2", 0, True)]
@@ -91,7 +95,7 @@ def test_a_kinds_hosts_start_in_one_call_from_the_callers_thread_and_the_others_
 
 def test_a_stop_from_many_threads_stops_once_and_each_waits_for_it(tmp_path) -> None:
     s = Streams([_stream(Grouped(f"g{i}"), tmp_path) for i in range(3)], timeout=None)
-    group = s._groups[0]
+    group = s._groups[0][0]
     seen: list[list[str]] = []
     callers = [threading.Thread(target=lambda: seen.append(s.stop())) for _ in range(4)]
     for t in callers:
@@ -107,6 +111,7 @@ def test_a_command_that_cannot_start_is_its_hosts_failed_result_saying_why(tmp_p
     deadline = time.monotonic() + 5
     while s.alive(0) and time.monotonic() < deadline:
         time.sleep(0.01)
+    assert s.ended() == [0]  # a wait for ports asks this at each retry: the ended ones, not every command
     failed = s.result(0)
     assert failed is not None and not failed.ok and failed.extra["error_type"] == "ConnectionError"
     assert "cannot reach a1" in failed.stderr_tail
