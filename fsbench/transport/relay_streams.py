@@ -9,6 +9,10 @@ while the case starts). Their stop sends every host's kill command of a relay in
 (fsbench.transport.relay_steps): TERM to each command's process group on its host, KILL to those still there
 after the grace period, then the relay's ssh client of any command that is left. The results are
 RelayedTransport.execute's own.
+
+They have no timeout of their own: the case's end stops them whatever happened (the runner stops its side jobs
+in every case, a failed one too), a sampler also ends itself after its maximum duration, and a controller that
+dies ends the relay's program, which stops every ssh client it started.
 """
 
 from __future__ import annotations
