@@ -25,13 +25,16 @@ STOP_S = 20.0
 
 @dataclass(frozen=True)
 class Stream:
-    """One host's long command: its output goes to these files as it comes."""
+    """One host's long command: its output goes to these files as it comes, or up to `lag_s` seconds later when
+    the transport can gather many hosts' output into fewer packets that way (a sampler's samples carry their own
+    clock; None: as soon as the transport sends it)."""
 
     host: str
     transport: Transport
     argv: list[str]
     stdout_path: Path | None
     stderr_path: Path | None
+    lag_s: float | None = None
 
 
 class StreamGroup(Protocol):
@@ -58,7 +61,7 @@ class Streams:
         self._groups: list[tuple[StreamGroup, list[int]]] = []
         for starter, members in kinds.items():
             group = starter([(self.streams[i].transport, list(self.streams[i].argv), self.streams[i].stdout_path,
-                              self.streams[i].stderr_path) for i in members])
+                              self.streams[i].stderr_path, self.streams[i].lag_s) for i in members])
             self._groups.append((group, members))
             for at, i in enumerate(members):
                 self._where[i] = (group, at)

@@ -20,6 +20,9 @@ from fsbench.monitor.script import FIRST_INTERVAL_S, Client, sampler_argv
 FIRST_SAMPLE_S = 10.0
 #: how often a wait for a sample looks at its file when no write was said (a writer other than CappedOutput)
 FALLBACK_S = 0.05
+#: how late a sample may reach the controller while the case runs (each carries its host's clock; the first one
+#: and the last one come at once): through relays a second's samples of a relay's hosts then come in one packet
+SAMPLES_LAG_S = 1.0
 
 
 class MonitorSession:
@@ -53,7 +56,7 @@ class MonitorSession:
         """The sampler's command, for a Streams of the case's hosts (then attach()): its raw file exists first."""
         self.raw_path.parent.mkdir(parents=True, exist_ok=True)
         self.raw_path.touch()
-        return Stream(self.host, self.transport, list(self.argv), self.raw_path, self.stderr_path)
+        return Stream(self.host, self.transport, list(self.argv), self.raw_path, self.stderr_path, lag_s=SAMPLES_LAG_S)
 
     def attach(self, streams: Streams, index: int) -> None:
         """The sampler runs as streams' index-th command (started with the other hosts' samplers)."""

@@ -147,7 +147,8 @@ class RelayedTransport(SSHTransport):
         return relay_steps.run_together(items, timeout=timeout, cwd=cwd, cancel=cancel)  # type: ignore[arg-type]
 
     @staticmethod
-    def start_streams(items: Sequence[tuple[Transport, list[str], Path | None, Path | None]]) -> RelayStreams:
+    def start_streams(items: Sequence[tuple[Transport, list[str], Path | None, Path | None, float | None]]
+                      ) -> RelayStreams:
         """A case's long commands on many relayed hosts, stopped in one step (fsbench.api.streams calls it)."""
         return RelayStreams(items)  # type: ignore[arg-type]
 

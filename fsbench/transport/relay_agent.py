@@ -6,7 +6,8 @@ Its stdin and stdout carry frames:
 
     type (1 byte) | id (4 bytes, big-endian) | length (4 bytes, big-endian) | payload
 
-in:  S start id, JSON {"argv": [...], "stdin": bool, "ready": argv or null, "session": bool, "group": N or null};
+in:  S start id, JSON {"argv": [...], "stdin": bool, "ready": argv or null, "session": bool, "group": N or null,
+       "lag": seconds its output may wait for more, or null (relay_frames.BATCH_S)};
      I input bytes for id's stdin (empty: its end); T terminate id (TERM to the child, KILL 5 s later);
      C group id is whole (every command of it started); R release group id (its frames leave now)
 out: O / E stdout / stderr bytes of id; X id ended, JSON {"status": N} (negative: its signal); F id could
@@ -31,17 +32,17 @@ import threading
 import time
 
 try:  # beside it: in the relay's folder on a relay host, in fsbench/transport here
-    from relay_frames import HEADER, Out
+    from relay_frames import BATCH_S, HEADER, Out
 except ImportError:  # imported as a module of fsbench (its tests)
-    from fsbench.transport.relay_frames import HEADER, Out
+    from fsbench.transport.relay_frames import BATCH_S, HEADER, Out
 
 CHUNK = 1 << 16
 KILL_AFTER_S, READY_POLL_S, READY_LIMIT_S = 5.0, 0.05, 60.0
 
 
 class Child:
-    def __init__(self, ident, proc, session):
-        self.ident, self.proc, self.session = ident, proc, session
+    def __init__(self, ident, proc, session, lag=BATCH_S):
+        self.ident, self.proc, self.session, self.lag = ident, proc, session, lag
         # its open output streams, when to KILL it, its stdin's chunks (given input), whether it printed yet
         self.open_streams, self.kill_at, self.feed, self.spoke = 2, None, None, False
 
@@ -74,7 +75,8 @@ class Agent:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self.out.add("F", ident, str(exc).encode())
             return
-        child = Child(ident, proc, bool(spec.get("session")))
+        lag = spec.get("lag")
+        child = Child(ident, proc, bool(spec.get("session")), float(lag) if isinstance(lag, (int, float)) else BATCH_S)
         self.children[ident] = child
         assert proc.stdout is not None and proc.stderr is not None
         for fd, kind in ((proc.stdout.fileno(), "O"), (proc.stderr.fileno(), "E")):
@@ -108,7 +110,7 @@ class Agent:
         except OSError:
             data = b""
         if data:
-            self.out.add(kind, child.ident, data, urgent=kind == "O" and not child.spoke)
+            self.out.add(kind, child.ident, data, urgent=kind == "O" and not child.spoke, lag=child.lag)
             child.spoke = child.spoke or kind == "O"
             return
         self.sel.unregister(fd)

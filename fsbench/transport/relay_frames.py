@@ -4,8 +4,11 @@ Part of the relay's program (fsbench.transport.relay_agent), sent beside it to t
 `python3`: the standard library only.
 
 Frames of many children leave together. Output alone waits up to BATCH_S for more (a relay's hosts' samples of
-one tick leave together); an end, a failure, a ready frame and a command's first stdout wait LINGER_S, for the
-same news of the step's other hosts: one packet to the controller instead of one each.
+one tick leave together), or up to its command's own lag when its start frame gave one (a sampler's samples
+carry their own clock: a second's samples of all of a relay's hosts leave in one write, where hosts whose ticks
+fall 0.1 s apart sent one each); an end, a failure, a ready frame and a command's first stdout wait LINGER_S,
+for the same news of the step's other hosts: one packet to the controller instead of one each. Frames waiting
+beyond QUEUE_MAX bytes leave at once.
 
 A step's commands (fsbench.transport.relay_steps: the same short command on every host, waited for together) go
 further: each of their start frames names a group, and every frame of the group's commands is held until the
@@ -23,6 +26,8 @@ import time
 
 HEADER = struct.Struct(">BII")
 BATCH_S, LINGER_S = 0.1, 0.002
+#: frames waiting beyond this many bytes leave at once (a fast stream is not held in memory for its batch)
+QUEUE_MAX = 1 << 18
 #: a group's frames held beyond this many bytes leave at once (and the rest of the group streams)
 HOLD_MAX = 1 << 20
 
@@ -39,7 +44,8 @@ class Out:
         self.fd, self.wake_fd = fd, wake_fd
         self.lock = threading.Lock()
         self.parts = []
-        self.first_at = None
+        self.size = 0
+        self.due_at = None  # when the waiting frames must leave, at the latest
         self.urgent_at = None
         self.groups = {}  # group id -> Group
         self.held = {}  # command id -> its group's id
@@ -73,12 +79,13 @@ class Out:
         if group.parts:
             self._queue(b"".join(group.parts), True)
 
-    def add(self, kind, ident, payload=b"", urgent=False):
+    def add(self, kind, ident, payload=b"", urgent=False, lag=BATCH_S):
+        """A frame of command ident; output (not urgent) may wait up to `lag` seconds for more."""
         frame = HEADER.pack(ord(kind), ident, len(payload)) + payload
         with self.lock:
             gid = self.held.get(ident)
             if gid is None:
-                self._queue(frame, urgent or kind in "XFY")
+                self._queue(frame, urgent or kind in "XFY", lag)
             else:
                 group = self.groups[gid]
                 group.parts.append(frame)
@@ -93,24 +100,28 @@ class Out:
             except OSError:
                 pass
 
-    def _queue(self, data, urgent):
+    def _queue(self, data, urgent, lag=BATCH_S):
         self.parts.append(data)
-        if self.first_at is None:
-            self.first_at = time.monotonic()
-        if urgent and self.urgent_at is None:
-            self.urgent_at = time.monotonic()
+        self.size += len(data)
+        now = time.monotonic()
+        if self.due_at is None or now + lag < self.due_at:
+            self.due_at = now + lag
+        if (urgent or self.size > QUEUE_MAX) and self.urgent_at is None:
+            self.urgent_at = now
 
     def due_in(self):
         """Seconds until the waiting frames must leave (0: now), None when none waits."""
         with self.lock:
             if not self.parts:
                 return None
-            due = (self.first_at or 0.0) + BATCH_S if self.urgent_at is None else self.urgent_at + LINGER_S
+            due = self.due_at or 0.0
+            if self.urgent_at is not None:
+                due = min(due, self.urgent_at + LINGER_S)
             return max(0.0, due - time.monotonic())
 
     def flush(self):
         with self.lock:
-            data, self.parts, self.first_at, self.urgent_at = b"".join(self.parts), [], None, None
+            data, self.parts, self.size, self.due_at, self.urgent_at = b"".join(self.parts), [], 0, None, None
         view = memoryview(data)
         while view:
             try:

@@ -221,16 +221,18 @@ class RelayLink:
     # -- commands ----------------------------------------------------------------------------------------
     def start(self, argv: list[str], out: Any, err: Any, *, stdin: bytes | None = None,
               ready: list[str] | None = None, session: bool = False, on_done: Any = None,
-              group: int | None = None) -> Relayed:
+              group: int | None = None, lag: float | None = None) -> Relayed:
         """Start argv on the relay host: OpenSSH's client for a host behind it, or (session) a command of the
         relay host itself, in a session of its own. on_done: called once when it ended (or was lost); group:
-        its frames are held with the group's (fsbench.transport.relay_frames)."""
+        its frames are held with the group's (fsbench.transport.relay_frames); lag: how long its output may wait on
+        the relay for more (None: the relay's default)."""
         self._ensure()
         with self._lock:
             self._next += 1
             cmd = Relayed(self._next, out, err, on_done)
             self._cmds[cmd.ident] = cmd
-        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session, "group": group}
+        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session, "group": group,
+                "lag": lag}
         self._send("S", cmd.ident, json.dumps(spec).encode())
         if stdin is not None:  # in frames of INPUT_CHUNK, then an empty one: its end
             for at in range(0, len(stdin), INPUT_CHUNK):

@@ -66,7 +66,8 @@ class Started:
 
 def begin(tr: RelayedHost, argv: list[str], *, cwd: str | None, env: dict[str, str] | None, sudo: bool,
           stdout_path: Path | None = None, stderr_path: Path | None = None, stdin: bytes | None = None,
-          cap: int | None = None, on_done: Callable[[], None] | None = None, group: int | None = None) -> Started:
+          cap: int | None = None, on_done: Callable[[], None] | None = None, group: int | None = None,
+          lag: float | None = None) -> Started:
     """argv's line on the host, started through its relay (its master connected first when it is not)."""
     start = time.monotonic()
     tr.raise_if_dead()
@@ -76,7 +77,7 @@ def begin(tr: RelayedHost, argv: list[str], *, cwd: str | None, env: dict[str, s
     try:
         master = tr.connect()
         cmd = tr.link.start(tr.through(line), out, err, stdin=stdin, session=tr.own_session, on_done=on_done,
-                            group=group)
+                            group=group, lag=lag)
     except BaseException:
         out.close()
         err.close()
@@ -155,12 +156,7 @@ def run_together(items: Sequence[tuple[RelayedHost, list[str]]], *, timeout: flo
     refused), in the items' order."""
     from fsbench.core.at_once import each
 
-    # a host whose master is not up yet logs in first, all such hosts at once: the rest start at once
-    fresh = [i for i, (tr, _) in enumerate(items) if not tr.link.connected(tr.host)]
-    failed: dict[int, BaseException] = {}
-    for i, why in zip(fresh, each([items[i][0] for i in fresh], _connect), strict=True):
-        if why is not None:
-            failed[i] = why
+    failed = connect_fresh([tr for tr, _ in items])
     countdown = Countdown(len(items) - len(failed))
     groups: dict[RelayLink, int] = {}  # a relay's commands of the step: their frames come back in one write
     started: dict[int, Started] = {}
@@ -195,6 +191,16 @@ def wait_pgids(late: list[Started], limit_s: float = 5.0) -> None:
     deadline = time.monotonic() + limit_s
     while any(s.err.pgid is None and not s.cmd.done.is_set() for s in late) and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def connect_fresh(hosts: Sequence[RelayedHost]) -> dict[int, BaseException]:
+    """Each host whose master is not up yet logs in, all such hosts at once (then their commands all start at
+    once); the index of each host that could not, with why."""
+    from fsbench.core.at_once import each
+
+    fresh = [i for i, tr in enumerate(hosts) if not tr.link.connected(tr.host)]
+    return {i: why for i, why in zip(fresh, each([hosts[i] for i in fresh], _connect), strict=True)
+            if why is not None}
 
 
 def _connect(tr: RelayedHost) -> BaseException | None:

@@ -35,9 +35,9 @@ KILL_WAIT_S = 30.0
 
 
 class RelayStreams:
-    """Commands (host, argv, stdout's file, stderr's file) started now; `stop()` ends those still running."""
+    """Commands (host, argv, stdout's file, stderr's file, lag) started now; `stop()` ends those still running."""
 
-    def __init__(self, items: Sequence[tuple[RelayedHost, list[str], Path | None, Path | None]]):
+    def __init__(self, items: Sequence[tuple[RelayedHost, list[str], Path | None, Path | None, float | None]]):
         self._lock = threading.Lock()
         self._stopping = False
         self._stopped = threading.Event()
@@ -45,10 +45,16 @@ class RelayStreams:
         self._started: dict[int, Started] = {}
         self._outcome: dict[int, str] = {}
         self._ended: list[int] = []  # in the order they ended (list.append: one step under the GIL)
-        for i, (tr, argv, out, err) in enumerate(items):
+        # a host whose master is not up (it was lost and is back) logs in first, all such hosts at once
+        failed = relay_steps.connect_fresh([item[0] for item in items])
+        for i, (tr, argv, out, err, lag) in enumerate(items):
+            if i in failed:
+                self.results[i] = failed[i]
+                self._ended.append(i)
+                continue
             try:
                 self._started[i] = relay_steps.begin(tr, argv, cwd=None, env=tr.marker or None, sudo=tr.spec.sudo,
-                                                     stdout_path=out, stderr_path=err,
+                                                     stdout_path=out, stderr_path=err, lag=lag,
                                                      on_done=functools.partial(self._ended.append, i))
             except Exception as exc:  # noqa: BLE001 - that host's own result; the others go on
                 self.results[i] = exc

@@ -215,7 +215,8 @@ def test_a_lost_relay_takes_its_hosts_with_it_and_a_later_command_starts_it_agai
                threading.Thread(target=lambda: got.setdefault("relay", relay.run(["sleep", "61"], timeout=90)))]
     for t in runners:
         t.start()
-    time.sleep(1.0)
+    # both run before the relay goes (client5's master may take a second or more to log in on a busy machine)
+    assert _seen_soon(lab5, "client5", "sleep 60") and _seen_soon(lab5, "client4", "sleep 61")
     lab5.host("client4").crash()  # its sshd: the relay's program, its masters and its own commands must end
     for t in runners:
         t.join(timeout=30)
@@ -273,6 +274,16 @@ def _cmdline(pid: int) -> str:
             return fh.read().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def _seen_soon(lab: MultiHostLab, name: str, text: str, seconds: float = 20) -> bool:
+    """A process of the host whose command line holds text, within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if [p for p in lab.host(name).pids() if text in _cmdline(p)]:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def _gone_soon(lab: MultiHostLab, name: str, text: str) -> bool:
@@ -346,11 +357,12 @@ workloads:
     deadline = time.monotonic() + 90
     while len(list(out.glob("*/raw/shared__long__r1/*/server-command"))) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(1.0)  # the five fio servers run their jobs
+    seen = [_seen_soon(lab5, h.name, "fio", seconds=30) for h in lab5.hosts]  # the five fio servers run
+    time.sleep(1.0)  # and their jobs have begun
     running = {h.name: [p for p in h.pids() if "fio" in _cmdline(p)] for h in lab5.hosts}
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=30)
-    assert all(running.values()), running  # fio ran on every host when fsbench was killed
+    assert all(seen) and all(running.values()), running  # fio ran on every host when fsbench was killed
     assert lab5.wait_clean(timeout=20) == {}  # and nothing of the run runs anywhere now
     relays = [lab5.host(n).path(f"/tmp/fsbench-{lab5.user}") for n in ("client1", "client4")]
     killed = [{p.name for p in base.glob("relay-*")} for base in relays]

@@ -33,8 +33,8 @@ class Agent:
         self.proc.stdin.flush()
 
     def start(self, ident: int, argv: list[str], stdin: bytes | None = None, ready: list[str] | None = None,
-              group: int | None = None) -> None:
-        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "group": group}
+              group: int | None = None, lag: float | None = None) -> None:
+        spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "group": group, "lag": lag}
         self.send("S", ident, json.dumps(spec).encode())
         if stdin is not None:  # as the controller sends it: chunks, then an empty frame
             for at in range(0, len(stdin), 1 << 18):
@@ -206,3 +206,38 @@ def test_a_group_holding_more_than_its_limit_lets_it_go(agent):
     assert len(joined(frames, "O", 1)) == HOLD_MAX + 1000 and not ended(2)(frames)
     agent.send("T", 2)
     agent.frames_until(ended(2))
+
+
+def test_output_with_a_lag_waits_for_its_relays_other_output_but_its_first_and_its_end_come_at_once(agent):
+    """A case's samplers (a lag of 1 s: each sample carries its host's clock): the samples of a relay's hosts whose
+    ticks fall 0.2 s apart (1.2, 1.4 and 1.6 s after their start) leave in one write, where the default batch of 0.1 s sent one each; a sampler's first
+    sample (awaited as the case starts) and its end leave at once."""
+    started = time.monotonic()
+    for i in (1, 2, 3):
+        agent.start(i, ["sh", "-c", f"echo first {i}; sleep {1.0 + 0.2 * i}; echo tick {i}; exec sleep 60"], lag=1.0)
+    firsts = agent.frames_until(lambda fs: {i for k, i, _ in fs if k == "O"} == {1, 2, 3})
+    assert time.monotonic() - started < 0.8  # not held for the lag
+    frames = agent.frames_until(lambda fs: len([f for f in fs if f[0] == "O"]) == 3)
+    assert [joined(frames, "O", i) for i in (1, 2, 3)] == [b"tick 1\n", b"tick 2\n", b"tick 3\n"]
+    assert len(agent.reads) == 1  # the three ticks in one write
+    assert [joined(firsts, "O", i) for i in (1, 2, 3)] == [b"first 1\n", b"first 2\n", b"first 3\n"]
+    agent.start(4, ["sh", "-c", "echo first; sleep 0.2; echo last"], lag=30.0)
+    began = time.monotonic()
+    ends = agent.frames_until(ended(4))
+    assert time.monotonic() - began < 3 and joined(ends, "O", 4) == b"first\nlast\n"  # the end takes all along
+    for i in (1, 2, 3):
+        agent.send("T", i)
+    agent.frames_until(ended(1, 2, 3))
+
+
+def test_output_beyond_the_queues_limit_leaves_without_waiting_for_its_lag(agent):
+    from fsbench.transport.relay_frames import QUEUE_MAX
+
+    agent.start(1, ["sh", "-c", f"echo first; sleep 0.2; head -c {2 * QUEUE_MAX} /dev/zero; exec sleep 60"],
+                lag=30.0)
+    began = time.monotonic()
+    frames = agent.frames_until(lambda fs: len(joined(fs, "O", 1)) >= QUEUE_MAX + 6)
+    assert time.monotonic() - began < 5  # not after the lag of 30 s
+    agent.send("T", 1)
+    frames += agent.frames_until(ended(1))
+    assert len(joined(frames, "O", 1)) == 2 * QUEUE_MAX + 6

@@ -26,7 +26,7 @@ class Grouped:
 
     @staticmethod
     def start_streams(items):
-        return _Group([(tr.host, argv) for tr, argv, _out, _err in items])
+        return _Group([(tr.host, argv) for tr, argv, _out, _err, _lag in items])
 
 
 class _Group:
