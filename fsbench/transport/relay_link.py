@@ -48,6 +48,7 @@ class Relayed:
         self.ready = threading.Event()
         self.status: int | None = None
         self.failed = ""  # the relay could not start it, or the relay itself was lost
+        self.chan: Any = None  # the program's channel it was started on (a lost program loses only its own)
 
     def end(self) -> None:
         self.done.set()
@@ -72,8 +73,6 @@ class RelayLink:
         self.master_locks: dict[str, threading.Lock] = {}
         self._queue: list[bytes] = []
         self._queued = threading.Condition()
-        self._agent_err = bytearray()
-        self._pgid: int | None = None  # the program's process group, as its wrapper said
         self._stopper: threading.Thread | None = None  # stopping what a program killed outright left
         self._closing = False
 
@@ -115,8 +114,6 @@ class RelayLink:
         except r.net_errors() as exc:
             raise ConnectError(r.host, r.settings.where, f"cannot start the relay's program: {exc}") from None
         self._chan, self.masters = chan, {}
-        self._agent_err.clear()
-        self._pgid = None
         threading.Thread(target=self._read, args=(chan,), name=f"fsbench-relay-{r.host}", daemon=True).start()
         threading.Thread(target=self._write, args=(chan,), name=f"fsbench-relay-out-{r.host}", daemon=True).start()
         log.debug("relay on %s started for %s", r.host, ", ".join(self.hosts))
@@ -144,14 +141,17 @@ class RelayLink:
     def _read(self, chan: Any) -> None:
         buf = bytearray()
         reason = "the relay's program ended"
+        # this channel's own: a program started again (its channel seen closed before this reader saw its end)
+        # has its own reader, process group and stderr
+        said_err, pgid = bytearray(), None
         while True:
             try:
                 select.select([chan], [], [], 1.0)
                 while chan.recv_stderr_ready():
-                    self._agent_err += chan.recv_stderr(CHUNK)
-                    if self._pgid is None and self._agent_err.startswith(remote.PGID_MARK) and b"\n" in self._agent_err:
-                        self._pgid = int(self._agent_err[len(remote.PGID_MARK):self._agent_err.index(b"\n")])
-                    del self._agent_err[:-4000]
+                    said_err += chan.recv_stderr(CHUNK)
+                    if pgid is None and said_err.startswith(remote.PGID_MARK) and b"\n" in said_err:
+                        pgid = int(said_err[len(remote.PGID_MARK):said_err.index(b"\n")])
+                    del said_err[:-4000]
                 if chan.recv_ready():
                     data = chan.recv(CHUNK)
                     if not data:
@@ -166,9 +166,9 @@ class RelayLink:
             except (OSError, EOFError) as exc:
                 reason = f"the connection to the relay was lost: {exc}"
                 break
-        said = [ln for ln in bytes(self._agent_err).decode(errors="replace").strip().splitlines()
+        said = [ln for ln in bytes(said_err).decode(errors="replace").strip().splitlines()
                 if not ln.startswith(remote.PGID_MARK.decode())]  # the wrapper's own line
-        self._lose(chan, f"{reason}{': ' + said[-1] if said else ''}")
+        self._lose(chan, f"{reason}{': ' + said[-1] if said else ''}", pgid)
 
     def _frames(self, buf: bytearray) -> None:
         while len(buf) >= HEADER.size:
@@ -195,13 +195,16 @@ class RelayLink:
                     self._cmds.pop(ident, None)
                 cmd.end()
 
-    def _lose(self, chan: Any, reason: str) -> None:
+    def _lose(self, chan: Any, reason: str, pgid: int | None) -> None:
+        """The program on chan is gone: its commands and masters are lost, what it left running is stopped. Only
+        its own: a command may have started the program again already (it saw the channel closed first)."""
         with self._lock:
-            pgid = self._pgid  # before a start again replaces it
             if self._chan is chan:
                 self._chan = None
-            cmds, self._cmds = list(self._cmds.values()), {}
-            self.masters = {}
+            cmds = [c for c in self._cmds.values() if c.chan is chan]
+            for c in cmds:
+                del self._cmds[c.ident]
+            self.masters = {h: m for h, m in self.masters.items() if m.chan is not chan}
         with self._queued:
             self._queued.notify_all()
         try:
@@ -226,10 +229,11 @@ class RelayLink:
         relay host itself, in a session of its own. on_done: called once when it ended (or was lost); group:
         its frames are held with the group's (fsbench.transport.relay_frames); lag: how long its output may wait on
         the relay for more (None: the relay's default)."""
-        self._ensure()
-        with self._lock:
+        with self._lock:  # the program (re)started and the command registered with its channel at once: a loss
+            self._ensure()  # in between would leave the command to no channel
             self._next += 1
             cmd = Relayed(self._next, out, err, on_done)
+            cmd.chan = self._chan
             self._cmds[cmd.ident] = cmd
         spec = {"argv": argv, "stdin": stdin is not None, "ready": ready, "session": session, "group": group,
                 "lag": lag}
