@@ -51,13 +51,13 @@ class Streams:
 
     def __init__(self, streams: Sequence[Stream], *, timeout: float | None, name: str = "fsbench-stream"):
         self.streams = list(streams)
-        self._where: list[tuple[Any, int]] = []  # each stream's group (or thread) and its index there
         kinds: dict[Callable[..., StreamGroup], list[int]] = {}
         for i, s in enumerate(self.streams):
             starter = getattr(type(s.transport), "start_streams", None)
             if starter is not None:
                 kinds.setdefault(starter, []).append(i)
-        self._where = [(None, -1)] * len(self.streams)
+        # each stream's group and its index there; (None, -1): a thread of its own
+        self._where: list[tuple[Any, int]] = [(None, -1)] * len(self.streams)
         self._groups: list[tuple[StreamGroup, list[int]]] = []
         for starter, members in kinds.items():
             group = starter([(self.streams[i].transport, list(self.streams[i].argv), self.streams[i].stdout_path,

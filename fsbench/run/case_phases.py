@@ -1,8 +1,9 @@
 """The seconds of each of fsbench's own steps of a case (raw/<case>/phases.json): what the case cost outside
 its tool, step by step (folders, staging, cache drops, side jobs, fetch, clean-up, parse), and the CPU seconds
 fsbench's own process spent meanwhile (every thread, no child: not the tools, nor mpirun or fio --client), under
-CPU_KEY. bench/host_scale.py reads them per host count: a step that grows with the hosts is a serial step to
-find, and the CPU is what the controller itself pays for the case's hosts."""
+CPU_KEY (a run's first case may also carry up to about 0.3 s of the background import of the report's
+libraries, fsbench.core.warmup). bench/host_scale.py reads them per host count: a step that grows with the hosts
+is a serial step to find, and the CPU is what the controller itself pays for the case's hosts."""
 
 from __future__ import annotations
 

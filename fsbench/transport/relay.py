@@ -39,13 +39,12 @@ from typing import Any
 from fsbench.api.transport import HostEntry, Transport, TransportKind
 from fsbench.core.errors import CommandResult
 from fsbench.core.inventory import HostSpec
-from fsbench.transport import relay_steps, remote
+from fsbench.transport import relay_steps
 from fsbench.transport.capture import CappedOutput
 from fsbench.transport.errors import ConnectError, TransferError
 from fsbench.transport.relay_link import Relayed, RelayLink
 from fsbench.transport.relay_streams import RelayStreams
 from fsbench.transport.ssh import SSHTransport
-from fsbench.transport.ssh_exec import GRACE_S
 
 #: a master is given up after this many of ssh's keepalives go unanswered, one every SERVER_ALIVE_S
 SERVER_ALIVE_S, SERVER_ALIVE_COUNT = 5, 3
@@ -134,7 +133,7 @@ class RelayedTransport(SSHTransport):
         try:
             outcome = relay_steps.wait_one(s.cmd, timeout, cancel)
             if outcome in ("timeout", "cancel"):
-                self._stop_relayed(s.cmd, s.err, sudo)
+                relay_steps.stop_all([s])
         finally:
             result = relay_steps.finish(s, outcome)
         return result
@@ -151,22 +150,6 @@ class RelayedTransport(SSHTransport):
                       ) -> RelayStreams:
         """A case's long commands on many relayed hosts, stopped in one step (fsbench.api.streams calls it)."""
         return RelayStreams(items)  # type: ignore[arg-type]
-
-    def _stop_relayed(self, cmd: Relayed, err: remote.PgidFilter, sudo: bool) -> None:
-        """TERM the host's process group, KILL after the grace period; the relay's ssh client last."""
-        for sig in ("TERM", "KILL"):
-            if err.pgid is None or cmd.done.is_set():
-                break
-            killer = self.link.start(self.through(remote.kill_line(err.pgid, sig, sudo=sudo)),
-                                     CappedOutput(None, keep=False), CappedOutput(None, keep=False),
-                                     session=self.own_session)
-            killer.done.wait(self.op_timeout)
-            killer.done.close()
-            if cmd.done.wait(GRACE_S):
-                return
-        if not cmd.done.is_set():
-            self.link.terminate(cmd)
-            cmd.done.wait(GRACE_S + 2)
 
     # -- files: what SFTP does on a direct host, as commands through the relay -----------------------------
     def put_text(self, path: str, text: str) -> None:

@@ -5,7 +5,8 @@ fan-out that built its frame, waited for its end and made its result: about 0.3 
 host and step (measured in session 26 at 16 hosts), more than the frame itself. `run_together` starts every
 host's command of a step from the caller's thread (their frames leave together, a relay's in one write),
 waits for all of their ends at once, and makes the results: no thread a host. Only a command that overruns its
-timeout or is cancelled is stopped host by host (its process group, as RelayedTransport.execute stops it).
+timeout or is cancelled is stopped, all such commands in one step (`stop_all`, which RelayedTransport.execute
+and a case's long commands use too).
 
 The commands and their results are RelayedTransport.execute's own: `begin` and `finish` are its two halves.
 """
@@ -23,8 +24,9 @@ from typing import Any, Protocol
 from fsbench.core.cancel import Cancel
 from fsbench.core.errors import CommandResult
 from fsbench.transport import remote
+from fsbench.transport.capture import CappedOutput
 from fsbench.transport.relay_link import Relayed, RelayLink
-from fsbench.transport.ssh_exec import command_result
+from fsbench.transport.ssh_exec import GRACE_S, command_result
 
 
 class RelayedHost(Protocol):
@@ -43,8 +45,9 @@ class RelayedHost(Protocol):
     def raise_if_dead(self) -> None: ...
     def connect(self) -> Relayed | None: ...
     def through(self, line: str) -> list[str]: ...
-    def _stop_relayed(self, cmd: Relayed, err: remote.PgidFilter, sudo: bool) -> None: ...
 
+#: how long a stop waits for the kill commands of a signal to end on every host
+KILL_WAIT_S = 30.0
 #: ssh's own exit status for its errors (a remote command's 255 is told apart by its master still being there)
 SSH_ERROR = 255
 
@@ -154,8 +157,6 @@ def run_together(items: Sequence[tuple[RelayedHost, list[str]]], *, timeout: flo
     """Each item's `tr.run(argv)` (the run's marker, the host's sudo), all started from this thread and waited
     for together; a result per item, or the error that kept it from starting (the host dead, its master
     refused), in the items' order."""
-    from fsbench.core.at_once import each
-
     failed = connect_fresh([tr for tr, _ in items])
     countdown = Countdown(len(items) - len(failed))
     groups: dict[RelayLink, int] = {}  # a relay's commands of the step: their frames come back in one write
@@ -180,10 +181,61 @@ def run_together(items: Sequence[tuple[RelayedHost, list[str]]], *, timeout: flo
     if late:  # each overrunning command's process group stopped on its host, all hosts at once
         for link, gid in groups.items():
             link.control("R", gid)  # its frames now: the process groups' ids among them
-        wait_pgids([started[i] for i in late])
-        each(late, lambda i: started[i].tr._stop_relayed(started[i].cmd, started[i].err, started[i].sudo))
+        stop_all([started[i] for i in late])
     return [failed[i] if i in failed else finish(started[i], outcome if i in late else "exit")
             for i in range(len(items))]
+
+
+def stop_all(running: list[Started]) -> None:
+    """Stop commands still running, each host's process group, all hosts in one step: TERM to every group (the
+    kill commands of a relay's hosts started together, their ends back in one write), KILL to the groups still
+    there after the grace period, then the relay's ssh client of any command left (no group known, or it
+    outlived KILL)."""
+    wait_pgids(running)
+    for sig in ("TERM", "KILL"):
+        left = [s for s in running if not s.cmd.done.is_set() and s.err.pgid is not None]
+        if not left:
+            break
+        _signal_together(left, sig)
+        _wait_all([s for s in running if not s.cmd.done.is_set()], GRACE_S)
+    left = [s for s in running if not s.cmd.done.is_set()]
+    for s in left:
+        s.tr.link.terminate(s.cmd)
+    _wait_all(left, GRACE_S + 2)
+
+
+def _signal_together(started: list[Started], sig: str) -> None:
+    """sig to each command's process group on its host: the kill commands started together, a relay's frames
+    back in one write (a group), and waited for together."""
+    countdown = Countdown(len(started))
+    groups: dict[RelayLink, int] = {}
+    killers = []
+    for s in started:
+        link = s.tr.link
+        if link not in groups:
+            groups[link] = link.group()
+        line = remote.kill_line(s.err.pgid or 0, sig, sudo=s.sudo)
+        try:
+            killers.append(link.start(s.tr.through(line), CappedOutput(None, keep=False),
+                                      CappedOutput(None, keep=False), session=s.tr.own_session,
+                                      on_done=countdown.one_done, group=groups[link]))
+        except Exception:  # noqa: BLE001 - a relay lost meanwhile: its commands end with it
+            countdown.one_done()
+    for link, gid in groups.items():
+        try:
+            link.control("C", gid)
+        except Exception:  # noqa: BLE001 - as above
+            pass
+    countdown.done.wait(KILL_WAIT_S)
+    countdown.done.close()
+    for k in killers:
+        k.done.close()
+
+
+def _wait_all(started: list[Started], limit_s: float) -> None:
+    deadline = time.monotonic() + limit_s
+    for s in started:
+        s.cmd.done.wait(max(0.0, deadline - time.monotonic()))
 
 
 def wait_pgids(late: list[Started], limit_s: float = 5.0) -> None:

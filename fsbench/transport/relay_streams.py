@@ -5,9 +5,9 @@ Why: each such command had a thread of its own on the controller for the whole c
 command sent and waited for from that thread, host by host: about 1.5 ms of the controller's CPU a host and case
 for the samplers and the servers (bench/host_scale.py at 32 hosts, session 28). Here every host's command starts
 from the caller's thread and streams its output as before (no group holds its frames: a first sample is awaited
-while the case starts). Their stop sends every host's kill command of a relay in one go, as a step's commands
-(fsbench.transport.relay_steps): TERM to each command's process group on its host, KILL to those still there
-after the grace period, then the relay's ssh client of any command that is left. The results are
+while the case starts). Their stop is relay_steps.stop_all, in one step for every host: the kill commands of a
+relay's hosts sent in one go, TERM to each command's process group on its host, KILL to those still there after
+the grace period, then the relay's ssh client of any command that is left. The results are
 RelayedTransport.execute's own.
 
 They have no timeout of their own: the case's end stops them whatever happened (the runner stops its side jobs
@@ -19,19 +19,12 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from fsbench.core.errors import CommandResult
-from fsbench.transport import relay_steps, remote
-from fsbench.transport.capture import CappedOutput
-from fsbench.transport.relay_link import RelayLink
+from fsbench.transport import relay_steps
 from fsbench.transport.relay_steps import RelayedHost, Started
-from fsbench.transport.ssh_exec import GRACE_S
-
-#: how long a stop waits for the kill commands of a signal to end on every host
-KILL_WAIT_S = 30.0
 
 
 class RelayStreams:
@@ -86,55 +79,8 @@ class RelayStreams:
             running = [i for i in self._started if self.alive(i)]
             for i in running:
                 self._outcome[i] = "cancel"
-            self._end([self._started[i] for i in running])
+            relay_steps.stop_all([self._started[i] for i in running])
         finally:
             for i in self._started:
                 self.result(i)
             self._stopped.set()
-
-    def _end(self, running: list[Started]) -> None:
-        relay_steps.wait_pgids(running)
-        for sig in ("TERM", "KILL"):
-            left = [s for s in running if not s.cmd.done.is_set() and s.err.pgid is not None]
-            if not left:
-                break
-            _signal_together(left, sig)
-            _wait_all([s for s in running if not s.cmd.done.is_set()], GRACE_S)
-        left = [s for s in running if not s.cmd.done.is_set()]
-        for s in left:  # no process group known, or it outlived KILL: the relay's ssh client goes
-            s.tr.link.terminate(s.cmd)
-        _wait_all(left, GRACE_S + 2)
-
-
-def _signal_together(started: list[Started], sig: str) -> None:
-    """sig to each command's process group on its host: the kill commands started together, a relay's frames
-    back in one write (a group), and waited for together."""
-    countdown = relay_steps.Countdown(len(started))
-    groups: dict[RelayLink, int] = {}
-    killers = []
-    for s in started:
-        link = s.tr.link
-        if link not in groups:
-            groups[link] = link.group()
-        line = remote.kill_line(s.err.pgid or 0, sig, sudo=s.sudo)
-        try:
-            killers.append(link.start(s.tr.through(line), CappedOutput(None, keep=False),
-                                      CappedOutput(None, keep=False), session=s.tr.own_session,
-                                      on_done=countdown.one_done, group=groups[link]))
-        except Exception:  # noqa: BLE001 - a relay lost meanwhile: its commands end with it
-            countdown.one_done()
-    for link, gid in groups.items():
-        try:
-            link.control("C", gid)
-        except Exception:  # noqa: BLE001 - as above
-            pass
-    countdown.done.wait(KILL_WAIT_S)
-    countdown.done.close()
-    for k in killers:
-        k.done.close()
-
-
-def _wait_all(started: list[Started], limit_s: float) -> None:
-    deadline = time.monotonic() + limit_s
-    for s in started:
-        s.cmd.done.wait(max(0.0, deadline - time.monotonic()))
