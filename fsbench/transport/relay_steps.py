@@ -211,10 +211,14 @@ def _signal_together(started: list[Started], sig: str) -> None:
     groups: dict[RelayLink, int] = {}
     killers = []
     for s in started:
+        pgid = s.err.pgid
+        if pgid is None:  # never here (the callers pass known groups); never a group of 0: the relay's own
+            countdown.one_done()
+            continue
         link = s.tr.link
         if link not in groups:
             groups[link] = link.group()
-        line = remote.kill_line(s.err.pgid or 0, sig, sudo=s.sudo)
+        line = remote.kill_line(pgid, sig, sudo=s.sudo)
         try:
             killers.append(link.start(s.tr.through(line), CappedOutput(None, keep=False),
                                       CappedOutput(None, keep=False), session=s.tr.own_session,
