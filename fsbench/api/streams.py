@@ -27,7 +27,9 @@ STOP_S = 20.0
 class Stream:
     """One host's long command: its output goes to these files as it comes, or up to `lag_s` seconds later when
     the transport can gather many hosts' output into fewer packets that way (a sampler's samples carry their own
-    clock; None: as soon as the transport sends it)."""
+    clock; None: as soon as the transport sends it). `env`: values for the command (secrets among them), which
+    the transport's run() passes its own way (never on the command line): such a command runs in a thread of its
+    own."""
 
     host: str
     transport: Transport
@@ -35,6 +37,7 @@ class Stream:
     stdout_path: Path | None
     stderr_path: Path | None
     lag_s: float | None = None
+    env: dict[str, str] | None = None
 
 
 class StreamGroup(Protocol):
@@ -54,7 +57,7 @@ class Streams:
         kinds: dict[Callable[..., StreamGroup], list[int]] = {}
         for i, s in enumerate(self.streams):
             starter = getattr(type(s.transport), "start_streams", None)
-            if starter is not None:
+            if starter is not None and not s.env:
                 kinds.setdefault(starter, []).append(i)
         # each stream's group and its index there; (None, -1): a thread of its own
         self._where: list[tuple[Any, int]] = [(None, -1)] * len(self.streams)
@@ -81,7 +84,7 @@ class Streams:
         s = self.streams[i]
         try:
             self._results[i] = s.transport.run(list(s.argv), timeout=timeout, stdout_path=s.stdout_path,
-                                               stderr_path=s.stderr_path, cancel=self._cancel)
+                                               stderr_path=s.stderr_path, cancel=self._cancel, env=s.env or None)
         except Exception as exc:  # noqa: BLE001 - that host's own result (a host lost: the case says so)
             self._results[i] = exc
         finally:

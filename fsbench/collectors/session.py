@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import csv
-import os
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from fsbench.api.collectors import (
@@ -18,21 +18,22 @@ from fsbench.api.collectors import (
     ParsesWindow,
     ToolWindow,
 )
+from fsbench.api.streams import Stream, Streams
 from fsbench.api.transport import Transport
-from fsbench.core.cancel import Cancel
+from fsbench.collectors.line_clock import LineClock
 from fsbench.core.errors import CommandResult, FsbenchError, ParseError
 from fsbench.tools.common import open_text, path_lines
 
-STOP_S = 20.0
 AFTER_TIMEOUT_S = 600.0
 #: characters of an output given as a text to a kind without parse_lines (the others read files as streams)
 MAX_TEXT = 32 << 20
-#: how often the line clock looks for new output lines (their arrival times place them around the tool's run)
+#: how often a writer that does not tell what it writes is looked at (fsbench.collectors.line_clock)
 LINE_CLOCK_S = 0.05
 
 
 class CollectorSession:
-    """Runs a collector's command on a host from start() to stop(); finish() parses what it wrote."""
+    """A collector's command on a host from its case's start to its stop (CollectorSessions runs a case's together);
+    finish() parses what it wrote."""
 
     def __init__(self, collector: CollectorSpec, kind: CollectorKind, host: str, transport: Transport, argv: list[str],
                  raw_dir: Path, max_s: float, env: dict[str, str] | None = None):
@@ -43,21 +44,36 @@ class CollectorSession:
         self.stderr = raw_dir / f"collector-{self.name}.stderr"
         self.series_path = raw_dir / f"collector-{self.name}-{host}.csv"
         self.max_s, self.env = max_s, env or None
-        self.result: CommandResult | None = None
-        self._cancel = Cancel()
-        self._thread: threading.Thread | None = None
-        #: monotonic arrival time of each output line, and when the tool started and ended (the runner says)
-        self.line_times: list[float] = []
+        #: the arrival time of each output line; when the tool started and ended (the runner says)
+        self.clock = LineClock(self.output)
         self.tool_start: float | None = None
         self.tool_end: float | None = None
-        self._clock: threading.Thread | None = None
+        self._streams: Streams | None = None
+        self._index = 0
         (raw_dir / f"collector-{self.name}.command").write_text(" ".join(argv) + "\n")
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"collector-{self.name}-{self.host}", daemon=True)
-        self._thread.start()
-        self._clock = threading.Thread(target=self._line_clock, name=f"collector-{self.name}-clock", daemon=True)
-        self._clock.start()
+    @property
+    def line_times(self) -> list[float]:
+        return self.clock.times
+
+    def prepare(self) -> Stream:
+        """The collector's command, for a Streams of the case's collectors (then attach()); its lines are timed
+        from now on."""
+        self.clock.start()
+        return Stream(self.host, self.transport, list(self.argv), self.output, self.stderr, env=self.env)
+
+    def attach(self, streams: Streams, index: int) -> None:
+        """The command runs as streams' index-th."""
+        self._streams, self._index = streams, index
+
+    @property
+    def result(self) -> CommandResult | None:
+        """The command's result once it ended (None before)."""
+        return None if self._streams is None else self._streams.result(self._index)
+
+    def tail_s(self) -> float:
+        """How long the collector may go on after the tool ended to catch its end (a sampler's next line)."""
+        return float(self.kind.tail_s(self.collector)) if isinstance(self.kind, HasTail) else 0.0
 
     def mark_tool_start(self) -> None:
         """The case's tool starts now: the collector's means cover from here."""
@@ -74,55 +90,6 @@ class CollectorSession:
             return None
         return ToolWindow(max(0.0, self.tool_end - self.tool_start),
                           tuple(t - self.tool_start for t in self.line_times))
-
-    def _line_clock(self) -> None:
-        """Record when each line of the output arrives, until the collector has ended.
-
-        The output is opened once (when the command has made it) and read only when it grew: opening and reading
-        it every look cost 20 opens a second a host, 20,000 a second for a collector on 1,000 hosts."""
-        offset = 0
-        fh = None
-        try:
-            while True:
-                done = self._thread is None or not self._thread.is_alive()
-                if fh is None:
-                    try:
-                        fh = open(self.output, "rb")  # noqa: SIM115 - kept open across the loop, closed below
-                    except OSError:
-                        fh = None
-                if fh is not None and os.fstat(fh.fileno()).st_size > offset:
-                    fh.seek(offset)
-                    data = fh.read()
-                    offset += len(data)
-                    now = time.monotonic()
-                    self.line_times += [now] * data.count(b"\n")
-                if done:
-                    return
-                time.sleep(LINE_CLOCK_S)
-        finally:
-            if fh is not None:
-                fh.close()
-
-    def _run(self) -> None:
-        try:
-            self.result = self.transport.run(self.argv, timeout=self.max_s, stdout_path=self.output,
-                                             stderr_path=self.stderr, cancel=self._cancel, env=self.env)
-        except FsbenchError as exc:  # a lost host: the case says so on its own, the collector only warns
-            self.result = CommandResult(self.host, self.argv, None, stderr_tail=str(exc))
-
-    def stop(self) -> None:
-        """Let the collector catch the end of the case (its kind's `tail_s`: a sampler's next line), then end it."""
-        self.mark_tool_end()  # a runner that did not mark the end: the tool ended when the collector is stopped
-        wait = float(self.kind.tail_s(self.collector)) if isinstance(self.kind, HasTail) else 0.0
-        if wait > 0 and self._thread is not None:
-            self._thread.join(timeout=wait)
-        self._cancel.set()
-        if self._thread is not None:
-            self._thread.join(timeout=STOP_S)
-            if not self._thread.is_alive():  # its command's loop no longer waits on the cancel
-                self._cancel.close()
-        if self._clock is not None:
-            self._clock.join(timeout=STOP_S)
 
     def finish(self, controller: Transport) -> Collected:
         """The after step on the controller (juicefs profile), then the kind's parser; problems are warnings."""
@@ -167,6 +134,55 @@ class CollectorSession:
             return kind.parse_lines(self.collector, output, after_lines, self.host)
         return self.kind.parse(self.collector, _bounded_text(self.output),
                                _bounded_text(after) if after is not None else None, self.host)
+
+
+class CollectorSessions:
+    """A case's collectors on their hosts: started together, their lines timed, stopped together.
+
+    Through relays every host's command starts from the caller's thread and all stop in one step
+    (fsbench.api.streams); a transport of another kind runs each in a thread of its own. Lines are timed as their
+    writer writes them; one thread looks at the outputs whose writer does not say (none of fsbench's transports).
+    Each collector had two threads of its own a host: its command's and its line clock's."""
+
+    def __init__(self, sessions: Sequence[CollectorSession]):
+        self.sessions = list(sessions)
+        self._streams: Streams | None = None
+        self._looks: threading.Thread | None = None
+        self._stopping = threading.Event()
+
+    def start(self) -> None:
+        if not self.sessions:
+            return
+        # the timeout is only a backstop for the hosts of a thread each: the case's end stops every collector
+        self._streams = Streams([c.prepare() for c in self.sessions], name="collector",
+                                timeout=max(c.max_s for c in self.sessions))
+        for i, c in enumerate(self.sessions):
+            c.attach(self._streams, i)
+        self._looks = threading.Thread(target=self._look, name="collector-lines", daemon=True)
+        self._looks.start()
+
+    def _look(self) -> None:
+        waiting = [c.clock for c in self.sessions]
+        while waiting and not self._stopping.wait(LINE_CLOCK_S):
+            waiting = [clock for clock in waiting if not clock.look()]
+
+    def stop(self) -> None:
+        """Let the collectors catch the case's end (the longest of their kinds' `tail_s`, less once every command
+        ended), then end them all and time their last lines."""
+        if self._streams is None:
+            return
+        for c in self.sessions:
+            c.mark_tool_end()  # a runner that did not mark the end: the tool ended when the collectors are stopped
+        deadline = time.monotonic() + max(c.tail_s() for c in self.sessions)
+        streams, everyone = self._streams, len(self.sessions)
+        while time.monotonic() < deadline and len(streams.ended()) < everyone:
+            time.sleep(min(LINE_CLOCK_S, max(0.0, deadline - time.monotonic())))
+        streams.stop()
+        self._stopping.set()
+        if self._looks is not None:
+            self._looks.join()
+        for c in self.sessions:
+            c.clock.close()
 
 
 def _bounded_text(path: Path) -> str:

@@ -6,12 +6,15 @@ about 200 to 300 times before its sample came on a busy 32-host lab (a second or
 wake-ups a case, all of them the controller's. The writer (fsbench.transport.capture.CappedOutput) now says
 when it wrote, and the waiter sleeps until then (or a coarse fallback timeout, for a writer that does not
 say).
+
+A listener hears the bytes themselves as they are written (`listen`): a collector times each output line by when
+its writer wrote it, where a thread a host looked at the file every 50 ms.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,6 +25,7 @@ class FileGrowth:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._watching: dict[str, list[threading.Event]] = {}
+        self._listening: dict[str, list[Callable[[bytes], None]]] = {}
 
     @contextmanager
     def watch(self, path: Path | str) -> Iterator[threading.Event]:
@@ -39,12 +43,33 @@ class FileGrowth:
                 if not events:
                     self._watching.pop(key, None)
 
-    def grew(self, path: str) -> None:
-        """A write to path landed (a writer's flush): wake whoever watches it."""
+    @contextmanager
+    def listen(self, path: Path | str, hear: Callable[[bytes], None]) -> Iterator[None]:
+        """`hear(data)` called with each write's bytes to path while inside, from the writer's thread, once they
+        are in the file."""
+        key = str(path)
+        with self._lock:
+            self._listening.setdefault(key, []).append(hear)
+        try:
+            yield
+        finally:
+            with self._lock:
+                heard = self._listening.get(key, [])
+                if hear in heard:
+                    heard.remove(hear)
+                if not heard:
+                    self._listening.pop(key, None)
+
+    def grew(self, path: str, data: bytes = b"") -> None:
+        """A write of data to path landed (a writer's flush): wake whoever watches it, tell whoever listens."""
         events = self._watching.get(path)  # no lock: a dict lookup is atomic, and nearly every path is unwatched
         if events:
             for event in list(events):
                 event.set()
+        heard = self._listening.get(path)
+        if heard and data:
+            for hear in list(heard):
+                hear(data)
 
 
 #: the process's watched files

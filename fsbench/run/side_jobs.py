@@ -163,11 +163,13 @@ class Collectors(QuietSideJob):
     """The scenario's collectors of the case (fsbench.collectors.session), their means over the tool's run."""
 
     def __init__(self, sessions: list, controller: Transport):
+        from fsbench.collectors.session import CollectorSessions
+
         self.sessions, self.controller = sessions, controller
+        self.running = CollectorSessions(sessions)
 
     def start(self) -> str | None:
-        for c in self.sessions:
-            c.start()
+        self.running.start()
         if self.sessions:
             time.sleep(COLLECTOR_START_S)
         return None
@@ -181,7 +183,7 @@ class Collectors(QuietSideJob):
             c.mark_tool_end()
 
     def stop(self) -> None:
-        at_once([c.stop for c in self.sessions])
+        self.running.stop()
 
     def collect(self) -> list[ParseResult]:
         out = []

@@ -50,7 +50,7 @@ class CappedOutput:
             # in the file as it arrives: collectors time each output line by when it shows in the file, and a
             # case's start waits for its samplers' first samples there
             self._fh.flush()
-            GROWTH.grew(self._path)
+            GROWTH.grew(self._path, data)
             self._size += len(data)
             if self._size > self.head_limit + 2 * self.tail_limit:
                 self._keep_newest(self.tail_limit)

@@ -182,7 +182,9 @@ def test_with_min_hosts_the_run_goes_on_without_a_silent_client_and_past_one_los
     `--resume` redoes the failed one on the 16. Nothing is left on any host, the relays' folders neither."""
     require("ssh-agent")
     inventory = with_a_silent_host(lab16, tmp_path / "inventory.yaml", transport="ssh-relay")
-    scenario = campaign(lab16, tmp_path / "sc", extra="settings: {min_hosts: 16}\n", mdtest="  fio-long: {tool: fio, "
+    # a collector on every host beside each case: through relays its commands start together and stop in one step
+    ticks = "collectors:\n  ticks: {kind: command, command: 'echo on ${host.name}; while :; do date +%s; sleep 0.5; done'}\n"
+    scenario = campaign(lab16, tmp_path / "sc", extra="settings: {min_hosts: 16}\n" + ticks, mdtest="  fio-long: {tool: fio, "
                         "options: {rw: write, bs: 64k, size: 4m, ioengine: psync, time_based: true, runtime: 5}}\n")
     out = tmp_path / "out"
     crashed = threading.Event()
@@ -240,6 +242,9 @@ def test_with_min_hosts_the_run_goes_on_without_a_silent_client_and_past_one_los
     for workload in ("fio-write", "fio-long"):
         bandwidth = rows[(rows.workload == workload) & (rows.metric == "bandwidth")]
         assert set(bandwidth.host) == {*NAMES, "all"}, (workload, sorted(bandwidth.host))
+    for host in NAMES:  # each host's collector ran beside the case, its output kept as it came
+        lines = (run / "raw" / "shared__fio-write__r1" / host / "collector-ticks.txt").read_text().splitlines()
+        assert lines[0] == f"on {host}" and len(lines) >= 2, (host, lines)
     assert lab16.wait_clean() == {}
     for name in RELAYS:
         assert not list(lab16.host(name).path("/tmp").glob("fsbench-*/relay-*")), name

@@ -131,3 +131,31 @@ def test_a_command_that_outlives_its_stop_is_named(tmp_path, monkeypatch) -> Non
     s = Streams([_stream(Deaf("d1"), tmp_path), _stream(Alone("a1"), tmp_path)], timeout=None)
     assert s.stop() == ["d1"]
     assert s.result(0) is None and s.result(1) is not None
+
+
+class GroupedRunning(Grouped):
+    """A kind that starts its hosts' commands together, and runs one alone too."""
+
+    envs: list[dict | None] = []
+
+    def run(self, argv, *, timeout=None, stdout_path=None, stderr_path=None, cancel=None, env=None, **_):
+        GroupedRunning.envs.append(env)
+        assert cancel is not None
+        cancel.wait(10)
+        return CommandResult(self.host, list(argv), 0, interrupted=cancel.is_set())
+
+
+def test_a_command_with_values_runs_in_its_own_thread_through_its_transports_run(tmp_path) -> None:
+    # its values (secrets among them) go the transport's own way (an env file on an SSH host), never on a line
+    GroupedRunning.envs = []
+    with_env = Stream("g2", GroupedRunning("g2"), ["collector"], tmp_path / "g2.out", None, env={"META_PASSWORD": "x"})
+    s = Streams([_stream(GroupedRunning("g1"), tmp_path), with_env], timeout=None, name="collector")
+    assert [host for _, items in Grouped.calls for host, _ in items] == ["g1"]
+    deadline = time.monotonic() + 5
+    while not GroupedRunning.envs and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert GroupedRunning.envs == [{"META_PASSWORD": "x"}]
+    assert "collector-g2" in {t.name for t in threading.enumerate()}
+    s.stop()
+    r = s.result(1)
+    assert r is not None and r.interrupted
