@@ -9,6 +9,7 @@ probes, the target's setup and teardown, the tables). The tools' own time is not
 and mpirun's ranks are the engines, and on one machine 32 hosts' tools share 2 cores.
 
     python bench/host_scale.py [--hosts 1,4,16,32] [--rounds 2] [--json FILE] [--keep DIR] [--lose-one] [--relay]
+                               [--relay-only] [--collector]
 
 With --relay each count runs twice, direct (`ssh`) and through relays (`ssh-relay`, an ssh-agent of its own
 holding the lab's key), one after the other.
@@ -64,13 +65,20 @@ run()
 """
 
 
-def scenario(folder: Path, shared: Path, hosts: int, rounds: int) -> Path:
+#: --collector: a `command` collector on every host of each case, five lines a second (as `juicefs stats` prints
+#: one a second, with more lines to time)
+COLLECTOR = """collectors:
+  ticks: {kind: command, command: 'while :; do date +%s.%N; sleep 0.2; done'}
+"""
+
+
+def scenario(folder: Path, shared: Path, hosts: int, rounds: int, collector: bool = False) -> Path:
     """fio's write on every client (fio --client) and mdtest with one rank per client (mpirun, a hostfile)."""
     path = folder / "host-scale.yaml"
     path.write_text(f"""\
 name: host-scale
 settings: {{repetitions: {rounds}}}
-targets:
+{COLLECTOR if collector else ""}targets:
   shared:
     description: one tree every lab host sees (the lab's folder), as an NFS or parallel file system would be
     path: {shared}
@@ -84,11 +92,13 @@ workloads:
     return path
 
 
-def run_once(lab, folder: Path, hosts: int, rounds: int, relay: dict[str, str] | None = None) -> dict:
-    """One `fsbench run`; relay: the ssh-agent's variables, to reach the clients through relays (ssh-relay)."""
+def run_once(lab, folder: Path, hosts: int, rounds: int, relay: dict[str, str] | None = None,
+             collector: bool = False) -> dict:
+    """One `fsbench run`; relay: the ssh-agent's variables, to reach the clients through relays (ssh-relay);
+    collector: with a collector on every host (COLLECTOR)."""
     names = [f"client{i}" for i in range(1, hosts + 1)]
     inventory = lab.write_inventory(folder / "inventory.yaml", hosts=names, transport="ssh-relay" if relay else None)
-    sc = scenario(folder, lab.root / f"shared-{hosts}", hosts, rounds)
+    sc = scenario(folder, lab.root / f"shared-{hosts}", hosts, rounds, collector)
     own = folder / "fsbench-cpu"
     argv = [sys.executable, "-c", SELF_CPU, str(own), "run", str(sc), "--inventory", str(inventory), "-o",
             str(folder / "out"), "--no-report", "--progress", "none"]
@@ -202,6 +212,7 @@ def main() -> None:
     ap.add_argument("--relay", action="store_true",
                     help="each count twice: direct (ssh) and through relays (ssh-relay, with an ssh-agent of its own)")
     ap.add_argument("--relay-only", action="store_true", help="each count through relays only")
+    ap.add_argument("--collector", action="store_true", help="a `command` collector on every host of each case")
     args = ap.parse_args()
     counts = [int(x) for x in args.hosts.split(",")]
     for tool in ("/usr/sbin/sshd", "fio", "mpirun", "mdtest"):
@@ -220,7 +231,8 @@ def main() -> None:
                 for n, how in [(n, how) for n in counts for how in kinds]:
                     folder = Path(tmp) / f"n{n}-{how}"
                     folder.mkdir()
-                    results.append(run_once(lab, folder, n, args.rounds, agent_env if how == "ssh-relay" else None))
+                    results.append(run_once(lab, folder, n, args.rounds, agent_env if how == "ssh-relay" else None,
+                                            args.collector))
                     results[-1]["transport"] = how
                     if args.keep:
                         shutil.copytree(folder / "out", args.keep / f"n{n}-{how}", symlinks=True)
