@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import select
 import struct
 import threading
@@ -25,6 +24,7 @@ from fsbench.core.errors import CommandFailed
 from fsbench.transport import remote
 from fsbench.transport.errors import ConnectError
 from fsbench.transport.relay_setup import FOLDER_SCRIPT, known_hosts_text, stop_orphans
+from fsbench.transport.run_agent import RUN_AGENT, hold_for
 from fsbench.transport.ssh import SSHTransport
 from fsbench.transport.ssh_exec import SSHCommands
 from fsbench.transport.ssh_files import SSHFileOps
@@ -67,6 +67,7 @@ class RelayLink:
         self._lock = threading.RLock()
         self._chan: Any = None
         self._forward: Any = None
+        self._agent = False  # it holds the run's own ssh-agent (fsbench.transport.run_agent): close() releases it
         self._next = self._groups = 0
         self._cmds: dict[int, Relayed] = {}
         self.masters: dict[str, Relayed] = {}
@@ -85,12 +86,9 @@ class RelayLink:
 
     def _start(self) -> None:
         r = self.relay
-        if self.hosts and not os.environ.get("SSH_AUTH_SOCK"):
-            raise ConnectError(r.host, r.settings.where,
-                               "the relay needs an ssh-agent on this machine holding the hosts' key, to forward "
-                               "it (SSH_AUTH_SOCK is not set)",
-                               "start one (`eval $(ssh-agent)`, then `ssh-add KEY`) before fsbench, or give the "
-                               "hosts `transport: ssh`")
+        if self.hosts and not self._agent:  # the user's ssh-agent, or the run's own holding the hosts' keys
+            keys = [k for t in self.hosts.values() for k in t.settings.key_files]
+            self._agent = hold_for(r.host, r.settings.where, keys)
         base = r.remote_base
         # the relay host's own execute and put_text go through this link: its direct ones start it
         made = SSHCommands.execute(r, ["sh", "-c", FOLDER_SCRIPT, "fsbench-relay", base, self.folder],
@@ -279,6 +277,9 @@ class RelayLink:
             finally:
                 chan.close()
         self._drop_forward()
+        if self._agent:
+            self._agent = False
+            RUN_AGENT.release()
         if self._stopper is not None:  # it uses the relay's connection, which the relay host closes next
             self._stopper.join(self.relay.op_timeout + 10)
         if self._made and self.relay.dead is None:

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import yaml
@@ -24,6 +25,7 @@ from fsbench.core.cancel import Cancel
 from fsbench.core.inventory import load_inventory
 from fsbench.transport.errors import ConnectError
 from fsbench.transport.relay import PLUGIN, RelayedTransport, RelayHost
+from fsbench.transport.run_agent import RUN_AGENT
 from tests.conftest import require
 from tests.mhlab import MultiHostLab, clients_layout, ssh_agent, start_multihost
 from tests.paths import REPO
@@ -245,16 +247,32 @@ def test_a_relay_whose_program_died_still_has_its_folder_removed_at_the_end(ts, 
     assert list(host.path(f"/tmp/fsbench-{lab5.user}").glob("relay-*"))  # there until the end
 
 
-def test_without_an_ssh_agent_a_relay_refuses_to_start_and_says_what_to_do(lab5, tmp_path, monkeypatch):
+def test_without_an_ssh_agent_the_relays_use_one_of_the_runs_own_gone_once_they_close(lab5, tmp_path, monkeypatch):
+    """A controller with the hosts' key file but no ssh-agent (a CI runner, a cron job): fsbench starts an agent
+    of its own for its relays, holding the inventory's key, and ends it when the last relay closes: its process,
+    its socket's folder and SSH_AUTH_SOCK gone again. (Its refusals: tests/unit/test_run_agent.py.)"""
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
     made = transports(lab5, tmp_path)
     try:
-        with pytest.raises(ConnectError) as exc:
-            made["client2"].run(["true"])
-        assert "SSH_AUTH_SOCK is not set" in str(exc.value) and "ssh-add" in str(exc.value)
+        assert made["client2"].run(["true"]).ok and made["client5"].run(["true"]).ok  # behind each relay
+        sock = os.environ["SSH_AUTH_SOCK"]
+        assert RUN_AGENT.running and Path(sock).parent.name.startswith("fsbench-agent-")
+        held = subprocess.run(["ssh-add", "-l"], capture_output=True, text=True, timeout=30).stdout
+        fingerprint = subprocess.run(["ssh-keygen", "-lf", str(lab5.client_key)], capture_output=True, text=True).stdout
+        assert fingerprint.split()[1] in held, (held, fingerprint)  # the inventory's key, and only it
+        assert len(held.splitlines()) == 1
+        assert _pids_with(sock), "the run's agent runs with its socket"
     finally:
         for t in made.values():
             t.close()
+    assert not RUN_AGENT.running and "SSH_AUTH_SOCK" not in os.environ
+    assert not Path(sock).parent.exists() and _pids_with(sock) == []
+    assert lab5.wait_clean() == {}
+
+
+def _pids_with(text: str) -> list[int]:
+    """The processes of this machine whose command line holds text."""
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and text in _cmdline(int(p.name))]
 
 
 def test_an_inventory_says_which_hosts_go_through_relays(lab5, tmp_path):
