@@ -25,7 +25,7 @@ GROUPS: dict[str, str] = {
     # clusters at once on 2 cores (their OSDs starve each other's heartbeats)
     "test_backend_counters_real": "ceph-lab", "test_ceph": "ceph-lab", "test_multihost_ceph": "ceph-lab",
     # one HDFS with its S3 server per session
-    "test_hdfs_s3_juicefs": "hadoop-lab", "test_nnbench_hosts_real": "hadoop-lab",
+    "test_hdfs_s3_juicefs": "hadoop-lab",
 }
 
 #: seconds a unit takes on one of three workers (measured 2026-11-27, session 10, with `--durations=0`; any

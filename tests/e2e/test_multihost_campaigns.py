@@ -19,8 +19,9 @@ import pytest
 import yaml
 
 from fsbench import hadoop
-from fsbench.tools.nnbench.parse import runner_lines
+from fsbench.tools.nnbench.parse import blocks, runner_lines
 from tests.conftest import require, run_cli
+from tests.e2e.test_nnbench_hosts_real import nnbench_when
 from tests.mhlab import LabWatcher, MultiHostLab, lab_inventory, run_on_lab, start_multihost
 from tests.paths import REPO
 
@@ -339,8 +340,21 @@ def test_hdfs_s3_juicefs_spreads_nnbench_maps_over_the_clients_at_one_barrier(hd
         server = (raw / "client1" / "server.out").read_text()
         assert "3 parties joined" in server and "5 rounds, every party left" in server, server
         assert not (raw / "client2" / "server-command").exists()
+        # each NNBench run started at the same moment on the three, and only after all three had ended the one
+        # before (NNBench's own start and end times): no host renamed while another still read
+        found = {h: blocks((raw / h / "NNBench_results.log").read_text()) for h in NNBENCH_SHARE}
+        assert [len(b) for b in found.values()] == [5, 5, 5], found
+        for n, runs in enumerate(zip(*found.values())):
+            starts = [nnbench_when(b.text("Start time")) for b in runs]
+            assert (max(starts) - min(starts)).total_seconds() < 0.25, (case, runs[0].operation, starts)
+            if n:
+                ended = max(nnbench_when(found[h][n - 1].text("Date & time")) for h in NNBENCH_SHARE)
+                assert min(starts) > ended, (case, runs[0].operation, starts, ended)
     rows = pd.read_csv(run / "results.csv", keep_default_na=False)
     nn = rows[(rows.tool == "nnbench") & (rows.job == "")]
+    rate = nn[nn.metric == "rate"].pivot_table(index=["target", "operation"], columns="host", values="value")
+    hosts_sum = sum(rate[h] for h in NNBENCH_SHARE)
+    assert ((rate["all"] - hosts_sum).abs() <= 1e-9 * rate["all"]).all(), rate  # the hosts' rates added
     for target in ("hdfs", "s3a", "juicefs"):
         ops = nn[(nn.target == target) & (nn.metric == "ops")]
         assert set(ops.host) == {*NNBENCH_SHARE, "all"}, ops

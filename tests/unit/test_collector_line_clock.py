@@ -10,8 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from fsbench.collectors import COLLECTORS
-from fsbench.collectors import line_clock
+from fsbench.collectors import COLLECTORS, line_clock
 from fsbench.collectors.line_clock import LineClock
 from fsbench.collectors.session import CollectorSession, CollectorSessions
 from fsbench.core.errors import CommandResult
