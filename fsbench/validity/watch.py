@@ -151,25 +151,32 @@ class BackendWatch:
 
     def settle(self) -> None:
         """Wait (up to `settle`) until no backend's counters moved for `quiet`: what a client still sends
-        after the tool closed its files (a write-back upload) is counted in the `after` window."""
+        after the tool closed its files (a write-back upload) is counted in the `after` window.
+
+        The quiet is counted from the end snapshot (its counters unchanged at a later read: nothing moved in
+        between, counters only grow), not from this call: the case's other side jobs stop meanwhile, and each
+        case waited that gap and a poll's rounding more (0.66 s a case for a quiet of 0.5 s). At least one read
+        follows the end snapshot, and the quiet must hold until a read begins."""
         if not self.sources:
             return
         last = self._totals("end")
-        still = time.monotonic()
+        still = self._end_clock
         deadline = self._end_clock + self.limits.settle_s
         while True:
             now = time.monotonic()
-            if now - still >= self.limits.quiet_s:
-                self.quiet = True
-                break
-            if now >= deadline:
-                self.quiet = False
-                break
-            time.sleep(min(POLL_S, max(0.0, deadline - now)))
+            # until the quiet would be reached (or the next poll, or the deadline), then read
+            time.sleep(max(0.0, min(POLL_S, still + self.limits.quiet_s - now, deadline - now)))
+            read_at = time.monotonic()
             self._snap("settled")
             totals = self._totals("settled")
             if totals != last:
                 last, still = totals, time.monotonic()
+            elif read_at - still >= self.limits.quiet_s:
+                self.quiet = True
+                return
+            if time.monotonic() >= deadline:
+                self.quiet = False
+                return
 
     def _totals(self, stage: str) -> tuple:
         """What the quiet wait compares: the object requests and bytes. A client's metadata-engine requests
