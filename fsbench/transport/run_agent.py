@@ -25,9 +25,13 @@ from collections.abc import Sequence
 
 from fsbench.transport.errors import ConnectError
 
-#: the agent, ended when its stdin (fsbench's pipe) closes; then its folder, empty once the agent removed its socket
-AGENT_SCRIPT = ('ssh-agent -D -a "$1/agent.sock" >/dev/null & a=$!; read -r _; kill "$a" 2>/dev/null; wait "$a"; '
-                'rmdir -- "$1" 2>/dev/null; true')
+#: the agent, ended when fsbench's pipe to this shell closes (fd 3: a background list's stdin is /dev/null); the
+#: shell ends with the agent, so an agent that cannot start is seen at once, its words on stderr (which the waiting
+#: reader does not hold); then its folder, empty once the agent removed its socket
+AGENT_SCRIPT = ('exec 3<&0; ssh-agent -D -a "$1/agent.sock" >/dev/null & a=$!; '
+                '(read -r _ <&3; kill "$a") 2>/dev/null & wait "$a"; s=$?; rmdir -- "$1" 2>/dev/null; exit $s')
+#: a Unix socket's path must fit in 108 bytes: a longer temporary folder gives way to /tmp
+SOCKET_PATH_MAX = 100
 START_S = 10.0
 ADD_S = 30.0
 
@@ -89,7 +93,10 @@ class RunAgent:
             raise AgentRefused("the relay needs an ssh-agent to forward the hosts' key, and none runs here "
                                "(SSH_AUTH_SOCK is not set; OpenSSH's ssh-agent and ssh-add are not installed "
                                "to start one)", "install OpenSSH's client tools, or give the hosts `transport: ssh`")
-        self._folder = tempfile.mkdtemp(prefix="fsbench-agent-")  # 0700
+        base = tempfile.gettempdir()
+        if len(os.path.join(base, "fsbench-agent-xxxxxxxx", "agent.sock")) > SOCKET_PATH_MAX:
+            base = "/tmp"
+        self._folder = tempfile.mkdtemp(prefix="fsbench-agent-", dir=base)  # 0700
         self._socket = os.path.join(self._folder, "agent.sock")
         self._proc = subprocess.Popen(["sh", "-c", AGENT_SCRIPT, "fsbench-agent", self._folder],
                                       stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

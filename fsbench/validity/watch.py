@@ -151,20 +151,14 @@ class BackendWatch:
 
     def settle(self) -> None:
         """Wait (up to `settle`) until no backend's counters moved for `quiet`: what a client still sends
-        after the tool closed its files (a write-back upload) is counted in the `after` window.
-
-        The quiet is counted from the end snapshot (its counters unchanged at a later read: nothing moved in
-        between, counters only grow), not from this call: the case's other side jobs stop meanwhile, and each
-        case waited that gap and a poll's rounding more (0.66 s a case for a quiet of 0.5 s). At least one read
-        follows the end snapshot, and the quiet must hold until a read begins."""
+        after the tool closed its files (a write-back upload) is counted in the `after` window. The quiet counts
+        from the end snapshot (counters only grow: unchanged at a later read, nothing moved between), proven by
+        a read that begins once it is reached; counted from this call, each case waited 0.66 s for 0.5 s."""
         if not self.sources:
             return
-        last = self._totals("end")
-        still = self._end_clock
-        deadline = self._end_clock + self.limits.settle_s
-        while True:
+        last, still, deadline = self._totals("end"), self._end_clock, self._end_clock + self.limits.settle_s
+        while True:  # sleep until the quiet would be reached (or the next poll, or the deadline), then read
             now = time.monotonic()
-            # until the quiet would be reached (or the next poll, or the deadline), then read
             time.sleep(max(0.0, min(POLL_S, still + self.limits.quiet_s - now, deadline - now)))
             read_at = time.monotonic()
             self._snap("settled")

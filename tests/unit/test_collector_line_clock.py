@@ -61,7 +61,8 @@ def test_a_line_is_timed_as_the_transport_writes_it_and_its_file_is_never_looked
     assert time.monotonic() - began < 10
     for s in sessions:
         first, second, third = s.line_times
-        assert second - first >= 0.3 and third == second, s.line_times
+        # 0.3 s apart on the host; the first may be read a moment late (a pipe), never all three at once
+        assert second - first >= 0.2 and third == second, s.line_times
         assert s.output.read_text() == "first\nsecond\nthird\n"
         assert s.result is not None and s.result.interrupted  # ended by the stop
     assert opened == []

@@ -7,11 +7,13 @@ add without a prompt, saying what to do."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,13 +25,20 @@ from tests.paths import REPO
 
 
 @pytest.fixture
-def keys(tmp_path, monkeypatch) -> dict[str, Path]:
+def agents_dir(monkeypatch) -> Iterator[Path]:
+    """The temporary folder the agents' folders go to: short, as a socket's path must be (not under tmp_path)."""
+    short = Path(tempfile.mkdtemp(prefix="ra-", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(short))
+    yield short
+    shutil.rmtree(short, ignore_errors=True)
+
+
+@pytest.fixture
+def keys(tmp_path, monkeypatch, agents_dir) -> dict[str, Path]:
     for tool in ("ssh-agent", "ssh-add", "ssh-keygen"):
         require(tool)
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # the agents' folders go here
-    made = {}
+    made: dict[str, Path] = {}
     for name, passphrase in (("plain", ""), ("other", ""), ("locked", "secret")):
         made[name] = tmp_path / name
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-f", str(made[name])], check=True,
@@ -84,7 +93,8 @@ def test_with_the_users_own_agent_nothing_is_started(keys, monkeypatch):
     assert not agent.running and os.environ["SSH_AUTH_SOCK"] == "/run/user/agent.sock"
 
 
-def test_a_key_with_a_passphrase_is_refused_naming_it_without_a_prompt_and_nothing_is_left(keys, monkeypatch):
+def test_a_key_with_a_passphrase_is_refused_naming_it_without_a_prompt_and_nothing_is_left(keys, monkeypatch,
+                                                                                           agents_dir):
     import fsbench.transport.run_agent as run_agent
 
     agent = RunAgent()
@@ -94,17 +104,17 @@ def test_a_key_with_a_passphrase_is_refused_naming_it_without_a_prompt_and_nothi
     said = str(exc.value)
     assert "client1" in said and str(keys["locked"]) in said and "passphrase" in said and "ssh-add KEY" in said
     assert not agent.running and "SSH_AUTH_SOCK" not in os.environ
-    assert list((keys["plain"].parent / "tmp").iterdir()) == []
+    assert list(agents_dir.iterdir()) == []
 
 
-def test_a_fsbench_killed_outright_leaves_no_agent_holding_keys(keys, tmp_path):
+def test_a_fsbench_killed_outright_leaves_no_agent_holding_keys(keys, agents_dir):
     holder = subprocess.Popen([sys.executable, "-c", (
         "import os, sys, time\n"
         "from fsbench.transport.run_agent import RUN_AGENT\n"
         f"RUN_AGENT.hold([{str(keys['plain'])!r}])\n"
         "print(os.environ['SSH_AUTH_SOCK'], flush=True)\n"
         "time.sleep(60)\n")], cwd=REPO, stdout=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path / "tmp")})
+        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(agents_dir)})
     assert holder.stdout is not None
     sock = holder.stdout.readline().strip()
     assert sock and _processes_with(sock)
@@ -116,4 +126,20 @@ def test_a_fsbench_killed_outright_leaves_no_agent_holding_keys(keys, tmp_path):
     assert _processes_with(sock) == []  # its pipe closed: the switch ended the agent, which removed its socket
     while Path(sock).parent.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert list((tmp_path / "tmp").iterdir()) == []  # and the switch removed the folder
+    assert list(agents_dir.iterdir()) == []  # and the switch removed the folder
+
+
+def test_an_agent_that_cannot_start_is_refused_at_once_with_its_own_words(keys, monkeypatch, tmp_path):
+    import fsbench.transport.run_agent as run_agent
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)  # past the 108 bytes a socket's path may have
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    monkeypatch.setattr(run_agent, "SOCKET_PATH_MAX", 10_000)  # the fall-back to /tmp left out
+    agent = RunAgent()
+    began = time.monotonic()
+    with pytest.raises(run_agent.AgentRefused) as exc:
+        agent.hold([str(keys["plain"])])
+    assert time.monotonic() - began < 5  # not the 10 s wait for a socket
+    assert "did not start" in exc.value.why and "too long" in exc.value.why, exc.value.why
+    assert not agent.running and "SSH_AUTH_SOCK" not in os.environ and list(deep.iterdir()) == []
