@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 class FileGrowth:
@@ -30,35 +31,31 @@ class FileGrowth:
     @contextmanager
     def watch(self, path: Path | str) -> Iterator[threading.Event]:
         """An event set at each write to path while inside (clear it before each look at the file)."""
-        key, event = str(path), threading.Event()
-        with self._lock:
-            self._watching.setdefault(key, []).append(event)
-        try:
+        event = threading.Event()
+        with self._kept(self._watching, str(path), event):
             yield event
-        finally:
-            with self._lock:
-                events = self._watching.get(key, [])
-                if event in events:
-                    events.remove(event)
-                if not events:
-                    self._watching.pop(key, None)
 
     @contextmanager
     def listen(self, path: Path | str, hear: Callable[[bytes], None]) -> Iterator[None]:
         """`hear(data)` called with each write's bytes to path while inside, from the writer's thread, once they
         are in the file."""
-        key = str(path)
+        with self._kept(self._listening, str(path), hear):
+            yield
+
+    @contextmanager
+    def _kept(self, table: dict[str, list[Any]], key: str, item: Any) -> Iterator[None]:
+        """item in table[key] while inside."""
         with self._lock:
-            self._listening.setdefault(key, []).append(hear)
+            table.setdefault(key, []).append(item)
         try:
             yield
         finally:
             with self._lock:
-                heard = self._listening.get(key, [])
-                if hear in heard:
-                    heard.remove(hear)
-                if not heard:
-                    self._listening.pop(key, None)
+                items = table.get(key, [])
+                if item in items:
+                    items.remove(item)
+                if not items:
+                    table.pop(key, None)
 
     def grew(self, path: str, data: bytes = b"") -> None:
         """A write of data to path landed (a writer's flush): wake whoever watches it, tell whoever listens."""

@@ -34,17 +34,18 @@ def _parse(text: str) -> Snapshot:
     return Snapshot(time.time(), {"put_object": OpCount(n, n * 4096, 0)})
 
 
-def _watch(store: _Store, tmp_path: Path, quiet_s: float) -> BackendWatch:
+def _ended(store: _Store, tmp_path: Path, quiet_s: float = 0.5, settle_s: float = 10.0) -> tuple[BackendWatch, float]:
+    """A watch of the store around a tool that just ended, and when it ended."""
     src = Source("s3", "meta", "", store, tmp_path, argv=["counters"], parse=_parse)  # type: ignore[arg-type]
-    return BackendWatch([src], Thresholds(quiet_s=quiet_s, settle_s=10.0))
+    watch = BackendWatch([src], Thresholds(quiet_s=quiet_s, settle_s=settle_s))
+    watch.tool_start()
+    watch.tool_end()
+    return watch, time.monotonic()
 
 
 def test_the_quiet_counts_from_the_tools_end_and_a_read_proves_it(tmp_path: Path) -> None:
     store = _Store()
-    watch = _watch(store, tmp_path, quiet_s=0.5)
-    watch.tool_start()
-    watch.tool_end()
-    ended = time.monotonic()
+    watch, ended = _ended(store, tmp_path)
     time.sleep(0.3)  # the case's other side jobs stop meanwhile
     watch.settle()
     took = time.monotonic() - ended
@@ -54,10 +55,7 @@ def test_the_quiet_counts_from_the_tools_end_and_a_read_proves_it(tmp_path: Path
 
 def test_an_upload_between_the_tools_end_and_the_wait_is_seen_and_restarts_the_quiet(tmp_path: Path) -> None:
     store = _Store()
-    watch = _watch(store, tmp_path, quiet_s=0.5)
-    watch.tool_start()
-    watch.tool_end()
-    ended = time.monotonic()
+    watch, ended = _ended(store, tmp_path)
     store.uploads.append(ended + 0.1)  # a write-back upload after the tool
     time.sleep(0.6)  # past the quiet already, counted from the end: a read still shows the upload
     watch.settle()
@@ -69,11 +67,7 @@ def test_an_upload_between_the_tools_end_and_the_wait_is_seen_and_restarts_the_q
 
 def test_a_store_that_never_goes_quiet_ends_the_wait_at_its_limit(tmp_path: Path) -> None:
     store = _Store()
-    watch = _watch(store, tmp_path, quiet_s=0.5)
-    watch.limits = Thresholds(quiet_s=0.5, settle_s=1.0)
-    watch.tool_start()
-    watch.tool_end()
-    ended = time.monotonic()
+    watch, ended = _ended(store, tmp_path, settle_s=1.0)
     store.uploads.extend(ended + 0.15 * i for i in range(1, 20))
     watch.settle()
     assert not watch.quiet and 1.0 <= time.monotonic() - ended < 1.5
