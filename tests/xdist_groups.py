@@ -32,7 +32,7 @@ GROUPS: dict[str, str] = {
 #: other end-to-end module counts DEFAULT_E2E_S, a unit test module UNIT_S): the order units are handed out in,
 #: and the budget per unit that docs/benchmarks.md keeps
 BUDGET_S: dict[str, int] = {
-    "e2e:hadoop-lab": 315, "e2e:ceph-lab": 315, "e2e:test_multihost_campaigns": 270,
+    "e2e:hadoop-lab": 255, "e2e:ceph-lab": 315, "e2e:test_multihost_campaigns": 270,
     "e2e:test_meta_engines": 110, "e2e:test_target_faults_real": 60, "e2e:test_s3_fuse_clients": 95, "e2e:test_hardening": 65,
     "e2e:test_hosts_and_processes": 50, "e2e:test_runtime_faults": 50, "e2e:test_run_local": 45,
     "e2e:test_service_kinds_real": 40, "e2e:test_mdtest_real": 40, "e2e:test_juicefs_evaluation": 35,
