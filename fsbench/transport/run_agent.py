@@ -64,6 +64,8 @@ class RunAgent:
         """Make sure an agent serves this process, holding keys (the default identities when there are none);
         True when it is the run's own (then release() once the relay closes). Raises AgentRefused."""
         with self._lock:
+            if self._proc is not None and self._proc.poll() is not None:
+                self._stop()  # the run's agent died (killed from outside): a new one, its keys added again
             if self._proc is None and os.environ.get("SSH_AUTH_SOCK"):
                 return False  # the user's own agent: the keys are theirs to add
             if self._proc is None:
@@ -103,9 +105,9 @@ class RunAgent:
                                       start_new_session=True)
         deadline = time.monotonic() + START_S
         while not os.path.exists(self._socket):
-            if self._proc.poll() is not None or time.monotonic() > deadline:
-                said = self._proc.stderr.read().decode(errors="replace").strip() if self._proc.poll() is not None \
-                    and self._proc.stderr else ""
+            ended = self._proc.poll() is not None
+            if ended or time.monotonic() > deadline:
+                said = self._proc.stderr.read().decode(errors="replace").strip() if ended and self._proc.stderr else ""
                 self._stop()
                 raise AgentRefused(f"the run's own ssh-agent did not start: {said or 'no socket within 10 s'}",
                                    "start one yourself (`eval $(ssh-agent)`, then `ssh-add KEY`) before fsbench")

@@ -143,3 +143,19 @@ def test_an_agent_that_cannot_start_is_refused_at_once_with_its_own_words(keys, 
     assert time.monotonic() - began < 5  # not the 10 s wait for a socket
     assert "did not start" in exc.value.why and "too long" in exc.value.why, exc.value.why
     assert not agent.running and "SSH_AUTH_SOCK" not in os.environ and list(deep.iterdir()) == []
+
+
+def test_an_agent_killed_from_outside_is_started_again_with_its_keys(keys):
+    agent = RunAgent()
+    assert agent.hold([str(keys["plain"])]) is True
+    first = os.environ["SSH_AUTH_SOCK"]
+    for pid in _processes_with(first):
+        os.kill(pid, signal.SIGKILL)  # the agent and its switch, as an operator's kill would
+    deadline = time.monotonic() + 5
+    while _processes_with(first) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert agent.hold([str(keys["plain"])]) is True  # a second relay starts: a new agent, not a dead socket
+    assert os.environ["SSH_AUTH_SOCK"] != first and _held() == [_fingerprint(keys["plain"])]
+    agent.release()
+    agent.release()
+    assert not agent.running and "SSH_AUTH_SOCK" not in os.environ
