@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -64,7 +65,7 @@ class RunAgent:
         """Make sure an agent serves this process, holding keys (the default identities when there are none);
         True when it is the run's own (then release() once the relay closes). Raises AgentRefused."""
         with self._lock:
-            if self._proc is not None and self._proc.poll() is not None:
+            if self._proc is not None and not self._answers():
                 self._stop()  # the run's agent died (killed from outside): a new one, its keys added again
             if self._proc is None and os.environ.get("SSH_AUTH_SOCK"):
                 return False  # the user's own agent: the keys are theirs to add
@@ -82,6 +83,17 @@ class RunAgent:
                     self._stop()
                 raise
             return True
+
+    def _answers(self) -> bool:
+        """Whether the run's agent takes a connection on its socket (a killed one leaves the file behind, and its
+        switch may not have ended yet)."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(2.0)
+            try:
+                conn.connect(self._socket)
+            except OSError:
+                return False
+        return True
 
     def release(self) -> None:
         """A relay that held the agent closed; the last one ends it."""
